@@ -1,0 +1,108 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock;
+
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.UUID;
+
+/**
+ * The key derivation: a namespace and a value to the signed 64-bit key of {@code pg_advisory_xact_lock(bigint)}.
+ *
+ * <p>{@code key = first 8 bytes of SHA-256(UTF-8(namespace + ":" + text(value))), big-endian, signed}. Any language
+ * computes the same key, so other services can take the same lock:
+ * <ul>
+ * <li>Python: {@code int.from_bytes(hashlib.sha256(f"{ns}:{value}".encode()).digest()[:8], "big", signed=True)}</li>
+ * <li>Node: {@code crypto.createHash("sha256").update(`${ns}:${value}`).digest().readBigInt64BE(0)}</li>
+ * <li>PostgreSQL 11+: {@value #SQL_EXPRESSION}, with {@code $1} the namespace and {@code $2} the value as text.</li>
+ * </ul>
+ *
+ * <p>{@code text(value)} is a {@link CharSequence} as is, a {@link UUID} in its canonical lower-case form, a
+ * {@link Byte}, {@link Short}, {@link Integer}, {@link Long} or {@link BigInteger} in decimal, an {@link Enum} by its
+ * {@link Enum#name() name}, and a {@link Record} by its {@code toString()}. Other types (floating point numbers,
+ * dates, arbitrary objects) are refused with {@link InvalidLockKeyException}, because their text form is not the same
+ * in every language: convert them explicitly in the key expression.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ * @see LockKeyStrategy
+ */
+public final class AdvisoryLockKeys {
+
+	/**
+	 * The SQL expression that computes {@link #of(String, Object)} in PostgreSQL 11 or later, with {@code $1} the
+	 * namespace and {@code $2} the value as text.
+	 */
+	public static final String SQL_EXPRESSION = "('x' || left(encode(sha256(convert_to($1 || ':' || $2, 'UTF8')), "
+			+ "'hex'), 16))::bit(64)::bigint";
+
+	private AdvisoryLockKeys() {
+	}
+
+	/**
+	 * Derive the 64-bit advisory lock key of a value in a namespace.
+	 * @param namespace the namespace, not blank
+	 * @param value the value; see the class documentation for the supported types
+	 * @return the key
+	 * @throws IllegalArgumentException if the namespace is blank
+	 * @throws InvalidLockKeyException if the value is {@code null} or of an unsupported type
+	 */
+	public static long of(String namespace, Object value) {
+		if (namespace == null || namespace.isBlank()) {
+			throw new IllegalArgumentException("Advisory lock namespace must not be blank");
+		}
+		byte[] digest = sha256().digest((namespace + ":" + text(value)).getBytes(StandardCharsets.UTF_8));
+		return ByteBuffer.wrap(digest, 0, Long.BYTES).getLong();
+	}
+
+	/**
+	 * Return the text that represents a key value in the derivation.
+	 * @param value the value
+	 * @return its text form
+	 * @throws InvalidLockKeyException if the value is {@code null} or of an unsupported type
+	 */
+	public static String text(Object value) {
+		if (value instanceof CharSequence || value instanceof UUID || value instanceof Byte || value instanceof Short
+				|| value instanceof Integer || value instanceof Long || value instanceof BigInteger
+				|| value instanceof Record) {
+			return value.toString();
+		}
+		if (value instanceof Enum<?> constant) {
+			return constant.name();
+		}
+		if (value == null) {
+			throw new InvalidLockKeyException("Advisory lock key value must not be null");
+		}
+		throw new InvalidLockKeyException("Unsupported advisory lock key type " + value.getClass().getName()
+				+ ": use a String, UUID, Byte, Short, Integer, Long, BigInteger, enum or record, "
+				+ "or convert the value in the key expression (for example #date.toString())");
+	}
+
+	private static MessageDigest sha256() {
+		try {
+			return MessageDigest.getInstance("SHA-256");
+		}
+		catch (NoSuchAlgorithmException ex) {
+			// Every Java platform must provide SHA-256 (MessageDigest javadoc).
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,71 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock;
+
+/**
+ * Programmatic access to transaction-level advisory locks, for the current Spring transaction.
+ *
+ * <p>Every method joins the transaction bound to the current thread, takes the lock on that transaction's JDBC
+ * connection, and leaves its release to PostgreSQL at COMMIT or ROLLBACK. Each value in {@code keys} names one
+ * resource, or is a {@link java.util.Collection} or array of resources; the keys are deduplicated and taken in
+ * ascending order of their 64-bit value in one round trip. {@link AdvisoryLocked @AdvisoryLocked} uses this same API.
+ *
+ * <pre class="code">
+ * &#64;Transactional
+ * public void transfer(long from, long to, BigDecimal amount) {
+ *     this.locks.lock("account", from, to);
+ *     // read both balances, then update them
+ * }
+ * </pre>
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public interface AdvisoryLockOperations {
+
+	/**
+	 * Acquire exclusive locks on the given keys, waiting up to the default timeout.
+	 * @param namespace the namespace of the keys
+	 * @param keys the key values
+	 * @throws LockBusyException if the locks were not acquired within the default timeout
+	 * @throws LockTransactionException if there is no suitable transaction to join
+	 * @throws InvalidLockKeyException if a key value cannot be used
+	 */
+	void lock(String namespace, Object... keys);
+
+	/**
+	 * Try to acquire exclusive locks on the given keys without waiting.
+	 * @param namespace the namespace of the keys
+	 * @param keys the key values
+	 * @return {@code true} if every lock was acquired; {@code false} if one was held by another transaction, in which
+	 * case the keys before it in ascending order stay held until the transaction ends
+	 * @throws LockTransactionException if there is no suitable transaction to join
+	 * @throws InvalidLockKeyException if a key value cannot be used
+	 */
+	boolean tryLock(String namespace, Object... keys);
+
+	/**
+	 * Acquire the locks a request describes.
+	 * @param request the namespace, keys, mode, wait mode and timeout
+	 * @throws LockBusyException if the locks were not acquired (held, for {@link WaitMode#TRY}; not within the
+	 * timeout, for {@link WaitMode#BLOCK})
+	 * @throws LockTransactionException if there is no suitable transaction to join
+	 * @throws InvalidLockKeyException if a key value cannot be used
+	 */
+	void lock(LockRequest request);
+
+}

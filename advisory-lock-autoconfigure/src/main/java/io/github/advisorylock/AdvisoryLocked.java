@@ -1,0 +1,101 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Serialize the annotated method on a PostgreSQL transaction-level advisory lock taken inside the current Spring
+ * transaction.
+ *
+ * <p>Typical use guards a "check, then write" rule that no constraint can express:
+ *
+ * <pre class="code">
+ * &#64;Transactional
+ * &#64;AdvisoryLocked(namespace = "setup_request", key = "#userId")
+ * public UUID createSetup(UUID userId) {
+ *     // count the user's pending requests, then insert one
+ * }
+ * </pre>
+ *
+ * <p>Before the method body runs, the lock is taken with {@code pg_advisory_xact_lock} (or its {@code _shared} and
+ * {@code try} variants) on the connection of the current transaction; PostgreSQL releases it at COMMIT or ROLLBACK.
+ * The call fails with {@link LockTransactionException} when there is no actual transaction or when its isolation is
+ * above READ COMMITTED, with {@link LockBusyException} when the lock cannot be had in time, and with
+ * {@link InvalidLockKeyException} when a key expression gives no usable value. In every failure the method body does
+ * not run.
+ *
+ * <p>Calls through the Spring proxy are intercepted; a call from the same object ({@code this.method()}) is not.
+ * The annotation is checked at startup: a blank namespace, an unparsable key expression, a bad timeout, or a private,
+ * final or static method fails the application context, naming the method.
+ *
+ * <p>The annotation can be used as a meta-annotation to compose a project-specific one.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ * @see AdvisoryLockOperations
+ * @see AdvisoryLockKeys
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface AdvisoryLocked {
+
+	/**
+	 * Return the namespace that scopes the keys, for example {@code "setup_request"} or {@code "withdrawal"}.
+	 * Required and non-blank: the 64-bit key is derived from {@code namespace + ":" + value}.
+	 * @return the namespace
+	 */
+	String namespace();
+
+	/**
+	 * Return the SpEL expressions that name the locked resources. Each expression is evaluated against the method
+	 * arguments ({@code #userId}, {@code #p0}, {@code #a0}, {@code #cmd.userId()}) and may reference beans
+	 * ({@code @bean.method()}); it may give one value or a {@link java.util.Collection} or array of values. All keys
+	 * of one call are deduplicated and locked in ascending order of their 64-bit value, so calls naming the same
+	 * resources in another order cannot deadlock.
+	 * @return the key expressions; at least one
+	 */
+	String[] key();
+
+	/**
+	 * Return whether the lock is exclusive (the default) or shared with other {@link LockMode#SHARED} holders.
+	 * @return the lock mode
+	 */
+	LockMode mode() default LockMode.EXCLUSIVE;
+
+	/**
+	 * Return whether to wait for the lock up to the timeout ({@link WaitMode#BLOCK}, the default) or fail at once
+	 * when it is held ({@link WaitMode#TRY}).
+	 * @return the wait mode
+	 */
+	WaitMode waitMode() default WaitMode.BLOCK;
+
+	/**
+	 * Return how long {@link WaitMode#BLOCK} may wait for the lock, as a duration such as {@code "200ms"},
+	 * {@code "2s"} or {@code "PT2S"}; {@code ${...}} placeholders are resolved. Empty (the default) means the
+	 * {@code advisory-lock.default-timeout} property. The timeout bounds the acquisition only; later statements of the
+	 * transaction keep their own {@code lock_timeout}. Must be empty for {@link WaitMode#TRY}.
+	 * @return the acquisition timeout, or empty for the default
+	 */
+	String timeout() default "";
+
+}

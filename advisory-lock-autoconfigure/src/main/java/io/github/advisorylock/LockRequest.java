@@ -1,0 +1,104 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * A request for advisory locks: the namespace, the key values, the lock mode, the wait mode and the timeout.
+ *
+ * <pre class="code">
+ * locks.lock(LockRequest.of("report", reportId).withMode(LockMode.SHARED).withTimeout(Duration.ofMillis(200)));
+ * </pre>
+ *
+ * @param namespace the namespace of the keys, not blank
+ * @param keys the key values; each one value, or a collection or array of values
+ * @param mode exclusive or shared
+ * @param waitMode wait up to the timeout, or try once
+ * @param timeout how long {@link WaitMode#BLOCK} may wait; {@code null} for the configured default; ignored by
+ * {@link WaitMode#TRY}
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public record LockRequest(String namespace, List<Object> keys, LockMode mode, WaitMode waitMode,
+		@Nullable Duration timeout) {
+
+	/**
+	 * Create a new instance, checking its arguments.
+	 * @param namespace the namespace of the keys, not blank
+	 * @param keys the key values
+	 * @param mode exclusive or shared
+	 * @param waitMode wait up to the timeout, or try once
+	 * @param timeout the wait bound, or {@code null} for the default
+	 */
+	public LockRequest {
+		Assert.hasText(namespace, "Advisory lock namespace must not be blank");
+		Assert.notNull(keys, "Keys must not be null");
+		Assert.notNull(mode, "LockMode must not be null");
+		Assert.notNull(waitMode, "WaitMode must not be null");
+		Assert.isTrue(timeout == null || (!timeout.isNegative() && !timeout.isZero()),
+				() -> "Advisory lock timeout must be positive, was " + timeout);
+		// Keys may hold nulls, which the key derivation reports with InvalidLockKeyException.
+		keys = Collections.unmodifiableList(new ArrayList<>(keys));
+	}
+
+	/**
+	 * Create a request for exclusive locks, waiting up to the default timeout.
+	 * @param namespace the namespace of the keys
+	 * @param keys the key values
+	 * @return the request
+	 */
+	public static LockRequest of(String namespace, Object... keys) {
+		return new LockRequest(namespace, Arrays.asList(keys), LockMode.EXCLUSIVE, WaitMode.BLOCK, null);
+	}
+
+	/**
+	 * Return a copy with the given lock mode.
+	 * @param mode exclusive or shared
+	 * @return the new request
+	 */
+	public LockRequest withMode(LockMode mode) {
+		return new LockRequest(this.namespace, this.keys, mode, this.waitMode, this.timeout);
+	}
+
+	/**
+	 * Return a copy with the given wait mode.
+	 * @param waitMode wait up to the timeout, or try once
+	 * @return the new request
+	 */
+	public LockRequest withWaitMode(WaitMode waitMode) {
+		return new LockRequest(this.namespace, this.keys, this.mode, waitMode, this.timeout);
+	}
+
+	/**
+	 * Return a copy that waits at most the given timeout.
+	 * @param timeout the wait bound, positive, or {@code null} for the default
+	 * @return the new request
+	 */
+	public LockRequest withTimeout(@Nullable Duration timeout) {
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, timeout);
+	}
+
+}

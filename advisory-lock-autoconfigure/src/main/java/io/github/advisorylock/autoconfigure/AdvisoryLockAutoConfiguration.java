@@ -1,0 +1,101 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.autoconfigure;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of advisory locks:
+ * {@link AdvisoryLockOperations} on the application's {@link DataSource}, and the interception of
+ * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods.
+ *
+ * <p>Applies when spring-jdbc is present, there is a single {@link DataSource} candidate and a
+ * {@link PlatformTransactionManager}. Every bean backs off when the application defines its own. Other
+ * auto-configurations are named rather than referenced, because their packages differ between Spring Boot 3 and 4.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+@AutoConfiguration(afterName = {
+		// Spring Boot 3
+		"org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+		"org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+		"org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
+		"org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+		// Spring Boot 4
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration" })
+@ConditionalOnClass({ DataSourceUtils.class, PlatformTransactionManager.class })
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBean(PlatformTransactionManager.class)
+@EnableConfigurationProperties(AdvisoryLockProperties.class)
+public final class AdvisoryLockAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	LockKeyStrategy advisoryLockKeyStrategy() {
+		return LockKeyStrategy.standard();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(AdvisoryLockOperations.class)
+	AdvisoryLockTemplate advisoryLockOperations(DataSource dataSource, LockKeyStrategy keyStrategy,
+			AdvisoryLockProperties properties) {
+		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSource);
+		template.setKeyStrategy(keyStrategy);
+		template.setDefaultTimeout(properties.getDefaultTimeout());
+		template.setMaxKeys(properties.getMaxKeys());
+		return template;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(prefix = "advisory-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
+	static class AnnotationConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		@ConditionalOnMissingBean
+		static AdvisoryLockBeanPostProcessor advisoryLockBeanPostProcessor(
+				ObjectProvider<AdvisoryLockOperations> operations) {
+			return new AdvisoryLockBeanPostProcessor(operations::getObject);
+		}
+
+	}
+
+}

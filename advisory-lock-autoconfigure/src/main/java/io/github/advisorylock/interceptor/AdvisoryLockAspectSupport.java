@@ -1,0 +1,137 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.util.ObjectUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * The flow behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, free of AOP types: resolve the
+ * annotation, evaluate the keys, acquire the locks through {@link AdvisoryLockOperations} (which checks the
+ * transaction), then proceed. {@link AdvisoryLockInterceptor} adapts it to AOP Alliance; an AspectJ aspect could use
+ * it the same way.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public class AdvisoryLockAspectSupport {
+
+	private final AdvisoryLockAttributeSource attributeSource;
+
+	private final LockKeyExpressionEvaluator evaluator;
+
+	private final Supplier<AdvisoryLockOperations> operations;
+
+	/**
+	 * Create the support.
+	 * @param operations supplies the lock operations, looked up at the first call so that creating the interceptor
+	 * does not initialize the data source early
+	 * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
+	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null}
+	 */
+	public AdvisoryLockAspectSupport(Supplier<AdvisoryLockOperations> operations, @Nullable BeanFactory beanFactory,
+			@Nullable StringValueResolver valueResolver) {
+		this.operations = operations;
+		this.evaluator = new LockKeyExpressionEvaluator(beanFactory);
+		this.attributeSource = new AdvisoryLockAttributeSource(this.evaluator, valueResolver);
+	}
+
+	AdvisoryLockAttributeSource getAttributeSource() {
+		return this.attributeSource;
+	}
+
+	/**
+	 * Lock for the method if it is annotated, then proceed.
+	 * @param method the invoked method
+	 * @param targetClass the class of the target, or {@code null} if unknown
+	 * @param target the target object, or {@code null}
+	 * @param args the arguments
+	 * @param invocation proceeds with the method
+	 * @return what the method returned
+	 * @throws Throwable what the method threw, or the lock failure before the method ran
+	 */
+	protected @Nullable Object execute(Method method, @Nullable Class<?> targetClass, @Nullable Object target,
+			@Nullable Object[] args, Invocation invocation) throws Throwable {
+		AdvisoryLockAttribute attribute = this.attributeSource.getAttribute(method, targetClass);
+		if (attribute == null) {
+			return invocation.proceed();
+		}
+		LockRequest request = new LockRequest(attribute.namespace(), keys(attribute, targetClass, target, args),
+				attribute.mode(), attribute.waitMode(), attribute.timeout());
+		try {
+			this.operations.get().lock(request);
+		}
+		catch (InvalidLockKeyException ex) {
+			throw new InvalidLockKeyException(inMethod(attribute, ex.getMessage()), ex);
+		}
+		catch (LockTransactionException ex) {
+			throw new LockTransactionException(inMethod(attribute, ex.getMessage()), ex);
+		}
+		return invocation.proceed();
+	}
+
+	private List<Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
+			@Nullable Object target, @Nullable Object[] args) {
+		EvaluationContext context = this.evaluator.createContext(attribute.method(), args, target);
+		List<Object> keys = new ArrayList<>(attribute.keyExpressions().size());
+		for (String expression : attribute.keyExpressions()) {
+			Object value = this.evaluator.evaluate(expression, attribute.method(), targetClass, context);
+			if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
+					|| (value.getClass().isArray() && ObjectUtils.isEmpty(ObjectUtils.toObjectArray(value)))) {
+				throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' gave "
+						+ ((value == null) ? "null" : "no value") + "; every call must name the resource to lock "
+						+ "(if the expression names a parameter, compile with -parameters or use #p0)"));
+			}
+			keys.add(value);
+		}
+		return keys;
+	}
+
+	private static String inMethod(AdvisoryLockAttribute attribute, @Nullable String message) {
+		return "@AdvisoryLocked " + AdvisoryLockAttributeSource.describe(attribute.method()) + ": " + message;
+	}
+
+	/**
+	 * Proceeds with the intercepted method.
+	 */
+	@FunctionalInterface
+	public interface Invocation {
+
+		/**
+		 * Proceed with the method.
+		 * @return what the method returned
+		 * @throws Throwable what the method threw
+		 */
+		@Nullable Object proceed() throws Throwable;
+
+	}
+
+}

@@ -1,0 +1,41 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.WaitMode;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The parsed and validated {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} of one method.
+ *
+ * @param method the annotated method, as declared on the target class
+ * @param namespace the namespace, not blank
+ * @param keyExpressions the SpEL key expressions, at least one
+ * @param mode exclusive or shared
+ * @param waitMode block or try
+ * @param timeout the BLOCK timeout, or {@code null} for the configured default (and for TRY)
+ * @author advisory-lock authors
+ */
+record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions, LockMode mode,
+		WaitMode waitMode, @Nullable Duration timeout) {
+
+}

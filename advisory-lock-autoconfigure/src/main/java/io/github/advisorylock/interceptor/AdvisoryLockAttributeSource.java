@@ -1,0 +1,192 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Finds, parses and validates {@link AdvisoryLocked @AdvisoryLocked} once per method and target class; the pointcut
+ * and the interceptor both ask it.
+ *
+ * @author advisory-lock authors
+ */
+class AdvisoryLockAttributeSource {
+
+	private final Map<MethodClassKey, Optional<AdvisoryLockAttribute>> cache = new ConcurrentHashMap<>(256);
+
+	private final LockKeyExpressionEvaluator evaluator;
+
+	private final @Nullable StringValueResolver valueResolver;
+
+	/**
+	 * Create a new source.
+	 * @param evaluator parses the key expressions, so that a bad one fails at startup
+	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null} for none
+	 */
+	AdvisoryLockAttributeSource(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver) {
+		this.evaluator = evaluator;
+		this.valueResolver = valueResolver;
+	}
+
+	/**
+	 * Return whether a class may have annotated methods at all, a cheap filter before looking at its methods.
+	 * @param targetClass the class
+	 * @return {@code false} if it certainly has none
+	 */
+	boolean isCandidateClass(Class<?> targetClass) {
+		return AnnotationUtils.isCandidateClass(targetClass, AdvisoryLocked.class);
+	}
+
+	/**
+	 * Return the attribute of a method invoked on a target class.
+	 * @param method the method, possibly from an interface
+	 * @param targetClass the target class, or {@code null} if unknown
+	 * @return the attribute, or {@code null} if the method is not annotated
+	 * @throws IllegalStateException if the annotation is invalid
+	 */
+	@Nullable AdvisoryLockAttribute getAttribute(Method method, @Nullable Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> Optional.ofNullable(parse(method, targetClass)))
+			.orElse(null);
+	}
+
+	/**
+	 * Validate every annotated method of a class, so that misuse fails at startup rather than at the first call, or
+	 * silently, where a proxy cannot intercept the method.
+	 * @param targetClass the class of a bean
+	 * @throws IllegalStateException naming the first invalid method
+	 */
+	void validate(Class<?> targetClass) {
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		if (!isCandidateClass(userClass)) {
+			return;
+		}
+		ReflectionUtils.doWithMethods(userClass, (method) -> {
+			int modifiers = method.getModifiers();
+			if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
+				throw invalid(method, "a proxy cannot intercept a " + Modifier.toString(modifiers & (Modifier.PRIVATE
+						| Modifier.STATIC | Modifier.FINAL)) + " method, so the lock would never be taken: make it "
+						+ "public (or protected) and neither static nor final");
+			}
+			getAttribute(method, userClass);
+		}, (method) -> !method.isBridge() && !method.isSynthetic()
+				&& AnnotatedElementUtils.hasAnnotation(method, AdvisoryLocked.class));
+	}
+
+	private @Nullable AdvisoryLockAttribute parse(Method method, @Nullable Class<?> targetClass) {
+		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
+		AdvisoryLocked annotation = AnnotatedElementUtils.findMergedAnnotation(specificMethod, AdvisoryLocked.class);
+		if (annotation == null && specificMethod != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, AdvisoryLocked.class);
+		}
+		if (annotation == null) {
+			return null;
+		}
+		if (annotation.namespace().isBlank()) {
+			throw invalid(specificMethod, "namespace must not be blank; name the guarded rule, for example "
+					+ "namespace = \"setup_request\"");
+		}
+		if (annotation.key().length == 0) {
+			throw invalid(specificMethod, "key must name at least one SpEL expression, for example key = \"#userId\"");
+		}
+		for (String expression : annotation.key()) {
+			if (expression.isBlank()) {
+				throw invalid(specificMethod, "key expressions must not be blank");
+			}
+			try {
+				this.evaluator.validate(expression, specificMethod, targetClass);
+			}
+			catch (RuntimeException ex) {
+				throw invalid(specificMethod, "key expression '" + expression + "' is invalid: " + ex.getMessage(),
+						ex);
+			}
+		}
+		return new AdvisoryLockAttribute(specificMethod, annotation.namespace(), List.of(annotation.key()),
+				annotation.mode(), annotation.waitMode(), timeout(specificMethod, annotation));
+	}
+
+	private @Nullable Duration timeout(Method method, AdvisoryLocked annotation) {
+		String text = annotation.timeout();
+		if (text.isEmpty()) {
+			return null;
+		}
+		if (annotation.waitMode() == WaitMode.TRY) {
+			throw invalid(method, "timeout '" + text + "' has no meaning for waitMode TRY, which never waits: remove "
+					+ "it, or use waitMode BLOCK");
+		}
+		String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(text) : text;
+		Duration timeout;
+		try {
+			timeout = DurationFormatterUtils.detectAndParse((resolved != null) ? resolved.trim() : "");
+		}
+		catch (IllegalArgumentException | DateTimeParseException ex) {
+			throw invalid(method, "timeout '" + text + "' is not a duration: write it as \"200ms\", \"2s\" or "
+					+ "\"PT2S\"", ex);
+		}
+		if (!AdvisoryLockTemplate.isValidTimeout(timeout)) {
+			throw invalid(method, "timeout '" + text + "' must be positive and at most " + Integer.MAX_VALUE
+					+ "ms (PostgreSQL's lock_timeout range; 0 would wait forever)");
+		}
+		return timeout;
+	}
+
+	static IllegalStateException invalid(Method method, String problem) {
+		return new IllegalStateException("Invalid @AdvisoryLocked on " + describe(method) + ": " + problem);
+	}
+
+	private static IllegalStateException invalid(Method method, String problem, Throwable cause) {
+		return new IllegalStateException("Invalid @AdvisoryLocked on " + describe(method) + ": " + problem, cause);
+	}
+
+	/**
+	 * Describe a method for error messages: {@code com.example.SetupService.create(UUID)}.
+	 * @param method the method
+	 * @return its description
+	 */
+	static String describe(Method method) {
+		return method.getDeclaringClass().getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", ", "(", ")"));
+	}
+
+}

@@ -1,0 +1,97 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+
+import io.github.advisorylock.AdvisoryLockOperations;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
+
+/**
+ * Proxies beans with {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods, validating every such
+ * method when the bean is created.
+ *
+ * <p>Where a bean is already proxied, for {@code @Transactional} for example, the advisor is added after the existing
+ * ones, so the lock is always taken inside the transaction, whatever the order in which the advisors and post
+ * processors were registered. Where the bean is not yet proxied, the proxy created here is wrapped by any later one,
+ * which again leaves the lock innermost.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+	private final Supplier<AdvisoryLockOperations> operations;
+
+	private AdvisoryLockAttributeSource attributeSource;
+
+	/**
+	 * Create the post processor.
+	 * @param operations supplies the lock operations at the first call
+	 */
+	public AdvisoryLockBeanPostProcessor(Supplier<AdvisoryLockOperations> operations) {
+		this.operations = operations;
+		// The lock must run inside any transaction interceptor already on the proxy.
+		setBeforeExistingAdvisors(false);
+		initAdvisor(null);
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		super.setBeanFactory(beanFactory);
+		initAdvisor(beanFactory);
+	}
+
+	private void initAdvisor(@Nullable BeanFactory beanFactory) {
+		EmbeddedValueResolver valueResolver = (beanFactory instanceof ConfigurableBeanFactory configurable)
+				? new EmbeddedValueResolver(configurable) : null;
+		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, beanFactory,
+				valueResolver);
+		this.attributeSource = interceptor.getAttributeSource();
+		this.advisor = new DefaultPointcutAdvisor(pointcut(this.attributeSource), interceptor);
+	}
+
+	private static Pointcut pointcut(AdvisoryLockAttributeSource source) {
+		StaticMethodMatcherPointcut pointcut = new StaticMethodMatcherPointcut() {
+
+			@Override
+			public boolean matches(Method method, Class<?> targetClass) {
+				return source.getAttribute(method, targetClass) != null;
+			}
+
+		};
+		pointcut.setClassFilter(source::isCandidateClass);
+		return pointcut;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		this.attributeSource.validate(AopUtils.getTargetClass(bean));
+		return super.postProcessAfterInitialization(bean, beanName);
+	}
+
+}

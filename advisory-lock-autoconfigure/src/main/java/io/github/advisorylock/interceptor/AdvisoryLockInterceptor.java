@@ -1,0 +1,57 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.util.function.Supplier;
+
+import io.github.advisorylock.AdvisoryLockOperations;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * AOP Alliance adapter of {@link AdvisoryLockAspectSupport}: takes the advisory locks of an
+ * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} method before it runs.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public class AdvisoryLockInterceptor extends AdvisoryLockAspectSupport implements MethodInterceptor {
+
+	/**
+	 * Create the interceptor.
+	 * @param operations supplies the lock operations at the first call
+	 * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
+	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null}
+	 */
+	public AdvisoryLockInterceptor(Supplier<AdvisoryLockOperations> operations, @Nullable BeanFactory beanFactory,
+			@Nullable StringValueResolver valueResolver) {
+		super(operations, beanFactory, valueResolver);
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		return execute(invocation.getMethod(), targetClass, target, invocation.getArguments(), invocation::proceed);
+	}
+
+}

@@ -1,0 +1,89 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.WaitMode;
+
+/**
+ * The SQL that acquires advisory locks: one statement, so one round trip, per acquisition.
+ *
+ * <p>Every statement returns one row of two columns: {@code isolation}, the transaction's effective isolation level,
+ * and {@code busy_key}, the first key a {@code TRY} found held (or {@code NULL}). Its {@code CASE} runs its branches in
+ * order, which sequences the work inside a single {@code SELECT}:
+ * <ol>
+ * <li>a transaction above READ COMMITTED takes no lock at all (the caller then refuses it);</li>
+ * <li>{@code BLOCK} sets {@code lock_timeout} for this transaction, takes every lock in array order (the caller sorts
+ * the keys), then restores the previous {@code lock_timeout}. The previous value is read in a
+ * {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and read the new value;</li>
+ * <li>{@code TRY} tries the keys in array order and stops at the first one held ({@code LIMIT 1}).</li>
+ * </ol>
+ * A {@code BLOCK} that runs out of time fails with SQLSTATE {@code 55P03} and aborts the transaction, which also
+ * discards the {@code lock_timeout} it set.
+ *
+ * @author advisory-lock authors
+ */
+final class AdvisoryLockStatements {
+
+	/** The isolation levels under which a lock may be taken: PostgreSQL runs READ UNCOMMITTED as READ COMMITTED. */
+	static final String LOCKABLE_ISOLATION = "current_setting('transaction_isolation') IN ('read committed', "
+			+ "'read uncommitted')";
+
+	private static final String BLOCK = """
+			WITH previous AS MATERIALIZED (SELECT current_setting('lock_timeout') AS lock_timeout)
+			SELECT current_setting('transaction_isolation') AS isolation,
+			       CASE
+			         WHEN NOT (%1$s) THEN NULL
+			         WHEN set_config('lock_timeout', ?, true) IS NULL THEN NULL
+			         WHEN (SELECT count(*) FROM unnest(?::bigint[]) AS k CROSS JOIN LATERAL %2$s(k)) IS NULL THEN NULL
+			         WHEN set_config('lock_timeout', previous.lock_timeout, true) IS NULL THEN NULL
+			       END::bigint AS busy_key
+			FROM previous""";
+
+	private static final String TRY = """
+			SELECT current_setting('transaction_isolation') AS isolation,
+			       CASE
+			         WHEN %1$s
+			         THEN (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1)
+			       END AS busy_key""";
+
+	private static final String BLOCK_EXCLUSIVE = BLOCK.formatted(LOCKABLE_ISOLATION, "pg_advisory_xact_lock");
+
+	private static final String BLOCK_SHARED = BLOCK.formatted(LOCKABLE_ISOLATION, "pg_advisory_xact_lock_shared");
+
+	private static final String TRY_EXCLUSIVE = TRY.formatted(LOCKABLE_ISOLATION, "pg_try_advisory_xact_lock");
+
+	private static final String TRY_SHARED = TRY.formatted(LOCKABLE_ISOLATION, "pg_try_advisory_xact_lock_shared");
+
+	private AdvisoryLockStatements() {
+	}
+
+	/**
+	 * Return the statement for a lock and wait mode. Its parameters are, for {@code BLOCK}, the {@code lock_timeout}
+	 * text and the {@code bigint[]} of keys; for {@code TRY}, the {@code bigint[]} of keys.
+	 * @param mode exclusive or shared
+	 * @param waitMode block or try
+	 * @return the SQL
+	 */
+	static String acquire(LockMode mode, WaitMode waitMode) {
+		return switch (waitMode) {
+			case BLOCK -> (mode == LockMode.SHARED) ? BLOCK_SHARED : BLOCK_EXCLUSIVE;
+			case TRY -> (mode == LockMode.SHARED) ? TRY_SHARED : TRY_EXCLUSIVE;
+		};
+	}
+
+}

@@ -1,0 +1,252 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Arrays;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
+
+/**
+ * {@link AdvisoryLockOperations} on PostgreSQL through JDBC: takes transaction-level advisory locks on the connection
+ * of the current Spring transaction.
+ *
+ * <p>Works with any transaction manager that binds a {@link ConnectionHolder} for the {@link DataSource} to the
+ * transaction, such as {@code DataSourceTransactionManager}, {@code JdbcTransactionManager} and
+ * {@code JpaTransactionManager} with Hibernate. Each acquisition is one statement (see
+ * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the isolation check
+ * and the timeout. The template never releases a lock: PostgreSQL does, at COMMIT or ROLLBACK.
+ *
+ * <p>Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException}, any other
+ * {@link SQLException} goes through the {@link SQLExceptionTranslator} (so a deadlock is Spring's
+ * {@code DeadlockLoserDataAccessException}).
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public class AdvisoryLockTemplate implements AdvisoryLockOperations {
+
+	/** The default acquisition timeout of {@link WaitMode#BLOCK}. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+	/** The default bound on the distinct keys of one call. */
+	public static final int DEFAULT_MAX_KEYS = 64;
+
+	/** PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when {@code lock_timeout} runs out. */
+	private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+	private final DataSource dataSource;
+
+	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
+
+	private Duration defaultTimeout = DEFAULT_TIMEOUT;
+
+	private int maxKeys = DEFAULT_MAX_KEYS;
+
+	private SQLExceptionTranslator exceptionTranslator;
+
+	/**
+	 * Create a template that locks on the connections of the given {@link DataSource}.
+	 * @param dataSource the data source whose transactions the locks join
+	 */
+	public AdvisoryLockTemplate(DataSource dataSource) {
+		Assert.notNull(dataSource, "DataSource must not be null");
+		this.dataSource = dataSource;
+		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
+	}
+
+	/**
+	 * Set the key derivation. Defaults to {@link LockKeyStrategy#standard()}.
+	 * @param keyStrategy the key derivation
+	 */
+	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
+		Assert.notNull(keyStrategy, "LockKeyStrategy must not be null");
+		this.keyStrategy = keyStrategy;
+	}
+
+	/**
+	 * Set how long {@link WaitMode#BLOCK} waits when a request gives no timeout. Defaults to 2 seconds.
+	 * @param defaultTimeout the timeout, positive, at most {@link Integer#MAX_VALUE} milliseconds
+	 */
+	public void setDefaultTimeout(Duration defaultTimeout) {
+		Assert.isTrue(isValidTimeout(defaultTimeout), () -> "Default advisory lock timeout must be between 1ms and "
+				+ Integer.MAX_VALUE + "ms, was " + defaultTimeout);
+		this.defaultTimeout = defaultTimeout;
+	}
+
+	/**
+	 * Set the most distinct keys one call may lock. Defaults to 64.
+	 * @param maxKeys the limit, positive
+	 */
+	public void setMaxKeys(int maxKeys) {
+		Assert.isTrue(maxKeys > 0, () -> "Advisory lock max keys must be positive, was " + maxKeys);
+		this.maxKeys = maxKeys;
+	}
+
+	/**
+	 * Set the translator for SQL errors other than a lock timeout. Defaults to a
+	 * {@link SQLErrorCodeSQLExceptionTranslator} for the data source.
+	 * @param exceptionTranslator the translator
+	 */
+	public void setExceptionTranslator(SQLExceptionTranslator exceptionTranslator) {
+		Assert.notNull(exceptionTranslator, "SQLExceptionTranslator must not be null");
+		this.exceptionTranslator = exceptionTranslator;
+	}
+
+	/**
+	 * Return whether a duration can be a PostgreSQL {@code lock_timeout}: positive (zero disables the timeout) and
+	 * within its integer range of milliseconds.
+	 * @param timeout the duration
+	 * @return whether it is valid
+	 */
+	public static boolean isValidTimeout(@Nullable Duration timeout) {
+		return timeout != null && !timeout.isNegative() && !timeout.isZero()
+				&& timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0;
+	}
+
+	@Override
+	public void lock(String namespace, Object... keys) {
+		lock(LockRequest.of(namespace, keys));
+	}
+
+	@Override
+	public boolean tryLock(String namespace, Object... keys) {
+		LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
+		return acquire(request, resolve(request)) == null;
+	}
+
+	@Override
+	public void lock(LockRequest request) {
+		LockKeys keys = resolve(request);
+		Long busyKey = acquire(request, keys);
+		if (busyKey != null) {
+			throw new LockBusyException(request.namespace(), keys.values(), keys.keys(), null, null);
+		}
+	}
+
+	private LockKeys resolve(LockRequest request) {
+		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
+	}
+
+	/**
+	 * Acquire the locks in the current transaction.
+	 * @return the key a {@code TRY} found held, or {@code null} when every lock is held by this transaction
+	 */
+	private @Nullable Long acquire(LockRequest request, LockKeys keys) {
+		Connection connection = transactionConnection(request.namespace());
+		Duration timeout = (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
+		String sql = AdvisoryLockStatements.acquire(request.mode(), request.waitMode());
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			int index = 1;
+			if (request.waitMode() == WaitMode.BLOCK) {
+				statement.setString(index++, Math.max(1, timeout.toMillis()) + "ms");
+			}
+			statement.setArray(index, connection.createArrayOf("bigint", keys.toArray()));
+			try (ResultSet result = statement.executeQuery()) {
+				result.next();
+				String isolation = result.getString("isolation");
+				if (!isLockable(isolation)) {
+					throw isolationTooHigh(request.namespace(), isolation);
+				}
+				long busyKey = result.getLong("busy_key");
+				return result.wasNull() ? null : busyKey;
+			}
+		}
+		catch (SQLException ex) {
+			throw translate(ex, request, keys, timeout, sql);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private Connection transactionConnection(String namespace) {
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw new LockTransactionException("Advisory lock '" + namespace + "' needs an actual transaction, and "
+					+ "none is active: call it inside @Transactional (propagation REQUIRED, REQUIRES_NEW or MANDATORY; "
+					+ "SUPPORTS without an outer transaction does not start one), because a transaction-level lock "
+					+ "is released when its transaction ends");
+		}
+		Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+		if (declared != null && declared > Connection.TRANSACTION_READ_COMMITTED) {
+			throw isolationTooHigh(namespace, isolationName(declared));
+		}
+		if (!(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)
+				|| holder.getConnectionHandle() == null) {
+			throw new LockTransactionException("Advisory lock '" + namespace + "' found no JDBC connection of its "
+					+ "DataSource bound to the current transaction: the transaction manager must manage that "
+					+ "DataSource (DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager), "
+					+ "or the lock would be taken in another session and protect nothing");
+		}
+		return DataSourceUtils.getConnection(this.dataSource);
+	}
+
+	private static boolean isLockable(@Nullable String isolation) {
+		return "read committed".equals(isolation) || "read uncommitted".equals(isolation);
+	}
+
+	private static LockTransactionException isolationTooHigh(String namespace, @Nullable String isolation) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' needs isolation READ COMMITTED, but "
+				+ "the transaction runs " + isolation + ": its snapshot would be taken before the lock is granted, so "
+				+ "the check after the lock could miss the previous holder's write. Declare "
+				+ "@Transactional(isolation = Isolation.READ_COMMITTED), or take the lock in a READ COMMITTED "
+				+ "transaction");
+	}
+
+	private static String isolationName(int level) {
+		return switch (level) {
+			case Connection.TRANSACTION_REPEATABLE_READ -> "repeatable read";
+			case Connection.TRANSACTION_SERIALIZABLE -> "serializable";
+			default -> "isolation level " + level;
+		};
+	}
+
+	private DataAccessException translate(SQLException ex, LockRequest request, LockKeys keys, Duration timeout,
+			String sql) {
+		if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
+			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, ex);
+		}
+		String task = "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
+				+ Arrays.toString(keys.toArray()) + ")";
+		DataAccessException translated = this.exceptionTranslator.translate(task, sql, ex);
+		return (translated != null) ? translated
+				: new UncategorizedSQLException(task, sql, ex);
+	}
+
+}

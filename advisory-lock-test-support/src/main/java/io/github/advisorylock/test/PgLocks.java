@@ -1,0 +1,131 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+
+import javax.sql.DataSource;
+
+/**
+ * Reads advisory locks from {@code pg_locks}, so that concurrent tests synchronize on facts (a waiter is waiting when
+ * its row shows {@code granted = false}) rather than on sleeps.
+ */
+public final class PgLocks {
+
+	/** Long enough for any real wait on a loaded machine; it only turns a hang into a failure. */
+	public static final Duration HANG_TIMEOUT = Duration.ofSeconds(30);
+
+	/*
+	 * A bigint key k is stored as classid = k >> 32 and objid = k & 0xffffffff (objsubid = 1); the two-int form has
+	 * objsubid = 2 and is left out here.
+	 */
+	private static final String ADVISORY_LOCKS = """
+			SELECT pid, (classid::bigint << 32) | objid::bigint AS key, mode, granted
+			FROM pg_locks
+			WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			ORDER BY key, granted DESC, pid""";
+
+	private final DataSource observer;
+
+	/**
+	 * Create a reader that queries through its own connections, never those of the sessions it watches.
+	 * @param observer the data source to query with
+	 */
+	public PgLocks(DataSource observer) {
+		this.observer = observer;
+	}
+
+	/**
+	 * Return the advisory locks of the current database, held and awaited.
+	 * @return the locks, by key, granted first
+	 */
+	public List<AdvisoryLock> all() {
+		try (Connection connection = this.observer.getConnection();
+				PreparedStatement statement = connection.prepareStatement(ADVISORY_LOCKS);
+				ResultSet result = statement.executeQuery()) {
+			List<AdvisoryLock> locks = new ArrayList<>();
+			while (result.next()) {
+				locks.add(new AdvisoryLock(result.getInt("pid"), result.getLong("key"), result.getString("mode"),
+						result.getBoolean("granted")));
+			}
+			return locks;
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read pg_locks", ex);
+		}
+	}
+
+	/**
+	 * Return the locks on one key.
+	 * @param key the 64-bit key
+	 * @return the locks on it, granted first
+	 */
+	public List<AdvisoryLock> on(long key) {
+		return all().stream().filter((lock) -> lock.key() == key).toList();
+	}
+
+	/**
+	 * Wait until the given number of sessions wait for a key ({@code granted = false}).
+	 * @param key the 64-bit key
+	 * @param waiters how many waiters to wait for
+	 * @throws AssertionError if they do not appear within {@link #HANG_TIMEOUT}
+	 */
+	public void awaitWaiters(long key, int waiters) {
+		await("" + waiters + " waiter(s) on key " + key,
+				(locks) -> locks.stream().filter((lock) -> lock.key() == key && !lock.granted()).count() >= waiters);
+	}
+
+	/**
+	 * Wait until a condition on the advisory locks holds.
+	 * @param description what is awaited, for the failure message
+	 * @param condition the condition
+	 * @throws AssertionError if it does not hold within {@link #HANG_TIMEOUT}
+	 */
+	public void await(String description, Predicate<List<AdvisoryLock>> condition) {
+		long deadline = System.nanoTime() + HANG_TIMEOUT.toNanos();
+		List<AdvisoryLock> locks = all();
+		while (!condition.test(locks)) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("Timed out waiting for " + description + "; pg_locks shows " + locks);
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			locks = all();
+		}
+	}
+
+	/**
+	 * One row of {@code pg_locks} for an advisory lock on a bigint key.
+	 *
+	 * @param pid the backend process id of the session
+	 * @param key the 64-bit key
+	 * @param mode {@code ExclusiveLock} or {@code ShareLock}
+	 * @param granted whether it is held ({@code true}) or awaited ({@code false})
+	 */
+	public record AdvisoryLock(int pid, long key, String mode, boolean granted) {
+
+	}
+
+}

@@ -1,0 +1,40 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.sample;
+
+import io.github.advisorylock.test.TestDatabase;
+
+import org.springframework.boot.SpringApplication;
+
+/**
+ * Runs the sample on the test database (embedded PostgreSQL 18 unless ADVISORY_LOCK_TEST_URL is set), so that
+ * {@code ./mvnw -pl sample-app spring-boot:test-run} needs no database installed.
+ */
+public final class TestSampleApplication {
+
+	private TestSampleApplication() {
+	}
+
+	public static void main(String[] args) {
+		TestDatabase database = TestDatabase.get();
+		System.setProperty("spring.datasource.url", database.url());
+		System.setProperty("spring.datasource.username", database.username());
+		System.setProperty("spring.datasource.password", database.password());
+		SpringApplication.from(SampleApplication::main).run(args);
+	}
+
+}
