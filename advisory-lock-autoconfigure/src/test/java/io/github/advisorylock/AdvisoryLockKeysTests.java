@@ -1,0 +1,118 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock;
+
+import java.math.BigInteger;
+import java.time.LocalDate;
+import java.util.Date;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests for {@link AdvisoryLockKeys}: the vectors every language must reproduce, and the text of each value type.
+ */
+class AdvisoryLockKeysTests {
+
+	@Test
+	void matchesTheDesignVectors() {
+		assertThat(AdvisoryLockKeys.of("setup_request", UUID.fromString("4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42")))
+			.isEqualTo(6095841564336024125L);
+		assertThat(AdvisoryLockKeys.of("account", 42)).isEqualTo(4097093253131737194L);
+		assertThat(AdvisoryLockKeys.of("job", "nightly-reconciliation")).isEqualTo(-727884580973027650L);
+	}
+
+	@Test
+	void uuidIsHashedInCanonicalLowerCase() {
+		UUID id = UUID.fromString("4F1C2A9E-3B7D-4C55-9A2E-8D6F0B1C7E42");
+		assertThat(AdvisoryLockKeys.of("setup_request", id))
+			.isEqualTo(AdvisoryLockKeys.of("setup_request", "4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42"));
+	}
+
+	@Test
+	void integralNumbersAreHashedInDecimal() {
+		long expected = AdvisoryLockKeys.of("account", "42");
+		assertThat(AdvisoryLockKeys.of("account", (byte) 42)).isEqualTo(expected);
+		assertThat(AdvisoryLockKeys.of("account", (short) 42)).isEqualTo(expected);
+		assertThat(AdvisoryLockKeys.of("account", 42)).isEqualTo(expected);
+		assertThat(AdvisoryLockKeys.of("account", 42L)).isEqualTo(expected);
+		assertThat(AdvisoryLockKeys.of("account", BigInteger.valueOf(42))).isEqualTo(expected);
+		assertThat(AdvisoryLockKeys.of("account", -7L)).isEqualTo(AdvisoryLockKeys.of("account", "-7"));
+	}
+
+	@Test
+	void enumIsHashedByName() {
+		assertThat(AdvisoryLockKeys.of("mode", Plan.PRO)).isEqualTo(AdvisoryLockKeys.of("mode", "PRO"));
+	}
+
+	@Test
+	void recordIsHashedByToString() {
+		AccountDay day = new AccountDay(42, "2026-11-30");
+		assertThat(AdvisoryLockKeys.of("withdrawal", day))
+			.isEqualTo(AdvisoryLockKeys.of("withdrawal", "AccountDay[account=42, day=2026-11-30]"));
+	}
+
+	@Test
+	void anyCharSequenceIsHashedAsIs() {
+		assertThat(AdvisoryLockKeys.of("job", new StringBuilder("nightly-reconciliation")))
+			.isEqualTo(-727884580973027650L);
+	}
+
+	@Test
+	void namespaceScopesTheKey() {
+		assertThat(AdvisoryLockKeys.of("account", 42)).isNotEqualTo(AdvisoryLockKeys.of("withdrawal", 42));
+	}
+
+	@Test
+	void refusesTypesWhoseTextDiffersBetweenLanguages() {
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> AdvisoryLockKeys.of("a", 1.5d))
+			.withMessageContaining("java.lang.Double")
+			.withMessageContaining("convert the value in the key expression");
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> AdvisoryLockKeys.of("a", LocalDate.of(2026, 11, 30)));
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> AdvisoryLockKeys.of("a", new Date()));
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> AdvisoryLockKeys.of("a", new Object()));
+	}
+
+	@Test
+	void refusesNull() {
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> AdvisoryLockKeys.of("a", null))
+			.withMessageContaining("must not be null");
+	}
+
+	@Test
+	void refusesBlankNamespace() {
+		assertThatIllegalArgumentException().isThrownBy(() -> AdvisoryLockKeys.of(" ", 1))
+			.withMessageContaining("namespace must not be blank");
+	}
+
+	enum Plan {
+
+		FREE, PRO
+
+	}
+
+	record AccountDay(long account, String day) {
+
+	}
+
+}

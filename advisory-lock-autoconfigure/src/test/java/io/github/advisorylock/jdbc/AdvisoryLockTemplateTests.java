@@ -1,0 +1,496 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DeadlockLoserDataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/**
+ * Tests for {@link AdvisoryLockTemplate} against real PostgreSQL, from several connections at once.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class AdvisoryLockTemplateTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	private final StatementCountingDataSource dataSource = new StatementCountingDataSource(
+			TestDatabase.get().dataSource());
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	private final TransactionTemplate transaction = new TransactionTemplate(
+			new DataSourceTransactionManager(this.dataSource));
+
+	private final JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+
+	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	/** A namespace of its own for each test, so no two tests share a key. */
+	private final String namespace = "test-" + UUID.randomUUID();
+
+	@AfterEach
+	void stopThreads() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+	}
+
+	private long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
+	}
+
+	private <T> Future<T> inTransaction(java.util.concurrent.Callable<T> work) {
+		return this.executor.submit(() -> this.transaction.execute((status) -> {
+			try {
+				return work.call();
+			}
+			catch (Exception ex) {
+				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			}
+		}));
+	}
+
+	@Test
+	void locksOnTheTransactionsOwnConnection() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 42);
+			Integer pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+			assertThat(this.pgLocks.on(key(42)))
+				.containsExactly(new AdvisoryLock(pid, key(42), "ExclusiveLock", true));
+		});
+	}
+
+	@Test
+	void releasesAtCommit() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			assertThat(this.pgLocks.on(key(1))).hasSize(1);
+		});
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void releasesAtRollback() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			assertThat(this.pgLocks.on(key(1))).hasSize(1);
+			status.setRollbackOnly();
+		});
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void secondTransactionWaitsUntilTheHolderCommits() throws Exception {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			Future<Boolean> waiter = inTransaction(() -> {
+				this.locks.lock(this.namespace, 7);
+				return true;
+			});
+			this.pgLocks.awaitWaiters(key(7), 1);
+			assertThat(waiter).isNotDone();
+			holder.commit();
+			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void blockTimesOutWithLockBusyExceptionThenSucceedsAfterTheHolderRollsBack() {
+		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)))
+				.satisfies((ex) -> {
+					assertThat(ex.getNamespace()).isEqualTo(this.namespace);
+					assertThat(ex.getKeyValues()).containsExactly("7");
+					assertThat(ex.getKeys()).containsExactly(key(7));
+					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
+					assertThat(ex.getCause()).isInstanceOf(SQLException.class);
+					assertThat(((SQLException) ex.getCause()).getSQLState()).isEqualTo("55P03");
+					assertThat(ex).hasMessageContaining("not acquired within 200ms");
+				});
+			holder.rollback();
+			assertThatNoException()
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)));
+		}
+	}
+
+	@Test
+	void defaultTimeoutAppliesWhenTheRequestGivesNone() {
+		this.locks.setDefaultTimeout(Duration.ofMillis(150));
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 7)))
+				.satisfies((ex) -> assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(150)));
+		}
+	}
+
+	@Test
+	void tryFailsAtOnceWhenHeld() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			this.transaction.executeWithoutResult((status) -> {
+				assertThat(this.locks.tryLock(this.namespace, 7)).isFalse();
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY)))
+					.satisfies((ex) -> {
+						assertThat(ex.getTimeout()).isNull();
+						assertThat(ex).hasMessageContaining("held by another transaction");
+					});
+			});
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void tryLockTakesAFreeLock() {
+		this.transaction.executeWithoutResult((status) -> {
+			assertThat(this.locks.tryLock(this.namespace, 7)).isTrue();
+			assertThat(this.pgLocks.on(key(7))).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
+		});
+	}
+
+	@Test
+	void sharedHoldersRunTogetherWhileExclusiveWaits() throws Exception {
+		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
+		try (LockHolder holder = LockHolder.shared(TestDatabase.get().dataSource(), key(7))) {
+			this.transaction.executeWithoutResult((status) -> {
+				assertThatNoException().isThrownBy(() -> this.locks.lock(shared));
+				assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
+					.containsExactly(org.assertj.core.groups.Tuple.tuple("ShareLock", true),
+							org.assertj.core.groups.Tuple.tuple("ShareLock", true));
+			});
+			Future<Boolean> exclusive = inTransaction(() -> {
+				this.locks.lock(this.namespace, 7);
+				return true;
+			});
+			this.pgLocks.awaitWaiters(key(7), 1);
+			holder.commit();
+			assertThat(exclusive.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void sharedWaitsForExclusive() {
+		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(shared)));
+		}
+	}
+
+	@Test
+	void keysAreExpandedAndDeduplicated() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, List.of(3, 1), new Integer[] { 2, 1 }, new long[] { 3L }, "1");
+			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::key)
+				.containsExactlyInAnyOrder(key(1), key(2), key(3));
+		});
+	}
+
+	@Test
+	void keysAreLockedInAscendingOrder() throws Exception {
+		long low = Math.min(key("a"), key("b"));
+		long high = Math.max(key("a"), key("b"));
+		String highValue = (high == key("a")) ? "a" : "b";
+		String lowValue = (high == key("a")) ? "b" : "a";
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), high)) {
+			// Named high first: taken in ascending order, the low key is held while the high one is awaited.
+			Future<Boolean> caller = inTransaction(() -> {
+				this.locks.lock(this.namespace, highValue, lowValue);
+				return true;
+			});
+			this.pgLocks.awaitWaiters(high, 1);
+			int callerPid = this.pgLocks.on(high).stream().filter((lock) -> !lock.granted()).findFirst().get().pid();
+			assertThat(this.pgLocks.on(low)).containsExactly(new AdvisoryLock(callerPid, low, "ExclusiveLock", true));
+			holder.commit();
+			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void oppositeKeyOrdersNeverDeadlock() throws Exception {
+		int rounds = 50;
+		CyclicBarrier start = new CyclicBarrier(2);
+		List<Future<Integer>> workers = new ArrayList<>();
+		for (Object[] order : List.of(new Object[] { "a", "b", "c" }, new Object[] { "c", "b", "a" })) {
+			workers.add(this.executor.submit(() -> {
+				for (int i = 0; i < rounds; i++) {
+					start.await(HANG_SECONDS, TimeUnit.SECONDS);
+					this.transaction.executeWithoutResult((status) -> this.locks
+						.lock(LockRequest.of(this.namespace, order).withTimeout(Duration.ofSeconds(20))));
+				}
+				return rounds;
+			}));
+		}
+		for (Future<Integer> worker : workers) {
+			assertThat(worker.get(HANG_SECONDS * 2, TimeUnit.SECONDS)).isEqualTo(rounds);
+		}
+	}
+
+	@Test
+	void deadlockIsSpringsDeadlockLoserDataAccessException() throws Exception {
+		CountDownLatch bothHoldOne = new CountDownLatch(2);
+		List<Future<Boolean>> workers = new ArrayList<>();
+		for (String[] order : List.of(new String[] { "a", "b" }, new String[] { "b", "a" })) {
+			workers.add(inTransaction(() -> {
+				this.locks.lock(this.namespace, order[0]);
+				bothHoldOne.countDown();
+				bothHoldOne.await(HANG_SECONDS, TimeUnit.SECONDS);
+				// Two separate calls in opposite orders: the one thing the sorted keys of a single call cannot prevent.
+				this.locks.lock(LockRequest.of(this.namespace, order[1]).withTimeout(Duration.ofSeconds(20)));
+				return true;
+			}));
+		}
+		List<Throwable> failures = new ArrayList<>();
+		for (Future<Boolean> worker : workers) {
+			try {
+				worker.get(HANG_SECONDS, TimeUnit.SECONDS);
+			}
+			catch (java.util.concurrent.ExecutionException ex) {
+				failures.add(ex.getCause());
+			}
+		}
+		assertThat(failures).singleElement().isInstanceOf(DeadlockLoserDataAccessException.class);
+	}
+
+	@Test
+	void restoresThePreviousLockTimeoutOfTheTransaction() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
+			this.locks.lock(LockRequest.of(this.namespace, 1, 2).withTimeout(Duration.ofMillis(200)));
+			assertThat(this.jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("7s");
+			this.locks.lock(LockRequest.of(this.namespace, 3).withMode(LockMode.SHARED));
+			assertThat(this.jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("7s");
+		});
+	}
+
+	@Test
+	void restoresTheSessionLockTimeout() {
+		String sessionDefault = this.jdbc.queryForObject("SHOW lock_timeout", String.class);
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(300)));
+			assertThat(this.jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo(sessionDefault);
+		});
+	}
+
+	@Test
+	void isReentrantWithinATransaction() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			assertThat(this.locks.tryLock(this.namespace, 1)).isTrue();
+			assertThatNoException().isThrownBy(
+					() -> this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(100))));
+		});
+	}
+
+	@Test
+	void takesOneRoundTripPerAcquisitionWhateverTheNumberOfKeys() {
+		try (RoundTripCounter counter = new RoundTripCounter()) {
+			this.transaction.executeWithoutResult((status) -> {
+				for (int keys : new int[] { 1, 2, 8, 64 }) {
+					List<Integer> values = java.util.stream.IntStream.range(0, keys).boxed().toList();
+					counter.reset();
+					this.locks.lock(LockRequest.of(this.namespace, values).withTimeout(Duration.ofMillis(500)));
+					assertThat(counter.roundTrips()).as("round trips for %d keys", keys).isOne();
+					counter.reset();
+					this.locks.tryLock(this.namespace, values);
+					assertThat(counter.roundTrips()).as("round trips to try %d keys", keys).isOne();
+				}
+			});
+		}
+	}
+
+	@Test
+	void failsWithoutTransactionBeforeAnySql() {
+		assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> this.locks.lock(this.namespace, 1))
+			.withMessageContaining("needs an actual transaction");
+		this.transaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_SUPPORTS);
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 1)));
+		assertThat(this.dataSource.statements()).isZero();
+	}
+
+	@Test
+	void failsForDeclaredRepeatableReadBeforeAnySql() {
+		for (int isolation : new int[] { TransactionDefinition.ISOLATION_REPEATABLE_READ,
+				TransactionDefinition.ISOLATION_SERIALIZABLE }) {
+			this.transaction.setIsolationLevel(isolation);
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 1)))
+				.withMessageContaining("needs isolation READ COMMITTED");
+		}
+		assertThat(this.dataSource.statements()).isZero();
+	}
+
+	@Test
+	void failsWhenTheDatabaseDefaultIsRepeatableReadUnlessReadCommittedIsDeclared() throws Exception {
+		String url = TestDatabase.get().createDatabase("advisory_lock_repeatable_read");
+		this.jdbc.execute("ALTER DATABASE advisory_lock_repeatable_read SET default_transaction_isolation = "
+				+ "'repeatable read'");
+		try (HikariDataSource repeatableRead = TestDatabase.get().newDataSource(url, 2)) {
+			new JdbcTemplate(repeatableRead).execute("CREATE TABLE rows (id int)");
+			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(repeatableRead);
+			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(repeatableRead));
+			JdbcTemplate jdbc = new JdbcTemplate(repeatableRead);
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> transaction.executeWithoutResult((status) -> {
+					locks.lock(this.namespace, 1);
+					jdbc.update("INSERT INTO rows VALUES (1)");
+				}))
+				.withMessageContaining("repeatable read");
+			assertThat(new PgLocks(repeatableRead).all()).isEmpty();
+			assertThat(jdbc.queryForObject("SELECT count(*) FROM rows", Integer.class)).isZero();
+
+			transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+			transaction.executeWithoutResult((status) -> {
+				locks.lock(this.namespace, 1);
+				assertThat(new PgLocks(repeatableRead).all()).hasSize(1);
+			});
+			assertThat(new PgLocks(repeatableRead).all()).isEmpty();
+		}
+	}
+
+	@Test
+	void failsWhenNoConnectionOfItsDataSourceIsBoundToTheTransaction() {
+		try (HikariDataSource other = TestDatabase.get().newDataSource(1)) {
+			TransactionTemplate otherTransaction = new TransactionTemplate(new DataSourceTransactionManager(other));
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> otherTransaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 1)))
+				.withMessageContaining("no JDBC connection of its DataSource");
+		}
+		assertThat(this.dataSource.statements()).isZero();
+	}
+
+	@Test
+	void refusesMoreDistinctKeysThanTheLimitBeforeAnySql() {
+		this.locks.setMaxKeys(2);
+		this.transaction.executeWithoutResult((status) -> {
+			assertThatExceptionOfType(InvalidLockKeyException.class)
+				.isThrownBy(() -> this.locks.lock(this.namespace, 1, 2, 3))
+				.withMessageContaining("more than 2 distinct keys")
+				.withMessageContaining("advisory-lock.max-keys");
+		});
+		assertThat(this.dataSource.statements()).isZero();
+		this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 1, 2, 2, List.of(1)));
+	}
+
+	@Test
+	void refusesUnusableKeysBeforeAnySql() {
+		this.transaction.executeWithoutResult((status) -> {
+			assertThatExceptionOfType(InvalidLockKeyException.class)
+				.isThrownBy(() -> this.locks.lock(this.namespace, (Object) null));
+			assertThatExceptionOfType(InvalidLockKeyException.class)
+				.isThrownBy(() -> this.locks.lock(this.namespace, List.of()))
+				.withMessageContaining("must not be empty");
+			assertThatExceptionOfType(InvalidLockKeyException.class)
+				.isThrownBy(() -> this.locks.lock(this.namespace, new Object[0]));
+			assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.locks.lock(this.namespace))
+				.withMessageContaining("names no key");
+			assertThatExceptionOfType(InvalidLockKeyException.class)
+				.isThrownBy(() -> this.locks.lock(this.namespace, 1.5d));
+		});
+		assertThat(this.dataSource.statements()).isZero();
+	}
+
+	@Test
+	void translatesOtherSqlErrors() {
+		this.transaction.executeWithoutResult((status) -> {
+			assertThatExceptionOfType(DataAccessException.class)
+				.isThrownBy(() -> this.jdbc.execute("SELECT 1 / 0"));
+			// The transaction is now aborted: PostgreSQL refuses every statement until it ends.
+			assertThatExceptionOfType(DataAccessException.class)
+				.isThrownBy(() -> this.locks.lock(this.namespace, 1))
+				.withMessageContaining("Acquire advisory lock")
+				.satisfies((ex) -> assertThat(ex).isNotInstanceOf(LockBusyException.class));
+			status.setRollbackOnly();
+		});
+	}
+
+	@Test
+	void rejectsInvalidSettings() {
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> this.locks.setDefaultTimeout(Duration.ZERO))
+			.withMessageContaining("between 1ms and");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> this.locks.setMaxKeys(0))
+			.withMessageContaining("must be positive");
+	}
+
+	@Test
+	void manyConcurrentCallersOnOneKeyAreSerialized() throws Exception {
+		// Each caller increments a counter it has read, so a lost update shows any overlap.
+		this.jdbc.execute("CREATE TABLE IF NOT EXISTS template_counter (name text PRIMARY KEY, value int NOT NULL)");
+		this.jdbc.update("INSERT INTO template_counter VALUES (?, 0)", this.namespace);
+		List<CompletableFuture<Void>> callers = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			callers.add(CompletableFuture.runAsync(() -> {
+				for (int j = 0; j < 10; j++) {
+					this.transaction.executeWithoutResult((status) -> {
+						this.locks.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)));
+						Integer value = this.jdbc.queryForObject(
+								"SELECT value FROM template_counter WHERE name = ?", Integer.class, this.namespace);
+						this.jdbc.update("UPDATE template_counter SET value = ? WHERE name = ?", value + 1,
+								this.namespace);
+					});
+				}
+			}, this.executor));
+		}
+		CompletableFuture.allOf(callers.toArray(CompletableFuture[]::new)).get(HANG_SECONDS * 2, TimeUnit.SECONDS);
+		assertThat(this.jdbc.queryForObject("SELECT value FROM template_counter WHERE name = ?", Integer.class,
+				this.namespace))
+			.isEqualTo(80);
+	}
+}
