@@ -35,6 +35,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -91,9 +92,13 @@ public final class AdvisoryLockAutoConfiguration {
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		@ConditionalOnMissingBean
-		static AdvisoryLockBeanPostProcessor advisoryLockBeanPostProcessor(
+		static AdvisoryLockBeanPostProcessor advisoryLockBeanPostProcessor(Environment environment,
 				ObjectProvider<AdvisoryLockOperations> operations) {
-			return new AdvisoryLockBeanPostProcessor(operations::getObject);
+			AdvisoryLockBeanPostProcessor postProcessor = new AdvisoryLockBeanPostProcessor(operations::getObject);
+			// Proxy classes, not interfaces, unless the application asks otherwise, as Spring Boot does for AOP.
+			postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class,
+					Boolean.TRUE));
+			return postProcessor;
 		}
 
 	}

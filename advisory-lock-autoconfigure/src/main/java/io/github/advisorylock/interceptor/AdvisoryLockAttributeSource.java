@@ -154,14 +154,14 @@ class AdvisoryLockAttributeSource {
 			throw invalid(method, "timeout '" + text + "' has no meaning for waitMode TRY, which never waits: remove "
 					+ "it, or use waitMode BLOCK");
 		}
-		String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(text) : text;
 		Duration timeout;
 		try {
+			String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(text) : text;
 			timeout = DurationFormatterUtils.detectAndParse((resolved != null) ? resolved.trim() : "");
 		}
 		catch (IllegalArgumentException | DateTimeParseException ex) {
-			throw invalid(method, "timeout '" + text + "' is not a duration: write it as \"200ms\", \"2s\" or "
-					+ "\"PT2S\"", ex);
+			throw invalid(method, "timeout '" + text + "' is not a duration (" + ex.getMessage() + "): write it as "
+					+ "\"200ms\", \"2s\", \"PT2S\" or a ${...} placeholder that resolves to one", ex);
 		}
 		if (!AdvisoryLockTemplate.isValidTimeout(timeout)) {
 			throw invalid(method, "timeout '" + text + "' must be positive and at most " + Integer.MAX_VALUE

@@ -17,6 +17,8 @@
 package io.github.advisorylock.test;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -60,14 +62,17 @@ public final class TestDatabase {
 
 	private final String description;
 
-	private final HikariDataSource dataSource;
+	private final HikariDataSource pool;
+
+	private final DataSource dataSource;
 
 	private TestDatabase(String url, String username, String password, String description) {
 		this.url = url;
 		this.username = username;
 		this.password = password;
 		this.description = description;
-		this.dataSource = newDataSource(10);
+		this.pool = newDataSource(10);
+		this.dataSource = unclosable(this.pool);
 	}
 
 	/**
@@ -212,11 +217,25 @@ public final class TestDatabase {
 	}
 
 	/**
-	 * Return the shared pool of ten connections to the test database.
+	 * Return the shared pool of ten connections to the test database. It cannot be closed, so an application context
+	 * that registers it as a bean does not close it for the next test.
 	 * @return the data source
 	 */
 	public DataSource dataSource() {
 		return this.dataSource;
+	}
+
+	private static DataSource unclosable(DataSource pool) {
+		// Only the DataSource interface is exposed: no close() for a context to infer as a destroy method.
+		return (DataSource) Proxy.newProxyInstance(TestDatabase.class.getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					try {
+						return method.invoke(pool, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getTargetException();
+					}
+				});
 	}
 
 	/**
@@ -255,7 +274,7 @@ public final class TestDatabase {
 		if (!name.matches("[a-z_][a-z0-9_]*")) {
 			throw new IllegalArgumentException("Database name must match [a-z_][a-z0-9_]*, was " + name);
 		}
-		try (Connection connection = this.dataSource.getConnection();
+		try (Connection connection = this.pool.getConnection();
 				Statement statement = connection.createStatement()) {
 			statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
 			statement.execute("CREATE DATABASE " + name);

@@ -1,0 +1,272 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that misuse of {@link AdvisoryLocked @AdvisoryLocked} fails the application context at startup, naming the
+ * method and what to fix.
+ */
+class AdvisoryLockValidationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
+				TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class))
+		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
+
+	private static ContextConsumer<AssertableApplicationContext> failsWith(Class<?> bean, String method,
+			String problem) {
+		return (context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			while (failure != null && !(failure instanceof IllegalStateException
+					&& String.valueOf(failure.getMessage()).startsWith("Invalid @AdvisoryLocked"))) {
+				failure = failure.getCause();
+			}
+			assertThat(failure).as("the validation error in %s", context.getStartupFailure())
+				.hasMessageContaining("Invalid @AdvisoryLocked on " + bean.getName() + "." + method)
+				.hasMessageContaining(problem);
+		};
+	}
+
+	@Test
+	void blankNamespace() {
+		this.contextRunner.withBean(BlankNamespace.class)
+			.run(failsWith(BlankNamespace.class, "call(String)", "namespace must not be blank"));
+	}
+
+	@Test
+	void noKeyExpression() {
+		this.contextRunner.withBean(NoKey.class)
+			.run(failsWith(NoKey.class, "call(String)", "key must name at least one SpEL expression"));
+	}
+
+	@Test
+	void blankKeyExpression() {
+		this.contextRunner.withBean(BlankKey.class)
+			.run(failsWith(BlankKey.class, "call(String)", "key expressions must not be blank"));
+	}
+
+	@Test
+	void unparsableKeyExpression() {
+		this.contextRunner.withBean(UnparsableKey.class)
+			.run(failsWith(UnparsableKey.class, "call(String)", "key expression '#id +' is invalid"));
+	}
+
+	@Test
+	void keyExpressionNamingAnUnknownParameter() {
+		this.contextRunner.withBean(UnknownParameter.class)
+			.run(failsWith(UnknownParameter.class, "call(String)", "#userid is not a parameter of the method"));
+	}
+
+	@Test
+	void unparsableTimeout() {
+		this.contextRunner.withBean(BadTimeout.class)
+			.run(failsWith(BadTimeout.class, "call(String)", "timeout 'soon' is not a duration"));
+	}
+
+	@Test
+	void zeroTimeout() {
+		this.contextRunner.withBean(ZeroTimeout.class)
+			.run(failsWith(ZeroTimeout.class, "call(String)", "timeout '0ms' must be positive"));
+	}
+
+	@Test
+	void negativeTimeout() {
+		this.contextRunner.withBean(NegativeTimeout.class)
+			.run(failsWith(NegativeTimeout.class, "call(String)", "timeout '-1s' must be positive"));
+	}
+
+	@Test
+	void timeoutWithTry() {
+		this.contextRunner.withBean(TimeoutWithTry.class)
+			.run(failsWith(TimeoutWithTry.class, "call(String)", "has no meaning for waitMode TRY"));
+	}
+
+	@Test
+	void unresolvablePlaceholderTimeout() {
+		this.contextRunner.withBean(PlaceholderTimeout.class)
+			.run(failsWith(PlaceholderTimeout.class, "call(String)", "timeout '${app.lock-timeout}' is not a duration"));
+	}
+
+	@Test
+	void placeholderTimeoutResolvesFromTheEnvironment() {
+		this.contextRunner.withPropertyValues("app.lock-timeout=250ms")
+			.withBean(PlaceholderTimeout.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(PlaceholderTimeout.class));
+	}
+
+	@Test
+	void privateMethod() {
+		this.contextRunner.withBean(PrivateMethod.class)
+			.run(failsWith(PrivateMethod.class, "call(String)", "a proxy cannot intercept a private method"));
+	}
+
+	@Test
+	void finalMethod() {
+		this.contextRunner.withBean(FinalMethod.class)
+			.run(failsWith(FinalMethod.class, "call(String)", "a proxy cannot intercept a final method"));
+	}
+
+	@Test
+	void staticMethod() {
+		this.contextRunner.withBean(StaticMethod.class)
+			.run(failsWith(StaticMethod.class, "call(String)", "a proxy cannot intercept a static method"));
+	}
+
+	@Test
+	void composedAnnotationIsValidatedToo() {
+		this.contextRunner.withBean(ComposedBlankNamespace.class)
+			.run(failsWith(ComposedBlankNamespace.class, "call(String)", "namespace must not be blank"));
+	}
+
+	static class BlankNamespace {
+
+		@AdvisoryLocked(namespace = " ", key = "#id")
+		public void call(String id) {
+		}
+
+	}
+
+	static class NoKey {
+
+		@AdvisoryLocked(namespace = "n", key = {})
+		public void call(String id) {
+		}
+
+	}
+
+	static class BlankKey {
+
+		@AdvisoryLocked(namespace = "n", key = { "#id", "" })
+		public void call(String id) {
+		}
+
+	}
+
+	static class UnparsableKey {
+
+		@AdvisoryLocked(namespace = "n", key = "#id +")
+		public void call(String id) {
+		}
+
+	}
+
+	static class UnknownParameter {
+
+		@AdvisoryLocked(namespace = "n", key = "#userid")
+		public void call(String userId) {
+		}
+
+	}
+
+	static class BadTimeout {
+
+		@AdvisoryLocked(namespace = "n", key = "#id", timeout = "soon")
+		public void call(String id) {
+		}
+
+	}
+
+	static class ZeroTimeout {
+
+		@AdvisoryLocked(namespace = "n", key = "#id", timeout = "0ms")
+		public void call(String id) {
+		}
+
+	}
+
+	static class NegativeTimeout {
+
+		@AdvisoryLocked(namespace = "n", key = "#id", timeout = "-1s")
+		public void call(String id) {
+		}
+
+	}
+
+	static class TimeoutWithTry {
+
+		@AdvisoryLocked(namespace = "n", key = "#id", waitMode = WaitMode.TRY, timeout = "1s")
+		public void call(String id) {
+		}
+
+	}
+
+	static class PlaceholderTimeout {
+
+		@AdvisoryLocked(namespace = "n", key = "#id", timeout = "${app.lock-timeout}")
+		public void call(String id) {
+		}
+
+	}
+
+	static class PrivateMethod {
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		private void call(String id) {
+		}
+
+	}
+
+	static class FinalMethod {
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		public final void call(String id) {
+		}
+
+	}
+
+	static class StaticMethod {
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		public static void call(String id) {
+		}
+
+	}
+
+	@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+	@java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)
+	@AdvisoryLocked(namespace = "", key = "#id")
+	@interface BlankLock {
+
+	}
+
+	static class ComposedBlankNamespace {
+
+		@BlankLock
+		public void call(String id) {
+		}
+
+	}
+
+}
