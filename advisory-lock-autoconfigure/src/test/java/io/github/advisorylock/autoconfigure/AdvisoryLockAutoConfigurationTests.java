@@ -1,0 +1,232 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for {@link AdvisoryLockAutoConfiguration}: its conditions, its properties, and user beans backing it off.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class AdvisoryLockAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
+				TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class));
+
+	private final ApplicationContextRunner withDataSource = this.contextRunner.withBean(DataSource.class,
+			() -> TestDatabase.get().dataSource());
+
+	@Test
+	void providesOperationsKeyStrategyAndPostProcessor() {
+		this.withDataSource.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockTemplate.class)
+			.hasSingleBean(LockKeyStrategy.class)
+			.hasSingleBean(AdvisoryLockBeanPostProcessor.class)
+			.hasSingleBean(AdvisoryLockProperties.class));
+	}
+
+	@Test
+	void backsOffWithoutDataSource() {
+		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(AdvisoryLockOperations.class)
+			.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
+	}
+
+	@Test
+	void backsOffWithoutTransactionManager() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class))
+			.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
+			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
+	}
+
+	@Test
+	void backsOffWithoutSpringJdbc() {
+		this.withDataSource.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
+	}
+
+	@Test
+	void backsOffWithTwoDataSourcesAndNoPrimary() {
+		this.contextRunner.withUserConfiguration(TwoDataSources.class)
+			.withBean(PlatformTransactionManager.class,
+					() -> new JdbcTransactionManager(TestDatabase.get().dataSource()))
+			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
+	}
+
+	@Test
+	void appliesToThePrimaryOfTwoDataSources() {
+		this.contextRunner.withUserConfiguration(TwoDataSources.class, PrimaryDataSource.class)
+			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class));
+	}
+
+	@Test
+	void disabledKeepsTheOperationsButNotTheAnnotation() {
+		this.withDataSource.withPropertyValues("advisory-lock.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
+				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
+	}
+
+	@Test
+	void userKeyStrategyBacksOffAndIsUsed() {
+		this.withDataSource.withBean(LockKeyStrategy.class, () -> (namespace, value) -> 4242L).run((context) -> {
+			assertThat(context).hasSingleBean(LockKeyStrategy.class);
+			inTransaction(context.getBean(PlatformTransactionManager.class), () -> {
+				context.getBean(AdvisoryLockOperations.class).lock("any", "value");
+				assertThat(new PgLocks(TestDatabase.get().dataSource()).on(4242L)).hasSize(1);
+			});
+		});
+	}
+
+	@Test
+	void userOperationsBackOff() {
+		AdvisoryLockOperations custom = new AdvisoryLockTemplate(TestDatabase.get().dataSource());
+		this.withDataSource.withBean(AdvisoryLockOperations.class, () -> custom)
+			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
+				.getBean(AdvisoryLockOperations.class)
+				.isSameAs(custom));
+	}
+
+	@Test
+	void userPostProcessorBacksOff() {
+		AdvisoryLockBeanPostProcessor custom = new AdvisoryLockBeanPostProcessor(() -> null);
+		this.withDataSource.withBean(AdvisoryLockBeanPostProcessor.class, () -> custom)
+			.run((context) -> assertThat(context).getBean(AdvisoryLockBeanPostProcessor.class).isSameAs(custom));
+	}
+
+	@Test
+	void defaultTimeoutProperty() {
+		this.withDataSource.withPropertyValues("advisory-lock.default-timeout=150ms").run((context) -> {
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
+					AdvisoryLockKeys.of("timeout", 77))) {
+				AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> inTransaction(context.getBean(PlatformTransactionManager.class),
+							() -> locks.lock("timeout", 77)))
+					.satisfies((ex) -> assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(150)));
+			}
+		});
+	}
+
+	@Test
+	void maxKeysProperty() {
+		this.withDataSource.withPropertyValues("advisory-lock.max-keys=2").run((context) -> {
+			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
+			assertThatExceptionOfType(InvalidLockKeyException.class)
+				.isThrownBy(() -> inTransaction(context.getBean(PlatformTransactionManager.class),
+						() -> locks.lock("max", 1, 2, 3)))
+				.withMessageContaining("more than 2 distinct keys");
+		});
+	}
+
+	@Test
+	void invalidPropertiesFailNamingTheProperty() {
+		this.withDataSource.withPropertyValues("advisory-lock.default-timeout=0s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("advisory-lock.default-timeout must be positive"));
+		this.withDataSource.withPropertyValues("advisory-lock.max-keys=0")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("advisory-lock.max-keys must be positive"));
+	}
+
+	@Test
+	void postProcessorProxiesClassesUnlessTheApplicationAsksForInterfaces() {
+		this.withDataSource
+			.run((context) -> assertThat(context.getBean(AdvisoryLockBeanPostProcessor.class).isProxyTargetClass())
+				.isTrue());
+		this.withDataSource.withPropertyValues("spring.aop.proxy-target-class=false")
+			.run((context) -> assertThat(context.getBean(AdvisoryLockBeanPostProcessor.class).isProxyTargetClass())
+				.isFalse());
+	}
+
+	@Test
+	void configurationMetadataDescribesEveryProperty() throws IOException {
+		try (InputStream metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(metadata).isNotNull();
+			String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
+			assertThat(json).contains("\"advisory-lock.enabled\"", "\"advisory-lock.default-timeout\"",
+					"\"advisory-lock.max-keys\"", "\"defaultValue\": \"2s\"", "\"defaultValue\": 64");
+		}
+	}
+
+	private static void inTransaction(PlatformTransactionManager transactionManager, Runnable work) {
+		new TransactionTemplate(transactionManager).executeWithoutResult((status) -> work.run());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoDataSources {
+
+		@Bean
+		DataSource first() {
+			return TestDatabase.get().dataSource();
+		}
+
+		@Bean
+		DataSource second() {
+			return TestDatabase.get().dataSource();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PrimaryDataSource {
+
+		@Bean
+		@Primary
+		DataSource primary() {
+			return TestDatabase.get().dataSource();
+		}
+
+	}
+
+}
