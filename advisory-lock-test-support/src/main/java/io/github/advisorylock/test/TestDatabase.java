@@ -86,7 +86,7 @@ public final class TestDatabase {
 				database = instance;
 				if (database == null) {
 					database = start();
-					logger.info("Tests run against {}", database.description);
+					logger.info("Test database: {}", database.description);
 					instance = database;
 				}
 			}

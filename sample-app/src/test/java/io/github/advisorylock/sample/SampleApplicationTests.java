@@ -1,0 +1,114 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.sample;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests the sample over HTTP against real PostgreSQL: concurrent requests for one user create one pending request.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class SampleApplicationTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		registry.add("spring.datasource.url", () -> TestDatabase.get().url());
+		registry.add("spring.datasource.username", () -> TestDatabase.get().username());
+		registry.add("spring.datasource.password", () -> TestDatabase.get().password());
+	}
+
+	@Autowired
+	private TestRestTemplate http;
+
+	@Autowired
+	private SetupRequestService service;
+
+	private final ExecutorService executor = Executors.newFixedThreadPool(8);
+
+	@AfterEach
+	void stopThreads() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void createsThenRejectsASecondPendingRequest() {
+		UUID user = UUID.randomUUID();
+		ResponseEntity<String> created = this.http.postForEntity("/users/{id}/setup-requests", null, String.class,
+				user);
+		assertThat(created.getStatusCode()).isEqualTo(HttpStatus.CREATED);
+		assertThat(created.getHeaders().getLocation()).hasPath("/users/" + user + "/setup-requests/"
+				+ this.service.pending(user).get(0));
+		ResponseEntity<String> rejected = this.http.postForEntity("/users/{id}/setup-requests", null, String.class,
+				user);
+		assertThat(rejected.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
+		assertThat(rejected.getHeaders().getContentType()).hasToString("application/problem+json");
+	}
+
+	@Test
+	void concurrentRequestsForOneUserCreateExactlyOnePendingRequest() throws Exception {
+		UUID user = UUID.randomUUID();
+		int requests = 8;
+		CyclicBarrier start = new CyclicBarrier(requests);
+		List<Future<HttpStatus>> responses = new ArrayList<>();
+		for (int i = 0; i < requests; i++) {
+			responses.add(this.executor.submit(() -> {
+				start.await(HANG_SECONDS, TimeUnit.SECONDS);
+				return HttpStatus.valueOf(this.http.postForEntity("/users/{id}/setup-requests", null, String.class, user)
+					.getStatusCode()
+					.value());
+			}));
+		}
+		List<HttpStatus> statuses = new ArrayList<>();
+		for (Future<HttpStatus> response : responses) {
+			statuses.add(response.get(HANG_SECONDS, TimeUnit.SECONDS));
+		}
+		assertThat(statuses).containsOnlyOnce(HttpStatus.CREATED)
+			.filteredOn((status) -> status != HttpStatus.CREATED)
+			.containsOnly(HttpStatus.CONFLICT);
+		assertThat(this.service.pending(user)).hasSize(1);
+	}
+
+}
