@@ -21,7 +21,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Arrays;
 
 import javax.sql.DataSource;
 
@@ -54,8 +53,8 @@ import org.springframework.util.Assert;
  * and the timeout. The template never releases a lock: PostgreSQL does, at COMMIT or ROLLBACK.
  *
  * <p>Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException}, any other
- * {@link SQLException} goes through the {@link SQLExceptionTranslator} (so a deadlock is Spring's
- * {@code DeadlockLoserDataAccessException}).
+ * {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a deadlock between two calls is a
+ * {@code PessimisticLockingFailureException} ({@code DeadlockLoserDataAccessException} on Spring Framework 6).
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -242,8 +241,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, ex);
 		}
-		String task = "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
-				+ Arrays.toString(keys.toArray()) + ")";
+		String task = "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys " + keys.keys()
+				+ ")";
 		DataAccessException translated = this.exceptionTranslator.translate(task, sql, ex);
 		return (translated != null) ? translated
 				: new UncategorizedSQLException(task, sql, ex);
