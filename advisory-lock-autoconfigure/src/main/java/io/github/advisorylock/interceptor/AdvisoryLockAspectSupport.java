@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
 import org.springframework.util.ObjectUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -103,7 +104,14 @@ public class AdvisoryLockAspectSupport {
 		EvaluationContext context = this.evaluator.createContext(attribute.method(), args, target);
 		List<Object> keys = new ArrayList<>(attribute.keyExpressions().size());
 		for (String expression : attribute.keyExpressions()) {
-			Object value = this.evaluator.evaluate(expression, attribute.method(), targetClass, context);
+			Object value;
+			try {
+				value = this.evaluator.evaluate(expression, attribute.method(), targetClass, context);
+			}
+			catch (EvaluationException ex) {
+				throw new InvalidLockKeyException(
+						inMethod(attribute, "key expression '" + expression + "' failed: " + ex.getMessage()), ex);
+			}
 			if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
 					|| (value.getClass().isArray() && ObjectUtils.isEmpty(ObjectUtils.toObjectArray(value)))) {
 				throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' gave "

@@ -27,7 +27,6 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockKeyStrategy;
-import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
@@ -87,7 +86,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	public AdvisoryLockTemplate(DataSource dataSource) {
 		Assert.notNull(dataSource, "DataSource must not be null");
 		this.dataSource = dataSource;
-		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator(dataSource);
+		// Named rather than detected: detection borrows a second connection, which an exhausted pool may not have.
+		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator("PostgreSQL");
 	}
 
 	/**
@@ -120,7 +120,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 
 	/**
 	 * Set the translator for SQL errors other than a lock timeout. Defaults to a
-	 * {@link SQLErrorCodeSQLExceptionTranslator} for the data source.
+	 * {@link SQLErrorCodeSQLExceptionTranslator} for PostgreSQL.
 	 * @param exceptionTranslator the translator
 	 */
 	public void setExceptionTranslator(SQLExceptionTranslator exceptionTranslator) {
@@ -244,8 +244,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		String task = "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys " + keys.keys()
 				+ ")";
 		DataAccessException translated = this.exceptionTranslator.translate(task, sql, ex);
-		return (translated != null) ? translated
-				: new UncategorizedSQLException(task, sql, ex);
+		return (translated != null) ? translated : new UncategorizedSQLException(task, sql, ex);
 	}
 
 }

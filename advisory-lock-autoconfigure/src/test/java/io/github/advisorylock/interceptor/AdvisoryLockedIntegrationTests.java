@@ -248,6 +248,9 @@ class AdvisoryLockedIntegrationTests {
 			.isThrownBy(() -> this.keys.collection(java.util.Arrays.asList(1L, null)))
 			.withMessageContaining("Keys.collection(List)")
 			.withMessageContaining("must not be null");
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byProperty(null))
+			.withMessageContaining("Keys.byProperty(Command)")
+			.withMessageContaining("key expression '#command.userId()' failed");
 		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
 	}
 

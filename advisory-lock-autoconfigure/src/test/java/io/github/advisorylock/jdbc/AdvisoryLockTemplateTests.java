@@ -67,7 +67,7 @@ class AdvisoryLockTemplateTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	private final StatementCountingDataSource dataSource = new StatementCountingDataSource(
+	private final RecordingDataSource dataSource = new RecordingDataSource(
 			TestDatabase.get().dataSource());
 
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
@@ -177,6 +177,18 @@ class AdvisoryLockTemplateTests {
 				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 7)))
 				.satisfies((ex) -> assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(150)));
 		}
+	}
+
+	@Test
+	void bindsTheTimeoutAsThisAcquisitionsLockTimeout() {
+		this.locks.setDefaultTimeout(Duration.ofMillis(150));
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(200)));
+			this.locks.lock(this.namespace, 2);
+			this.locks.lock(LockRequest.of(this.namespace, 3).withTimeout(Duration.ofNanos(1)));
+			this.locks.lock(LockRequest.of(this.namespace, 4).withTimeout(Duration.ofSeconds(3)));
+		});
+		assertThat(this.dataSource.stringParameters()).containsExactly("200ms", "150ms", "1ms", "3000ms");
 	}
 
 	@Test
