@@ -23,6 +23,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.UUID;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The key derivation: a namespace and a value to the signed 64-bit key of {@code pg_advisory_xact_lock(bigint)}.
  *
@@ -64,7 +66,7 @@ public final class AdvisoryLockKeys {
 	 * @throws IllegalArgumentException if the namespace is blank
 	 * @throws InvalidLockKeyException if the value is {@code null} or of an unsupported type
 	 */
-	public static long of(String namespace, Object value) {
+	public static long of(String namespace, @Nullable Object value) {
 		if (namespace == null || namespace.isBlank()) {
 			throw new IllegalArgumentException("Advisory lock namespace must not be blank");
 		}
@@ -78,7 +80,7 @@ public final class AdvisoryLockKeys {
 	 * @return its text form
 	 * @throws InvalidLockKeyException if the value is {@code null} or of an unsupported type
 	 */
-	public static String text(Object value) {
+	public static String text(@Nullable Object value) {
 		if (value instanceof CharSequence || value instanceof UUID || value instanceof Byte || value instanceof Short
 				|| value instanceof Integer || value instanceof Long || value instanceof BigInteger
 				|| value instanceof Record) {

@@ -16,6 +16,8 @@
 
 package io.github.advisorylock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Programmatic access to transaction-level advisory locks, for the current Spring transaction.
  *
@@ -45,7 +47,7 @@ public interface AdvisoryLockOperations {
 	 * @throws LockTransactionException if there is no suitable transaction to join
 	 * @throws InvalidLockKeyException if a key value cannot be used
 	 */
-	void lock(String namespace, Object... keys);
+	void lock(String namespace, @Nullable Object... keys);
 
 	/**
 	 * Try to acquire exclusive locks on the given keys without waiting.
@@ -56,7 +58,7 @@ public interface AdvisoryLockOperations {
 	 * @throws LockTransactionException if there is no suitable transaction to join
 	 * @throws InvalidLockKeyException if a key value cannot be used
 	 */
-	boolean tryLock(String namespace, Object... keys);
+	boolean tryLock(String namespace, @Nullable Object... keys);
 
 	/**
 	 * Acquire the locks a request describes.

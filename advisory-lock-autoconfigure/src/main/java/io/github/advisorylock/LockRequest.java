@@ -42,7 +42,7 @@ import org.springframework.util.Assert;
  * @author advisory-lock authors
  * @since 0.1.0
  */
-public record LockRequest(String namespace, List<Object> keys, LockMode mode, WaitMode waitMode,
+public record LockRequest(String namespace, List<@Nullable Object> keys, LockMode mode, WaitMode waitMode,
 		@Nullable Duration timeout) {
 
 	/**
@@ -58,10 +58,25 @@ public record LockRequest(String namespace, List<Object> keys, LockMode mode, Wa
 		Assert.notNull(keys, "Keys must not be null");
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
-		Assert.isTrue(timeout == null || (!timeout.isNegative() && !timeout.isZero()),
-				() -> "Advisory lock timeout must be positive, was " + timeout);
-		// Keys may hold nulls, which the key derivation reports with InvalidLockKeyException.
+		Assert.isTrue(timeout == null || isValidTimeout(timeout), () -> "Advisory lock timeout must be between 1ms and "
+				+ MAX_TIMEOUT.toMillis() + "ms, was " + timeout);
+		// A copy that may hold nulls, which the key derivation reports with InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
+	}
+
+	/**
+	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of milliseconds.
+	 */
+	public static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
+	/**
+	 * Return whether a duration can bound a {@link WaitMode#BLOCK} acquisition: positive (PostgreSQL reads a zero
+	 * {@code lock_timeout} as "wait forever") and at most {@link #MAX_TIMEOUT}.
+	 * @param timeout the duration
+	 * @return whether it is a valid timeout
+	 */
+	public static boolean isValidTimeout(Duration timeout) {
+		return !timeout.isNegative() && !timeout.isZero() && timeout.compareTo(MAX_TIMEOUT) <= 0;
 	}
 
 	/**
@@ -70,7 +85,7 @@ public record LockRequest(String namespace, List<Object> keys, LockMode mode, Wa
 	 * @param keys the key values
 	 * @return the request
 	 */
-	public static LockRequest of(String namespace, Object... keys) {
+	public static LockRequest of(String namespace, @Nullable Object... keys) {
 		return new LockRequest(namespace, Arrays.asList(keys), LockMode.EXCLUSIVE, WaitMode.BLOCK, null);
 	}
 
@@ -94,7 +109,7 @@ public record LockRequest(String namespace, List<Object> keys, LockMode mode, Wa
 
 	/**
 	 * Return a copy that waits at most the given timeout.
-	 * @param timeout the wait bound, positive, or {@code null} for the default
+	 * @param timeout the wait bound (see {@link #isValidTimeout}), or {@code null} for the default
 	 * @return the new request
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {

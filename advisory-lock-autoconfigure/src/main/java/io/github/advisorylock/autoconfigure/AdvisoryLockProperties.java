@@ -18,7 +18,7 @@ package io.github.advisorylock.autoconfigure;
 
 import java.time.Duration;
 
-import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.LockRequest;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.Assert;
@@ -47,28 +47,52 @@ public class AdvisoryLockProperties {
 	 */
 	private int maxKeys = 64;
 
+	/**
+	 * Return whether {@code @AdvisoryLocked} methods take their locks.
+	 * @return whether the annotation is active
+	 */
 	public boolean isEnabled() {
 		return this.enabled;
 	}
 
+	/**
+	 * Set whether {@code @AdvisoryLocked} methods take their locks.
+	 * @param enabled whether the annotation is active
+	 */
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
 	}
 
+	/**
+	 * Return how long a BLOCK acquisition waits when no timeout is given.
+	 * @return the default timeout
+	 */
 	public Duration getDefaultTimeout() {
 		return this.defaultTimeout;
 	}
 
+	/**
+	 * Set how long a BLOCK acquisition waits when no timeout is given.
+	 * @param defaultTimeout the timeout, positive
+	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
-		Assert.isTrue(AdvisoryLockTemplate.isValidTimeout(defaultTimeout), () -> "advisory-lock.default-timeout must "
-				+ "be positive and at most " + Integer.MAX_VALUE + "ms (0 would wait forever), was " + defaultTimeout);
+		Assert.isTrue(LockRequest.isValidTimeout(defaultTimeout), () -> "advisory-lock.default-timeout must be positive "
+				+ "and at most " + LockRequest.MAX_TIMEOUT.toMillis() + "ms (0 would wait forever), was " + defaultTimeout);
 		this.defaultTimeout = defaultTimeout;
 	}
 
+	/**
+	 * Return the most distinct keys one call may lock.
+	 * @return the limit
+	 */
 	public int getMaxKeys() {
 		return this.maxKeys;
 	}
 
+	/**
+	 * Set the most distinct keys one call may lock.
+	 * @param maxKeys the limit, positive
+	 */
 	public void setMaxKeys(int maxKeys) {
 		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
 		this.maxKeys = maxKeys;

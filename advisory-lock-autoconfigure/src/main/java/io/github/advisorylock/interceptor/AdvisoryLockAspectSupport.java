@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.interceptor;
 
+import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -31,8 +32,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
-import org.springframework.util.ObjectUtils;
 import org.springframework.util.StringValueResolver;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The flow behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, free of AOP types: resolve the
@@ -60,7 +61,7 @@ public class AdvisoryLockAspectSupport {
 	 */
 	public AdvisoryLockAspectSupport(Supplier<AdvisoryLockOperations> operations, @Nullable BeanFactory beanFactory,
 			@Nullable StringValueResolver valueResolver) {
-		this.operations = operations;
+		this.operations = SingletonSupplier.of(operations);
 		this.evaluator = new LockKeyExpressionEvaluator(beanFactory);
 		this.attributeSource = new AdvisoryLockAttributeSource(this.evaluator, valueResolver);
 	}
@@ -113,7 +114,7 @@ public class AdvisoryLockAspectSupport {
 						inMethod(attribute, "key expression '" + expression + "' failed: " + ex.getMessage()), ex);
 			}
 			if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
-					|| (value.getClass().isArray() && ObjectUtils.isEmpty(ObjectUtils.toObjectArray(value)))) {
+					|| (value.getClass().isArray() && Array.getLength(value) == 0)) {
 				throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' gave "
 						+ ((value == null) ? "null" : "no value") + "; every call must name the resource to lock "
 						+ "(if the expression names a parameter, compile with -parameters or use #p0)"));

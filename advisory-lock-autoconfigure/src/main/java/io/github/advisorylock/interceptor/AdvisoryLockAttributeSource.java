@@ -24,12 +24,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -50,6 +51,8 @@ import org.springframework.util.StringValueResolver;
 class AdvisoryLockAttributeSource {
 
 	private final Map<MethodClassKey, Optional<AdvisoryLockAttribute>> cache = new ConcurrentHashMap<>(256);
+
+	private final Set<Class<?>> validated = ConcurrentHashMap.newKeySet();
 
 	private final LockKeyExpressionEvaluator evaluator;
 
@@ -98,7 +101,7 @@ class AdvisoryLockAttributeSource {
 	 */
 	void validate(Class<?> targetClass) {
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
-		if (!isCandidateClass(userClass)) {
+		if (!isCandidateClass(userClass) || this.validated.contains(userClass)) {
 			return;
 		}
 		ReflectionUtils.doWithMethods(userClass, (method) -> {
@@ -111,6 +114,7 @@ class AdvisoryLockAttributeSource {
 			getAttribute(method, userClass);
 		}, (method) -> !method.isBridge() && !method.isSynthetic()
 				&& AnnotatedElementUtils.hasAnnotation(method, AdvisoryLocked.class));
+		this.validated.add(userClass);
 	}
 
 	private @Nullable AdvisoryLockAttribute parse(Method method, @Nullable Class<?> targetClass) {
@@ -163,9 +167,9 @@ class AdvisoryLockAttributeSource {
 			throw invalid(method, "timeout '" + text + "' is not a duration (" + ex.getMessage() + "): write it as "
 					+ "\"200ms\", \"2s\", \"PT2S\" or a ${...} placeholder that resolves to one", ex);
 		}
-		if (!AdvisoryLockTemplate.isValidTimeout(timeout)) {
-			throw invalid(method, "timeout '" + text + "' must be positive and at most " + Integer.MAX_VALUE
-					+ "ms (PostgreSQL's lock_timeout range; 0 would wait forever)");
+		if (!LockRequest.isValidTimeout(timeout)) {
+			throw invalid(method, "timeout '" + text + "' must be positive and at most "
+					+ LockRequest.MAX_TIMEOUT.toMillis() + "ms (PostgreSQL's lock_timeout range; 0 would wait forever)");
 		}
 		return timeout;
 	}

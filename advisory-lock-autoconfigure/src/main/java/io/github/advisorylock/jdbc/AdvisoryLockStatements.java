@@ -22,13 +22,16 @@ import io.github.advisorylock.WaitMode;
 /**
  * The SQL that acquires advisory locks: one statement, so one round trip, per acquisition.
  *
- * <p>Every statement returns one row of two columns: {@code isolation}, the transaction's effective isolation level,
- * and {@code busy_key}, the first key a {@code TRY} found held (or {@code NULL}). Its {@code CASE} runs its branches in
- * order, which sequences the work inside a single {@code SELECT}:
+ * <p>Every statement returns one row: {@code isolation}, the transaction's effective isolation level;
+ * {@code lockable}, whether that level allows a lock; and {@code busy_key}, the first key a {@code TRY} found held (or
+ * {@code NULL}). Its {@code CASE} runs its branches in order, which sequences the work inside a single
+ * {@code SELECT}:
  * <ol>
  * <li>a transaction above READ COMMITTED takes no lock at all (the caller then refuses it);</li>
- * <li>{@code BLOCK} sets {@code lock_timeout} for this transaction, takes every lock in array order (the caller sorts
- * the keys), then restores the previous {@code lock_timeout}. The previous value is read in a
+ * <li>{@code BLOCK} takes the locks in array order (the caller sorts the keys). Before each key it sets
+ * {@code lock_timeout} for this transaction to what is left until one deadline, because PostgreSQL applies
+ * {@code lock_timeout} to each lock wait on its own: without the deadline, n keys could wait n times the timeout.
+ * Then it restores the previous {@code lock_timeout}. The previous value and the deadline are read in a
  * {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and read the new value;</li>
  * <li>{@code TRY} tries the keys in array order and stops at the first one held ({@code LIMIT 1}).</li>
  * </ol>
@@ -39,42 +42,50 @@ import io.github.advisorylock.WaitMode;
  */
 final class AdvisoryLockStatements {
 
-	/** The isolation levels under which a lock may be taken: PostgreSQL runs READ UNCOMMITTED as READ COMMITTED. */
-	static final String LOCKABLE_ISOLATION = "current_setting('transaction_isolation') IN ('read committed', "
+	/** Whether the isolation level allows a lock: PostgreSQL runs READ UNCOMMITTED as READ COMMITTED. */
+	private static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
 			+ "'read uncommitted')";
 
+	/** What is left until the deadline, as a {@code lock_timeout}; at least 1ms, as 0 would mean "no timeout". */
+	private static final String REMAINING = "greatest(1, ceil(extract(epoch FROM previous.deadline - "
+			+ "clock_timestamp()) * 1000))::bigint || 'ms'";
+
 	private static final String BLOCK = """
-			WITH previous AS MATERIALIZED (SELECT current_setting('lock_timeout') AS lock_timeout)
+			WITH previous AS MATERIALIZED (
+			  SELECT current_setting('lock_timeout') AS lock_timeout,
+			         clock_timestamp() + ? * interval '1 millisecond' AS deadline)
 			SELECT current_setting('transaction_isolation') AS isolation,
+			       %1$s AS lockable,
 			       CASE
 			         WHEN NOT (%1$s) THEN NULL
-			         WHEN set_config('lock_timeout', ?, true) IS NULL THEN NULL
-			         WHEN (SELECT count(*) FROM unnest(?::bigint[]) AS k CROSS JOIN LATERAL %2$s(k)) IS NULL THEN NULL
+			         WHEN (SELECT count(*) FROM unnest(?::bigint[]) AS k
+			               CROSS JOIN LATERAL %2$s(CASE WHEN set_config('lock_timeout', %3$s, true) IS NOT NULL THEN k END)
+			              ) IS NULL THEN NULL
 			         WHEN set_config('lock_timeout', previous.lock_timeout, true) IS NULL THEN NULL
 			       END::bigint AS busy_key
 			FROM previous""";
 
 	private static final String TRY = """
 			SELECT current_setting('transaction_isolation') AS isolation,
+			       %1$s AS lockable,
 			       CASE
-			         WHEN %1$s
-			         THEN (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1)
+			         WHEN %1$s THEN (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1)
 			       END AS busy_key""";
 
-	private static final String BLOCK_EXCLUSIVE = BLOCK.formatted(LOCKABLE_ISOLATION, "pg_advisory_xact_lock");
+	private static final String BLOCK_EXCLUSIVE = BLOCK.formatted(LOCKABLE, "pg_advisory_xact_lock", REMAINING);
 
-	private static final String BLOCK_SHARED = BLOCK.formatted(LOCKABLE_ISOLATION, "pg_advisory_xact_lock_shared");
+	private static final String BLOCK_SHARED = BLOCK.formatted(LOCKABLE, "pg_advisory_xact_lock_shared", REMAINING);
 
-	private static final String TRY_EXCLUSIVE = TRY.formatted(LOCKABLE_ISOLATION, "pg_try_advisory_xact_lock");
+	private static final String TRY_EXCLUSIVE = TRY.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
 
-	private static final String TRY_SHARED = TRY.formatted(LOCKABLE_ISOLATION, "pg_try_advisory_xact_lock_shared");
+	private static final String TRY_SHARED = TRY.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
 
 	private AdvisoryLockStatements() {
 	}
 
 	/**
-	 * Return the statement for a lock and wait mode. Its parameters are, for {@code BLOCK}, the {@code lock_timeout}
-	 * text and the {@code bigint[]} of keys; for {@code TRY}, the {@code bigint[]} of keys.
+	 * Return the statement for a lock and wait mode. Its parameters are, for {@code BLOCK}, the timeout in
+	 * milliseconds ({@code bigint}) and the {@code bigint[]} of keys; for {@code TRY}, the {@code bigint[]} of keys.
 	 * @param mode exclusive or shared
 	 * @param waitMode block or try
 	 * @return the SQL

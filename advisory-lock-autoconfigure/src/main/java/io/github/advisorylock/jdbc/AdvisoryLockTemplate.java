@@ -101,11 +101,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 
 	/**
 	 * Set how long {@link WaitMode#BLOCK} waits when a request gives no timeout. Defaults to 2 seconds.
-	 * @param defaultTimeout the timeout, positive, at most {@link Integer#MAX_VALUE} milliseconds
+	 * @param defaultTimeout the timeout (see {@link LockRequest#isValidTimeout})
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
-		Assert.isTrue(isValidTimeout(defaultTimeout), () -> "Default advisory lock timeout must be between 1ms and "
-				+ Integer.MAX_VALUE + "ms, was " + defaultTimeout);
+		Assert.isTrue(LockRequest.isValidTimeout(defaultTimeout), () -> "Default advisory lock timeout must be between "
+				+ "1ms and " + LockRequest.MAX_TIMEOUT.toMillis() + "ms, was " + defaultTimeout);
 		this.defaultTimeout = defaultTimeout;
 	}
 
@@ -128,24 +128,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		this.exceptionTranslator = exceptionTranslator;
 	}
 
-	/**
-	 * Return whether a duration can be a PostgreSQL {@code lock_timeout}: positive (zero disables the timeout) and
-	 * within its integer range of milliseconds.
-	 * @param timeout the duration
-	 * @return whether it is valid
-	 */
-	public static boolean isValidTimeout(@Nullable Duration timeout) {
-		return timeout != null && !timeout.isNegative() && !timeout.isZero()
-				&& timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) <= 0;
-	}
-
 	@Override
-	public void lock(String namespace, Object... keys) {
+	public void lock(String namespace, @Nullable Object... keys) {
 		lock(LockRequest.of(namespace, keys));
 	}
 
 	@Override
-	public boolean tryLock(String namespace, Object... keys) {
+	public boolean tryLock(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
 		return acquire(request, resolve(request)) == null;
 	}
@@ -174,14 +163,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			int index = 1;
 			if (request.waitMode() == WaitMode.BLOCK) {
-				statement.setString(index++, Math.max(1, timeout.toMillis()) + "ms");
+				statement.setLong(index++, Math.max(1, timeout.toMillis()));
 			}
 			statement.setArray(index, connection.createArrayOf("bigint", keys.toArray()));
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
-				String isolation = result.getString("isolation");
-				if (!isLockable(isolation)) {
-					throw isolationTooHigh(request.namespace(), isolation);
+				if (!result.getBoolean("lockable")) {
+					throw isolationTooHigh(request.namespace(), result.getString("isolation"));
 				}
 				long busyKey = result.getLong("busy_key");
 				return result.wasNull() ? null : busyKey;
@@ -213,11 +201,25 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 					+ "DataSource (DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager), "
 					+ "or the lock would be taken in another session and protect nothing");
 		}
-		return DataSourceUtils.getConnection(this.dataSource);
-	}
-
-	private static boolean isLockable(@Nullable String isolation) {
-		return "read committed".equals(isolation) || "read uncommitted".equals(isolation);
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		try {
+			// A holder bound by a JdbcTemplate call outside this DataSource's transaction: the lock would end with
+			// its statement. Drivers answer this from local state, without a round trip.
+			if (connection.getAutoCommit()) {
+				throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
+						+ "DataSource in auto-commit mode: the current transaction is managed for another resource, so "
+						+ "the lock would be released at once. Use a transaction manager for this DataSource");
+			}
+		}
+		catch (SQLException ex) {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			throw translate(ex, "Check the transaction of advisory lock '" + namespace + "'", null);
+		}
+		catch (LockTransactionException ex) {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			throw ex;
+		}
+		return connection;
 	}
 
 	private static LockTransactionException isolationTooHigh(String namespace, @Nullable String isolation) {
@@ -241,8 +243,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, ex);
 		}
-		String task = "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys " + keys.keys()
-				+ ")";
+		return translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
+				+ keys.keys() + ")", sql);
+	}
+
+	private DataAccessException translate(SQLException ex, String task, @Nullable String sql) {
 		DataAccessException translated = this.exceptionTranslator.translate(task, sql, ex);
 		return (translated != null) ? translated : new UncategorizedSQLException(task, sql, ex);
 	}

@@ -16,9 +16,9 @@
 
 package io.github.advisorylock.jdbc;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,6 +26,7 @@ import java.util.TreeMap;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockKeyStrategy;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ObjectUtils;
 
@@ -54,6 +55,9 @@ record LockKeys(String namespace, List<Long> keys, List<String> values) {
 		Map<Long, String> byKey = new TreeMap<>();
 		for (Object value : values) {
 			for (Object element : expand(value)) {
+				if (element == null) {
+					throw new InvalidLockKeyException("Advisory lock key value must not be null");
+				}
 				byKey.putIfAbsent(strategy.key(namespace, element), render(element));
 				if (byKey.size() > maxKeys) {
 					throw new InvalidLockKeyException("An advisory lock call in namespace '" + namespace + "' names more "
@@ -70,12 +74,15 @@ record LockKeys(String namespace, List<Long> keys, List<String> values) {
 		return new LockKeys(namespace, List.copyOf(byKey.keySet()), List.copyOf(byKey.values()));
 	}
 
-	private static List<?> expand(Object value) {
+	/**
+	 * Return the elements of a collection or array, or the value itself.
+	 */
+	private static Iterable<?> expand(@Nullable Object value) {
 		if (value instanceof Collection<?> collection) {
 			if (collection.isEmpty()) {
 				throw new InvalidLockKeyException("Advisory lock key collection must not be empty");
 			}
-			return new ArrayList<>(collection);
+			return collection;
 		}
 		if (value != null && value.getClass().isArray()) {
 			Object[] array = ObjectUtils.toObjectArray(value);
@@ -84,10 +91,7 @@ record LockKeys(String namespace, List<Long> keys, List<String> values) {
 			}
 			return Arrays.asList(array);
 		}
-		// A single value, possibly null: the strategy reports it.
-		List<Object> single = new ArrayList<>(1);
-		single.add(value);
-		return single;
+		return Collections.singletonList(value);
 	}
 
 	private static String render(Object value) {

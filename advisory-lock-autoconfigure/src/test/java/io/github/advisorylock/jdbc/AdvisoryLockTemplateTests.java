@@ -49,6 +49,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DeadlockLoserDataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -170,6 +171,46 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
+	void theTimeoutBoundsTheWholeAcquisitionNotEachKey() throws Exception {
+		// Three held keys; each holder lets go once the caller has waited 200ms for it. PostgreSQL applies
+		// lock_timeout to each wait, so a per-key timeout of 500ms would let the caller through after ~600ms.
+		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
+		List<LockHolder> holders = new ArrayList<>();
+		keys.forEach((key) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(), key)));
+		try {
+			Future<?> caller = inTransaction(() -> {
+				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofMillis(500)));
+				return null;
+			});
+			for (int i = 0; i < keys.size(); i++) {
+				if (this.pgLocks.awaitWaitingFor(keys.get(i), Duration.ofMillis(200), caller::isDone)) {
+					holders.get(i).commit();
+				}
+			}
+			assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
+				.isThrownBy(() -> caller.get(HANG_SECONDS, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockBusyException.class);
+		}
+		finally {
+			holders.forEach(LockHolder::close);
+		}
+	}
+
+	@Test
+	void refusesAConnectionInAutoCommitBoundOutsideItsTransaction() {
+		try (HikariDataSource other = TestDatabase.get().newDataSource(1)) {
+			TransactionTemplate otherTransaction = new TransactionTemplate(new DataSourceTransactionManager(other));
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> otherTransaction.executeWithoutResult((status) -> {
+					// Binds a connection of this DataSource, in auto-commit, to the other manager's transaction.
+					this.jdbc.queryForObject("SELECT 1", Integer.class);
+					this.locks.lock(this.namespace, 1);
+				}))
+				.withMessageContaining("auto-commit");
+		}
+	}
+
+	@Test
 	void defaultTimeoutAppliesWhenTheRequestGivesNone() {
 		this.locks.setDefaultTimeout(Duration.ofMillis(150));
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
@@ -180,7 +221,7 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void bindsTheTimeoutAsThisAcquisitionsLockTimeout() {
+	void bindsTheTimeoutOfEachAcquisition() {
 		this.locks.setDefaultTimeout(Duration.ofMillis(150));
 		this.transaction.executeWithoutResult((status) -> {
 			this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(200)));
@@ -188,7 +229,7 @@ class AdvisoryLockTemplateTests {
 			this.locks.lock(LockRequest.of(this.namespace, 3).withTimeout(Duration.ofNanos(1)));
 			this.locks.lock(LockRequest.of(this.namespace, 4).withTimeout(Duration.ofSeconds(3)));
 		});
-		assertThat(this.dataSource.stringParameters()).containsExactly("200ms", "150ms", "1ms", "3000ms");
+		assertThat(this.dataSource.parameters()).containsExactly("200", "150", "1", "3000");
 	}
 
 	@Test
@@ -294,7 +335,8 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void deadlockIsTranslatedBySpring() throws Exception {
+	@SuppressWarnings("deprecation")
+	void deadlockIsSpringsDeadlockLoserDataAccessException() throws Exception {
 		CountDownLatch bothHoldOne = new CountDownLatch(2);
 		List<Future<Boolean>> workers = new ArrayList<>();
 		for (String[] order : List.of(new String[] { "a", "b" }, new String[] { "b", "a" })) {
@@ -316,9 +358,10 @@ class AdvisoryLockTemplateTests {
 				failures.add(ex.getCause());
 			}
 		}
-		// Spring's translator makes 40P01 a PessimisticLockingFailureException: DeadlockLoserDataAccessException on
-		// Spring Framework 6, whose own javadoc deprecates that subclass in favour of the parent.
+		// Spring's translator for PostgreSQL maps 40P01 to DeadlockLoserDataAccessException, which Spring Framework
+		// deprecates in favour of its parent, PessimisticLockingFailureException: catch the parent.
 		assertThat(failures).singleElement()
+			.isInstanceOf(DeadlockLoserDataAccessException.class)
 			.isInstanceOf(PessimisticLockingFailureException.class)
 			.isNotInstanceOf(LockBusyException.class)
 			.extracting(Throwable::getCause)

@@ -33,7 +33,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
  * A {@link DataSource} that records what the library sends through its connections: how many statements it creates
- * (to show that a failure happened before any SQL), and the text parameters it binds (to show the timeout that
+ * (to show that a failure happened before any SQL), and the scalar parameters it binds (to show the timeout that
  * reaches PostgreSQL).
  */
 class RecordingDataSource extends DelegatingDataSource {
@@ -43,7 +43,7 @@ class RecordingDataSource extends DelegatingDataSource {
 
 	private final AtomicInteger statements = new AtomicInteger();
 
-	private final List<String> stringParameters = new CopyOnWriteArrayList<>();
+	private final List<String> parameters = new CopyOnWriteArrayList<>();
 
 	RecordingDataSource(DataSource target) {
 		super(target);
@@ -53,8 +53,8 @@ class RecordingDataSource extends DelegatingDataSource {
 		return this.statements.get();
 	}
 
-	List<String> stringParameters() {
-		return this.stringParameters;
+	List<String> parameters() {
+		return this.parameters;
 	}
 
 	@Override
@@ -64,16 +64,16 @@ class RecordingDataSource extends DelegatingDataSource {
 			if (STATEMENT_FACTORIES.contains(method)) {
 				this.statements.incrementAndGet();
 				if (result instanceof PreparedStatement statement) {
-					return proxy(PreparedStatement.class, statement, this::recordString);
+					return proxy(PreparedStatement.class, statement, this::recordParameter);
 				}
 			}
 			return result;
 		});
 	}
 
-	private Object recordString(String method, Object[] args, Object result) {
-		if (method.equals("setString")) {
-			this.stringParameters.add((String) args[1]);
+	private Object recordParameter(String method, Object[] args, Object result) {
+		if (method.equals("setString") || method.equals("setLong")) {
+			this.parameters.add(String.valueOf(args[1]));
 		}
 		return result;
 	}
