@@ -76,9 +76,11 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void backsOffWithoutDataSource() {
-		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
-			.doesNotHaveBean(AdvisoryLockOperations.class)
-			.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
+		this.contextRunner.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(PlatformTransactionManager.class)
+				.doesNotHaveBean(AdvisoryLockOperations.class)
+				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
 	}
 
 	@Test
@@ -91,14 +93,15 @@ class AdvisoryLockAutoConfigurationTests {
 	@Test
 	void backsOffWithoutSpringJdbc() {
 		this.withDataSource.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
-			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
+			.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
+			.run((context) -> assertThat(context).hasSingleBean(PlatformTransactionManager.class)
+				.doesNotHaveBean(AdvisoryLockOperations.class));
 	}
 
 	@Test
 	void backsOffWithTwoDataSourcesAndNoPrimary() {
 		this.contextRunner.withUserConfiguration(TwoDataSources.class)
-			.withBean(PlatformTransactionManager.class,
-					() -> new JdbcTransactionManager(TestDatabase.get().dataSource()))
+			.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
 			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
 	}
 
@@ -197,6 +200,19 @@ class AdvisoryLockAutoConfigurationTests {
 			assertThat(json).contains("\"advisory-lock.enabled\"", "\"advisory-lock.default-timeout\"",
 					"\"advisory-lock.max-keys\"", "\"defaultValue\": \"2s\"", "\"defaultValue\": 64");
 		}
+	}
+
+	@Test
+	void propertyDefaultsMatchTheTemplateDefaults() {
+		AdvisoryLockProperties properties = new AdvisoryLockProperties();
+		assertThat(properties.getDefaultTimeout()).isEqualTo(AdvisoryLockTemplate.DEFAULT_TIMEOUT);
+		assertThat(properties.getMaxKeys()).isEqualTo(AdvisoryLockTemplate.DEFAULT_MAX_KEYS);
+		assertThat(properties.isEnabled()).isTrue();
+	}
+
+	private static PlatformTransactionManager transactionManager() {
+		// Manages the test pool without exposing it as a DataSource bean.
+		return new JdbcTransactionManager(TestDatabase.get().dataSource());
 	}
 
 	private static void inTransaction(PlatformTransactionManager transactionManager, Runnable work) {

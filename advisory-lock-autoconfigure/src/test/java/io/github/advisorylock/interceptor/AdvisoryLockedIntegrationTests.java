@@ -100,7 +100,7 @@ class AdvisoryLockedIntegrationTests {
 	@BeforeEach
 	void schema() {
 		this.jdbc.execute("""
-				CREATE TABLE IF NOT EXISTS setup_requests (
+				CREATE TABLE IF NOT EXISTS it_setup_requests (
 				    id uuid PRIMARY KEY, user_id uuid NOT NULL, status text NOT NULL)""");
 		this.setupRequests.afterCheck((userId) -> {
 		});
@@ -117,7 +117,7 @@ class AdvisoryLockedIntegrationTests {
 	}
 
 	private int pending(UUID userId) {
-		return this.jdbc.queryForObject("SELECT count(*) FROM setup_requests WHERE user_id = ? AND status = 'pending'",
+		return this.jdbc.queryForObject("SELECT count(*) FROM it_setup_requests WHERE user_id = ? AND status = 'pending'",
 				Integer.class, userId);
 	}
 
@@ -279,8 +279,21 @@ class AdvisoryLockedIntegrationTests {
 
 	@Test
 	void aNestedCallForAHeldKeyDoesNotWait() {
-		// The inner method only tries the lock: it would fail if the outer transaction's lock did not count.
-		assertThat(this.outer.lockThenCallInner(this.user)).isTrue();
+		// The inner call only tries the key: it succeeds because the outer call's session already holds it.
+		Outer.Observation observation = this.outer.lockThenCallInner(this.user);
+		assertThat(observation.outerHolders()).containsExactly(observation.pid());
+		assertThat(observation.innerSucceeded()).isTrue();
+	}
+
+	@Test
+	void moreDistinctKeysThanMaxKeysFailBeforeTheBodyRuns() {
+		int bodyRuns = this.keys.bodyRuns();
+		List<Long> ids = java.util.stream.LongStream.rangeClosed(1, 65).boxed().toList();
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.collection(ids))
+			.withMessageContaining("Keys.collection(List)")
+			.withMessageContaining("more than 64 distinct keys");
+		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
+		assertThat(this.keys.collection(ids.subList(0, 64))).hasSize(64);
 	}
 
 	@Test
@@ -324,8 +337,8 @@ class AdvisoryLockedIntegrationTests {
 		}
 
 		@Bean
-		Outer outer(Inner inner) {
-			return new Outer(inner);
+		Outer outer(Inner inner, JdbcTemplate jdbc) {
+			return new Outer(inner, jdbc);
 		}
 
 		@Bean
@@ -398,13 +411,13 @@ class AdvisoryLockedIntegrationTests {
 		private boolean checkThenInsert(UUID userId, int limit) {
 			this.bodyRuns.incrementAndGet();
 			Integer pending = this.jdbc.queryForObject(
-					"SELECT count(*) FROM setup_requests WHERE user_id = ? AND status = 'pending'", Integer.class,
+					"SELECT count(*) FROM it_setup_requests WHERE user_id = ? AND status = 'pending'", Integer.class,
 					userId);
 			this.afterCheck.accept(userId);
 			if (pending >= limit) {
 				return false;
 			}
-			this.jdbc.update("INSERT INTO setup_requests (id, user_id, status) VALUES (?, ?, 'pending')",
+			this.jdbc.update("INSERT INTO it_setup_requests (id, user_id, status) VALUES (?, ?, 'pending')",
 					UUID.randomUUID(), userId);
 			return true;
 		}
@@ -518,14 +531,27 @@ class AdvisoryLockedIntegrationTests {
 
 		private final Inner inner;
 
-		Outer(Inner inner) {
+		private final JdbcTemplate jdbc;
+
+		Outer(Inner inner, JdbcTemplate jdbc) {
 			this.inner = inner;
+			this.jdbc = jdbc;
 		}
 
 		@Transactional
 		@AdvisoryLocked(namespace = "setup_request", key = "#userId")
-		public boolean lockThenCallInner(UUID userId) {
-			return this.inner.tryAgain(userId);
+		public Observation lockThenCallInner(UUID userId) {
+			int pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+			List<Integer> holders = new PgLocks(TestDatabase.get().dataSource())
+				.on(AdvisoryLockKeys.of("setup_request", userId))
+				.stream()
+				.map(PgLocks.AdvisoryLock::pid)
+				.toList();
+			return new Observation(pid, holders, this.inner.tryAgain(userId));
+		}
+
+		record Observation(int pid, List<Integer> outerHolders, boolean innerSucceeded) {
+
 		}
 
 	}

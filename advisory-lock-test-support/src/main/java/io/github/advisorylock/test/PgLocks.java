@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 import javax.sql.DataSource;
@@ -42,11 +43,14 @@ public final class PgLocks {
 	 * A bigint key k is stored as classid = k >> 32 and objid = k & 0xffffffff (objsubid = 1); the two-int form has
 	 * objsubid = 2 and is left out here.
 	 */
-	private static final String ADVISORY_LOCKS = """
-			SELECT pid, (classid::bigint << 32) | objid::bigint AS key, mode, granted
-			FROM pg_locks
-			WHERE locktype = 'advisory' AND objsubid = 1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-			ORDER BY key, granted DESC, pid""";
+	private static final String KEY = "((classid::bigint << 32) | objid::bigint)";
+
+	private static final String ADVISORY_LOCKS = "SELECT pid, " + KEY + " AS key, mode, granted FROM pg_locks "
+			+ "WHERE locktype = 'advisory' AND objsubid = 1 ORDER BY key, granted DESC, pid";
+
+	private static final String WAITING_FOR = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+			+ "AND objsubid = 1 AND NOT granted AND " + KEY + " = ? AND waitstart <= clock_timestamp() - ? * interval "
+			+ "'1 millisecond'";
 
 	private final DataSource observer;
 
@@ -59,7 +63,7 @@ public final class PgLocks {
 	}
 
 	/**
-	 * Return the advisory locks of the current database, held and awaited.
+	 * Return the advisory locks of every database of the server, held and awaited.
 	 * @return the locks, by key, granted first
 	 */
 	public List<AdvisoryLock> all() {
@@ -96,6 +100,42 @@ public final class PgLocks {
 	public void awaitWaiters(long key, int waiters) {
 		await("" + waiters + " waiter(s) on key " + key,
 				(locks) -> locks.stream().filter((lock) -> lock.key() == key && !lock.granted()).count() >= waiters);
+	}
+
+	/**
+	 * Wait until a session has waited for a key at least the given time, by PostgreSQL's own clock
+	 * ({@code pg_locks.waitstart}, PostgreSQL 14 and later), or until {@code giveUp} says the wait is over.
+	 * @param key the 64-bit key
+	 * @param age how long the waiter must have waited
+	 * @param giveUp checked between polls; {@code true} stops the wait
+	 * @return whether such a waiter was seen
+	 * @throws AssertionError if neither happens within {@link #HANG_TIMEOUT}
+	 */
+	public boolean awaitWaitingFor(long key, Duration age, BooleanSupplier giveUp) {
+		long deadline = System.nanoTime() + HANG_TIMEOUT.toNanos();
+		try (Connection connection = this.observer.getConnection();
+				PreparedStatement statement = connection.prepareStatement(WAITING_FOR)) {
+			statement.setLong(1, key);
+			statement.setLong(2, age.toMillis());
+			while (true) {
+				try (ResultSet result = statement.executeQuery()) {
+					result.next();
+					if (result.getInt(1) > 0) {
+						return true;
+					}
+				}
+				if (giveUp.getAsBoolean()) {
+					return false;
+				}
+				if (System.nanoTime() > deadline) {
+					throw new AssertionError("Timed out waiting for a waiter of " + age + " on key " + key);
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read pg_locks", ex);
+		}
 	}
 
 	/**
