@@ -5,4 +5,8 @@ CREATE TABLE IF NOT EXISTS setup_requests (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 
-CREATE INDEX IF NOT EXISTS setup_requests_user_pending ON setup_requests (user_id) WHERE status = 'pending';
+-- "One pending request per user" fits a constraint, so the constraint comes first, as the last line of defence.
+-- The advisory lock in SetupRequestService turns concurrent requests into clean rejections rather than unique
+-- violations, and keeps the rule correct when the limit grows beyond one (a plan allowing three).
+CREATE UNIQUE INDEX IF NOT EXISTS setup_requests_one_pending_per_user
+    ON setup_requests (user_id) WHERE status = 'pending';

@@ -28,9 +28,10 @@ import org.springframework.transaction.annotation.Transactional;
 /**
  * Creates setup requests, at most one pending per user.
  *
- * <p>No unique constraint can say "at most one pending", once the limit depends on more than the row itself, so the
- * rule is a check followed by an insert. Under READ COMMITTED two concurrent calls would both pass the check; the
- * advisory lock on the user serializes them, and the second one sees the first one's row.
+ * <p>The rule is a check followed by an insert. Under READ COMMITTED two concurrent calls would both pass the check;
+ * the advisory lock on the user serializes them, and the second one sees the first one's row and is rejected cleanly.
+ * A partial unique index (see {@code schema.sql}) backs the rule up as long as the limit is one; a limit of more than
+ * one, which no constraint can express, rests on the lock alone.
  */
 @Service
 public class SetupRequestService {

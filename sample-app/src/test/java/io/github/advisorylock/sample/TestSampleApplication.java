@@ -29,6 +29,10 @@ public final class TestSampleApplication {
 	private TestSampleApplication() {
 	}
 
+	/**
+	 * Start the test database, then the application on it.
+	 * @param args the command line arguments
+	 */
 	public static void main(String[] args) {
 		TestDatabase database = TestDatabase.get();
 		System.setProperty("spring.datasource.url", database.url());
