@@ -117,6 +117,31 @@ class AdvisoryLockAttributeSource {
 		this.validated.add(userClass);
 	}
 
+	/**
+	 * Validate that every annotated method of a class proxied through its interfaces is declared by one of them: a
+	 * JDK proxy sees no other method, so a call to it would run without its lock.
+	 * @param targetClass the class of a bean
+	 * @param interfaces the interfaces its proxy implements
+	 * @throws IllegalStateException naming the first method no interface declares
+	 */
+	void validateProxiedInterfaces(Class<?> targetClass, Class<?>[] interfaces) {
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		if (!isCandidateClass(userClass)) {
+			return;
+		}
+		ReflectionUtils.doWithMethods(userClass, (method) -> {
+			for (Class<?> candidate : interfaces) {
+				if (ClassUtils.hasMethod(candidate, method.getName(), method.getParameterTypes())) {
+					return;
+				}
+			}
+			throw invalid(method, "the bean is proxied through its interfaces (spring.aop.proxy-target-class=false) "
+					+ "and none of them declares this method, so its calls would never be intercepted: declare it on "
+					+ "an interface, or let Spring proxy the class");
+		}, (method) -> !method.isBridge() && !method.isSynthetic() && !Modifier.isStatic(method.getModifiers())
+				&& AnnotatedElementUtils.hasAnnotation(method, AdvisoryLocked.class));
+	}
+
 	private @Nullable AdvisoryLockAttribute parse(Method method, @Nullable Class<?> targetClass) {
 		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
 		AdvisoryLocked annotation = AnnotatedElementUtils.findMergedAnnotation(specificMethod, AdvisoryLocked.class);

@@ -23,6 +23,7 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -90,8 +91,13 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		this.attributeSource.validate(AopUtils.getTargetClass(bean));
-		return super.postProcessAfterInitialization(bean, beanName);
+		Class<?> targetClass = AopUtils.getTargetClass(bean);
+		this.attributeSource.validate(targetClass);
+		Object proxy = super.postProcessAfterInitialization(bean, beanName);
+		if (AopUtils.isJdkDynamicProxy(proxy) && proxy instanceof Advised advised) {
+			this.attributeSource.validateProxiedInterfaces(targetClass, advised.getProxiedInterfaces());
+		}
+		return proxy;
 	}
 
 }

@@ -145,6 +145,19 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
+	void methodMissingFromTheInterfacesOfAJdkProxy() {
+		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
+			.withBean(NotOnInterface.class)
+			.run(failsWith(NotOnInterface.class, "extra(String)", "none of them declares this method"));
+	}
+
+	@Test
+	void methodMissingFromTheInterfacesIsFineWhenTheClassIsProxied() {
+		this.contextRunner.withBean(NotOnInterface.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(NotOnInterface.class));
+	}
+
+	@Test
 	void composedAnnotationIsValidatedToo() {
 		this.contextRunner.withBean(ComposedBlankNamespace.class)
 			.run(failsWith(ComposedBlankNamespace.class, "call(String)", "namespace must not be blank"));
@@ -250,6 +263,25 @@ class AdvisoryLockValidationTests {
 
 		@AdvisoryLocked(namespace = "n", key = "#id")
 		public static void call(String id) {
+		}
+
+	}
+
+	interface Declared {
+
+		void call(String id);
+
+	}
+
+	static class NotOnInterface implements Declared {
+
+		@Override
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		public void call(String id) {
+		}
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		public void extra(String id) {
 		}
 
 	}
