@@ -73,9 +73,7 @@ class AdvisoryLockedIntegrationTests {
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
-		registry.add("spring.datasource.url", () -> TestDatabase.get().url());
-		registry.add("spring.datasource.username", () -> TestDatabase.get().username());
-		registry.add("spring.datasource.password", () -> TestDatabase.get().password());
+		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "12");
 	}
 

@@ -50,9 +50,12 @@ class AdvisoryLockedJpaTests {
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
 				AdvisoryLockAutoConfiguration.class))
-		.withPropertyValues("spring.datasource.url=" + TestDatabase.get().url(),
-				"spring.datasource.username=" + TestDatabase.get().username(),
-				"spring.datasource.password=" + TestDatabase.get().password())
+		.withPropertyValues(TestDatabase.get()
+			.springDataSourceProperties()
+			.entrySet()
+			.stream()
+			.map((property) -> property.getKey() + "=" + property.getValue())
+			.toArray(String[]::new))
 		.withBean(JpaProbe.class);
 
 	@Test

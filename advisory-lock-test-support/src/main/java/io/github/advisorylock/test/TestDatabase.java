@@ -24,6 +24,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
@@ -187,6 +188,15 @@ public final class TestDatabase {
 	 */
 	public String url() {
 		return this.url;
+	}
+
+	/**
+	 * Return the Spring Boot properties that point {@code spring.datasource} at the test database.
+	 * @return the URL, user name and password properties
+	 */
+	public Map<String, String> springDataSourceProperties() {
+		return Map.of("spring.datasource.url", this.url, "spring.datasource.username", this.username,
+				"spring.datasource.password", this.password);
 	}
 
 	/**

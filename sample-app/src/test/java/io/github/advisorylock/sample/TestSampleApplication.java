@@ -34,10 +34,7 @@ public final class TestSampleApplication {
 	 * @param args the command line arguments
 	 */
 	public static void main(String[] args) {
-		TestDatabase database = TestDatabase.get();
-		System.setProperty("spring.datasource.url", database.url());
-		System.setProperty("spring.datasource.username", database.username());
-		System.setProperty("spring.datasource.password", database.password());
+		TestDatabase.get().springDataSourceProperties().forEach(System::setProperty);
 		SpringApplication.from(SampleApplication::main).run(args);
 	}
 
