@@ -131,8 +131,11 @@ class AdvisoryLockAttributeSource {
 		}
 		ReflectionUtils.doWithMethods(userClass, (method) -> {
 			for (Class<?> candidate : interfaces) {
-				if (ClassUtils.hasMethod(candidate, method.getName(), method.getParameterTypes())) {
-					return;
+				for (Method declared : candidate.getMethods()) {
+					// Resolves generic interface methods (run(T)) to their implementation (run(String)).
+					if (AopUtils.getMostSpecificMethod(declared, userClass).equals(method)) {
+						return;
+					}
 				}
 			}
 			throw invalid(method, "the bean is proxied through its interfaces (spring.aop.proxy-target-class=false) "

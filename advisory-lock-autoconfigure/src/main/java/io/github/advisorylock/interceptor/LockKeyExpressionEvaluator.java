@@ -70,30 +70,31 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 */
 	void validate(String expression, Method method, @Nullable Class<?> targetClass) {
 		Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(method, targetClass), expression);
-		String[] names = getParameterNameDiscoverer().getParameterNames(method);
-		if (names == null || !(parsed instanceof SpelExpression spel)) {
+		if (!(parsed instanceof SpelExpression spel)) {
 			return;
 		}
-		Set<String> known = new HashSet<>(Set.of(names));
+		String[] names = getParameterNameDiscoverer().getParameterNames(method);
+		Set<String> known = new HashSet<>((names != null) ? Set.of(names) : Set.of());
 		known.add("root");
 		known.add("this");
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			known.add("p" + i);
 			known.add("a" + i);
 		}
-		checkVariables(spel.getAST(), known);
+		checkVariables(spel.getAST(), known, names != null);
 	}
 
-	private static void checkVariables(SpelNode node, Set<String> known) {
+	private static void checkVariables(SpelNode node, Set<String> known, boolean namesKnown) {
 		if (node instanceof VariableReference) {
 			String name = node.toStringAST().substring(1);
 			if (!known.contains(name)) {
 				throw new IllegalArgumentException("#" + name + " is not a parameter of the method; known: "
-						+ known.stream().sorted().toList());
+						+ known.stream().sorted().toList() + (namesKnown ? ""
+								: " (parameter names are not in the class file: compile with -parameters, or use #p0)"));
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {
-			checkVariables(node.getChild(i), known);
+			checkVariables(node.getChild(i), known, namesKnown);
 		}
 	}
 

@@ -33,7 +33,8 @@ import io.github.advisorylock.WaitMode;
  * {@code lock_timeout} to each lock wait on its own: without the deadline, n keys could wait n times the timeout.
  * Then it restores the previous {@code lock_timeout}. The previous value and the deadline are read in a
  * {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and read the new value;</li>
- * <li>{@code TRY} tries the keys in array order and stops at the first one held ({@code LIMIT 1}).</li>
+ * <li>{@code TRY} tries the keys in array order and stops at the first one held ({@code LIMIT 1}). An
+ * {@code ORDER BY} or {@code DISTINCT} there would make PostgreSQL try every key before choosing one: keep it out.</li>
  * </ol>
  * A {@code BLOCK} that runs out of time fails with SQLSTATE {@code 55P03} and aborts the transaction, which also
  * discards the {@code lock_timeout} it set.
