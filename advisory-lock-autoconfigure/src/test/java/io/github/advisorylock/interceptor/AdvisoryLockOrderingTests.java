@@ -28,6 +28,7 @@ import io.github.advisorylock.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -100,6 +101,9 @@ class AdvisoryLockOrderingTests {
 	@Test
 	void lockPostProcessorRunningBeforeTheTransactionProxyCreator() {
 		this.contextRunner.withUserConfiguration(EarlyLockPostProcessor.class).run((context) -> {
+			// The lock's proxy came first, and the transaction's proxy wraps it.
+			Object target = ((Advised) context.getBean(Probe.class)).getTargetSource().getTarget();
+			assertThat(AopUtils.isAopProxy(target)).isTrue();
 			assertThat(context.getBean(Probe.class).sameMethod("a")).isTrue();
 			assertThat(context.getBean(TransactionalProbe.class).classLevel("a")).isTrue();
 		});

@@ -152,6 +152,13 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
+	void genericInterfaceMethodImplementedWithAConcreteType() {
+		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
+			.withBean(StringHandler.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(Handler.class));
+	}
+
+	@Test
 	void methodMissingFromTheInterfacesIsFineWhenTheClassIsProxied() {
 		this.contextRunner.withBean(NotOnInterface.class)
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(NotOnInterface.class));
@@ -270,6 +277,21 @@ class AdvisoryLockValidationTests {
 	interface Declared {
 
 		void call(String id);
+
+	}
+
+	interface Handler<T> {
+
+		void handle(T value);
+
+	}
+
+	static class StringHandler implements Handler<String> {
+
+		@Override
+		@AdvisoryLocked(namespace = "n", key = "#value")
+		public void handle(String value) {
+		}
 
 	}
 

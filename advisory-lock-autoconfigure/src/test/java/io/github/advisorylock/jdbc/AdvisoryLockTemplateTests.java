@@ -172,21 +172,23 @@ class AdvisoryLockTemplateTests {
 
 	@Test
 	void theTimeoutBoundsTheWholeAcquisitionNotEachKey() throws Exception {
-		// Three held keys; each holder lets go once the caller has waited 200ms for it. PostgreSQL applies
-		// lock_timeout to each wait, so a per-key timeout of 500ms would let the caller through after ~600ms.
+		// Three held keys; each holder lets go once the caller has waited 600ms for it. PostgreSQL applies
+		// lock_timeout to each wait, so a per-key timeout of 1500ms would let the caller through after ~1800ms.
 		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
 		List<LockHolder> holders = new ArrayList<>();
 		keys.forEach((key) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(), key)));
 		try {
 			Future<?> caller = inTransaction(() -> {
-				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofMillis(500)));
+				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofMillis(1500)));
 				return null;
 			});
+			List<Boolean> waited = new ArrayList<>();
 			for (int i = 0; i < keys.size(); i++) {
-				if (this.pgLocks.awaitWaitingFor(keys.get(i), Duration.ofMillis(200), caller::isDone)) {
-					holders.get(i).commit();
-				}
+				waited.add(this.pgLocks.awaitWaitingFor(keys.get(i), Duration.ofMillis(600), caller::isDone));
+				holders.get(i).commit();
 			}
+			// The caller did wait for the first key: the timeout is not cut short.
+			assertThat(waited.get(0)).isTrue();
 			assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
 				.isThrownBy(() -> caller.get(HANG_SECONDS, TimeUnit.SECONDS))
 				.withCauseInstanceOf(LockBusyException.class);
@@ -291,6 +293,38 @@ class AdvisoryLockTemplateTests {
 			this.locks.lock(this.namespace, List.of(3, 1), new Integer[] { 2, 1 }, new long[] { 3L }, "1");
 			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::key)
 				.containsExactlyInAnyOrder(key(1), key(2), key(3));
+		});
+	}
+
+	@Test
+	void keysAreDeduplicatedBeforeTheyCountAgainstTheLimit() {
+		LockKeys keys = LockKeys.resolve(this.namespace, List.of(List.of(3, 1), new Integer[] { 2, 1 }, "1", 3L),
+				AdvisoryLockKeys::of, 3);
+		assertThat(keys.keys()).containsExactlyInAnyOrder(key(1), key(2), key(3));
+		assertThat(keys.values()).containsExactlyInAnyOrder("1", "2", "3");
+	}
+
+	@Test
+	void tryOfSeveralKeysStopsAtTheFirstHeldOne() {
+		List<Long> keys = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(1))) {
+			this.transaction.executeWithoutResult((status) -> {
+				assertThat(this.locks.tryLock(this.namespace, "a", "b", "c")).isFalse();
+				Integer pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+				// Taken in ascending order: the lowest key is now held (until the transaction ends), the highest
+				// was never tried.
+				assertThat(this.pgLocks.on(keys.get(0))).containsExactly(
+						new AdvisoryLock(pid, keys.get(0), "ExclusiveLock", true));
+				assertThat(this.pgLocks.on(keys.get(2))).isEmpty();
+			});
+		}
+	}
+
+	@Test
+	void sharedBlockTakesAShareLock() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED));
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::mode).containsExactly("ShareLock");
 		});
 	}
 
@@ -453,6 +487,8 @@ class AdvisoryLockTemplateTests {
 					jdbc.update("INSERT INTO rows VALUES (1)");
 				}))
 				.withMessageContaining("repeatable read");
+			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(
+					() -> transaction.executeWithoutResult((status) -> locks.tryLock(this.namespace, 1)));
 			assertThat(new PgLocks(repeatableRead).all()).isEmpty();
 			assertThat(jdbc.queryForObject("SELECT count(*) FROM rows", Integer.class)).isZero();
 

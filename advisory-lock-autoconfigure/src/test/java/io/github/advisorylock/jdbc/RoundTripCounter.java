@@ -34,11 +34,15 @@ final class RoundTripCounter implements AutoCloseable {
 
 	private final AtomicInteger syncs = new AtomicInteger();
 
+	private final Thread owner = Thread.currentThread();
+
 	private final Handler handler = new Handler() {
 
 		@Override
 		public void publish(LogRecord record) {
-			if (record.getMessage() != null && record.getMessage().contains("FE=> Sync")) {
+			// Only this thread's: a pool's housekeeping on other threads may talk to the server meanwhile.
+			if (Thread.currentThread() == RoundTripCounter.this.owner && record.getMessage() != null
+					&& record.getMessage().contains("FE=> Sync")) {
 				RoundTripCounter.this.syncs.incrementAndGet();
 			}
 		}
@@ -60,7 +64,7 @@ final class RoundTripCounter implements AutoCloseable {
 	}
 
 	/**
-	 * Return the round trips counted since the last reset, on every connection of this JVM.
+	 * Return the round trips the creating thread made since the last reset.
 	 * @return the count
 	 */
 	int roundTrips() {

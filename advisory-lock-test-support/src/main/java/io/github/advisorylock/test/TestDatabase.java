@@ -53,6 +53,12 @@ public final class TestDatabase {
 
 	private static final Logger logger = LoggerFactory.getLogger(TestDatabase.class);
 
+	/**
+	 * Ends any statement of a test after a minute, so that a regression which waits forever fails the test instead of
+	 * hanging the build.
+	 */
+	private static final String STATEMENT_TIMEOUT = "-c statement_timeout=60000";
+
 	private static volatile TestDatabase instance;
 
 	private final String url;
@@ -192,11 +198,12 @@ public final class TestDatabase {
 
 	/**
 	 * Return the Spring Boot properties that point {@code spring.datasource} at the test database.
-	 * @return the URL, user name and password properties
+	 * @return the URL, user name, password and statement timeout properties
 	 */
 	public Map<String, String> springDataSourceProperties() {
 		return Map.of("spring.datasource.url", this.url, "spring.datasource.username", this.username,
-				"spring.datasource.password", this.password);
+				"spring.datasource.password", this.password, "spring.datasource.hikari.data-source-properties.options",
+				STATEMENT_TIMEOUT);
 	}
 
 	/**
@@ -271,6 +278,7 @@ public final class TestDatabase {
 		config.setMaximumPoolSize(maximumPoolSize);
 		config.setMinimumIdle(0);
 		config.setPoolName("test-" + maximumPoolSize);
+		config.addDataSourceProperty("options", STATEMENT_TIMEOUT);
 		return new HikariDataSource(config);
 	}
 
