@@ -42,8 +42,13 @@ import org.springframework.util.Assert;
  * @author advisory-lock authors
  * @since 0.1.0
  */
-public record LockRequest(String namespace, List<@Nullable Object> keys, LockMode mode, WaitMode waitMode,
+public record LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
 		@Nullable Duration timeout) {
+
+	/**
+	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of milliseconds.
+	 */
+	public static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
 	/**
 	 * Create a new instance, checking its arguments.
@@ -63,11 +68,6 @@ public record LockRequest(String namespace, List<@Nullable Object> keys, LockMod
 		// A copy that may hold nulls, which the key derivation reports with InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
 	}
-
-	/**
-	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of milliseconds.
-	 */
-	public static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
 	/**
 	 * Return whether a duration can bound a {@link WaitMode#BLOCK} acquisition: positive (PostgreSQL reads a zero
