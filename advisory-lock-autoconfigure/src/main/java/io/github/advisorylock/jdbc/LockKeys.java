@@ -34,12 +34,11 @@ import org.springframework.util.ObjectUtils;
  * The distinct 64-bit keys of one call in ascending order, which is the order they are locked in, each with the
  * value it was derived from.
  *
- * @param namespace the namespace of the keys
  * @param keys the distinct keys, ascending
  * @param values the text of the value each key was derived from, in the same order
  * @author advisory-lock authors
  */
-record LockKeys(String namespace, List<Long> keys, List<String> values) {
+record LockKeys(List<Long> keys, List<String> values) {
 
 	/**
 	 * Expand collections and arrays, derive each value's key, drop duplicates and sort.
@@ -71,7 +70,7 @@ record LockKeys(String namespace, List<Long> keys, List<String> values) {
 			throw new InvalidLockKeyException(
 					"An advisory lock call in namespace '" + namespace + "' names no key: give at least one value");
 		}
-		return new LockKeys(namespace, List.copyOf(byKey.keySet()), List.copyOf(byKey.values()));
+		return new LockKeys(List.copyOf(byKey.keySet()), List.copyOf(byKey.values()));
 	}
 
 	/**
