@@ -1,12 +1,47 @@
+-- Every rule that a constraint can say is a constraint, the last line of defence on every write path. The rules
+-- no constraint can say ("at most the plan's number of pending requests", "today's withdrawals at most the daily
+-- limit") are kept by the services under @AdvisoryLocked.
+
+-- Setup requests: a user's plan decides how many may be pending at once (free 1, pro 3).
+CREATE TABLE IF NOT EXISTS users (
+    id         uuid PRIMARY KEY,
+    plan       text        NOT NULL CHECK (plan IN ('free', 'pro')),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+
 CREATE TABLE IF NOT EXISTS setup_requests (
     id         uuid PRIMARY KEY,
-    user_id    uuid        NOT NULL,
+    user_id    uuid        NOT NULL REFERENCES users (id),
     status     text        NOT NULL CHECK (status IN ('pending', 'completed', 'cancelled')),
     created_at timestamptz NOT NULL DEFAULT now()
 );
 
--- "One pending request per user" fits a constraint, so the constraint comes first, as the last line of defence.
--- The advisory lock in SetupRequestService turns concurrent requests into clean rejections rather than unique
--- violations, and keeps the rule correct when the limit grows beyond one (a plan allowing three).
-CREATE UNIQUE INDEX IF NOT EXISTS setup_requests_one_pending_per_user
-    ON setup_requests (user_id) WHERE status = 'pending';
+-- Serves the count that every creation runs under the lock.
+CREATE INDEX IF NOT EXISTS setup_requests_pending_by_user ON setup_requests (user_id) WHERE status = 'pending';
+
+-- Ledger: amounts in minor units (cents). Money only moves between accounts or leaves through a withdrawal, so the
+-- sum of all balances and all withdrawals never changes.
+CREATE TABLE IF NOT EXISTS accounts (
+    id                     uuid PRIMARY KEY,
+    balance                bigint NOT NULL CHECK (balance >= 0),
+    daily_withdrawal_limit bigint NOT NULL CHECK (daily_withdrawal_limit > 0)
+);
+
+CREATE TABLE IF NOT EXISTS withdrawals (
+    id         uuid PRIMARY KEY,
+    account_id uuid        NOT NULL REFERENCES accounts (id),
+    amount     bigint      NOT NULL CHECK (amount > 0),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Serves the sum of today's withdrawals that every withdrawal runs under the lock.
+CREATE INDEX IF NOT EXISTS withdrawals_by_account_and_time ON withdrawals (account_id, created_at);
+
+CREATE TABLE IF NOT EXISTS transfers (
+    id              uuid PRIMARY KEY,
+    from_account_id uuid        NOT NULL REFERENCES accounts (id),
+    to_account_id   uuid        NOT NULL REFERENCES accounts (id),
+    amount          bigint      NOT NULL CHECK (amount > 0),
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    CHECK (from_account_id <> to_account_id)
+);

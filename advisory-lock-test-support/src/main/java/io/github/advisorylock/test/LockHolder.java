@@ -98,6 +98,25 @@ public final class LockHolder implements AutoCloseable {
 	}
 
 	/**
+	 * Run a statement in the holder's transaction, so that its effect becomes visible when the holder commits, as
+	 * the writes of a real lock holder do.
+	 * @param sql the statement, with {@code ?} parameters
+	 * @param parameters the parameters
+	 * @return the number of rows the statement changed
+	 */
+	public int update(String sql, Object... parameters) {
+		try (PreparedStatement statement = this.connection.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				statement.setObject(i + 1, parameters[i]);
+			}
+			return statement.executeUpdate();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not run " + sql + " in the lock holder's transaction", ex);
+		}
+	}
+
+	/**
 	 * Commit the transaction, releasing its locks, and return the connection.
 	 */
 	public void commit() {

@@ -18,11 +18,13 @@ package io.github.advisorylock.sample;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 
 /**
  * A small service that keeps "at most one pending setup request per user" with {@code @AdvisoryLocked}.
  */
 @SpringBootApplication
+@ConfigurationPropertiesScan
 public class SampleApplication {
 
 	/**

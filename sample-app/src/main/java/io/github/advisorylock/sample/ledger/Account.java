@@ -14,17 +14,17 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.sample;
+package io.github.advisorylock.sample.ledger;
 
 import java.util.UUID;
 
 /**
- * Thrown when a user already has as many pending setup requests as allowed: a business rejection, not an error.
+ * An account of the ledger. Amounts are in minor units (cents).
+ *
+ * @param id the account's id
+ * @param balance what the account holds, never negative
+ * @param dailyWithdrawalLimit the most that withdrawals may take from it in one day (UTC)
+ * @param withdrawnToday what withdrawals took from it today (UTC)
  */
-public class PendingLimitReachedException extends RuntimeException {
-
-	PendingLimitReachedException(UUID userId, int limit) {
-		super("User " + userId + " already has " + limit + " pending setup request(s)");
-	}
-
+public record Account(UUID id, long balance, long dailyWithdrawalLimit, long withdrawnToday) {
 }

@@ -1,0 +1,32 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.sample.ledger;
+
+import java.util.UUID;
+
+import io.github.advisorylock.sample.RuleViolationException;
+
+/**
+ * Thrown when an account holds less than a withdrawal or transfer would take from it.
+ */
+public class InsufficientFundsException extends RuleViolationException {
+
+	InsufficientFundsException(UUID accountId, long amount, long balance) {
+		super("Insufficient funds", "Account " + accountId + " holds " + balance + ", less than " + amount);
+	}
+
+}

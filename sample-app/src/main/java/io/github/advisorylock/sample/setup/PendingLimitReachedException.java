@@ -1,0 +1,33 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.sample.setup;
+
+import java.util.UUID;
+
+import io.github.advisorylock.sample.RuleViolationException;
+
+/**
+ * Thrown when a user already has as many pending setup requests as the plan allows.
+ */
+public class PendingLimitReachedException extends RuleViolationException {
+
+	PendingLimitReachedException(User user) {
+		super("Pending limit reached", "User " + user.id() + " already has " + user.pendingLimit()
+				+ " pending setup request(s), the limit of the " + user.plan().id() + " plan");
+	}
+
+}
