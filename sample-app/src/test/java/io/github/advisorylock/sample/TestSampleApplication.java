@@ -19,6 +19,7 @@ package io.github.advisorylock.sample;
 import io.github.advisorylock.test.TestDatabase;
 
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.logging.LoggingSystem;
 
 /**
  * Runs the sample on the test database (embedded PostgreSQL 18 unless ADVISORY_LOCK_TEST_URL is set), so that
@@ -34,6 +35,8 @@ public final class TestSampleApplication {
 	 * @param args the command line arguments
 	 */
 	public static void main(String[] args) {
+		// Hold back the embedded server's start-up log until Spring Boot configures logging, as Spring Boot does.
+		LoggingSystem.get(TestSampleApplication.class.getClassLoader()).beforeInitialize();
 		TestDatabase.get().springDataSourceProperties().forEach(System::setProperty);
 		SpringApplication.from(SampleApplication::main).run(args);
 	}
