@@ -33,13 +33,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.client.TestRestTemplate;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -60,12 +61,17 @@ class SampleApplicationTests {
 	}
 
 	@Autowired
-	private TestRestTemplate http;
-
-	@Autowired
 	private SetupRequestService service;
 
 	private final ExecutorService executor = Executors.newFixedThreadPool(8);
+
+	private RestClient http;
+
+	// A plain RestClient, not TestRestTemplate, whose package and module differ between Spring Boot 3 and 4.
+	@Value("${local.server.port}")
+	void http(int port) {
+		this.http = RestClient.create("http://localhost:" + port);
+	}
 
 	@AfterEach
 	void stopThreads() throws InterruptedException {
@@ -76,13 +82,11 @@ class SampleApplicationTests {
 	@Test
 	void createsThenRejectsASecondPendingRequest() {
 		UUID user = UUID.randomUUID();
-		ResponseEntity<String> created = this.http.postForEntity("/users/{id}/setup-requests", null, String.class,
-				user);
+		ResponseEntity<String> created = createSetupRequest(user);
 		assertThat(created.getStatusCode()).isEqualTo(HttpStatus.CREATED);
 		assertThat(created.getHeaders().getLocation()).hasPath("/users/" + user + "/setup-requests/"
 				+ this.service.pending(user).get(0));
-		ResponseEntity<String> rejected = this.http.postForEntity("/users/{id}/setup-requests", null, String.class,
-				user);
+		ResponseEntity<String> rejected = createSetupRequest(user);
 		assertThat(rejected.getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
 		assertThat(rejected.getHeaders().getContentType()).hasToString("application/problem+json");
 	}
@@ -96,7 +100,7 @@ class SampleApplicationTests {
 		for (int i = 0; i < requests; i++) {
 			responses.add(this.executor.submit(() -> {
 				start.await(HANG_SECONDS, TimeUnit.SECONDS);
-				return this.http.postForEntity("/users/{id}/setup-requests", null, String.class, user);
+				return createSetupRequest(user);
 			}));
 		}
 		List<ResponseEntity<String>> answers = new ArrayList<>();
@@ -113,6 +117,16 @@ class SampleApplicationTests {
 				assertThat(answer.getBody()).contains("already has 1 pending setup request");
 			});
 		assertThat(this.service.pending(user)).hasSize(1);
+	}
+
+	private ResponseEntity<String> createSetupRequest(UUID user) {
+		return this.http.post()
+			.uri("/users/{id}/setup-requests", user)
+			.retrieve()
+			// Every status is an answer to assert on, not an exception.
+			.onStatus((status) -> true, (request, response) -> {
+			})
+			.toEntity(String.class);
 	}
 
 }
