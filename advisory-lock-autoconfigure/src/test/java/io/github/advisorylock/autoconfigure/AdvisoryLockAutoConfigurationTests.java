@@ -30,6 +30,7 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -38,8 +39,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -60,8 +59,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class AdvisoryLockAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
-				TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class));
 
 	private final ApplicationContextRunner withDataSource = this.contextRunner.withBean(DataSource.class,
 			() -> TestDatabase.get().dataSource());

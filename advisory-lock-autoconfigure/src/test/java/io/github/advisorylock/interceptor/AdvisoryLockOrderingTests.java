@@ -23,6 +23,7 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -32,9 +33,6 @@ import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.JdbcTemplateAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -55,8 +53,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class AdvisoryLockOrderingTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
-				TransactionAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+				BootAutoConfigurations.transaction(), BootAutoConfigurations.jdbcTemplate(),
 				AdvisoryLockAutoConfiguration.class))
 		.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
 		.withUserConfiguration(Services.class);

@@ -21,12 +21,11 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
@@ -40,8 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdvisoryLockValidationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
-				TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class))
 		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
 
 	private static ContextConsumer<AssertableApplicationContext> failsWith(Class<?> bean, String method,

@@ -21,6 +21,7 @@ import java.util.List;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
@@ -30,9 +31,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -47,8 +45,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AdvisoryLockedJpaTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSource(),
+				BootAutoConfigurations.hibernateJpa(), BootAutoConfigurations.transaction(),
 				AdvisoryLockAutoConfiguration.class))
 		.withPropertyValues(TestDatabase.get()
 			.springDataSourceProperties()

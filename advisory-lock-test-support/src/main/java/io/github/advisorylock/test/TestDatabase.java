@@ -34,7 +34,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.containers.PostgreSQLContainer;
+import org.testcontainers.containers.JdbcDatabaseContainer;
+import org.testcontainers.containers.PostgreSQLContainerProvider;
 
 /**
  * The PostgreSQL server of this JVM's tests, started once and shared.
@@ -119,7 +120,9 @@ public final class TestDatabase {
 
 	@SuppressWarnings("resource") // stopped by Testcontainers' own shutdown hook (Ryuk)
 	private static TestDatabase startContainer() {
-		PostgreSQLContainer<?> container = new PostgreSQLContainer<>("postgres:18");
+		// The provider has the same name on Testcontainers 1 (Spring Boot 3) and 2 (Spring Boot 4), where
+		// PostgreSQLContainer moved to another package.
+		JdbcDatabaseContainer<?> container = new PostgreSQLContainerProvider().newInstance("18");
 		container.start();
 		return new TestDatabase(container.getJdbcUrl(), container.getUsername(), container.getPassword(),
 				"Testcontainers postgres:18 at " + container.getJdbcUrl());
