@@ -82,7 +82,8 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 			.start();
 		return (outcome, error) -> {
 			acquire.lowCardinalityKeyValue("outcome", outcome.name().toLowerCase(Locale.ROOT));
-			if (error != null) {
+			// Busy and timeout are outcomes the caller expects to handle, told by the tag; only an error is one.
+			if (outcome == Outcome.ERROR && error != null) {
 				acquire.error(error);
 			}
 			acquire.stop();
