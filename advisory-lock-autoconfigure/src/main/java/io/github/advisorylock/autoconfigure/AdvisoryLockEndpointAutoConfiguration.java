@@ -44,7 +44,8 @@ import org.springframework.context.annotation.Bean;
  * @since 0.1.0
  */
 @AutoConfiguration(after = AdvisoryLockAutoConfiguration.class)
-@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+@ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+		"org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
 @ConditionalOnAvailableEndpoint(AdvisoryLocksEndpoint.class)
 @ConditionalOnSingleCandidate(DataSource.class)
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
