@@ -65,9 +65,9 @@ public class AdvisoryLocksEndpoint {
 	 */
 	@ReadOperation
 	public AdvisoryLocksDescriptor advisoryLocks() {
-		List<LockActivity> locks = this.inspector.locks();
-		return new AdvisoryLocksDescriptor(locks.stream().map(this::describe).toList(),
-				locks.size() >= AdvisoryLockInspector.MAX_LOCKS);
+		AdvisoryLockInspector.Snapshot snapshot = this.inspector.locks();
+		return new AdvisoryLocksDescriptor(snapshot.locks().stream().map(this::describe).toList(),
+				snapshot.truncated());
 	}
 
 	private AdvisoryLockDescriptor describe(LockActivity lock) {

@@ -65,20 +65,24 @@ public class AdvisoryLockInspector {
 
 	/**
 	 * Read the advisory locks of the current database, grouped by key, holders before waiters.
-	 * @return the locks, at most {@link #MAX_LOCKS}
+	 * @return the locks, at most {@link #MAX_LOCKS}, and whether there were more
 	 */
-	public List<LockActivity> locks() {
+	public Snapshot locks() {
 		String sql = AdvisoryLockStatements.allLocks();
 		try (Connection connection = this.dataSource.getConnection();
 				PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setBoolean(1, this.includeQuery);
-			statement.setInt(2, MAX_LOCKS);
+			// One more than shown, to tell a full table from a cut one.
+			statement.setInt(2, MAX_LOCKS + 1);
 			try (ResultSet result = statement.executeQuery()) {
 				List<LockActivity> locks = new ArrayList<>();
 				while (result.next()) {
+					if (locks.size() == MAX_LOCKS) {
+						return new Snapshot(locks, true);
+					}
 					locks.add(row(result));
 				}
-				return locks;
+				return new Snapshot(locks, false);
 			}
 		}
 		catch (SQLException ex) {
@@ -107,6 +111,16 @@ public class AdvisoryLockInspector {
 				result.getBoolean("granted"), (waitStart != null) ? waitStart.toInstant() : null, transactionAge,
 				result.getString("state"), result.getString("application_name"), result.getString("wait_event_type"),
 				result.getString("wait_event"), result.getString("query"));
+	}
+
+	/**
+	 * The advisory locks of the current database at one moment.
+	 *
+	 * @param locks the locks, grouped by key, holders before waiters
+	 * @param truncated whether there were more than {@link #MAX_LOCKS}, and the rest is left out
+	 */
+	public record Snapshot(List<LockActivity> locks, boolean truncated) {
+
 	}
 
 	/**

@@ -128,6 +128,7 @@ class AdvisoryLocksEndpointTests {
 			int holderPid = this.pgLocks.on(key).stream().filter(PgLocks.AdvisoryLock::granted).findFirst().orElseThrow().pid();
 			int waiterPid = this.pgLocks.on(key).stream().filter((l) -> !l.granted()).findFirst().orElseThrow().pid();
 			try {
+				assertThat(endpoint(context).advisoryLocks().truncated()).isFalse();
 				assertThat(endpoint(context).advisoryLocks().locks()).filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
 					.satisfiesExactly((held) -> {
 						assertThat(held.pid()).isEqualTo(holderPid);
