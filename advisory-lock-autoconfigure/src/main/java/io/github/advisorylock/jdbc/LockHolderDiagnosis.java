@@ -66,6 +66,10 @@ import org.springframework.util.ClassUtils;
  * suppressed} in it. The sessions reported are those holding a conflicting lock a moment after the failure; by then
  * the holder may have finished, in which case none is reported.
  *
+ * <p>After a timeout the caller's own locks are told apart by the backend pid pgjdbc learned at connect time. Behind
+ * PgBouncer that pid is PgBouncer's, not the server's, so a call of several keys may list the caller's own earlier
+ * keys among the holders; a call of one key, and every {@code TRY}, is not affected.
+ *
  * @author advisory-lock authors
  * @since 0.1.0
  */
