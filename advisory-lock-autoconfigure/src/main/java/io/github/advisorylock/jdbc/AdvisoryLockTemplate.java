@@ -192,7 +192,17 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			throw ex;
 		}
 		try {
-			Long busyKey = execute(connection, request, keys, acquisition);
+			Long busyKey;
+			try {
+				busyKey = execute(connection, request, keys, acquisition);
+			}
+			catch (LockBusyException ex) {
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				acquisition.finished(Outcome.ERROR, ex);
+				throw ex;
+			}
 			if (busyKey == null) {
 				acquisition.finished(Outcome.ACQUIRED, null);
 				return true;
@@ -227,7 +237,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	/**
-	 * Run the acquisition statement.
+	 * Run the acquisition statement; tell the acquisition of a timeout before diagnosing it.
 	 * @return the key a {@code TRY} found held, or {@code null} when every lock is held by this transaction
 	 */
 	private @Nullable Long execute(Connection connection, LockRequest request, LockKeys keys,
@@ -243,9 +253,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
 				if (!result.getBoolean("lockable")) {
-					LockTransactionException ex = isolationTooHigh(request.namespace(), result.getString("isolation"));
-					acquisition.finished(Outcome.ERROR, ex);
-					throw ex;
+					throw isolationTooHigh(request.namespace(), result.getString("isolation"));
 				}
 				long busyKey = result.getLong("busy_key");
 				return result.wasNull() ? null : busyKey;
@@ -258,10 +266,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 						? this.holderDiagnosis.afterTimeout(connection, keys.keys(), request.mode()) : null;
 				throw busy(request, keys, timeout, ex, diagnosis);
 			}
-			DataAccessException translated = translate(ex, "Acquire advisory lock " + request.namespace() + ":"
-					+ keys.values() + " (keys " + keys.keys() + ")", sql);
-			acquisition.finished(Outcome.ERROR, translated);
-			throw translated;
+			throw translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
+					+ keys.keys() + ")", sql);
 		}
 	}
 
