@@ -209,7 +209,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			}
 			acquisition.finished(Outcome.BUSY, null);
 			if (throwIfBusy) {
-				LockHolderDiagnosis.Outcome diagnosis = (this.holderDiagnosis != null)
+				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
 						? this.holderDiagnosis.afterTry(connection, busyKey, request.mode()) : null;
 				throw busy(request, keys, null, null, diagnosis);
 			}
@@ -262,7 +262,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		catch (SQLException ex) {
 			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 				acquisition.finished(Outcome.TIMEOUT, ex);
-				LockHolderDiagnosis.Outcome diagnosis = (this.holderDiagnosis != null)
+				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
 						? this.holderDiagnosis.afterTimeout(connection, keys.keys(), request.mode()) : null;
 				throw busy(request, keys, timeout, ex, diagnosis);
 			}
@@ -272,7 +272,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	private static LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
-			@Nullable SQLException cause, LockHolderDiagnosis.@Nullable Outcome diagnosis) {
+			@Nullable SQLException cause, LockHolderDiagnosis.@Nullable Result diagnosis) {
 		if (diagnosis == null) {
 			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause);
 		}

@@ -147,12 +147,12 @@ public class LockHolderDiagnosis {
 	 * @param mode the mode requested
 	 * @return the outcome
 	 */
-	Outcome afterTry(Connection connection, long busyKey, LockMode mode) {
+	Result afterTry(Connection connection, long busyKey, LockMode mode) {
 		try {
-			return new Outcome(query(connection, List.of(busyKey), null, mode), null, null);
+			return new Result(query(connection, List.of(busyKey), null, mode), null, null);
 		}
 		catch (SQLException | RuntimeException ex) {
-			return new Outcome(null, "the query failed (" + ex + ")", ex);
+			return new Result(null, "the query failed (" + ex + ")", ex);
 		}
 	}
 
@@ -163,24 +163,24 @@ public class LockHolderDiagnosis {
 	 * @param mode the mode requested
 	 * @return the outcome
 	 */
-	Outcome afterTimeout(Connection caller, List<Long> keys, LockMode mode) {
+	Result afterTimeout(Connection caller, List<Long> keys, LockMode mode) {
 		DataSource source = this.directConnections;
 		if (source == null) {
-			return new Outcome(null, "the transaction was aborted by the timeout, and no connection outside the pool "
+			return new Result(null, "the transaction was aborted by the timeout, and no connection outside the pool "
 					+ "is configured to ask PostgreSQL (see LockHolderDiagnosis)", null);
 		}
 		Integer callerPid = backendPid(caller);
 		if (callerPid == null) {
-			return new Outcome(null, "the caller's backend pid is unknown (not a pgjdbc connection)", null);
+			return new Result(null, "the caller's backend pid is unknown (not a pgjdbc connection)", null);
 		}
 		if (!this.direct.tryAcquire()) {
-			return new Outcome(null, "skipped, " + MAX_DIRECT + " diagnoses are already running", null);
+			return new Result(null, "skipped, " + MAX_DIRECT + " diagnoses are already running", null);
 		}
 		try (Connection connection = source.getConnection()) {
-			return new Outcome(query(connection, keys, callerPid, mode), null, null);
+			return new Result(query(connection, keys, callerPid, mode), null, null);
 		}
 		catch (SQLException | RuntimeException ex) {
-			return new Outcome(null, "the query failed (" + ex + ")", ex);
+			return new Result(null, "the query failed (" + ex + ")", ex);
 		}
 		finally {
 			this.direct.release();
@@ -227,7 +227,7 @@ public class LockHolderDiagnosis {
 	 * @param notDiagnosed why not, or {@code null}
 	 * @param failure the exception of a failed diagnosis, or {@code null}
 	 */
-	record Outcome(@Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed,
+	record Result(@Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed,
 			@Nullable Exception failure) {
 
 	}

@@ -23,6 +23,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -224,6 +225,45 @@ class LockHolderDiagnosisTests {
 						.hasMessageContaining("holders not diagnosed: the query failed")
 						.hasMessageContaining("connection refused");
 				});
+		}
+	}
+
+	@Test
+	void aStormOfTimeoutsOpensAtMostTwoDiagnosisConnections() throws Exception {
+		LockHolderDiagnosis diagnosis = new LockHolderDiagnosis(Duration.ofSeconds(1));
+		CountDownLatch connecting = new CountDownLatch(2);
+		CountDownLatch release = new CountDownLatch(1);
+		diagnosis.setDirectConnections(new DelegatingDataSource(this.dataSource) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				// Two diagnoses stall while connecting, as they would against a slow server.
+				connecting.countDown();
+				try {
+					release.await(HANG_SECONDS, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				throw new SQLException("stalled connect");
+			}
+
+		});
+		AdvisoryLockTemplate locks = template(this.dataSource, diagnosis);
+		Runnable timeout = () -> inTransaction(this.dataSource,
+				() -> locks.lock(LockRequest.of(this.namespace, 11).withTimeout(Duration.ofMillis(50))));
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(11))) {
+			List<Future<?>> stalled = List.of(this.executor.submit(timeout), this.executor.submit(timeout));
+			assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(timeout::run)
+				.withMessageContaining("holders not diagnosed: skipped, 2 diagnoses are already running");
+			release.countDown();
+			for (Future<?> call : stalled) {
+				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> call.get(HANG_SECONDS, TimeUnit.SECONDS))
+					.havingCause()
+					.isInstanceOf(LockBusyException.class)
+					.withMessageContaining("stalled connect");
+			}
 		}
 	}
 
