@@ -22,6 +22,8 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.jdbc.LockAcquisitionListener;
+import io.github.advisorylock.jdbc.LockHolderDiagnosis;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -77,12 +79,23 @@ public final class AdvisoryLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(AdvisoryLockOperations.class)
 	AdvisoryLockTemplate advisoryLockOperations(DataSource dataSource, LockKeyStrategy keyStrategy,
-			AdvisoryLockProperties properties) {
+			AdvisoryLockProperties properties, ObjectProvider<LockHolderDiagnosis> holderDiagnosis,
+			ObjectProvider<LockAcquisitionListener> listeners) {
 		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSource);
 		template.setKeyStrategy(keyStrategy);
 		template.setDefaultTimeout(properties.getDefaultTimeout());
 		template.setMaxKeys(properties.getMaxKeys());
+		template.setHolderDiagnosis(holderDiagnosis.getIfUnique());
+		template.setListeners(listeners.orderedStream().toList());
 		return template;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(prefix = "advisory-lock.diagnosis", name = "enabled", havingValue = "true",
+			matchIfMissing = true)
+	LockHolderDiagnosis advisoryLockHolderDiagnosis(DataSource dataSource, AdvisoryLockProperties properties) {
+		return LockHolderDiagnosis.forDataSource(dataSource, properties.getDiagnosis().getTimeout());
 	}
 
 	@Configuration(proxyBeanMethods = false)

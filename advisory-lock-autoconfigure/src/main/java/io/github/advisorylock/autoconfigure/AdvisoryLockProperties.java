@@ -47,6 +47,10 @@ public class AdvisoryLockProperties {
 	 */
 	private int maxKeys = 64;
 
+	private final Diagnosis diagnosis = new Diagnosis();
+
+	private final Endpoint endpoint = new Endpoint();
+
 	/**
 	 * Return whether {@code @AdvisoryLocked} methods take their locks.
 	 * @return whether the annotation is active
@@ -96,6 +100,127 @@ public class AdvisoryLockProperties {
 	public void setMaxKeys(int maxKeys) {
 		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
 		this.maxKeys = maxKeys;
+	}
+
+	/**
+	 * Return the settings of the diagnosis of busy locks.
+	 * @return the diagnosis settings
+	 */
+	public Diagnosis getDiagnosis() {
+		return this.diagnosis;
+	}
+
+	/**
+	 * Return the settings of the {@code advisorylocks} Actuator endpoint.
+	 * @return the endpoint settings
+	 */
+	public Endpoint getEndpoint() {
+		return this.endpoint;
+	}
+
+	/**
+	 * Settings of the diagnosis that names the holders of a busy lock in its {@code LockBusyException}.
+	 */
+	public static class Diagnosis {
+
+		/**
+		 * Whether a LockBusyException names the sessions holding the lock (pid, application_name, state, transaction
+		 * age); costs one query on the failure path only.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Bound on connecting and on the query of one diagnosis, in whole seconds (at least 1s).
+		 */
+		private Duration timeout = Duration.ofSeconds(1);
+
+		/**
+		 * Return whether busy locks are diagnosed.
+		 * @return whether the diagnosis is on
+		 */
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		/**
+		 * Set whether busy locks are diagnosed.
+		 * @param enabled whether the diagnosis is on
+		 */
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		/**
+		 * Return the bound on connecting and on the query of one diagnosis.
+		 * @return the timeout
+		 */
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		/**
+		 * Set the bound on connecting and on the query of one diagnosis.
+		 * @param timeout the timeout, at least one second
+		 */
+		public void setTimeout(Duration timeout) {
+			Assert.isTrue(timeout.compareTo(Duration.ofSeconds(1)) >= 0,
+					() -> "advisory-lock.diagnosis.timeout must be at least 1s (JDBC bounds a query in whole seconds), "
+							+ "was " + timeout);
+			this.timeout = timeout;
+		}
+
+	}
+
+	/**
+	 * Settings of the {@code advisorylocks} Actuator endpoint.
+	 */
+	public static class Endpoint {
+
+		/**
+		 * Whether the endpoint shows each session's query text, which may hold personal data.
+		 */
+		private boolean includeQuery = false;
+
+		/**
+		 * How many recently derived keys the endpoint can label with their namespace:value; each takes at most about
+		 * 450 bytes of heap.
+		 */
+		private int keyLabels = 1024;
+
+		/**
+		 * Return whether the endpoint shows query text.
+		 * @return whether query text is included
+		 */
+		public boolean isIncludeQuery() {
+			return this.includeQuery;
+		}
+
+		/**
+		 * Set whether the endpoint shows query text.
+		 * @param includeQuery whether query text is included
+		 */
+		public void setIncludeQuery(boolean includeQuery) {
+			this.includeQuery = includeQuery;
+		}
+
+		/**
+		 * Return how many recently derived keys the endpoint can label.
+		 * @return the number of keys remembered
+		 */
+		public int getKeyLabels() {
+			return this.keyLabels;
+		}
+
+		/**
+		 * Set how many recently derived keys the endpoint can label; 0 turns labels off.
+		 * @param keyLabels the number of keys remembered, 0 or more
+		 */
+		public void setKeyLabels(int keyLabels) {
+			Assert.isTrue(keyLabels >= 0, () -> "advisory-lock.endpoint.key-labels must not be negative, was "
+					+ keyLabels);
+			this.keyLabels = keyLabels;
+		}
+
 	}
 
 }

@@ -39,6 +39,16 @@ import io.github.advisorylock.WaitMode;
  * A {@code BLOCK} that runs out of time fails with SQLSTATE {@code 55P03} and aborts the transaction, which also
  * discards the {@code lock_timeout} it set.
  *
+ * <p>Each acquisition statement opens with a comment naming its namespace ({@code /* advisory-lock setup_request *}{@code /}),
+ * so that {@code pg_stat_activity.query} tells an operator what a waiting session waits for. Key values never appear
+ * in it. The text therefore differs per namespace, and pgjdbc prepares each distinct text on the server once it has
+ * run {@code prepareThreshold} times on a connection: at most one prepared statement per namespace, mode and wait mode
+ * on each connection, within pgjdbc's per-connection statement cache.
+ *
+ * <p>The other statements read {@code pg_locks} and {@code pg_stat_activity} for the diagnosis of a busy lock and for
+ * the Actuator endpoint. Reading {@code pg_locks} briefly takes every partition of PostgreSQL's lock table, so they
+ * never run on the path of a successful acquisition.
+ *
  * @author advisory-lock authors
  */
 final class AdvisoryLockStatements {
@@ -81,6 +91,46 @@ final class AdvisoryLockStatements {
 
 	private static final String TRY_SHARED = TRY.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
 
+	/** The advisory locks of the current database: {@code pg_locks.database} is set for them. */
+	private static final String ADVISORY_IN_THIS_DATABASE = "l.locktype = 'advisory' "
+			+ "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
+	/** A bigint key is split into {@code classid} (high half) and {@code objid} (low half), with objsubid 1. */
+	private static final String KEY = "((l.classid::bigint << 32) | l.objid::bigint)";
+
+	private static final String TRANSACTION_AGE_MILLIS = "(extract(epoch FROM clock_timestamp() - a.xact_start) "
+			+ "* 1000)::bigint";
+
+	/**
+	 * The granted advisory locks that conflict with a request: on one of its keys, in another session, and for a
+	 * shared request exclusive only. Parameters: the {@code bigint[]} of keys, the pid of the requesting session
+	 * ({@code NULL} for this session's), whether the request is shared, and the most rows.
+	 */
+	private static final String HOLDERS = "SELECT l.pid, " + KEY + " AS key, l.mode, a.application_name, a.state, "
+			+ TRANSACTION_AGE_MILLIS + " AS transaction_age_ms, a.wait_event_type, a.wait_event "
+			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid "
+			+ "WHERE " + ADVISORY_IN_THIS_DATABASE + " AND l.objsubid = 1 AND l.granted "
+			+ "AND " + KEY + " = ANY (?::bigint[]) AND l.pid <> coalesce(?::int, pg_backend_pid()) "
+			+ "AND (NOT ?::boolean OR l.mode = 'ExclusiveLock') "
+			+ "ORDER BY a.xact_start NULLS LAST, l.pid LIMIT ?";
+
+	/**
+	 * Every advisory lock of the current database, held and awaited, with its session. {@code waitstart} is read
+	 * through {@code to_jsonb} because PostgreSQL 12 and 13 do not have the column (it is then {@code NULL}).
+	 * Parameters: whether to include the query text, and the most rows.
+	 */
+	private static final String ALL_LOCKS = "SELECT l.pid, l.objsubid, l.classid::bigint AS classid, "
+			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid = 1 THEN " + KEY + " END AS key, l.mode, l.granted, "
+			+ "(to_jsonb(l) ->> 'waitstart')::timestamptz AS waitstart, " + TRANSACTION_AGE_MILLIS
+			+ " AS transaction_age_ms, a.state, a.application_name, a.wait_event_type, a.wait_event, "
+			+ "CASE WHEN ?::boolean THEN a.query END AS query "
+			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid "
+			+ "WHERE " + ADVISORY_IN_THIS_DATABASE + " "
+			+ "ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
+
+	/** Bounds the comment, so that a long namespace cannot push the statement out of {@code pg_stat_activity}. */
+	private static final int MAX_COMMENT_NAMESPACE = 100;
+
 	private AdvisoryLockStatements() {
 	}
 
@@ -89,13 +139,53 @@ final class AdvisoryLockStatements {
 	 * milliseconds ({@code bigint}) and the {@code bigint[]} of keys; for {@code TRY}, the {@code bigint[]} of keys.
 	 * @param mode exclusive or shared
 	 * @param waitMode block or try
+	 * @param namespace the namespace, named in a leading comment
 	 * @return the SQL
 	 */
-	static String acquire(LockMode mode, WaitMode waitMode) {
-		return switch (waitMode) {
+	static String acquire(LockMode mode, WaitMode waitMode, String namespace) {
+		String statement = switch (waitMode) {
 			case BLOCK -> (mode == LockMode.SHARED) ? BLOCK_SHARED : BLOCK_EXCLUSIVE;
 			case TRY -> (mode == LockMode.SHARED) ? TRY_SHARED : TRY_EXCLUSIVE;
 		};
+		return "/* advisory-lock " + commentSafe(namespace) + " */ " + statement;
+	}
+
+	/**
+	 * Return the namespace as text that cannot end or nest a comment: PostgreSQL's block comments nest, so both
+	 * {@code /*} and its closing pair are split with a space; control characters (a line break could end a
+	 * psql-style {@code --} comment in a log line) become spaces.
+	 * @param namespace the namespace
+	 * @return the text for the comment
+	 */
+	static String commentSafe(String namespace) {
+		String text = (namespace.length() > MAX_COMMENT_NAMESPACE)
+				? namespace.substring(0, MAX_COMMENT_NAMESPACE) + "..." : namespace;
+		StringBuilder safe = new StringBuilder(text.length() + 4);
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			safe.append(Character.isISOControl(c) ? ' ' : c);
+			char next = (i + 1 < text.length()) ? text.charAt(i + 1) : ' ';
+			if ((c == '/' && next == '*') || (c == '*' && next == '/')) {
+				safe.append(' ');
+			}
+		}
+		return safe.toString();
+	}
+
+	/**
+	 * Return the statement that lists the sessions holding a conflicting lock on some keys (see {@code HOLDERS}).
+	 * @return the SQL
+	 */
+	static String holders() {
+		return HOLDERS;
+	}
+
+	/**
+	 * Return the statement that lists every advisory lock of the current database (see {@code ALL_LOCKS}).
+	 * @return the SQL
+	 */
+	static String allLocks() {
+		return ALL_LOCKS;
 	}
 
 }

@@ -21,6 +21,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -30,6 +32,8 @@ import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -55,6 +59,9 @@ import org.springframework.util.Assert;
  * {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a deadlock between two calls is a
  * {@code PessimisticLockingFailureException} ({@code DeadlockLoserDataAccessException} on Spring Framework 6).
  *
+ * <p>Optionally, a {@link LockHolderDiagnosis} names the holders in each {@code LockBusyException} (on the failure path
+ * only), and {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing, key labels).
+ *
  * @author advisory-lock authors
  * @since 0.1.0
  */
@@ -78,6 +85,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	private int maxKeys = DEFAULT_MAX_KEYS;
 
 	private SQLExceptionTranslator exceptionTranslator;
+
+	private @Nullable LockHolderDiagnosis holderDiagnosis;
+
+	private List<LockAcquisitionListener> listeners = List.of();
 
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource}.
@@ -128,6 +139,23 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		this.exceptionTranslator = exceptionTranslator;
 	}
 
+	/**
+	 * Set the diagnosis that names the holders of a busy lock in its {@link LockBusyException}. Defaults to none.
+	 * @param holderDiagnosis the diagnosis, or {@code null} for none
+	 */
+	public void setHolderDiagnosis(@Nullable LockHolderDiagnosis holderDiagnosis) {
+		this.holderDiagnosis = holderDiagnosis;
+	}
+
+	/**
+	 * Set the listeners told about each acquisition, in order. Defaults to none.
+	 * @param listeners the listeners
+	 */
+	public void setListeners(List<LockAcquisitionListener> listeners) {
+		Assert.noNullElements(listeners, "Listeners must not be null");
+		this.listeners = List.copyOf(listeners);
+	}
+
 	@Override
 	public void lock(String namespace, @Nullable Object... keys) {
 		lock(LockRequest.of(namespace, keys));
@@ -136,16 +164,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	@Override
 	public boolean tryLock(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
-		return acquire(request, resolve(request)) == null;
+		return acquire(request, resolve(request), false);
 	}
 
 	@Override
 	public void lock(LockRequest request) {
-		LockKeys keys = resolve(request);
-		Long busyKey = acquire(request, keys);
-		if (busyKey != null) {
-			throw new LockBusyException(request.namespace(), keys.values(), keys.keys(), null, null);
-		}
+		acquire(request, resolve(request), true);
 	}
 
 	private LockKeys resolve(LockRequest request) {
@@ -154,12 +178,72 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 
 	/**
 	 * Acquire the locks in the current transaction.
+	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than return {@code false}
+	 * @return whether every lock is held by this transaction
+	 */
+	private boolean acquire(LockRequest request, LockKeys keys, boolean throwIfBusy) {
+		Acquisition acquisition = starting(request, keys);
+		Connection connection;
+		try {
+			connection = transactionConnection(request.namespace());
+		}
+		catch (RuntimeException ex) {
+			acquisition.finished(Outcome.ERROR, ex);
+			throw ex;
+		}
+		try {
+			Long busyKey;
+			try {
+				busyKey = execute(connection, request, keys, acquisition);
+			}
+			catch (LockBusyException ex) {
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				acquisition.finished(Outcome.ERROR, ex);
+				throw ex;
+			}
+			if (busyKey == null) {
+				acquisition.finished(Outcome.ACQUIRED, null);
+				return true;
+			}
+			acquisition.finished(Outcome.BUSY, null);
+			if (throwIfBusy) {
+				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
+						? this.holderDiagnosis.afterTry(connection, busyKey, request.mode()) : null;
+				throw busy(request, keys, null, null, diagnosis);
+			}
+			return false;
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private Acquisition starting(LockRequest request, LockKeys keys) {
+		if (this.listeners.isEmpty()) {
+			return Acquisition.IGNORED;
+		}
+		if (this.listeners.size() == 1) {
+			return this.listeners.get(0)
+				.starting(request.namespace(), request.mode(), request.waitMode(), keys.keys(), keys.values());
+		}
+		List<Acquisition> acquisitions = new ArrayList<>(this.listeners.size());
+		for (LockAcquisitionListener listener : this.listeners) {
+			acquisitions.add(listener.starting(request.namespace(), request.mode(), request.waitMode(), keys.keys(),
+					keys.values()));
+		}
+		return (outcome, error) -> acquisitions.forEach((acquisition) -> acquisition.finished(outcome, error));
+	}
+
+	/**
+	 * Run the acquisition statement; tell the acquisition of a timeout before diagnosing it.
 	 * @return the key a {@code TRY} found held, or {@code null} when every lock is held by this transaction
 	 */
-	private @Nullable Long acquire(LockRequest request, LockKeys keys) {
-		Connection connection = transactionConnection(request.namespace());
+	private @Nullable Long execute(Connection connection, LockRequest request, LockKeys keys,
+			Acquisition acquisition) {
 		Duration timeout = (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
-		String sql = AdvisoryLockStatements.acquire(request.mode(), request.waitMode());
+		String sql = AdvisoryLockStatements.acquire(request.mode(), request.waitMode(), request.namespace());
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			int index = 1;
 			if (request.waitMode() == WaitMode.BLOCK) {
@@ -176,11 +260,28 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			}
 		}
 		catch (SQLException ex) {
-			throw translate(ex, request, keys, timeout, sql);
+			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
+				acquisition.finished(Outcome.TIMEOUT, ex);
+				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
+						? this.holderDiagnosis.afterTimeout(connection, keys.keys(), request.mode()) : null;
+				throw busy(request, keys, timeout, ex, diagnosis);
+			}
+			throw translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
+					+ keys.keys() + ")", sql);
 		}
-		finally {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+	}
+
+	private static LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
+			@Nullable SQLException cause, LockHolderDiagnosis.@Nullable Result diagnosis) {
+		if (diagnosis == null) {
+			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause);
 		}
+		LockBusyException ex = new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause,
+				diagnosis.holders(), diagnosis.notDiagnosed());
+		if (diagnosis.failure() != null) {
+			ex.addSuppressed(diagnosis.failure());
+		}
+		return ex;
 	}
 
 	private Connection transactionConnection(String namespace) {
@@ -237,15 +338,6 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			case Connection.TRANSACTION_SERIALIZABLE -> "serializable";
 			default -> "isolation level " + level;
 		};
-	}
-
-	private DataAccessException translate(SQLException ex, LockRequest request, LockKeys keys, Duration timeout,
-			String sql) {
-		if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
-			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, ex);
-		}
-		return translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
-				+ keys.keys() + ")", sql);
 	}
 
 	private DataAccessException translate(SQLException ex, String task, @Nullable String sql) {

@@ -1,0 +1,115 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import io.github.advisorylock.jdbc.AdvisoryLockInspector;
+import io.github.advisorylock.jdbc.AdvisoryLockInspector.LockActivity;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.util.Assert;
+
+/**
+ * {@link Endpoint @Endpoint} {@code advisorylocks}: every advisory lock of the current database, held and awaited,
+ * with the session behind it, and the {@code namespace:value} this application derived the key from where it did so
+ * recently. Answers "who holds it, since when, and who waits?" without writing SQL.
+ *
+ * <p>Like every Actuator endpoint but health, it is not exposed over HTTP unless the application adds it to
+ * {@code management.endpoints.web.exposure.include}. Labels are key values, and query text (only with
+ * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to operators only.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+@Endpoint(id = "advisorylocks")
+public class AdvisoryLocksEndpoint {
+
+	private final AdvisoryLockInspector inspector;
+
+	private final @Nullable KeyLabels labels;
+
+	/**
+	 * Create an endpoint.
+	 * @param inspector reads the locks
+	 * @param labels the recently derived keys, or {@code null} to show no labels
+	 */
+	public AdvisoryLocksEndpoint(AdvisoryLockInspector inspector, @Nullable KeyLabels labels) {
+		Assert.notNull(inspector, "AdvisoryLockInspector must not be null");
+		this.inspector = inspector;
+		this.labels = labels;
+	}
+
+	/**
+	 * Return the advisory locks of the current database.
+	 * @return the locks, grouped by key, holders first
+	 */
+	@ReadOperation
+	public AdvisoryLocksDescriptor advisoryLocks() {
+		AdvisoryLockInspector.Snapshot snapshot = this.inspector.locks();
+		return new AdvisoryLocksDescriptor(snapshot.locks().stream().map(this::describe).toList(),
+				snapshot.truncated());
+	}
+
+	private AdvisoryLockDescriptor describe(LockActivity lock) {
+		String label = (lock.key() != null && this.labels != null) ? this.labels.labelOf(lock.key()) : null;
+		return new AdvisoryLockDescriptor(lock.pid(), lock.key(), lock.keyPair(), label, lock.mode(), lock.granted(),
+				lock.waitStart(), lock.transactionAge(), lock.state(), lock.applicationName(), lock.waitEventType(),
+				lock.waitEvent(), lock.query());
+	}
+
+	/**
+	 * The advisory locks of the current database.
+	 *
+	 * @param locks the locks, grouped by key, holders first
+	 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out
+	 */
+	public record AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks,
+			boolean truncated) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One advisory lock held or awaited by one session.
+	 *
+	 * @param pid the backend process id of the session
+	 * @param key the 64-bit key, for a lock taken with one {@code bigint}; otherwise {@code null}
+	 * @param keyPair the two keys, for a lock taken with two {@code int}s; otherwise {@code null}
+	 * @param label {@code namespace:value} if this application derived the key recently, otherwise {@code null}
+	 * @param mode {@code ExclusiveLock} or {@code ShareLock}
+	 * @param granted whether it is held ({@code true}) or awaited
+	 * @param waitStart since when the session waits, or {@code null} when held (or before PostgreSQL 14)
+	 * @param transactionAge how long the session's transaction has been open
+	 * @param state the session's state, such as {@code idle in transaction}
+	 * @param applicationName the session's {@code application_name}
+	 * @param waitEventType the type of event the session waits for, such as {@code Lock} or {@code Client}
+	 * @param waitEvent the event the session waits for, such as {@code advisory} or {@code ClientRead}
+	 * @param query the session's query text, only when {@code advisory-lock.endpoint.include-query} is set
+	 */
+	public record AdvisoryLockDescriptor(int pid, @Nullable Long key, @Nullable List<Integer> keyPair,
+			@Nullable String label, String mode, boolean granted, @Nullable Instant waitStart,
+			@Nullable Duration transactionAge, @Nullable String state, @Nullable String applicationName,
+			@Nullable String waitEventType, @Nullable String waitEvent, @Nullable String query) {
+
+	}
+
+}

@@ -1,0 +1,88 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.util.List;
+
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.WaitMode;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Told about each acquisition of {@link AdvisoryLockTemplate}: the seam for metrics, tracing and the key labels of the
+ * Actuator endpoint, so that the template itself depends on none of them.
+ *
+ * <p>Called on the caller's thread, inside its transaction, on every acquisition: implementations must be cheap and
+ * must not throw.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+@FunctionalInterface
+public interface LockAcquisitionListener {
+
+	/**
+	 * Called once the keys of a call are derived, before its statement runs.
+	 * @param namespace the namespace
+	 * @param mode exclusive or shared
+	 * @param waitMode block or try
+	 * @param keys the distinct 64-bit keys, ascending
+	 * @param values the text of the value each key was derived from, in the same order
+	 * @return told how the acquisition ended; {@link Acquisition#IGNORED} if the listener does not care
+	 */
+	Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys, List<String> values);
+
+	/**
+	 * One acquisition in progress.
+	 */
+	@FunctionalInterface
+	interface Acquisition {
+
+		/** An acquisition whose outcome nobody wants to know. */
+		Acquisition IGNORED = (outcome, error) -> {
+		};
+
+		/**
+		 * Called once when the acquisition ends, before any diagnosis of a busy lock.
+		 * @param outcome how it ended
+		 * @param error the failure for {@link Outcome#TIMEOUT} (the driver's) and {@link Outcome#ERROR}, otherwise
+		 * {@code null}
+		 */
+		void finished(Outcome outcome, @Nullable Throwable error);
+
+	}
+
+	/**
+	 * How an acquisition ended.
+	 */
+	enum Outcome {
+
+		/** Every lock of the call is held by the transaction. */
+		ACQUIRED,
+
+		/** A {@code TRY} found a lock held. */
+		BUSY,
+
+		/** A {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}). */
+		TIMEOUT,
+
+		/** Anything else: no suitable transaction, a deadlock, another SQL error. */
+		ERROR
+
+	}
+
+}

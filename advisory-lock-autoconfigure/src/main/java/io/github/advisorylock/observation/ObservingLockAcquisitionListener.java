@@ -1,0 +1,117 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.observation;
+
+import java.util.List;
+import java.util.Locale;
+
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.jdbc.LockAcquisitionListener;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
+
+/**
+ * Observes advisory lock acquisitions with Micrometer's Observation API, so that the same instrumentation gives
+ * metrics and, where a tracer is configured, spans.
+ *
+ * <p>Two observations, with low-cardinality tags only (the key value is never a tag):
+ * <ul>
+ * <li>{@value #ACQUIRE}: each acquisition, from the start of its statement to its outcome, tagged {@code namespace},
+ * {@code mode} ({@code exclusive}, {@code shared}), {@code wait.mode} ({@code block}, {@code try}) and
+ * {@code outcome} ({@code acquired}, {@code busy}, {@code timeout}, {@code error}). With a meter registry it is a
+ * timer, so {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned away.</li>
+ * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its transaction, tagged
+ * {@code namespace}, {@code mode} and {@code transaction} ({@code committed}, {@code rolled_back}, {@code unknown}).
+ * Its long-task timer ({@code advisory.lock.held.active}) shows the locks held right now and the oldest.</li>
+ * </ul>
+ * A namespace is a tag, so it must be a fixed word chosen in code ({@code setup_request}), never built from data.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public class ObservingLockAcquisitionListener implements LockAcquisitionListener {
+
+	/** The name of the acquisition observation. */
+	public static final String ACQUIRE = "advisory.lock.acquire";
+
+	/** The name of the observation of the time a lock is held. */
+	public static final String HELD = "advisory.lock.held";
+
+	private final ObservationRegistry registry;
+
+	/**
+	 * Create a listener that reports to the given registry.
+	 * @param registry the observation registry
+	 */
+	public ObservingLockAcquisitionListener(ObservationRegistry registry) {
+		Assert.notNull(registry, "ObservationRegistry must not be null");
+		this.registry = registry;
+	}
+
+	@Override
+	public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
+			List<String> values) {
+		if (this.registry.isNoop()) {
+			return Acquisition.IGNORED;
+		}
+		String modeTag = mode.name().toLowerCase(Locale.ROOT);
+		Observation acquire = Observation.createNotStarted(ACQUIRE, this.registry)
+			.contextualName("advisory lock " + namespace)
+			.lowCardinalityKeyValue("namespace", namespace)
+			.lowCardinalityKeyValue("mode", modeTag)
+			.lowCardinalityKeyValue("wait.mode", waitMode.name().toLowerCase(Locale.ROOT))
+			.start();
+		return (outcome, error) -> {
+			acquire.lowCardinalityKeyValue("outcome", outcome.name().toLowerCase(Locale.ROOT));
+			// Busy and timeout are outcomes the caller expects to handle, told by the tag; only an error is one.
+			if (outcome == Outcome.ERROR && error != null) {
+				acquire.error(error);
+			}
+			acquire.stop();
+			if (outcome == Outcome.ACQUIRED && TransactionSynchronizationManager.isSynchronizationActive()) {
+				observeHeld(namespace, modeTag);
+			}
+		};
+	}
+
+	private void observeHeld(String namespace, String mode) {
+		Observation held = Observation.createNotStarted(HELD, this.registry)
+			.contextualName("advisory lock " + namespace + " held")
+			.lowCardinalityKeyValue("namespace", namespace)
+			.lowCardinalityKeyValue("mode", mode)
+			.start();
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public void afterCompletion(int status) {
+				held.lowCardinalityKeyValue("transaction", switch (status) {
+					case STATUS_COMMITTED -> "committed";
+					case STATUS_ROLLED_BACK -> "rolled_back";
+					default -> "unknown";
+				});
+				held.stop();
+			}
+
+		});
+	}
+
+}

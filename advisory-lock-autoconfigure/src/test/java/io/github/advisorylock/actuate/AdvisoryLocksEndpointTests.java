@@ -1,0 +1,249 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.actuate;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLockDescriptor;
+import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfiguration;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for the {@link AdvisoryLocksEndpoint} and its auto-configuration, with real held and awaited locks.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class AdvisoryLocksEndpointTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
+				TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class,
+				AdvisoryLockEndpointAutoConfiguration.class))
+		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
+
+	private final ApplicationContextRunner exposed = this.contextRunner
+		.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks");
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private final String namespace = "endpoint-" + UUID.randomUUID();
+
+	@AfterEach
+	void stopThreads() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void absentUnlessExposed() {
+		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(AdvisoryLocksEndpoint.class)
+			.doesNotHaveBean(KeyLabels.class));
+	}
+
+	@Test
+	void absentWithoutActuator() {
+		this.exposed.withClassLoader(new FilteredClassLoader(Endpoint.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(AdvisoryLockOperations.class)
+				.doesNotHaveBean(AdvisoryLocksEndpoint.class)
+				.doesNotHaveBean(KeyLabels.class));
+	}
+
+	@Test
+	void listsAHeldAndAWaitingLockOnANegativeKeyWithItsLabel() {
+		// A value whose key is negative: the high half lands in classid as an unsigned oid.
+		int value = IntStream.iterate(0, (i) -> i + 1)
+			.filter((i) -> AdvisoryLockKeys.of(this.namespace, i) < 0)
+			.findFirst()
+			.getAsInt();
+		long key = AdvisoryLockKeys.of(this.namespace, value);
+		this.exposed.run((context) -> {
+			CountDownLatch release = new CountDownLatch(1);
+			Future<Integer> holder = inTransaction(context, () -> {
+				context.getBean(AdvisoryLockOperations.class).lock(this.namespace, value);
+				release.await(HANG_SECONDS, TimeUnit.SECONDS);
+				return null;
+			});
+			this.pgLocks.await("the holder", (locks) -> locks.stream().anyMatch((lock) -> lock.key() == key));
+			Future<Integer> waiter = inTransaction(context, () -> {
+				context.getBean(AdvisoryLockOperations.class)
+					.lock(LockRequest.of(this.namespace, value).withTimeout(PgLocks.HANG_TIMEOUT));
+				return null;
+			});
+			this.pgLocks.awaitWaiters(key, 1);
+			int holderPid = this.pgLocks.on(key).stream().filter(PgLocks.AdvisoryLock::granted).findFirst().orElseThrow().pid();
+			int waiterPid = this.pgLocks.on(key).stream().filter((l) -> !l.granted()).findFirst().orElseThrow().pid();
+			try {
+				assertThat(endpoint(context).advisoryLocks().truncated()).isFalse();
+				assertThat(endpoint(context).advisoryLocks().locks()).filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
+					.satisfiesExactly((held) -> {
+						assertThat(held.pid()).isEqualTo(holderPid);
+						assertThat(held.granted()).isTrue();
+						assertThat(held.label()).isEqualTo(this.namespace + ":" + value);
+						assertThat(held.mode()).isEqualTo("ExclusiveLock");
+						assertThat(held.waitStart()).isNull();
+						assertThat(held.state()).isEqualTo("idle in transaction");
+						assertThat(held.transactionAge()).isNotNull().isGreaterThanOrEqualTo(Duration.ZERO);
+						assertThat(held.keyPair()).isNull();
+						assertThat(held.query()).isNull();
+					}, (waiting) -> {
+						assertThat(waiting.pid()).isEqualTo(waiterPid);
+						assertThat(waiting.granted()).isFalse();
+						assertThat(waiting.label()).isEqualTo(this.namespace + ":" + value);
+						assertThat(waiting.waitStart()).isNotNull();
+						assertThat(waiting.state()).isEqualTo("active");
+						assertThat(waiting.waitEventType()).isEqualTo("Lock");
+						assertThat(waiting.waitEvent()).isEqualTo("advisory");
+					});
+			}
+			finally {
+				release.countDown();
+			}
+			holder.get(HANG_SECONDS, TimeUnit.SECONDS);
+			waiter.get(HANG_SECONDS, TimeUnit.SECONDS);
+		});
+	}
+
+	@Test
+	void showsTheTwoIntFormAsAPairAndUnknownKeysWithoutLabel() throws SQLException {
+		long unlabelled = AdvisoryLockKeys.of(this.namespace, "never derived here");
+		try (Connection connection = TestDatabase.get().dataSource().getConnection()) {
+			connection.setAutoCommit(false);
+			try (PreparedStatement statement = connection
+				.prepareStatement("SELECT pg_advisory_xact_lock(-5, 7), pg_advisory_xact_lock(?)")) {
+				statement.setLong(1, unlabelled);
+				statement.execute();
+			}
+			try {
+				this.exposed.run((context) -> {
+					assertThat(endpoint(context).advisoryLocks().locks()).filteredOn((lock) -> lock.keyPair() != null)
+						.singleElement()
+						.satisfies((lock) -> {
+							assertThat(lock.keyPair()).containsExactly(-5, 7);
+							assertThat(lock.key()).isNull();
+							assertThat(lock.label()).isNull();
+						});
+					assertThat(endpoint(context).advisoryLocks().locks())
+						.filteredOn((lock) -> Long.valueOf(unlabelled).equals(lock.key()))
+						.singleElement()
+						.satisfies((lock) -> assertThat(lock.label()).isNull());
+				});
+			}
+			finally {
+				connection.rollback();
+			}
+		}
+	}
+
+	@Test
+	void showsQueryTextOnlyWhenAskedTo() {
+		this.exposed.run((context) -> inTransaction(context, () -> {
+			context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1);
+			assertThat(endpoint(context).advisoryLocks().locks()).filteredOn(AdvisoryLockDescriptor::granted)
+				.isNotEmpty()
+				.allSatisfy((lock) -> assertThat(lock.query()).isNull());
+			return null;
+		}).get(HANG_SECONDS, TimeUnit.SECONDS));
+		this.exposed.withPropertyValues("advisory-lock.endpoint.include-query=true")
+			.run((context) -> inTransaction(context, () -> {
+				context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1);
+				long key = AdvisoryLockKeys.of(this.namespace, 1);
+				assertThat(endpoint(context).advisoryLocks().locks())
+					.filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
+					.singleElement()
+					.satisfies((lock) -> assertThat(lock.query()).startsWith("/* advisory-lock " + this.namespace));
+				return null;
+			}).get(HANG_SECONDS, TimeUnit.SECONDS));
+	}
+
+	@Test
+	void keyLabelsCanBeTurnedOff() {
+		this.exposed.withPropertyValues("advisory-lock.endpoint.key-labels=0")
+			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLocksEndpoint.class)
+				.doesNotHaveBean(KeyLabels.class));
+	}
+
+	@Test
+	void keyLabelsForgetTheLeastRecentlyLockedKeyAndCutLongLabels() {
+		KeyLabels labels = new KeyLabels(2);
+		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
+		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(2L), List.of("two"));
+		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
+		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(3L), List.of("x".repeat(500)));
+		assertThat(labels.size()).isEqualTo(2);
+		assertThat(labels.labelOf(1L)).isEqualTo("a:one");
+		assertThat(labels.labelOf(2L)).isNull();
+		assertThat(labels.labelOf(3L)).hasSize(KeyLabels.MAX_LABEL_LENGTH).endsWith("...");
+	}
+
+	private static AdvisoryLocksEndpoint endpoint(AssertableApplicationContext context) {
+		return context.getBean(AdvisoryLocksEndpoint.class);
+	}
+
+	private <T> Future<T> inTransaction(AssertableApplicationContext context, java.util.concurrent.Callable<T> work) {
+		TransactionTemplate transaction = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+		return this.executor.submit(() -> transaction.execute((status) -> {
+			try {
+				return work.call();
+			}
+			catch (Exception ex) {
+				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			}
+		}));
+	}
+
+}

@@ -1,0 +1,193 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.observation;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.autoconfigure.AdvisoryLockObservationAutoConfiguration;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.TestDatabase;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for {@link ObservingLockAcquisitionListener} and its auto-configuration, against real locks.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class ObservingLockAcquisitionListenerTests {
+
+	private final DataSource dataSource = TestDatabase.get().dataSource();
+
+	private final TransactionTemplate transaction = new TransactionTemplate(
+			new DataSourceTransactionManager(this.dataSource));
+
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+	private final ObservationRegistry observations = ObservationRegistry.create();
+
+	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
+
+	private final String namespace = "observed-" + UUID.randomUUID();
+
+	ObservingLockAcquisitionListenerTests() {
+		this.observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.meters));
+		this.locks.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations)));
+	}
+
+	private Timer acquireTimer(String waitMode, String outcome) {
+		return this.meters.get(ObservingLockAcquisitionListener.ACQUIRE)
+			.tags("namespace", this.namespace, "mode", "exclusive", "wait.mode", waitMode, "outcome", outcome)
+			.timer();
+	}
+
+	@Test
+	void recordsAcquiredBusyTimeoutAndErrorOutcomesWithTheirTags() {
+		this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 1));
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, AdvisoryLockKeys.of(this.namespace, 2))) {
+			this.transaction.executeWithoutResult((status) -> assertThat(this.locks.tryLock(this.namespace, 2)).isFalse());
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> this.transaction.executeWithoutResult(
+					(status) -> this.locks.lock(LockRequest.of(this.namespace, 2).withWaitMode(WaitMode.TRY))));
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> this.transaction.executeWithoutResult(
+					(status) -> this.locks.lock(LockRequest.of(this.namespace, 2).withTimeout(Duration.ofMillis(50)))));
+		}
+		assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> this.locks.lock(this.namespace, 3));
+
+		assertThat(acquireTimer("block", "acquired").count()).isOne();
+		assertThat(acquireTimer("try", "busy").count()).isEqualTo(2);
+		assertThat(acquireTimer("block", "timeout").count()).isOne();
+		assertThat(acquireTimer("block", "error").count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.ACQUIRE).timers())
+			.extracting((timer) -> timer.getId().getTag("error"))
+			.containsOnly("none", "LockTransactionException");
+	}
+
+	@Test
+	void recordsHowLongEachLockWasHeldUntilItsTransactionEnded() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			// Held, not yet released: the long-task timer shows it.
+			assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD + ".active")
+				.tags("namespace", this.namespace)
+				.longTaskTimer()
+				.activeTasks()).isOne();
+		});
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			status.setRollbackOnly();
+		});
+		Timer committed = this.meters.get(ObservingLockAcquisitionListener.HELD)
+			.tags("namespace", this.namespace, "mode", "exclusive", "transaction", "committed")
+			.timer();
+		Timer rolledBack = this.meters.get(ObservingLockAcquisitionListener.HELD)
+			.tags("namespace", this.namespace, "mode", "exclusive", "transaction", "rolled_back")
+			.timer();
+		assertThat(committed.count()).isOne();
+		assertThat(rolledBack.count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD + ".active").longTaskTimer().activeTasks())
+			.isZero();
+	}
+
+	@Test
+	void neverTagsAKeyOrAValue() {
+		this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, "user-4711"));
+		String key = Long.toString(AdvisoryLockKeys.of(this.namespace, "user-4711"));
+		assertThat(this.meters.getMeters()).flatExtracting((Meter meter) -> meter.getId().getTags())
+			.extracting(Tag::getValue)
+			.isNotEmpty()
+			.noneMatch((value) -> value.contains("4711") || value.equals(key));
+	}
+
+	@Test
+	void observationsCarryTheConventionalNamesAndLowCardinalityKeys() {
+		TestObservationRegistry registry = TestObservationRegistry.create();
+		AdvisoryLockTemplate observed = new AdvisoryLockTemplate(this.dataSource);
+		observed.setListeners(List.of(new ObservingLockAcquisitionListener(registry)));
+		this.transaction.executeWithoutResult((status) -> observed.lock(this.namespace, 1));
+		TestObservationRegistryAssert.assertThat(registry)
+			.hasObservationWithNameEqualTo("advisory.lock.acquire")
+			.that()
+			.hasLowCardinalityKeyValue("namespace", this.namespace)
+			.hasLowCardinalityKeyValue("mode", "exclusive")
+			.hasLowCardinalityKeyValue("wait.mode", "block")
+			.hasLowCardinalityKeyValue("outcome", "acquired")
+			.doesNotHaveHighCardinalityKeyValueWithKey("key")
+			.hasBeenStarted()
+			.hasBeenStopped();
+		TestObservationRegistryAssert.assertThat(registry)
+			.hasObservationWithNameEqualTo("advisory.lock.held")
+			.that()
+			.hasLowCardinalityKeyValue("transaction", "committed")
+			.hasBeenStopped();
+	}
+
+	@Test
+	void autoConfiguredWithAnObservationRegistryAndAbsentWithoutMicrometer() {
+		ApplicationContextRunner runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
+					TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class,
+					AdvisoryLockObservationAutoConfiguration.class))
+			.withBean(DataSource.class, () -> this.dataSource);
+		TestObservationRegistry registry = TestObservationRegistry.create();
+		runner.withBean(ObservationRegistry.class, () -> registry).run((context) -> {
+			assertThat(context).hasSingleBean(ObservingLockAcquisitionListener.class);
+			new TransactionTemplate(context.getBean(PlatformTransactionManager.class)).executeWithoutResult(
+					(status) -> context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1));
+			TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("advisory.lock.acquire");
+		});
+		runner.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(ObservingLockAcquisitionListener.class));
+		runner.withClassLoader(new FilteredClassLoader("io.micrometer")).run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(ObservingLockAcquisitionListener.class);
+			new TransactionTemplate(context.getBean(PlatformTransactionManager.class)).executeWithoutResult(
+					(status) -> context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1));
+		});
+	}
+
+}
