@@ -39,6 +39,7 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLockDescriptor;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
 import io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfiguration;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
@@ -48,8 +49,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -67,8 +66,8 @@ class AdvisoryLocksEndpointTests {
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
-				TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
 				AdvisoryLockEndpointAutoConfiguration.class))
 		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
 

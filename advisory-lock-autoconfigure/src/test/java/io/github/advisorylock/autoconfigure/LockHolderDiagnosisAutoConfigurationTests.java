@@ -26,6 +26,7 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.jdbc.LockHolderDiagnosis;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.TestDatabase;
@@ -33,8 +34,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -50,8 +49,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class LockHolderDiagnosisAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
-				TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class))
 		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
 
 	private final String namespace = "autoconfigured-diagnosis-" + UUID.randomUUID();

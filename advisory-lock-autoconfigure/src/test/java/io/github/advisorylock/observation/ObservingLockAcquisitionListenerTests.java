@@ -31,6 +31,7 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
 import io.github.advisorylock.autoconfigure.AdvisoryLockObservationAutoConfiguration;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.TestDatabase;
@@ -46,8 +47,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -170,8 +169,8 @@ class ObservingLockAcquisitionListenerTests {
 	@Test
 	void autoConfiguredWithAnObservationRegistryAndAbsentWithoutMicrometer() {
 		ApplicationContextRunner runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
-					TransactionAutoConfiguration.class, AdvisoryLockAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+					BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
 					AdvisoryLockObservationAutoConfiguration.class))
 			.withBean(DataSource.class, () -> this.dataSource);
 		TestObservationRegistry registry = TestObservationRegistry.create();
