@@ -225,8 +225,6 @@ public final class PgBouncer {
 		config.append("auth_type = scram-sha-256\n");
 		config.append("auth_file = " + users + "\n");
 		config.append("max_client_conn = 200\n");
-		// pgjdbc sends it at startup; PgBouncer would otherwise refuse the connection.
-		config.append("ignore_startup_parameters = extra_float_digits\n");
 		if (tracksPreparedStatements) {
 			config.append("max_prepared_statements = 200\n");
 		}
