@@ -28,7 +28,6 @@ import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockMode;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.From;
 import net.jqwik.api.Property;
@@ -93,7 +92,8 @@ class LockKeysPropertyTests {
 
 	@Property
 	void anyArgumentsGiveKeysOrAnInvalidLockKeyException(
-			@ForAll @Size(max = 6) List<@From("anything") Object> arguments, @ForAll @IntRange(min = 1, max = 8) int maxKeys) {
+			@ForAll @Size(max = 6) List<@From("anything") Object> arguments,
+			@ForAll @IntRange(min = 1, max = 8) int maxKeys) {
 		Throwable thrown = catchThrowable(
 				() -> LockKeys.resolve(NAMESPACE, arguments, LockKeyStrategy.standard(), maxKeys));
 		if (thrown != null) {

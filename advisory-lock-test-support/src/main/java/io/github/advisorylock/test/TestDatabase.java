@@ -100,7 +100,8 @@ public final class TestDatabase {
 				database = instance;
 				if (database == null) {
 					database = start();
-					logger.info("Test database: {}, PostgreSQL {}", database.description, database.serverMajorVersion());
+					logger.info("Test database: {}, PostgreSQL {}", database.description,
+							database.serverMajorVersion());
 					instance = database;
 				}
 			}
