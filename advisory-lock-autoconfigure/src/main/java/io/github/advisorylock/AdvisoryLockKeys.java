@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  * {@link Byte}, {@link Short}, {@link Integer}, {@link Long} or {@link BigInteger} in decimal, an {@link Enum} by its
  * {@link Enum#name() name}, and a {@link Record} by its {@code toString()}. Other types (floating point numbers,
  * dates, arbitrary objects) are refused with {@link InvalidLockKeyException}, because their text form is not the same
- * in every language: convert them explicitly in the key expression.
+ * in every language: convert them explicitly in the key expression. So is a text holding a lone UTF-16 surrogate: it
+ * has no UTF-8 form, and each language would substitute something different for it.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -63,15 +64,40 @@ public final class AdvisoryLockKeys {
 	 * @param namespace the namespace, not blank
 	 * @param value the value; see the class documentation for the supported types
 	 * @return the key
-	 * @throws IllegalArgumentException if the namespace is blank
-	 * @throws InvalidLockKeyException if the value is {@code null} or of an unsupported type
+	 * @throws IllegalArgumentException if the namespace is blank or holds a lone surrogate
+	 * @throws InvalidLockKeyException if the value is {@code null}, of an unsupported type, or a text holding a lone
+	 * surrogate
 	 */
 	public static long of(String namespace, @Nullable Object value) {
 		if (namespace == null || namespace.isBlank()) {
 			throw new IllegalArgumentException("Advisory lock namespace must not be blank");
 		}
-		byte[] digest = sha256().digest((namespace + ":" + text(value)).getBytes(StandardCharsets.UTF_8));
+		String text = text(value);
+		// getBytes would silently turn a lone surrogate into '?', a key no other language derives.
+		if (loneSurrogateAt(namespace) >= 0) {
+			throw new IllegalArgumentException("Advisory lock namespace holds a lone UTF-16 surrogate at index "
+					+ loneSurrogateAt(namespace) + ": it has no UTF-8 form");
+		}
+		int loneSurrogate = loneSurrogateAt(text);
+		if (loneSurrogate >= 0) {
+			throw new InvalidLockKeyException("Advisory lock key value holds a lone UTF-16 surrogate at index "
+					+ loneSurrogate + ": it has no UTF-8 form, so no other language could derive the same key");
+		}
+		byte[] digest = sha256().digest((namespace + ":" + text).getBytes(StandardCharsets.UTF_8));
 		return ByteBuffer.wrap(digest, 0, Long.BYTES).getLong();
+	}
+
+	private static int loneSurrogateAt(String text) {
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	/**

@@ -26,6 +26,12 @@ import org.jspecify.annotations.Nullable;
  * resource, or is a {@link java.util.Collection} or array of resources; the keys are deduplicated and taken in
  * ascending order of their 64-bit value in one round trip. {@link AdvisoryLocked @AdvisoryLocked} uses this same API.
  *
+ * <p>A wait happens inside PostgreSQL and ends at the timeout at the latest. Interrupting the waiting thread does not
+ * end it sooner (the JDBC driver's socket read ignores interrupts); the interrupt status is kept for the caller. Other
+ * failures during a wait, such as a terminated backend, a server shutdown or a {@code statement_timeout}, are
+ * reported as the {@link org.springframework.dao.DataAccessException} Spring's translator makes of them, never as a
+ * {@link LockBusyException}: the lock is not known to be busy.
+ *
  * <pre class="code">
  * &#64;Transactional
  * public void transfer(long from, long to, BigDecimal amount) {

