@@ -260,14 +260,20 @@ class AdvisoryLockFaultTests {
 		AtomicReference<RuntimeException> thrown = new AtomicReference<>();
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, keys.get(1))) {
 			Future<Object> caller = inTransaction(this.transaction, () -> {
-				this.jdbc.execute("SET LOCAL statement_timeout = '300ms'");
+				// Long enough to see the caller hold the lower key while it waits for the higher one.
+				this.jdbc.execute("SET LOCAL statement_timeout = '2s'");
 				lockRecordingFailure(this.locks, LockRequest.of(this.namespace, 1, 2).withTimeout(LONG_TIMEOUT),
 						thrown);
 				return null;
 			});
+			this.pgLocks.awaitWaiters(keys.get(1), 1);
+			assertThat(this.pgLocks.on(keys.get(0))).singleElement()
+				.satisfies((lock) -> assertThat(lock.granted()).isTrue())
+				.satisfies((lock) -> assertThat(lock.pid()).isNotEqualTo(holder.pid()));
 			assertThat(failureOf(caller)).isInstanceOf(QueryTimeoutException.class)
 				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":")
 				.isNotInstanceOf(LockBusyException.class);
+			assertThat(thrown.get()).isSameAs(failureOf(caller));
 			// The lower key was taken before the statement was cancelled; the rollback released it.
 			assertThat(this.pgLocks.all()).extracting(PgLocks.AdvisoryLock::pid).containsOnly(holder.pid());
 		}
@@ -279,7 +285,8 @@ class AdvisoryLockFaultTests {
 				LockHolder holder = LockHolder.exclusive(this.dataSource, key(1))) {
 			TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
 			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
-			LockRequest request = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(3));
+			// Ample, so that the waiters still wait while the third caller meets the exhausted pool.
+			LockRequest request = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(6));
 			List<Future<Object>> waiters = List.of(inTransaction(transaction, () -> {
 				locks.lock(request);
 				return null;
@@ -332,9 +339,19 @@ class AdvisoryLockFaultTests {
 			assertThat(thrown.get()).isInstanceOf(LockBusyException.class);
 			assertThat(interruptKept).as("the thread's interrupt status is kept").isTrue();
 			this.pgLocks.await("the waiter gone", (locks2) -> locks2.stream().allMatch(PgLocks.AdvisoryLock::granted));
+			// The waiter's thread rolls back and returns the connection after its lock call ended.
+			awaitNoActiveConnection(pool);
 			holder.commit();
 			// The pool's only connection came back, usable.
 			transaction.executeWithoutResult((status) -> locks.lock(this.namespace, 1));
+		}
+	}
+
+	private static void awaitNoActiveConnection(HikariDataSource pool) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HANG_SECONDS);
+		while (pool.getHikariPoolMXBean().getActiveConnections() > 0) {
+			assertThat(System.nanoTime()).as("the connection returned to the pool").isLessThan(deadline);
+			Thread.sleep(5);
 		}
 	}
 

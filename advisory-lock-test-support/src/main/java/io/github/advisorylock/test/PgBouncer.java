@@ -85,6 +85,9 @@ public final class PgBouncer {
 
 	private static volatile PgBouncer instance;
 
+	/** Why PgBouncer did not start, so that later tests fail at once rather than each trying again. */
+	private static volatile RuntimeException startFailure;
+
 	private static boolean skipReported;
 
 	private final Process process;
@@ -128,7 +131,16 @@ public final class PgBouncer {
 						}
 						Assumptions.abort(message);
 					}
-					bouncer = start(binary, TestDatabase.get());
+					if (startFailure != null) {
+						throw new IllegalStateException("PgBouncer did not start earlier in this run", startFailure);
+					}
+					try {
+						bouncer = start(binary, TestDatabase.get());
+					}
+					catch (RuntimeException ex) {
+						startFailure = ex;
+						throw ex;
+					}
 					logger.info("PgBouncer {} in transaction pooling mode on 127.0.0.1:{}, in front of the test "
 							+ "database", bouncer.version, bouncer.port);
 					instance = bouncer;
@@ -216,7 +228,8 @@ public final class PgBouncer {
 		config.append("[databases]\n");
 		// The same one-minute statement_timeout as direct connections: a hung test fails instead of hanging CI.
 		config.append(POOLED + " = " + server + " pool_size=20 connect_query='SET statement_timeout = 60000'\n");
-		config.append(ONE_SERVER_CONNECTION + " = " + server + " pool_size=1\n");
+		config.append(ONE_SERVER_CONNECTION + " = " + server
+				+ " pool_size=1 connect_query='SET statement_timeout = 60000'\n");
 		config.append("\n[pgbouncer]\n");
 		config.append("listen_addr = 127.0.0.1\n");
 		config.append("listen_port = " + port + "\n");

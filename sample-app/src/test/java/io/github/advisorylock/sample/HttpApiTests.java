@@ -135,6 +135,8 @@ class HttpApiTests extends SampleDatabaseTests {
 						"balance: must be greater than or equal to 0; dailyWithdrawalLimit: must be greater than 0"),
 				Arguments.of("POST", "/accounts/" + NOBODY + "/withdrawals", "{\"amount\":0}",
 						"amount: must be greater than 0"),
+				Arguments.of("POST", "/accounts/" + NOBODY + "/withdrawals", "{\"amount\":" + Long.MAX_VALUE + "}",
+						"amount: must be less than or equal to 1000000000000"),
 				Arguments.of("POST", "/accounts/" + NOBODY + "/withdrawals", "{\"amount\":\"ten\"}",
 						"from String \"ten\""),
 				Arguments.of("POST", "/transfers", "{\"from\":\"" + NOBODY + "\",\"amount\":5}",

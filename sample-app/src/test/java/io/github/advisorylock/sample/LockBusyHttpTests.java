@@ -47,7 +47,8 @@ class LockBusyHttpTests {
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
-		registry.add("advisory-lock.default-timeout", () -> "200ms");
+		// Long enough that the waiting request is surely seen in pg_locks before it gives up, even on a loaded machine.
+		registry.add("advisory-lock.default-timeout", () -> "3s");
 	}
 
 	@Value("${local.server.port}")

@@ -39,7 +39,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -65,6 +67,10 @@ class MultiInstanceTests {
 
 	@BeforeAll
 	static void startInstances() throws Exception {
+		// The schema once, here: three instances running CREATE TABLE IF NOT EXISTS at the same moment can collide.
+		new ResourceDatabasePopulator(new ClassPathResource("schema.sql")).execute(TestDatabase.get().dataSource());
+		// Should this JVM end before the tests do, its children end with it.
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroyForcibly)));
 		Path logs = Files.createDirectories(Path.of("target", "multi-instance"));
 		for (int i = 0; i < INSTANCES; i++) {
 			int port = freePort();
@@ -177,7 +183,8 @@ class MultiInstanceTests {
 		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
 				SampleApplication.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",
-				"--spring.main.banner-mode=off", "--spring.datasource.hikari.maximum-pool-size=8",
+				"--spring.main.banner-mode=off", "--spring.sql.init.mode=never",
+				"--spring.datasource.hikari.maximum-pool-size=8",
 				// Generous: 9 callers on 2 cores share 3 JVMs; a busy answer is still a 409, but the rules are the point.
 				"--advisory-lock.default-timeout=10s"));
 		TestDatabase.get()

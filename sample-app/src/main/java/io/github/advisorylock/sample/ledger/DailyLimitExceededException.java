@@ -26,8 +26,8 @@ import io.github.advisorylock.sample.RuleViolationException;
 public class DailyLimitExceededException extends RuleViolationException {
 
 	DailyLimitExceededException(UUID accountId, long amount, long withdrawnToday, long limit) {
-		super("Daily limit exceeded", "Withdrawing " + amount + " from account " + accountId + " would take today's "
-				+ "withdrawals to " + (withdrawnToday + amount) + ", above the daily limit of " + limit);
+		super("Daily limit exceeded", "Withdrawing " + amount + " from account " + accountId + " would exceed its "
+				+ "daily limit of " + limit + ": " + withdrawnToday + " already withdrawn today");
 	}
 
 }

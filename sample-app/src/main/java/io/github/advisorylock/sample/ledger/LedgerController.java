@@ -20,6 +20,7 @@ import java.net.URI;
 import java.util.UUID;
 
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
@@ -67,13 +68,15 @@ class LedgerController {
 			.body(this.ledger.transfer(body.from(), body.to(), body.amount()));
 	}
 
-	record NewAccount(@NotNull @PositiveOrZero Long balance, @NotNull @Positive Long dailyWithdrawalLimit) {
+	record NewAccount(@NotNull @PositiveOrZero @Max(LedgerService.MAX_AMOUNT) Long balance,
+			@NotNull @Positive @Max(LedgerService.MAX_AMOUNT) Long dailyWithdrawalLimit) {
 	}
 
-	record NewWithdrawal(@NotNull @Positive Long amount) {
+	record NewWithdrawal(@NotNull @Positive @Max(LedgerService.MAX_AMOUNT) Long amount) {
 	}
 
-	record NewTransfer(@NotNull UUID from, @NotNull UUID to, @NotNull @Positive Long amount) {
+	record NewTransfer(@NotNull UUID from, @NotNull UUID to,
+			@NotNull @Positive @Max(LedgerService.MAX_AMOUNT) Long amount) {
 	}
 
 }

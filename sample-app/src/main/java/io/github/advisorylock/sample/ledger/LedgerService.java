@@ -46,6 +46,12 @@ public class LedgerService {
 			+ "(SELECT coalesce(sum(w.amount), 0) FROM withdrawals w WHERE w.account_id = a.id "
 			+ "AND w.created_at >= date_trunc('day', now(), 'UTC')) AS withdrawn_today FROM accounts a WHERE a.id = ?";
 
+	/**
+	 * The largest amount, opening balance or daily limit the API accepts, in minor units (ten billion). Bounding
+	 * every amount keeps each sum of them far inside {@code bigint}: no balance can overflow.
+	 */
+	public static final long MAX_AMOUNT = 1_000_000_000_000L;
+
 	private final JdbcClient jdbc;
 
 	LedgerService(JdbcClient jdbc) {
@@ -91,7 +97,8 @@ public class LedgerService {
 	@AdvisoryLocked(namespace = "account", key = "#accountId")
 	public Withdrawal withdraw(UUID accountId, long amount) {
 		Account account = find(accountId);
-		if (account.withdrawnToday() + amount > account.dailyWithdrawalLimit()) {
+		// Subtracting, since what is left today can't overflow where withdrawn + amount could.
+		if (amount > account.dailyWithdrawalLimit() - account.withdrawnToday()) {
 			throw new DailyLimitExceededException(accountId, amount, account.withdrawnToday(),
 					account.dailyWithdrawalLimit());
 		}

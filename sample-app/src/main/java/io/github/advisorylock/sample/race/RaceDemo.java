@@ -207,7 +207,7 @@ public class RaceDemo {
 			connection.close();
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Could not return a connection to the pool", ex);
+			// The pool evicts a connection that fails to close; the next ones must still be returned.
 		}
 	}
 

@@ -134,7 +134,12 @@ class LedgerServiceTests extends SampleDatabaseTests {
 			.isThrownBy(() -> this.ledger.transfer(account.id(), other.id(), 51));
 		assertThatExceptionOfType(DailyLimitExceededException.class)
 			.isThrownBy(() -> this.ledger.withdraw(this.ledger.open(5_000, 1_000).id(), 1_001))
-			.withMessageContaining("above the daily limit of 1000");
+			.withMessageContaining("would exceed its daily limit of 1000: 0 already withdrawn today");
+		Account limited = this.ledger.open(5_000, 1_000);
+		this.ledger.withdraw(limited.id(), 100);
+		assertThatExceptionOfType(DailyLimitExceededException.class)
+			.as("no overflow of today's total")
+			.isThrownBy(() -> this.ledger.withdraw(limited.id(), Long.MAX_VALUE));
 		assertThatExceptionOfType(InvalidRequestException.class)
 			.isThrownBy(() -> this.ledger.transfer(account.id(), account.id(), 1));
 		assertThatExceptionOfType(NotFoundException.class)
