@@ -243,13 +243,19 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	private @Nullable Long execute(Connection connection, LockRequest request, LockKeys keys,
 			Acquisition acquisition) {
 		Duration timeout = (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
-		String sql = AdvisoryLockStatements.acquire(request.mode(), request.waitMode(), request.namespace());
+		String sql = AdvisoryLockStatements.acquire(request.mode(), request.waitMode(), keys.keys().size(),
+				request.namespace());
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			int index = 1;
 			if (request.waitMode() == WaitMode.BLOCK) {
 				statement.setLong(index++, Math.max(1, timeout.toMillis()));
 			}
-			statement.setArray(index, connection.createArrayOf("bigint", keys.toArray()));
+			if (request.waitMode() == WaitMode.BLOCK && keys.keys().size() == 1) {
+				statement.setLong(index, keys.keys().get(0));
+			}
+			else {
+				statement.setArray(index, connection.createArrayOf("bigint", keys.toArray()));
+			}
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
 				if (!result.getBoolean("lockable")) {

@@ -231,7 +231,9 @@ class AdvisoryLockTemplateTests {
 			this.locks.lock(LockRequest.of(this.namespace, 3).withTimeout(Duration.ofNanos(1)));
 			this.locks.lock(LockRequest.of(this.namespace, 4).withTimeout(Duration.ofSeconds(3)));
 		});
-		assertThat(this.dataSource.parameters()).containsExactly("200", "150", "1", "3000");
+		// Each timeout in milliseconds, then the single key it guards.
+		assertThat(this.dataSource.parameters()).containsExactly("200", String.valueOf(key(1)), "150",
+				String.valueOf(key(2)), "1", String.valueOf(key(3)), "3000", String.valueOf(key(4)));
 	}
 
 	@Test

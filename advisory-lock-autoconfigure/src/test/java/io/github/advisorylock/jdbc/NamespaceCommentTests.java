@@ -99,7 +99,7 @@ class NamespaceCommentTests {
 		assertThat(AdvisoryLockStatements.commentSafe("line\nbreak\u0000")).isEqualTo("line break ");
 		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(300))).hasSize(103).endsWith("...");
 		for (String hostile : new String[] { "a*/b", "a/*b", "*/ SELECT 1; /*", "*", "/", "?", "ns*", "/ns" }) {
-			String sql = AdvisoryLockStatements.acquire(LockMode.EXCLUSIVE, WaitMode.BLOCK, hostile);
+			String sql = AdvisoryLockStatements.acquire(LockMode.EXCLUSIVE, WaitMode.BLOCK, 1, hostile);
 			String comment = sql.substring(0, sql.indexOf(" */ ") + 3);
 			assertThat(comment.substring(2, comment.length() - 2)).as(hostile).doesNotContain("*/").doesNotContain("/*");
 		}

@@ -1,0 +1,287 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.test.TestDatabase;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Runs every scenario of the benchmarks, prints the tables, and writes them with the environment to
+ * {@code docs/benchmarks.md} and the scaling chart to {@code docs/benchmarks-scaling.svg}.
+ *
+ * <p>Run it with {@code ./mvnw -pl benchmarks -am verify -DskipTests -Pbenchmarks}; the database is the one the tests
+ * use ({@link TestDatabase}): embedded PostgreSQL 18 unless {@code ADVISORY_LOCK_TEST_URL} names a server.
+ */
+public final class Benchmarks {
+
+	static final String COMMAND = "./mvnw -pl benchmarks -am verify -DskipTests -Pbenchmarks";
+
+	static final String CHART = "benchmarks-scaling.svg";
+
+	private final Settings settings;
+
+	private final StringBuilder markdown = new StringBuilder();
+
+	private final List<String> headline = new ArrayList<>();
+
+	private Benchmarks(Settings settings) {
+		this.settings = settings;
+	}
+
+	/**
+	 * Run the benchmarks.
+	 * @param args the directory to write the report to (default {@code docs})
+	 */
+	public static void main(String[] args) throws Exception {
+		Path docs = Path.of((args.length > 0) ? args[0] : "docs");
+		Settings settings = Settings.fromSystemProperties();
+		long start = System.nanoTime();
+		TestDatabase database = TestDatabase.get();
+		String description = (System.getenv("ADVISORY_LOCK_TEST_URL") != null
+				|| System.getProperty("advisory-lock.test.url") != null) ? "the server at " + database.url()
+						: "embedded (zonky binaries) on this machine";
+		try (ConfigurableApplicationContext context = BenchmarkApplication.start(database)) {
+			new Benchmarks(settings).run(context, database, description, docs);
+		}
+		System.out.printf(Locale.ROOT, "%nBenchmarks took %ds.%n", (System.nanoTime() - start) / 1_000_000_000);
+		// The embedded server stops in a shutdown hook.
+		System.exit(0);
+	}
+
+	private void run(ConfigurableApplicationContext context, TestDatabase database, String description, Path docs)
+			throws Exception {
+		DataSource dataSource = context.getBean(DataSource.class);
+		AnnotatedCalls annotated = context.getBean(AnnotatedCalls.class);
+		HandWrittenCalls handWritten = context.getBean(HandWrittenCalls.class);
+		Peers peers = new Peers(dataSource, context.getBean(PlatformTransactionManager.class));
+		peers.createTables();
+		try {
+			Table environment = EnvironmentInfo.describe(dataSource, description);
+			System.out.println(environment.markdown());
+
+			CostBenchmark cost = new CostBenchmark(this.settings, annotated, handWritten,
+					peers.lockRegistry(Duration.ofMillis(100)), peers.shedLock());
+			Map<String, double[]> perCall = cost.perCall();
+			Map<String, double[]> perKeys = cost.perKeys();
+			Map<String, HandOffBenchmark.Percentiles> handOff = new HandOffBenchmark(this.settings, annotated,
+					handWritten, database.dataSource(), peers).run();
+
+			BenchmarkApplication.resizePool(context, CapacityBenchmark.T);
+			CapacityBenchmark capacity = new CapacityBenchmark(this.settings, annotated);
+			double[] burstWaits = capacity.burstAverageWait();
+			List<ClosedLoop.Window> hot = capacity.continuous(true);
+			List<ClosedLoop.Window> distinct = capacity.continuous(false);
+			BenchmarkApplication.resizePool(context, BenchmarkApplication.MAX_POOL_SIZE);
+
+			Map<Integer, ScalingBenchmark.Point> scaling = new ScalingBenchmark(this.settings, context, annotated).run();
+
+			String costSection = costSection(perCall);
+			String keysSection = keysSection(perKeys);
+			String handOffSection = handOffSection(handOff, perCall);
+			String capacitySection = capacitySection(burstWaits, hot, distinct);
+			String scalingSection = scalingSection(scaling);
+			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
+					chart(scaling, perKeys));
+		}
+		finally {
+			peers.dropTables();
+		}
+	}
+
+	private String costSection(Map<String, double[]> perCall) {
+		double[] floor = perCall.get(CostBenchmark.FLOOR);
+		Table table = new Table("transaction", "round trips", "µs per transaction", "ratio to the floor");
+		for (Map.Entry<String, double[]> variant : perCall.entrySet()) {
+			Summary micros = Summary.of(variant.getValue(), Summary.Spread.IQR);
+			Summary ratio = Summary.of(Rounds.ratios(variant.getValue(), floor), Summary.Spread.IQR);
+			table.row(variant.getKey(), roundTrips(variant.getKey()), micros.format(0), ratio.format(2));
+		}
+		Summary annotation = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.ANNOTATION), floor),
+				Summary.Spread.IQR);
+		Summary operations = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.OPERATIONS), floor),
+				Summary.Spread.IQR);
+		Summary article = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.ARTICLE), floor), Summary.Spread.IQR);
+		this.headline.add(String.format(Locale.ROOT, "`@AdvisoryLocked` transaction / hand-written floor: **%s** "
+				+ "(goal ≤ 1.10: %s); `AdvisoryLockOperations.lock`: **%s**; the article's three statements: %s.",
+				annotation.format(2), (annotation.median() <= 1.10) ? "met" : "NOT met", operations.format(2),
+				article.format(2)));
+		return table.markdown();
+	}
+
+	private static String roundTrips(String variant) {
+		return switch (variant) {
+			case CostBenchmark.FLOOR, CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS -> "2 (lock, commit)";
+			case CostBenchmark.ARTICLE -> "4 (3 statements, commit)";
+			default -> "not counted";
+		};
+	}
+
+	private String keysSection(Map<String, double[]> perKeys) {
+		Table table = new Table("keys per call", "one hand-written statement, µs", "`@AdvisoryLocked`, µs",
+				"ratio to one statement", "one statement per key, µs");
+		for (int keys : CostBenchmark.KEY_COUNTS) {
+			double[] statement = perKeys.get(CostBenchmark.keysVariant("statement", keys));
+			double[] annotation = perKeys.get(CostBenchmark.keysVariant("annotation", keys));
+			double[] loop = perKeys.get(CostBenchmark.keysVariant("loop", keys));
+			table.row(keys, Summary.of(statement, Summary.Spread.IQR).format(0),
+					Summary.of(annotation, Summary.Spread.IQR).format(0),
+					Summary.of(Rounds.ratios(annotation, statement), Summary.Spread.IQR).format(2),
+					Summary.of(loop, Summary.Spread.IQR).format(0));
+		}
+		Summary ratio64 = Summary.of(Rounds.ratios(perKeys.get(CostBenchmark.keysVariant("annotation", 64)),
+				perKeys.get(CostBenchmark.keysVariant("statement", 64))), Summary.Spread.IQR);
+		Summary loop64 = Summary.of(Rounds.ratios(perKeys.get(CostBenchmark.keysVariant("loop", 64)),
+				perKeys.get(CostBenchmark.keysVariant("annotation", 64))), Summary.Spread.IQR);
+		this.headline.add(String.format(Locale.ROOT, "64 keys in one call: %s × one hand-written statement; a "
+				+ "statement per key costs %s × the annotation.", ratio64.format(2), loop64.format(1)));
+		return table.markdown();
+	}
+
+	private String handOffSection(Map<String, HandOffBenchmark.Percentiles> handOff, Map<String, double[]> perCall) {
+		Table table = new Table("waiter", "p50, ms", "p99, ms");
+		for (Map.Entry<String, HandOffBenchmark.Percentiles> entry : handOff.entrySet()) {
+			table.row(entry.getKey(), Summary.of(entry.getValue().p50(), Summary.Spread.RANGE).format(),
+					Summary.of(entry.getValue().p99(), Summary.Spread.RANGE).format());
+		}
+		Summary shedLock = Summary.of(perCall.get(CostBenchmark.SHEDLOCK), Summary.Spread.IQR);
+		table.row("ShedLock `JdbcTemplateLockProvider`", "does not wait: a busy lock is skipped",
+				"uncontended lock + unlock " + String.format(Locale.ROOT, "%.2f", shedLock.median() / 1000) + " ms");
+		Summary annotation = Summary.of(handOff.get(HandOffBenchmark.ANNOTATION).p50(), Summary.Spread.RANGE);
+		Summary registry = Summary.of(handOff.get(HandOffBenchmark.REGISTRY_DEFAULT).p50(), Summary.Spread.RANGE);
+		this.headline.add(String.format(Locale.ROOT, "Hand-off to a blocked waiter, p50: %s ms with "
+				+ "`@AdvisoryLocked`, %s ms with `JdbcLockRegistry` at its default poll.", annotation.format(),
+				registry.format()));
+		return table.markdown();
+	}
+
+	private String capacitySection(double[] burstWaits, List<ClosedLoop.Window> hot,
+			List<ClosedLoop.Window> distinct) {
+		Table table = new Table("t = 10 callers, u = 50 ms", "model", "measured", "measured / model");
+		Summary burst = Summary.of(burstWaits, Summary.Spread.RANGE);
+		Summary hotThroughput = Summary.of(throughputs(hot), Summary.Spread.RANGE);
+		Summary hotWait = Summary.of(meanExtras(hot), Summary.Spread.RANGE);
+		Summary distinctThroughput = Summary.of(throughputs(distinct), Summary.Spread.RANGE);
+		Summary distinctWait = Summary.of(meanExtras(distinct), Summary.Spread.RANGE);
+		double modelWait = CapacityBenchmark.modelAverageWait();
+		double hotModel = CapacityBenchmark.modelThroughput(1);
+		double distinctModel = CapacityBenchmark.modelThroughput(CapacityBenchmark.T);
+		table.row("one hot key, callers released together: average wait", fmt("%.0f ms", modelWait),
+				burst.format(0) + " ms", fmt("%.2f", burst.median() / modelWait));
+		table.row("one hot key, continuous: throughput", fmt("%.0f/s", hotModel),
+				hotThroughput.format(1) + "/s", fmt("%.2f", hotThroughput.median() / hotModel));
+		table.row("one hot key, continuous: average wait", "(burst formula only)", hotWait.format(0) + " ms",
+				fmt("%.2f × u × (t − 1)", hotWait.median() / (CapacityBenchmark.U * (CapacityBenchmark.T - 1))));
+		table.row("ten distinct keys, continuous: throughput", fmt("%.0f/s", distinctModel),
+				distinctThroughput.format(0) + "/s", fmt("%.2f", distinctThroughput.median() / distinctModel));
+		table.row("ten distinct keys, continuous: average wait", "0 ms", distinctWait.format(2) + " ms", "");
+		this.headline.add(String.format(Locale.ROOT, "Capacity model (t = 10, u = 50 ms): burst average wait %s ms "
+				+ "(model %.0f), hot-key throughput %s/s (model %.0f), ten keys %s/s (model %.0f).", burst.format(0),
+				modelWait, hotThroughput.format(1), hotModel, distinctThroughput.format(0), distinctModel));
+		double worst = Math.max(Math.abs(burst.median() / modelWait - 1), Math.max(
+				Math.abs(hotThroughput.median() / hotModel - 1), Math.abs(distinctThroughput.median() / distinctModel - 1)));
+		return table.markdown() + fmt("%nEvery modelled figure was measured within %.0f %% of the model.%n",
+				Math.ceil(worst * 100));
+	}
+
+	private String scalingSection(Map<Integer, ScalingBenchmark.Point> scaling) {
+		Table table = new Table("callers (= pool size)", "distinct keys: calls/s", "distinct keys: p99 ms",
+				"one hot key: calls/s", "one hot key: p99 ms");
+		scaling.forEach((callers, point) -> table.row(callers,
+				Summary.of(point.distinctThroughput(), Summary.Spread.RANGE).format(0),
+				Summary.of(point.distinctP99(), Summary.Spread.RANGE).format(),
+				Summary.of(point.hotThroughput(), Summary.Spread.RANGE).format(0),
+				Summary.of(point.hotP99(), Summary.Spread.RANGE).format()));
+		return table.markdown();
+	}
+
+	private static String chart(Map<Integer, ScalingBenchmark.Point> scaling, Map<String, double[]> perKeys) {
+		List<Chart.Point> distinctThroughput = new ArrayList<>();
+		List<Chart.Point> hotThroughput = new ArrayList<>();
+		List<Chart.Point> distinctP99 = new ArrayList<>();
+		List<Chart.Point> hotP99 = new ArrayList<>();
+		scaling.forEach((callers, point) -> {
+			distinctThroughput.add(Chart.Point.of(callers, Summary.of(point.distinctThroughput(), Summary.Spread.RANGE)));
+			hotThroughput.add(Chart.Point.of(callers, Summary.of(point.hotThroughput(), Summary.Spread.RANGE)));
+			distinctP99.add(Chart.Point.of(callers, Summary.of(point.distinctP99(), Summary.Spread.RANGE)));
+			hotP99.add(Chart.Point.of(callers, Summary.of(point.hotP99(), Summary.Spread.RANGE)));
+		});
+		List<Chart.Point> statement = new ArrayList<>();
+		List<Chart.Point> annotation = new ArrayList<>();
+		List<Chart.Point> loop = new ArrayList<>();
+		for (int keys : CostBenchmark.KEY_COUNTS) {
+			statement.add(Chart.Point.of(keys, Summary.of(perKeys.get(CostBenchmark.keysVariant("statement", keys)),
+					Summary.Spread.IQR)));
+			annotation.add(Chart.Point.of(keys, Summary.of(perKeys.get(CostBenchmark.keysVariant("annotation", keys)),
+					Summary.Spread.IQR)));
+			loop.add(Chart.Point.of(keys, Summary.of(perKeys.get(CostBenchmark.keysVariant("loop", keys)),
+					Summary.Spread.IQR)));
+		}
+		String blue = "#1f77b4";
+		String orange = "#d62728";
+		String grey = "#7f7f7f";
+		return Chart.svg("@AdvisoryLocked on PostgreSQL: medians of rounds, with their spread",
+				List.of(new Chart.Panel("Throughput (bars: min–max)", "callers (pool = callers)", "transactions per second", false,
+						List.of(new Chart.Series("a random key per call", blue, distinctThroughput),
+								new Chart.Series("one hot key", orange, hotThroughput))),
+						new Chart.Panel("p99 latency (bars: min–max)", "callers (pool = callers)", "milliseconds (log)", true,
+								List.of(new Chart.Series("a random key per call", blue, distinctP99),
+										new Chart.Series("one hot key", orange, hotP99))),
+						new Chart.Panel("One caller, n keys (bars: p25–p75)", "keys per call", "microseconds (log)",
+								true,
+								List.of(new Chart.Series("@AdvisoryLocked", blue, annotation),
+										new Chart.Series("one hand-written statement", grey, statement),
+										new Chart.Series("one statement per key", orange, loop)))));
+	}
+
+	private static double[] throughputs(List<ClosedLoop.Window> windows) {
+		return windows.stream().mapToDouble(ClosedLoop.Window::throughput).toArray();
+	}
+
+	private static double[] meanExtras(List<ClosedLoop.Window> windows) {
+		return windows.stream().mapToDouble(ClosedLoop.Window::extraMean).toArray();
+	}
+
+	private static String fmt(String pattern, Object... arguments) {
+		return String.format(Locale.ROOT, pattern, arguments);
+	}
+
+	private void write(Path docs, Table environment, String cost, String keys, String handOff, String capacity,
+			String scaling, String svg) throws IOException {
+		String document = Report.render(this.settings, environment.markdown(), this.headline, cost, keys, handOff,
+				capacity, scaling);
+		System.out.println();
+		System.out.println(document);
+		Files.createDirectories(docs);
+		Files.writeString(docs.resolve("benchmarks.md"), document);
+		Files.writeString(docs.resolve(CHART), svg);
+		System.out.println("Wrote " + docs.resolve("benchmarks.md") + " and " + docs.resolve(CHART));
+	}
+
+}

@@ -1,0 +1,134 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+
+import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+
+/**
+ * Scenarios 1 to 3, the peers' uncontended cost, and the cost as keys per call grow: single-threaded, no contention,
+ * a random key per call, every variant measured in the same rounds.
+ */
+final class CostBenchmark {
+
+	static final String FLOOR = "floor: hand-written `pg_advisory_xact_lock(?)`";
+
+	static final String ANNOTATION = "`@AdvisoryLocked` method";
+
+	static final String OPERATIONS = "`AdvisoryLockOperations.lock`";
+
+	static final String ARTICLE = "article's sequence: `SET TRANSACTION`, `set_config`, lock";
+
+	static final String REGISTRY = "Spring Integration `JdbcLockRegistry`: lock + unlock";
+
+	static final String SHEDLOCK = "ShedLock `JdbcTemplateLockProvider`: lock + unlock";
+
+	/** Keys per call of the keys sweep. */
+	static final int[] KEY_COUNTS = { 1, 2, 4, 8, 16, 32, 64 };
+
+	/** How many lock names the peers cycle through, so that their tables stay small. */
+	private static final int PEER_NAMES = 1024;
+
+	private final Settings settings;
+
+	private final AnnotatedCalls annotated;
+
+	private final HandWrittenCalls handWritten;
+
+	private final JdbcLockRegistry registry;
+
+	private final JdbcTemplateLockProvider shedLock;
+
+	CostBenchmark(Settings settings, AnnotatedCalls annotated, HandWrittenCalls handWritten,
+			JdbcLockRegistry registry, JdbcTemplateLockProvider shedLock) {
+		this.settings = settings;
+		this.annotated = annotated;
+		this.handWritten = handWritten;
+		this.registry = registry;
+		this.shedLock = shedLock;
+	}
+
+	/**
+	 * Measure one transaction per call, one key.
+	 * @return microseconds per call of each variant, per round
+	 */
+	Map<String, double[]> perCall() {
+		AtomicInteger names = new AtomicInteger();
+		Map<String, Rounds.Operation> variants = new LinkedHashMap<>();
+		variants.put(FLOOR, () -> this.handWritten.floor(random()));
+		variants.put(ANNOTATION, () -> this.annotated.lockOne(random()));
+		variants.put(OPERATIONS, () -> this.handWritten.operations(random()));
+		variants.put(ARTICLE, () -> this.handWritten.article(random()));
+		variants.put(REGISTRY, () -> {
+			Lock lock = this.registry.obtain("cost-" + names.incrementAndGet() % PEER_NAMES);
+			lock.lock();
+			lock.unlock();
+		});
+		variants.put(SHEDLOCK,
+				() -> Peers.shedLockOnce(this.shedLock, "cost-" + names.incrementAndGet() % PEER_NAMES));
+		return Rounds.interleaved(variants, this.settings.rounds(15), this.settings.duration(1500),
+				this.settings.duration(200));
+	}
+
+	/**
+	 * Measure one transaction per call as the keys per call grow.
+	 * @return microseconds per call of each variant ({@link #keysVariant}), per round
+	 */
+	Map<String, double[]> perKeys() {
+		Map<String, Rounds.Operation> variants = new LinkedHashMap<>();
+		for (int keys : KEY_COUNTS) {
+			variants.put(keysVariant("statement", keys), () -> this.handWritten.floorArray(sortedRandom(keys)));
+			variants.put(keysVariant("annotation", keys), () -> this.annotated.lockMany(randomList(keys)));
+			variants.put(keysVariant("loop", keys), () -> this.handWritten.floorLoop(sortedRandom(keys)));
+		}
+		return Rounds.interleaved(variants, this.settings.rounds(9), this.settings.duration(600),
+				this.settings.duration(120));
+	}
+
+	static String keysVariant(String kind, int keys) {
+		return kind + "-" + keys;
+	}
+
+	private static long random() {
+		return ThreadLocalRandom.current().nextLong();
+	}
+
+	private static List<Long> randomList(int size) {
+		List<Long> keys = new ArrayList<>(size);
+		for (int i = 0; i < size; i++) {
+			keys.add(random());
+		}
+		return keys;
+	}
+
+	private static Long[] sortedRandom(int size) {
+		Long[] keys = randomList(size).toArray(Long[]::new);
+		Arrays.sort(keys);
+		return keys;
+	}
+
+}

@@ -1,0 +1,142 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.benchmarks;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLockOperations;
+
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Transactions that lock without the annotation: hand-written SQL on the transaction's connection (the floor, and the
+ * article's three statements), and {@link AdvisoryLockOperations}.
+ */
+public class HandWrittenCalls {
+
+	private static final String LOCK = "SELECT pg_advisory_xact_lock(?)";
+
+	/** A hand-written single round trip for many keys; the caller sorts them. */
+	private static final String LOCK_ARRAY = "SELECT count(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS k";
+
+	private final DataSource dataSource;
+
+	private final AdvisoryLockOperations locks;
+
+	/**
+	 * Create the calls.
+	 * @param dataSource the data source of the transaction manager
+	 * @param locks the library's programmatic API
+	 */
+	public HandWrittenCalls(DataSource dataSource, AdvisoryLockOperations locks) {
+		this.dataSource = dataSource;
+		this.locks = locks;
+	}
+
+	/**
+	 * The floor: one hand-written {@code pg_advisory_xact_lock}, then commit.
+	 * @param key the 64-bit key
+	 */
+	@Transactional
+	public void floor(long key) {
+		execute(LOCK, key);
+	}
+
+	/**
+	 * The floor with a body that runs under the lock.
+	 * @param key the 64-bit key
+	 * @param body what the transaction does under the lock
+	 */
+	@Transactional
+	public void floorAndRun(long key, Runnable body) {
+		execute(LOCK, key);
+		body.run();
+	}
+
+	/**
+	 * Lock many keys with one hand-written statement, then commit.
+	 * @param sortedKeys the 64-bit keys, ascending
+	 */
+	@Transactional
+	public void floorArray(Long[] sortedKeys) {
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		try (PreparedStatement statement = connection.prepareStatement(LOCK_ARRAY)) {
+			statement.setArray(1, connection.createArrayOf("bigint", sortedKeys));
+			statement.execute();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	/**
+	 * Lock many keys with one statement each, then commit: what a loop over the single-key call does.
+	 * @param sortedKeys the 64-bit keys, ascending
+	 */
+	@Transactional
+	public void floorLoop(Long[] sortedKeys) {
+		for (Long key : sortedKeys) {
+			execute(LOCK, key);
+		}
+	}
+
+	/**
+	 * The article's sequence: pin the isolation level, set a local {@code lock_timeout}, lock; three round trips
+	 * before the commit.
+	 * @param key the 64-bit key
+	 */
+	@Transactional
+	public void article(long key) {
+		execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+		execute("SELECT set_config('lock_timeout', ?, true)", "2s");
+		execute(LOCK, key);
+	}
+
+	/**
+	 * Lock one key through {@link AdvisoryLockOperations#lock(String, Object...)}, then commit.
+	 * @param key the resource
+	 */
+	@Transactional
+	public void operations(long key) {
+		this.locks.lock(AnnotatedCalls.NAMESPACE, key);
+	}
+
+	private void execute(String sql, Object... parameters) {
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				statement.setObject(i + 1, parameters[i]);
+			}
+			statement.execute();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+}
