@@ -166,8 +166,9 @@ public class AdvisoryLockProperties {
 		 */
 		public void setTimeout(Duration timeout) {
 			Assert.isTrue(LockHolderDiagnosis.isValidTimeout(timeout),
-					() -> "advisory-lock.diagnosis.timeout must be at least " + LockHolderDiagnosis.MIN_TIMEOUT.toSeconds()
-							+ "s (JDBC bounds a query in whole seconds), was " + timeout);
+					() -> "advisory-lock.diagnosis.timeout must be at least "
+							+ LockHolderDiagnosis.MIN_TIMEOUT.toSeconds() + "s (JDBC bounds a query in whole seconds), was "
+							+ timeout);
 			this.timeout = timeout;
 		}
 

@@ -234,11 +234,13 @@ class AdvisoryLocksEndpointTests {
 				.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
 				.run((context) -> {
 					try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key)) {
-						List<Future<Integer>> waiters = IntStream.range(0, 2).mapToObj((i) -> inTransaction(context, () -> {
-							context.getBean(AdvisoryLockOperations.class)
-								.lock(LockRequest.of(this.namespace, "starved").withTimeout(PgLocks.HANG_TIMEOUT));
-							return i;
-						})).toList();
+						LockRequest request = LockRequest.of(this.namespace, "starved").withTimeout(PgLocks.HANG_TIMEOUT);
+						List<Future<Integer>> waiters = IntStream.range(0, 2)
+							.mapToObj((i) -> inTransaction(context, () -> {
+								context.getBean(AdvisoryLockOperations.class).lock(request);
+								return i;
+							}))
+							.toList();
 						this.pgLocks.awaitWaiters(key, 2);
 						assertThat(pool.getHikariPoolMXBean().getIdleConnections()).isZero();
 						assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isEqualTo(2);

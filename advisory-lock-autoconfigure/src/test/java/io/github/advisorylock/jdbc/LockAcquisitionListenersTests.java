@@ -74,7 +74,8 @@ class LockAcquisitionListenersTests {
 		for (int call = 0; call < 2; call++) {
 			this.transaction.executeWithoutResult((status) -> {
 				locks.lock(this.namespace, 1);
-				assertThat(this.pgLocks.on(key)).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
+				assertThat(this.pgLocks.on(key)).singleElement()
+					.satisfies((lock) -> assertThat(lock.granted()).isTrue());
 			});
 		}
 		assertThat(this.first.outcomes).containsExactly(Outcome.ACQUIRED, Outcome.ACQUIRED);

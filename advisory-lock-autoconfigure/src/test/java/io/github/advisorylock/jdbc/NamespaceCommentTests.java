@@ -109,7 +109,8 @@ class NamespaceCommentTests {
 	void longNamespaceIsNeverCutBetweenTheHalvesOfASurrogatePair() {
 		String emoji = "\uD83D\uDD12";
 		// The pair straddles the cut (chars 99 and 100): both halves go.
-		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(99) + emoji + "tail")).isEqualTo("x".repeat(99) + "...");
+		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(99) + emoji + "tail"))
+			.isEqualTo("x".repeat(99) + "...");
 		// The pair ends at the cut: both halves stay.
 		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(98) + emoji + "tail"))
 			.isEqualTo("x".repeat(98) + emoji + "...");
