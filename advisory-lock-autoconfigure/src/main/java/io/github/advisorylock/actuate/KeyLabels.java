@@ -71,9 +71,13 @@ public class KeyLabels implements LockAcquisitionListener {
 	@Override
 	public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
 			List<String> values) {
+		String[] built = new String[keys.size()];
+		for (int i = 0; i < built.length; i++) {
+			built[i] = label(namespace, values.get(i));
+		}
 		synchronized (this.labels) {
-			for (int i = 0; i < keys.size(); i++) {
-				this.labels.put(keys.get(i), label(namespace, values.get(i)));
+			for (int i = 0; i < built.length; i++) {
+				this.labels.put(keys.get(i), built[i]);
 			}
 		}
 		return Acquisition.IGNORED;

@@ -18,6 +18,7 @@ package io.github.advisorylock.autoconfigure;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.jdbc.AdvisoryLockInspector;
@@ -25,12 +26,19 @@ import io.github.advisorylock.jdbc.AdvisoryLockInspector;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the
@@ -38,7 +46,11 @@ import org.springframework.context.annotation.Bean;
  *
  * <p>Applies when Spring Boot Actuator is on the class path and the endpoint is available (enabled, and exposed over
  * some technology: not over HTTP unless the application exposes it). The key labels, which cost a map update on each
- * acquisition, exist only then.
+ * acquisition, exist only then, and only when {@link AdvisoryLockAutoConfiguration} made the locks they listen to.
+ *
+ * <p>The endpoint reads {@code pg_locks} on a connection outside the application's pool when the pool is Hikari (see
+ * {@link AdvisoryLockInspector#forDataSource}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
+ * cannot make it wait.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -48,6 +60,8 @@ import org.springframework.context.annotation.Bean;
 		"org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
 @ConditionalOnAvailableEndpoint(AdvisoryLocksEndpoint.class)
 @ConditionalOnSingleCandidate(DataSource.class)
+// The endpoint shows every advisory lock, so it stays when AdvisoryLockAutoConfiguration backs off (no transaction
+// manager), and then needs the properties registered here.
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
 public final class AdvisoryLockEndpointAutoConfiguration {
 
@@ -55,16 +69,37 @@ public final class AdvisoryLockEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	AdvisoryLocksEndpoint advisoryLocksEndpoint(DataSource dataSource, AdvisoryLockProperties properties,
 			ObjectProvider<KeyLabels> labels) {
-		AdvisoryLockInspector inspector = new AdvisoryLockInspector(dataSource,
-				properties.getEndpoint().isIncludeQuery());
+		// Outside the pool, bounded like a diagnosis: the endpoint must answer when the pool is exhausted.
+		AdvisoryLockInspector inspector = AdvisoryLockInspector.forDataSource(dataSource,
+				properties.getDiagnosis().getTimeout(), properties.getEndpoint().isIncludeQuery());
 		return new AdvisoryLocksEndpoint(inspector, labels.getIfUnique());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnExpression("${advisory-lock.endpoint.key-labels:1024} > 0")
+	@ConditionalOnBean(AdvisoryLockOperations.class)
+	@Conditional(KeyLabelsCondition.class)
 	KeyLabels advisoryLockKeyLabels(AdvisoryLockProperties properties) {
 		return new KeyLabels(properties.getEndpoint().getKeyLabels());
+	}
+
+	/**
+	 * Matches unless {@code advisory-lock.endpoint.key-labels} is 0. The value is bound as the properties bind it, so
+	 * a bad one fails with a binding error naming the property, and the default is the properties' own.
+	 */
+	static final class KeyLabelsCondition extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			int capacity = Binder.get(context.getEnvironment())
+				.bindOrCreate("advisory-lock", AdvisoryLockProperties.class)
+				.getEndpoint()
+				.getKeyLabels();
+			ConditionMessage.Builder message = ConditionMessage.forCondition("AdvisoryLock key labels");
+			return (capacity > 0) ? ConditionOutcome.match(message.because("capacity is " + capacity))
+					: ConditionOutcome.noMatch(message.because("advisory-lock.endpoint.key-labels is 0"));
+		}
+
 	}
 
 }

@@ -19,6 +19,8 @@ package io.github.advisorylock.autoconfigure;
 import java.time.Duration;
 
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.actuate.KeyLabels;
+import io.github.advisorylock.jdbc.LockHolderDiagnosis;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.Assert;
@@ -132,7 +134,7 @@ public class AdvisoryLockProperties {
 		/**
 		 * Bound on connecting and on the query of one diagnosis, in whole seconds (at least 1s).
 		 */
-		private Duration timeout = Duration.ofSeconds(1);
+		private Duration timeout = LockHolderDiagnosis.DEFAULT_TIMEOUT;
 
 		/**
 		 * Return whether busy locks are diagnosed.
@@ -163,9 +165,10 @@ public class AdvisoryLockProperties {
 		 * @param timeout the timeout, at least one second
 		 */
 		public void setTimeout(Duration timeout) {
-			Assert.isTrue(timeout.compareTo(Duration.ofSeconds(1)) >= 0,
-					() -> "advisory-lock.diagnosis.timeout must be at least 1s (JDBC bounds a query in whole seconds), "
-							+ "was " + timeout);
+			Assert.isTrue(LockHolderDiagnosis.isValidTimeout(timeout),
+					() -> "advisory-lock.diagnosis.timeout must be at least "
+							+ LockHolderDiagnosis.MIN_TIMEOUT.toSeconds() + "s (JDBC bounds a query in whole seconds), was "
+							+ timeout);
 			this.timeout = timeout;
 		}
 
@@ -185,7 +188,7 @@ public class AdvisoryLockProperties {
 		 * How many recently derived keys the endpoint can label with their namespace:value; each takes at most about
 		 * 450 bytes of heap.
 		 */
-		private int keyLabels = 1024;
+		private int keyLabels = KeyLabels.DEFAULT_CAPACITY;
 
 		/**
 		 * Return whether the endpoint shows query text.

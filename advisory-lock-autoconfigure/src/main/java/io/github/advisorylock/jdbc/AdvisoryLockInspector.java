@@ -25,13 +25,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.util.Assert;
 
 /**
@@ -39,6 +40,12 @@ import org.springframework.util.Assert;
  * doing from {@code pg_stat_activity}: the data behind the {@code advisorylocks} Actuator endpoint.
  *
  * <p>It covers every advisory lock, not only this library's: session-level ones and the two-int form too.
+ *
+ * <p>An operator needs this read most when locks pile up, which is when the application's pool is exhausted. Made
+ * {@linkplain #forDataSource for a Hikari pool}, it therefore reads on a short-lived physical connection outside the
+ * pool, the same kind {@link LockHolderDiagnosis} uses: connecting and the query are bounded by a timeout, at most two
+ * reads run at once, and a third is refused rather than queued. For any other data source there is no such
+ * connection, and each read borrows one from the pool (and may wait as long as the pool makes it).
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -48,19 +55,57 @@ public class AdvisoryLockInspector {
 	/** Most locks one read returns; a larger lock table is cut, and says so. */
 	public static final int MAX_LOCKS = 1000;
 
+	private static final String TASK = "Read advisory locks from pg_locks";
+
 	private final DataSource dataSource;
 
 	private final boolean includeQuery;
 
+	private final @Nullable Duration timeout;
+
+	private final Semaphore reads = new Semaphore(DirectConnections.MAX_CONCURRENT);
+
+	private final SQLExceptionTranslator exceptionTranslator = SqlExceptions.postgresTranslator();
+
 	/**
-	 * Create an inspector.
-	 * @param dataSource where to read from (one pooled connection per read)
+	 * Create an inspector that reads on connections of the given data source, without a bound of its own.
+	 * @param dataSource where to read from (one connection per read)
 	 * @param includeQuery whether to read each session's query text, which may hold personal data
 	 */
 	public AdvisoryLockInspector(DataSource dataSource, boolean includeQuery) {
+		this(dataSource, includeQuery, null);
+	}
+
+	/**
+	 * Create an inspector.
+	 * @param dataSource where to read from
+	 * @param includeQuery whether to read query text
+	 * @param timeout the query bound for direct connections, which also limits concurrent reads; {@code null} for a
+	 * pool, which bounds itself
+	 */
+	AdvisoryLockInspector(DataSource dataSource, boolean includeQuery, @Nullable Duration timeout) {
 		Assert.notNull(dataSource, "DataSource must not be null");
 		this.dataSource = dataSource;
 		this.includeQuery = includeQuery;
+		this.timeout = timeout;
+	}
+
+	/**
+	 * Create an inspector for the application's {@link DataSource}: when it is a Hikari pool configured with a JDBC
+	 * URL, each read opens a direct connection with the pool's URL, user, password and data source properties,
+	 * bypassing the pool, its connect and query bounded by {@code timeout}; otherwise each read borrows a connection
+	 * from the data source itself.
+	 * @param dataSource the application's data source
+	 * @param timeout the bound on connecting and on the query, at least one second
+	 * @param includeQuery whether to read each session's query text, which may hold personal data
+	 * @return the inspector
+	 */
+	public static AdvisoryLockInspector forDataSource(DataSource dataSource, Duration timeout, boolean includeQuery) {
+		Assert.isTrue(LockHolderDiagnosis.isValidTimeout(timeout), () -> "Advisory lock inspector timeout must be at "
+				+ "least " + LockHolderDiagnosis.MIN_TIMEOUT.toSeconds() + "s, was " + timeout);
+		DataSource direct = DirectConnections.of(dataSource, timeout, "advisory-lock endpoint");
+		return (direct != null) ? new AdvisoryLockInspector(direct, includeQuery, timeout)
+				: new AdvisoryLockInspector(dataSource, includeQuery);
 	}
 
 	/**
@@ -69,8 +114,27 @@ public class AdvisoryLockInspector {
 	 */
 	public Snapshot locks() {
 		String sql = AdvisoryLockStatements.allLocks();
+		if (this.timeout == null) {
+			return read(sql);
+		}
+		if (!this.reads.tryAcquire()) {
+			throw new TransientDataAccessResourceException(TASK + ": " + DirectConnections.MAX_CONCURRENT
+					+ " reads are already running on connections outside the pool; try again when they end");
+		}
+		try {
+			return read(sql);
+		}
+		finally {
+			this.reads.release();
+		}
+	}
+
+	private Snapshot read(String sql) {
 		try (Connection connection = this.dataSource.getConnection();
 				PreparedStatement statement = connection.prepareStatement(sql)) {
+			if (this.timeout != null) {
+				statement.setQueryTimeout(LockHolderDiagnosis.seconds(this.timeout));
+			}
 			statement.setBoolean(1, this.includeQuery);
 			// One more than shown, to tell a full table from a cut one.
 			statement.setInt(2, MAX_LOCKS + 1);
@@ -86,10 +150,7 @@ public class AdvisoryLockInspector {
 			}
 		}
 		catch (SQLException ex) {
-			DataAccessException translated = new SQLErrorCodeSQLExceptionTranslator("PostgreSQL")
-				.translate("Read advisory locks from pg_locks", sql, ex);
-			throw (translated != null) ? translated
-					: new org.springframework.jdbc.UncategorizedSQLException("Read pg_locks", sql, ex);
+			throw SqlExceptions.translate(this.exceptionTranslator, TASK, sql, ex);
 		}
 	}
 

@@ -186,8 +186,13 @@ final class AdvisoryLockStatements {
 	 * @return the text for the comment
 	 */
 	static String commentSafe(String namespace) {
-		String text = (namespace.length() > MAX_COMMENT_NAMESPACE)
-				? namespace.substring(0, MAX_COMMENT_NAMESPACE) + "..." : namespace;
+		String text = namespace;
+		if (namespace.length() > MAX_COMMENT_NAMESPACE) {
+			// Never cut between the two halves of a surrogate pair: a lone half is not valid UTF-8 for PostgreSQL.
+			int end = Character.isHighSurrogate(namespace.charAt(MAX_COMMENT_NAMESPACE - 1)) ? MAX_COMMENT_NAMESPACE - 1
+					: MAX_COMMENT_NAMESPACE;
+			text = namespace.substring(0, end) + "...";
+		}
 		StringBuilder safe = new StringBuilder(text.length() + 4);
 		for (int i = 0; i < text.length(); i++) {
 			char c = text.charAt(i);

@@ -21,7 +21,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -37,7 +36,6 @@ import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
@@ -97,8 +95,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	public AdvisoryLockTemplate(DataSource dataSource) {
 		Assert.notNull(dataSource, "DataSource must not be null");
 		this.dataSource = dataSource;
-		// Named rather than detected: detection borrows a second connection, which an exhausted pool may not have.
-		this.exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator("PostgreSQL");
+		this.exceptionTranslator = SqlExceptions.postgresTranslator();
 	}
 
 	/**
@@ -148,7 +145,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	/**
-	 * Set the listeners told about each acquisition, in order. Defaults to none.
+	 * Set the listeners told about each acquisition, in order. Defaults to none. A listener that throws is logged at
+	 * WARN and skipped: the others are still told, and the call goes on.
 	 * @param listeners the listeners
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
@@ -221,19 +219,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	private Acquisition starting(LockRequest request, LockKeys keys) {
-		if (this.listeners.isEmpty()) {
-			return Acquisition.IGNORED;
-		}
-		if (this.listeners.size() == 1) {
-			return this.listeners.get(0)
-				.starting(request.namespace(), request.mode(), request.waitMode(), keys.keys(), keys.values());
-		}
-		List<Acquisition> acquisitions = new ArrayList<>(this.listeners.size());
-		for (LockAcquisitionListener listener : this.listeners) {
-			acquisitions.add(listener.starting(request.namespace(), request.mode(), request.waitMode(), keys.keys(),
-					keys.values()));
-		}
-		return (outcome, error) -> acquisitions.forEach((acquisition) -> acquisition.finished(outcome, error));
+		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.mode(),
+				request.waitMode(), keys.keys(), keys.values());
 	}
 
 	/**
@@ -347,8 +334,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	private DataAccessException translate(SQLException ex, String task, @Nullable String sql) {
-		DataAccessException translated = this.exceptionTranslator.translate(task, sql, ex);
-		return (translated != null) ? translated : new UncategorizedSQLException(task, sql, ex);
+		return SqlExceptions.translate(this.exceptionTranslator, task, sql, ex);
 	}
 
 }

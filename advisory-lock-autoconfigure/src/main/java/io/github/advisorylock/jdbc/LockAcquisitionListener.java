@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * Actuator endpoint, so that the template itself depends on none of them.
  *
  * <p>Called on the caller's thread, inside its transaction, on every acquisition: implementations must be cheap and
- * must not throw.
+ * must not throw. One that throws anyway is logged (at WARN, once per listener class) and skipped: the other listeners
+ * are still told, and the caller's call is not affected.
  *
  * @author advisory-lock authors
  * @since 0.1.0

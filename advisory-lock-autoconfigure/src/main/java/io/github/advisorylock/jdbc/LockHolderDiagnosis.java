@@ -23,19 +23,16 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.Semaphore;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockMode;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
@@ -55,8 +52,10 @@ import org.springframework.util.ClassUtils;
  * a pool that is exhausted (often the very reason locks time out) is never waited on. Opening it costs a connection
  * handshake on that error path only; at most two such diagnoses run at once, and further ones are skipped rather than
  * queued, so a storm of timeouts cannot open a storm of connections. The connect and the query are each bounded by
- * the timeout. Without a direct connection source (a pool that is not Hikari, or Hikari configured without a JDBC
- * URL), timeouts are not diagnosed, and the message says so.</li>
+ * the timeout, and so is every read on its socket: connect, login and socket timeouts in the pool's JDBC URL are
+ * replaced, since pgjdbc would otherwise let them win over these bounds. Without a direct connection source (a pool
+ * that is not Hikari, or Hikari configured without a JDBC URL), timeouts are not diagnosed, and the message says
+ * so.</li>
  * </ul>
  * A savepoint before each acquisition would keep the transaction usable after a timeout, but it would add a
  * subtransaction to every acquisition on the success path; that is not worth a better error message.
@@ -81,13 +80,13 @@ public class LockHolderDiagnosis {
 	/** Most holders reported; more would not make a message clearer. */
 	private static final int MAX_HOLDERS = 5;
 
+	/** The shortest timeout: JDBC bounds a query in whole seconds. */
+	public static final Duration MIN_TIMEOUT = Duration.ofSeconds(1);
+
 	/** Most diagnoses on direct connections at once. */
-	private static final int MAX_DIRECT = 2;
+	private static final int MAX_DIRECT = DirectConnections.MAX_CONCURRENT;
 
 	private static final boolean PGJDBC_PRESENT = ClassUtils.isPresent("org.postgresql.PGConnection",
-			LockHolderDiagnosis.class.getClassLoader());
-
-	private static final boolean HIKARI_PRESENT = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource",
 			LockHolderDiagnosis.class.getClassLoader());
 
 	private final Semaphore direct = new Semaphore(MAX_DIRECT);
@@ -102,24 +101,32 @@ public class LockHolderDiagnosis {
 	 * @param timeout the bound on connecting and on the query, at least one second (JDBC bounds in whole seconds)
 	 */
 	public LockHolderDiagnosis(Duration timeout) {
-		Assert.isTrue(timeout.compareTo(Duration.ofSeconds(1)) >= 0,
-				() -> "Lock holder diagnosis timeout must be at least 1s, was " + timeout);
+		Assert.isTrue(isValidTimeout(timeout), () -> "Lock holder diagnosis timeout must be at least "
+				+ MIN_TIMEOUT.toSeconds() + "s (JDBC bounds a query in whole seconds), was " + timeout);
 		this.timeout = timeout;
+	}
+
+	/**
+	 * Return whether a timeout can bound a diagnosis: at least {@link #MIN_TIMEOUT}.
+	 * @param timeout the timeout
+	 * @return whether it is valid
+	 */
+	public static boolean isValidTimeout(Duration timeout) {
+		return timeout.compareTo(MIN_TIMEOUT) >= 0;
 	}
 
 	/**
 	 * Create a diagnosis for the application's {@link DataSource}: when it is a Hikari pool configured with a JDBC URL,
 	 * timeouts are diagnosed on direct connections made with the pool's URL, user, password and data source
-	 * properties, bypassing the pool.
+	 * properties, bypassing the pool; the URL's {@code connectTimeout}, {@code loginTimeout}, {@code socketTimeout}
+	 * and {@code ApplicationName} are replaced by the bounds of this diagnosis.
 	 * @param dataSource the application's data source
 	 * @param timeout the bound on connecting and on the query, at least one second
 	 * @return the diagnosis
 	 */
 	public static LockHolderDiagnosis forDataSource(DataSource dataSource, Duration timeout) {
 		LockHolderDiagnosis diagnosis = new LockHolderDiagnosis(timeout);
-		if (HIKARI_PRESENT) {
-			diagnosis.setDirectConnections(Hikari.directConnections(dataSource, timeout));
-		}
+		diagnosis.setDirectConnections(DirectConnections.of(dataSource, timeout, "advisory-lock diagnosis"));
 		return diagnosis;
 	}
 
@@ -242,45 +249,6 @@ public class LockHolderDiagnosis {
 				// Local state of the driver: no round trip, so it works on an aborted transaction.
 				return connection.isWrapperFor(PGConnection.class)
 						? connection.unwrap(PGConnection.class).getBackendPID() : null;
-			}
-			catch (SQLException ex) {
-				return null;
-			}
-		}
-
-	}
-
-	/**
-	 * Derives direct connections from a Hikari pool; a separate class, so Hikari is loaded only when present.
-	 */
-	private static final class Hikari {
-
-		static @Nullable DataSource directConnections(DataSource dataSource, Duration timeout) {
-			try {
-				if (!dataSource.isWrapperFor(HikariDataSource.class)) {
-					return null;
-				}
-				HikariDataSource hikari = dataSource.unwrap(HikariDataSource.class);
-				if (hikari.getJdbcUrl() == null) {
-					return null;
-				}
-				Properties properties = new Properties();
-				properties.putAll(hikari.getDataSourceProperties());
-				if (hikari.getUsername() != null) {
-					properties.setProperty("user", hikari.getUsername());
-				}
-				if (hikari.getPassword() != null) {
-					properties.setProperty("password", hikari.getPassword());
-				}
-				String bound = Integer.toString(seconds(timeout));
-				properties.setProperty("connectTimeout", bound);
-				properties.setProperty("loginTimeout", bound);
-				// A read that hangs (a dead server) is cut after the query timeout plus one second of grace.
-				properties.setProperty("socketTimeout", Integer.toString(seconds(timeout) + 1));
-				properties.setProperty("ApplicationName", "advisory-lock diagnosis");
-				DriverManagerDataSource direct = new DriverManagerDataSource(hikari.getJdbcUrl());
-				direct.setConnectionProperties(properties);
-				return direct;
 			}
 			catch (SQLException ex) {
 				return null;

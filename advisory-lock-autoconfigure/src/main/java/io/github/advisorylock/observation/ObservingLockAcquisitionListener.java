@@ -41,7 +41,8 @@ import org.springframework.util.Assert;
  * timer, so {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned away.</li>
  * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its transaction, tagged
  * {@code namespace}, {@code mode} and {@code transaction} ({@code committed}, {@code rolled_back}, {@code unknown}).
- * Its long-task timer ({@code advisory.lock.held.active}) shows the locks held right now and the oldest.</li>
+ * Its long-task timer ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its max is
+ * the oldest of them: one per call, whatever its number of keys, and a nested re-entrant call counts again.</li>
  * </ul>
  * A namespace is a tag, so it must be a fixed word chosen in code ({@code setup_request}), never built from data.
  *

@@ -20,6 +20,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -31,6 +32,7 @@ import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockMode;
@@ -40,6 +42,7 @@ import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLockDescript
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
 import io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfiguration;
 import io.github.advisorylock.test.BootAutoConfigurations;
+import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
@@ -49,6 +52,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -214,6 +218,83 @@ class AdvisoryLocksEndpointTests {
 		this.exposed.withPropertyValues("advisory-lock.endpoint.key-labels=0")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLocksEndpoint.class)
 				.doesNotHaveBean(KeyLabels.class));
+	}
+
+	@Test
+	void answersPromptlyWhileEveryPoolConnectionIsHeldByAWaiter() throws Exception {
+		long key = AdvisoryLockKeys.of(this.namespace, "starved");
+		try (HikariDataSource pool = TestDatabase.get().newDataSource(2)) {
+			// Longer than the hang bound: an endpoint that waited for this pool would fail the test.
+			pool.setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS * 4));
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+						BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
+						AdvisoryLockEndpointAutoConfiguration.class))
+				.withBean(DataSource.class, () -> pool)
+				.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
+				.run((context) -> {
+					try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key)) {
+						LockRequest request = LockRequest.of(this.namespace, "starved").withTimeout(PgLocks.HANG_TIMEOUT);
+						List<Future<Integer>> waiters = IntStream.range(0, 2)
+							.mapToObj((i) -> inTransaction(context, () -> {
+								context.getBean(AdvisoryLockOperations.class).lock(request);
+								return i;
+							}))
+							.toList();
+						this.pgLocks.awaitWaiters(key, 2);
+						assertThat(pool.getHikariPoolMXBean().getIdleConnections()).isZero();
+						assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isEqualTo(2);
+						Future<List<AdvisoryLockDescriptor>> read = this.executor
+							.submit(() -> endpoint(context).advisoryLocks().locks());
+						assertThat(read.get(HANG_SECONDS, TimeUnit.SECONDS))
+							.filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
+							.extracting(AdvisoryLockDescriptor::granted)
+							.containsExactly(true, false, false);
+						holder.commit();
+						for (Future<Integer> waiter : waiters) {
+							waiter.get(HANG_SECONDS, TimeUnit.SECONDS);
+						}
+					}
+				});
+		}
+	}
+
+	@Test
+	void keepsTheEndpointButNoKeyLabelsWhenTheLockAutoConfigurationBacksOff() {
+		// No transaction manager: AdvisoryLockAutoConfiguration backs off, and nothing would feed the labels.
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class,
+					AdvisoryLockEndpointAutoConfiguration.class))
+			.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
+			.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(AdvisoryLockOperations.class)
+				.hasSingleBean(AdvisoryLocksEndpoint.class)
+				.doesNotHaveBean(KeyLabels.class));
+	}
+
+	@Test
+	void keyLabelsThatAreNotANumberAreABindingErrorNamingTheProperty() {
+		this.exposed.withPropertyValues("advisory-lock.endpoint.key-labels=lots")
+			.run((context) -> assertThat(context).getFailure()
+				.hasRootCauseInstanceOf(NumberFormatException.class)
+				.satisfies((failure) -> assertThat(causes(failure)).filteredOn(BindException.class::isInstance)
+					.first()
+					.asString()
+					.contains("advisory-lock.endpoint.key-labels")));
+		this.exposed.withPropertyValues("advisory-lock.endpoint.key-labels=-1")
+			.run((context) -> assertThat(context).getFailure()
+				.satisfies((failure) -> assertThat(causes(failure)).filteredOn(BindException.class::isInstance)
+					.isNotEmpty())
+				.hasRootCauseMessage("advisory-lock.endpoint.key-labels must not be negative, was -1"));
+	}
+
+	private static List<Throwable> causes(Throwable failure) {
+		List<Throwable> causes = new ArrayList<>();
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			causes.add(cause);
+		}
+		return causes;
 	}
 
 	@Test

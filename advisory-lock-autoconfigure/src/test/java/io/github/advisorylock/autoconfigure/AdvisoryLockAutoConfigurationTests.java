@@ -20,16 +20,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import javax.sql.DataSource;
 
+import com.jayway.jsonpath.JsonPath;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.jdbc.LockHolderDiagnosis;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -39,6 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -199,6 +204,25 @@ class AdvisoryLockAutoConfigurationTests {
 			assertThat(json).contains("\"advisory-lock.enabled\"", "\"advisory-lock.default-timeout\"",
 					"\"advisory-lock.max-keys\"", "\"defaultValue\": \"2s\"", "\"defaultValue\": 64");
 		}
+	}
+
+	@Test
+	void configurationMetadataGivesTheDefaultsOfTheTypesThatOwnThem() throws IOException {
+		// The processor cannot read a default from another class's constant, so these two are written down in
+		// additional-spring-configuration-metadata.json: this keeps them equal to the constants.
+		try (InputStream metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(metadata).isNotNull();
+			String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
+			assertThat(defaultValue(json, "advisory-lock.endpoint.key-labels")).isEqualTo(KeyLabels.DEFAULT_CAPACITY);
+			assertThat(DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.diagnosis.timeout").toString()))
+				.isEqualTo(LockHolderDiagnosis.DEFAULT_TIMEOUT);
+		}
+	}
+
+	private static Object defaultValue(String json, String property) {
+		List<Object> values = JsonPath.read(json, "$.properties[?(@.name == '" + property + "')].defaultValue");
+		assertThat(values).as(property).hasSize(1);
+		return values.get(0);
 	}
 
 	@Test

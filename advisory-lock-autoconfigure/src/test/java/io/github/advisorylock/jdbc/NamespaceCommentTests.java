@@ -106,6 +106,17 @@ class NamespaceCommentTests {
 	}
 
 	@Test
+	void longNamespaceIsNeverCutBetweenTheHalvesOfASurrogatePair() {
+		String emoji = "\uD83D\uDD12";
+		// The pair straddles the cut (chars 99 and 100): both halves go.
+		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(99) + emoji + "tail"))
+			.isEqualTo("x".repeat(99) + "...");
+		// The pair ends at the cut: both halves stay.
+		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(98) + emoji + "tail"))
+			.isEqualTo("x".repeat(98) + emoji + "...");
+	}
+
+	@Test
 	void hostileNamespacesStillLockAndRelease() {
 		for (String hostile : new String[] { "evil */ SELECT pg_sleep(100); /*", "nested /* comment", "q?mark",
 				"new\nline", "*", "/" }) {

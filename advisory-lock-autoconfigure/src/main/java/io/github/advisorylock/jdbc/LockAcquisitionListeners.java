@@ -1,0 +1,100 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tells every {@link LockAcquisitionListener} about an acquisition, each on its own: a listener that throws, against
+ * its contract, is logged and skipped, so that the other listeners still hear and the caller's call, whose lock may
+ * already be held, is not turned into a failure.
+ */
+final class LockAcquisitionListeners {
+
+	private static final Log logger = LogFactory.getLog(LockAcquisitionListeners.class);
+
+	/** Listener classes already reported at WARN; later failures of the same class go to DEBUG. */
+	private static final Set<Class<?>> reported = ConcurrentHashMap.newKeySet();
+
+	private LockAcquisitionListeners() {
+	}
+
+	/**
+	 * Tell each listener that an acquisition starts.
+	 * @return the acquisition that tells each listener how it ended
+	 */
+	static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace,
+			LockMode mode, WaitMode waitMode, List<Long> keys,
+			List<String> values) {
+		if (listeners.isEmpty()) {
+			return Acquisition.IGNORED;
+		}
+		List<Acquisition> acquisitions = new ArrayList<>(listeners.size());
+		List<LockAcquisitionListener> listening = new ArrayList<>(listeners.size());
+		for (LockAcquisitionListener listener : listeners) {
+			try {
+				Acquisition acquisition = listener.starting(namespace, mode, waitMode, keys, values);
+				if (acquisition != null && acquisition != Acquisition.IGNORED) {
+					acquisitions.add(acquisition);
+					listening.add(listener);
+				}
+			}
+			catch (RuntimeException ex) {
+				report(listener, "starting", namespace, ex);
+			}
+		}
+		if (acquisitions.isEmpty()) {
+			return Acquisition.IGNORED;
+		}
+		return (outcome, error) -> finished(listening, acquisitions, namespace, outcome, error);
+	}
+
+	private static void finished(List<LockAcquisitionListener> listeners, List<Acquisition> acquisitions,
+			String namespace, Outcome outcome, @Nullable Throwable error) {
+		for (int i = 0; i < acquisitions.size(); i++) {
+			try {
+				acquisitions.get(i).finished(outcome, error);
+			}
+			catch (RuntimeException ex) {
+				report(listeners.get(i), "finished", namespace, ex);
+			}
+		}
+	}
+
+	private static void report(LockAcquisitionListener listener, String phase, String namespace, RuntimeException ex) {
+		String message = "LockAcquisitionListener " + listener.getClass().getName() + " threw in " + phase
+				+ " for advisory lock '" + namespace + "'; ignored, but listeners must not throw";
+		if (reported.add(listener.getClass())) {
+			logger.warn(message + " (reported once per listener class, later ones at DEBUG)", ex);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(message, ex);
+		}
+	}
+
+}

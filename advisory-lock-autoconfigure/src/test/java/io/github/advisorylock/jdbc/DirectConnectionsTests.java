@@ -1,0 +1,133 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for the connections outside the pool that a timeout's diagnosis and the {@code advisorylocks} endpoint read
+ * on: every step stays bounded whatever the pool's URL says, and no more than two reads run at once.
+ */
+class DirectConnectionsTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stopThreads() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void boundsInThePoolsUrlAreReplacedSoThatNoReadIsUnbounded() throws SQLException {
+		String url = TestDatabase.get().url();
+		String unbounded = url + (url.contains("?") ? "&" : "?")
+				+ "socketTimeout=0&connectTimeout=0&loginTimeout=0&ApplicationName=pool-app&tcpKeepAlive=true";
+		try (HikariDataSource pool = TestDatabase.get().newDataSource(unbounded, 1)) {
+			DataSource direct = DirectConnections.of(pool, Duration.ofSeconds(1), "advisory-lock direct test");
+			assertThat(direct).isNotNull();
+			try (Connection connection = direct.getConnection()) {
+				// pgjdbc reports its socket timeout as the network timeout: the query bound plus one second of grace.
+				assertThat(connection.getNetworkTimeout()).isEqualTo(2000);
+				SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
+				assertThat(new JdbcTemplate(single).queryForObject("SHOW application_name", String.class))
+					.isEqualTo("advisory-lock direct test");
+			}
+		}
+	}
+
+	@Test
+	void onlyTheReplacedParametersLeaveTheUrl() {
+		assertThat(DirectConnections.withoutOverriddenParameters(
+				"jdbc:postgresql://h:5432/db?socketTimeout=0&sslmode=require&ApplicationName=a&connectTimeout=9"))
+			.isEqualTo("jdbc:postgresql://h:5432/db?sslmode=require");
+		assertThat(DirectConnections.withoutOverriddenParameters("jdbc:postgresql://h/db?loginTimeout=0"))
+			.isEqualTo("jdbc:postgresql://h/db");
+		assertThat(DirectConnections.withoutOverriddenParameters("jdbc:postgresql://h/db"))
+			.isEqualTo("jdbc:postgresql://h/db");
+		// A parameter that only starts like a replaced one stays.
+		assertThat(DirectConnections.withoutOverriddenParameters("jdbc:postgresql://h/db?socketTimeoutX=1"))
+			.isEqualTo("jdbc:postgresql://h/db?socketTimeoutX=1");
+	}
+
+	@Test
+	void noDirectConnectionsWithoutAHikariPool() {
+		DataSource plain = new DelegatingDataSource(new SingleConnectionDataSource());
+		assertThat(DirectConnections.of(plain, Duration.ofSeconds(1), "x")).isNull();
+	}
+
+	@Test
+	void theInspectorRefusesAThirdConcurrentReadRatherThanQueueIt() throws Exception {
+		CountDownLatch connecting = new CountDownLatch(2);
+		CountDownLatch release = new CountDownLatch(1);
+		DataSource stalling = new DelegatingDataSource(TestDatabase.get().dataSource()) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				// Two reads stall while connecting, as they would against a slow server.
+				connecting.countDown();
+				try {
+					release.await(HANG_SECONDS, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				return super.getConnection();
+			}
+
+		};
+		AdvisoryLockInspector inspector = new AdvisoryLockInspector(stalling, false, Duration.ofSeconds(1));
+		List<Future<AdvisoryLockInspector.Snapshot>> stalled = List.of(this.executor.submit(inspector::locks),
+				this.executor.submit(inspector::locks));
+		assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThatExceptionOfType(TransientDataAccessResourceException.class).isThrownBy(inspector::locks)
+			.withMessageContaining("2 reads are already running on connections outside the pool");
+		release.countDown();
+		for (Future<AdvisoryLockInspector.Snapshot> read : stalled) {
+			assertThat(read.get(HANG_SECONDS, TimeUnit.SECONDS).truncated()).isFalse();
+		}
+		// The permits came back.
+		assertThat(inspector.locks().truncated()).isFalse();
+	}
+
+}
