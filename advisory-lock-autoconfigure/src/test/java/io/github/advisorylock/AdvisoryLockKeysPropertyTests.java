@@ -16,7 +16,6 @@
 
 package io.github.advisorylock;
 
-import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -32,123 +31,116 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 
+import io.github.advisorylock.test.Generated;
 import io.github.advisorylock.test.TestDatabase;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.From;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
+import static io.github.advisorylock.test.Generated.named;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * Properties of {@link AdvisoryLockKeys} over generated values (jqwik): any Unicode text, numbers, UUIDs, enums,
- * records, and values of every other kind.
+ * Properties of {@link AdvisoryLockKeys} over generated values ({@link Generated}): any Unicode text, numbers, UUIDs,
+ * enums, records, and values of every other kind.
  */
+@ExtendWith(Generated.ReportSeed.class)
 class AdvisoryLockKeysPropertyTests {
 
+	static Stream<Arguments> namespacesAndKeyValues() {
+		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
+				named(keyValue(generated))));
+	}
+
+	static Stream<Arguments> namespacesAndKeyValueLists() {
+		return Generated.generate(200, (generated) -> arguments(named(namespace(generated)),
+				named(generated.list(1, 25, () -> keyValue(generated)))));
+	}
+
+	static Stream<Arguments> namespacesAndAnything() {
+		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
+				named(anything(generated))));
+	}
+
+	static Stream<Arguments> namespacesAndUtf16Texts() {
+		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
+				named(generated.utf16(20))));
+	}
+
+	/** Not blank, and with a UTF-8 form. */
+	private static String namespace(Generated generated) {
+		String namespace = generated.text(40);
+		while (namespace.isBlank()) {
+			namespace = generated.text(40);
+		}
+		return namespace;
+	}
+
 	/** A value of each supported kind. */
-	@Provide
-	Arbitrary<Object> keyValues() {
-		return Arbitraries.oneOf(unicodeText(), Arbitraries.bytes(), Arbitraries.shorts(), Arbitraries.integers(),
-				Arbitraries.longs(), bigIntegers(), uuids(), Arbitraries.of(LockMode.class), records());
-	}
-
-	/** Text of any Unicode code point except NUL, which PostgreSQL text cannot hold. */
-	@Provide
-	Arbitrary<String> unicodeText() {
-		Arbitrary<Integer> codePoints = Arbitraries.oneOf(Arbitraries.integers().between(1, 0xD7FF),
-				Arbitraries.integers().between(0xE000, Character.MAX_CODE_POINT));
-		return codePoints.list().ofMaxSize(40).map((points) -> {
-			StringBuilder text = new StringBuilder();
-			points.forEach(text::appendCodePoint);
-			return text.toString();
-		});
-	}
-
-	/** Any sequence of UTF-16 chars, with surrogates frequent: valid pairs, and halves on their own. */
-	@Provide
-	Arbitrary<String> utf16Text() {
-		Arbitrary<Character> chars = Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.chars().all()),
-				Tuple.of(1, Arbitraries.chars().range(Character.MIN_SURROGATE, Character.MAX_SURROGATE)));
-		return chars.list().ofMaxSize(20).map((list) -> {
-			StringBuilder text = new StringBuilder();
-			list.forEach(text::append);
-			return text.toString();
-		});
-	}
-
-	@Provide
-	Arbitrary<String> namespaces() {
-		return unicodeText().filter((namespace) -> !namespace.isBlank());
-	}
-
-	private static Arbitrary<BigInteger> bigIntegers() {
-		BigInteger bound = BigInteger.TWO.pow(200);
-		return Arbitraries.bigIntegers().between(bound.negate(), bound);
-	}
-
-	private static Arbitrary<UUID> uuids() {
-		return Combinators.combine(Arbitraries.longs(), Arbitraries.longs()).as(UUID::new);
-	}
-
-	private Arbitrary<Order> records() {
-		return Combinators.combine(unicodeText(), Arbitraries.integers(), uuids()).as(Order::new);
+	private static Object keyValue(Generated generated) {
+		return generated.anyOf(() -> generated.text(40), () -> (byte) generated.between(Byte.MIN_VALUE, Byte.MAX_VALUE),
+				() -> (short) generated.between(Short.MIN_VALUE, Short.MAX_VALUE), generated::anyInt,
+				generated::anyLong, () -> generated.bigInteger(200), generated::uuid,
+				() -> generated.oneOf(LockMode.class),
+				() -> new Order(generated.text(40), generated.anyInt(), generated.uuid()));
 	}
 
 	/** Anything a key expression might give: supported values, and null, floats, dates, collections, objects. */
-	@Provide
-	Arbitrary<Object> anything() {
-		return Arbitraries.oneOf(keyValues(), utf16Text(), Arbitraries.doubles(),
-				Arbitraries.floats(), Arbitraries.chars(), Arbitraries.of(true, false),
-				Arbitraries.integers().between(0, 50_000).map((days) -> LocalDate.ofEpochDay(days)),
-				Arbitraries.integers().list().ofMaxSize(3).map((list) -> (Object) list),
-				Arbitraries.just(new Object()), Arbitraries.just(new int[] { 1 }))
-			.injectNull(0.05);
+	private static Object anything(Generated generated) {
+		if (generated.chance(0.05)) {
+			return null;
+		}
+		return generated.anyOf(() -> keyValue(generated), () -> generated.utf16(20),
+				() -> generated.oneOf(0.0, -0.0, Double.NaN, Double.NEGATIVE_INFINITY, Double.MAX_VALUE,
+						Double.longBitsToDouble(generated.anyLong())),
+				() -> Float.intBitsToFloat(generated.anyInt()),
+				() -> (char) generated.between(Character.MIN_VALUE, Character.MAX_VALUE),
+				() -> generated.oneOf(true, false), () -> LocalDate.ofEpochDay(generated.between(0, 50_000)),
+				() -> generated.list(0, 3, generated::anyInt), Object::new, () -> new int[] { 1 });
 	}
 
-	@Property
-	void derivationIsDeterministic(@ForAll("namespaces") String namespace, @ForAll("keyValues") Object value) {
+	@ParameterizedTest
+	@MethodSource("namespacesAndKeyValues")
+	void derivationIsDeterministic(String namespace, Object value) {
 		assertThat(AdvisoryLockKeys.of(namespace, value)).isEqualTo(AdvisoryLockKeys.of(namespace, value));
 		// Equal values derive equal keys, whatever the instance.
 		assertThat(AdvisoryLockKeys.of(new String(namespace), value))
 			.isEqualTo(AdvisoryLockKeys.of(namespace, AdvisoryLockKeys.text(value)));
 	}
 
-	@Property
-	void keyIsTheFirstEightBytesOfTheSha256OfTheUtf8Text(@ForAll("namespaces") String namespace,
-			@ForAll("keyValues") Object value) throws Exception {
+	@ParameterizedTest
+	@MethodSource("namespacesAndKeyValues")
+	void keyIsTheFirstEightBytesOfTheSha256OfTheUtf8Text(String namespace, Object value) throws Exception {
 		byte[] utf8 = strictUtf8(namespace + ":" + AdvisoryLockKeys.text(value));
 		assertThat(AdvisoryLockKeys.of(namespace, value)).isEqualTo(firstEightBytes(utf8));
 	}
 
-	@Property(tries = 200)
-	void sqlExpressionGivesTheSameKeysInPostgreSQL(@ForAll("namespaces") String namespace,
-			@ForAll @Size(min = 1, max = 25) List<@From("keyValues") Object> values) throws SQLException {
+	@ParameterizedTest
+	@MethodSource("namespacesAndKeyValueLists")
+	void sqlExpressionGivesTheSameKeysInPostgreSQL(String namespace, List<Object> values) throws SQLException {
 		List<String> texts = values.stream().map(AdvisoryLockKeys::text).toList();
 		List<Long> java = values.stream().map((value) -> AdvisoryLockKeys.of(namespace, value)).toList();
 		assertThat(sqlKeys(namespace, texts)).isEqualTo(java);
 	}
 
-	@Property
-	void anyValueGivesAKeyOrAnInvalidLockKeyException(@ForAll("namespaces") String namespace,
-			@ForAll("anything") Object value) {
+	@ParameterizedTest
+	@MethodSource("namespacesAndAnything")
+	void anyValueGivesAKeyOrAnInvalidLockKeyException(String namespace, Object value) {
 		Throwable thrown = catchThrowable(() -> AdvisoryLockKeys.of(namespace, value));
 		if (thrown != null) {
 			assertThat(thrown).isExactlyInstanceOf(InvalidLockKeyException.class).hasMessageContaining("key");
 		}
 	}
 
-	@Property
-	void anyStringWithAUtf8FormGetsItsKeyAndAnyOtherIsRefused(@ForAll("namespaces") String namespace,
-			@ForAll("utf16Text") String text) throws Exception {
+	@ParameterizedTest
+	@MethodSource("namespacesAndUtf16Texts")
+	void anyStringWithAUtf8FormGetsItsKeyAndAnyOtherIsRefused(String namespace, String text) throws Exception {
 		byte[] utf8;
 		try {
 			utf8 = strictUtf8(namespace + ":" + text);

@@ -21,50 +21,75 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockMode;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.From;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import io.github.advisorylock.test.Generated;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
+import static io.github.advisorylock.test.Generated.named;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * Properties of the keys of one call ({@link LockKeys}) over generated collections with duplicates (jqwik).
+ * Properties of the keys of one call ({@link LockKeys}) over generated collections with duplicates
+ * ({@link Generated}).
  */
+@ExtendWith(Generated.ReportSeed.class)
 class LockKeysPropertyTests {
 
 	private static final String NAMESPACE = "property";
 
-	@Provide
-	Arbitrary<Object> keyValues() {
-		// Few distinct values, so that duplicates (also across types: 7 and "7") are frequent.
-		return Arbitraries.oneOf(Arbitraries.integers().between(0, 20), Arbitraries.longs().between(0, 20),
-				Arbitraries.integers().between(0, 20).map(String::valueOf), Arbitraries.of(LockMode.class),
-				Arbitraries.of(UUID.fromString("4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42"), new UUID(0, 1)));
+	static Stream<Named<List<Object>>> keyValueLists() {
+		return Generated.cases(1_000, (generated) -> generated.list(1, 40, () -> keyValue(generated)));
 	}
 
-	@Provide
-	Arbitrary<Object> anything() {
-		return Arbitraries.oneOf(keyValues(), Arbitraries.doubles(), Arbitraries.strings().all().ofMaxLength(5),
-				Arbitraries.just(List.of()), Arbitraries.just(new Object[0]), Arbitraries.just(new Object()),
-				keyValues().list().ofMaxSize(3).map((list) -> (Object) list),
-				Arbitraries.just(new long[] { 1L, 2L }))
-			.injectNull(0.05);
+	static Stream<Arguments> keyValueListsAndSeeds() {
+		return Generated.generate(1_000, (generated) -> arguments(
+				named(generated.list(1, 40, () -> keyValue(generated))), generated.anyLong()));
 	}
 
-	@Property
-	void keysAreTheDistinctKeysOfTheValuesInAscendingOrder(
-			@ForAll @Size(min = 1, max = 40) List<@From("keyValues") Object> values) {
+	static Stream<Arguments> argumentsAndLimits() {
+		return Generated.generate(1_000,
+				(generated) -> arguments(named(generated.list(0, 6, () -> anything(generated))),
+						generated.between(1, 8)));
+	}
+
+	/** Every limit from 1 to 10 with 1 to 5 keys too many: 50 cases, all of them rather than a sample. */
+	static Stream<Arguments> limitsAndExcess() {
+		return IntStream.rangeClosed(1, 10)
+			.boxed()
+			.flatMap((maxKeys) -> IntStream.rangeClosed(1, 5).mapToObj((extra) -> arguments(maxKeys, extra)));
+	}
+
+	/** Few distinct values, so that duplicates (also across types: 7 and "7") are frequent. */
+	private static Object keyValue(Generated generated) {
+		return generated.anyOf(() -> generated.between(0, 20), () -> generated.between(0L, 20L),
+				() -> String.valueOf(generated.between(0, 20)), () -> generated.oneOf(LockMode.class),
+				() -> generated.oneOf(UUID.fromString("4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42"), new UUID(0, 1)));
+	}
+
+	private static Object anything(Generated generated) {
+		if (generated.chance(0.05)) {
+			return null;
+		}
+		return generated.anyOf(() -> keyValue(generated), () -> Double.longBitsToDouble(generated.anyLong()),
+				() -> generated.utf16(5), List::of, () -> new Object[0], Object::new,
+				() -> generated.list(0, 3, () -> keyValue(generated)), () -> new long[] { 1L, 2L });
+	}
+
+	@ParameterizedTest
+	@MethodSource("keyValueLists")
+	void keysAreTheDistinctKeysOfTheValuesInAscendingOrder(List<Object> values) {
 		LockKeys keys = LockKeys.resolve(NAMESPACE, List.of(values), LockKeyStrategy.standard(), 64);
 		List<Long> expected = values.stream()
 			.map((value) -> AdvisoryLockKeys.of(NAMESPACE, value))
@@ -75,9 +100,9 @@ class LockKeysPropertyTests {
 		assertThat(keys.values()).hasSameSizeAs(expected);
 	}
 
-	@Property
-	void neitherOrderNorDuplicatesNorNestingChangeTheKeys(
-			@ForAll @Size(min = 1, max = 40) List<@From("keyValues") Object> values, @ForAll long seed) {
+	@ParameterizedTest
+	@MethodSource("keyValueListsAndSeeds")
+	void neitherOrderNorDuplicatesNorNestingChangeTheKeys(List<Object> values, long seed) {
 		List<Object> shuffledWithDuplicates = new ArrayList<>(values);
 		shuffledWithDuplicates.addAll(values.subList(0, values.size() / 2 + 1));
 		Collections.shuffle(shuffledWithDuplicates, new Random(seed));
@@ -90,10 +115,9 @@ class LockKeysPropertyTests {
 		assertThat(asArray.keys()).isEqualTo(asOneCollection.keys());
 	}
 
-	@Property
-	void anyArgumentsGiveKeysOrAnInvalidLockKeyException(
-			@ForAll @Size(max = 6) List<@From("anything") Object> arguments,
-			@ForAll @IntRange(min = 1, max = 8) int maxKeys) {
+	@ParameterizedTest
+	@MethodSource("argumentsAndLimits")
+	void anyArgumentsGiveKeysOrAnInvalidLockKeyException(List<Object> arguments, int maxKeys) {
 		Throwable thrown = catchThrowable(
 				() -> LockKeys.resolve(NAMESPACE, arguments, LockKeyStrategy.standard(), maxKeys));
 		if (thrown != null) {
@@ -108,9 +132,9 @@ class LockKeysPropertyTests {
 		}
 	}
 
-	@Property
-	void moreDistinctKeysThanTheLimitAreRefused(@ForAll @IntRange(min = 1, max = 10) int maxKeys,
-			@ForAll @IntRange(min = 1, max = 5) int extra) {
+	@ParameterizedTest
+	@MethodSource("limitsAndExcess")
+	void moreDistinctKeysThanTheLimitAreRefused(int maxKeys, int extra) {
 		List<Object> values = new ArrayList<>();
 		for (int i = 0; i < maxKeys + extra; i++) {
 			values.add(i);
