@@ -211,28 +211,6 @@ abstract class AbstractLockContractTests {
 	}
 
 	@Test
-	void takesTheKeysOfOneCallInAscendingOrderWhateverTheOrderGiven() throws Exception {
-		List<Object> values = new ArrayList<>(List.of("a", "b", "c", "d"));
-		// The values in descending order of their keys: a call that took them as given would take three before it
-		// waited for the lowest.
-		values.sort((x, y) -> Long.compare(key(y), key(x)));
-		long lowest = key(values.get(values.size() - 1));
-		try (LockHolder holder = LockHolder.exclusive(this.dataSource, lowest)) {
-			Future<Boolean> caller = inTransaction(() -> {
-				this.locks.lock(LockRequest.of(this.namespace, values.toArray()).withTimeout(Duration.ofSeconds(20)));
-				return true;
-			});
-			this.pgLocks.awaitWaiters(lowest, 1);
-			for (Object value : values.subList(0, values.size() - 1)) {
-				assertThat(this.pgLocks.on(key(value))).as("lock on %s while waiting for the lowest key", value)
-					.isEmpty();
-			}
-			holder.commit();
-			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		}
-	}
-
-	@Test
 	void oppositeKeyOrdersNeverDeadlock() throws Exception {
 		int rounds = 20;
 		CyclicBarrier start = new CyclicBarrier(2);

@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -261,26 +260,6 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void sharedHoldersRunTogetherWhileExclusiveWaits() throws Exception {
-		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
-		try (LockHolder holder = LockHolder.shared(TestDatabase.get().dataSource(), key(7))) {
-			this.transaction.executeWithoutResult((status) -> {
-				assertThatNoException().isThrownBy(() -> this.locks.lock(shared));
-				assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
-					.containsExactly(org.assertj.core.groups.Tuple.tuple("ShareLock", true),
-							org.assertj.core.groups.Tuple.tuple("ShareLock", true));
-			});
-			Future<Boolean> exclusive = inTransaction(() -> {
-				this.locks.lock(this.namespace, 7);
-				return true;
-			});
-			this.pgLocks.awaitWaiters(key(7), 1);
-			holder.commit();
-			assertThat(exclusive.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		}
-	}
-
-	@Test
 	void sharedWaitsForExclusive() {
 		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
@@ -347,26 +326,6 @@ class AdvisoryLockTemplateTests {
 			assertThat(this.pgLocks.on(low)).containsExactly(new AdvisoryLock(callerPid, low, "ExclusiveLock", true));
 			holder.commit();
 			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		}
-	}
-
-	@Test
-	void oppositeKeyOrdersNeverDeadlock() throws Exception {
-		int rounds = 50;
-		CyclicBarrier start = new CyclicBarrier(2);
-		List<Future<Integer>> workers = new ArrayList<>();
-		for (Object[] order : List.of(new Object[] { "a", "b", "c" }, new Object[] { "c", "b", "a" })) {
-			workers.add(this.executor.submit(() -> {
-				for (int i = 0; i < rounds; i++) {
-					start.await(HANG_SECONDS, TimeUnit.SECONDS);
-					this.transaction.executeWithoutResult((status) -> this.locks
-						.lock(LockRequest.of(this.namespace, order).withTimeout(Duration.ofSeconds(20))));
-				}
-				return rounds;
-			}));
-		}
-		for (Future<Integer> worker : workers) {
-			assertThat(worker.get(HANG_SECONDS * 2, TimeUnit.SECONDS)).isEqualTo(rounds);
 		}
 	}
 

@@ -15,9 +15,10 @@
  */
 package io.github.advisorylock.sample;
 
-import java.io.File;
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.InputStreamReader;
+import java.io.Writer;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -26,9 +27,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
 import io.github.advisorylock.sample.Concurrently.Outcome;
@@ -43,6 +47,7 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -63,6 +68,8 @@ class MultiInstanceTests {
 
 	private static final List<Http> clients = new ArrayList<>();
 
+	private static final List<CompletableFuture<Void>> started = new ArrayList<>();
+
 	private final JdbcClient jdbc = JdbcClient.create(TestDatabase.get().dataSource());
 
 	@BeforeAll
@@ -74,7 +81,9 @@ class MultiInstanceTests {
 		Path logs = Files.createDirectories(Path.of("target", "multi-instance"));
 		for (int i = 0; i < INSTANCES; i++) {
 			int port = freePort();
-			processes.add(start(port, logs.resolve("instance-" + i + ".log").toFile()));
+			Process process = start(port);
+			processes.add(process);
+			started.add(watch(process, logs.resolve("instance-" + i + ".log")));
 			clients.add(new Http(port));
 		}
 		for (int i = 0; i < INSTANCES; i++) {
@@ -179,7 +188,7 @@ class MultiInstanceTests {
 		return created;
 	}
 
-	private static Process start(int port, File log) throws IOException {
+	private static Process start(int port) throws IOException {
 		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
 				SampleApplication.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",
@@ -190,26 +199,43 @@ class MultiInstanceTests {
 		TestDatabase.get()
 			.springDataSourceProperties()
 			.forEach((name, value) -> command.add("--" + name + "=" + value));
-		return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
+		return new ProcessBuilder(command).redirectErrorStream(true).start();
 	}
 
 	private static void awaitReady(int instance) throws Exception {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Concurrently.HANG_SECONDS * 3);
-		while (System.nanoTime() < deadline) {
-			if (!processes.get(instance).isAlive()) {
-				throw new IllegalStateException("Instance " + instance + " exited; see target/multi-instance");
-			}
-			try {
-				if (clients.get(instance).get("/users/" + new UUID(0, 0)).statusCode() == 404) {
-					return;
+		try {
+			started.get(instance).get(Concurrently.HANG_SECONDS * 3, TimeUnit.SECONDS);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new IllegalStateException("Instance " + instance + " did not start; see target/multi-instance", ex);
+		}
+	}
+
+	/**
+	 * Copy a child's output to its log, and complete when it says it has started (Spring Boot logs that line once
+	 * the web server listens), or fail when the output ends first: the child exited.
+	 */
+	private static CompletableFuture<Void> watch(Process process, Path log) {
+		CompletableFuture<Void> started = new CompletableFuture<>();
+		Thread copier = new Thread(() -> {
+			try (BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8));
+					Writer file = Files.newBufferedWriter(log, UTF_8)) {
+				for (String line = output.readLine(); line != null; line = output.readLine()) {
+					file.write(line + System.lineSeparator());
+					if (line.contains("Started " + SampleApplication.class.getSimpleName())) {
+						file.flush();
+						started.complete(null);
+					}
 				}
 			}
-			catch (UncheckedIOException ex) {
-				// not listening yet
+			catch (IOException ex) {
+				started.completeExceptionally(ex);
 			}
-			Thread.sleep(200);
-		}
-		throw new IllegalStateException("Instance " + instance + " did not start; see target/multi-instance");
+			started.completeExceptionally(new IllegalStateException("the process ended before it started"));
+		}, "multi-instance-output-" + process.pid());
+		copier.setDaemon(true);
+		copier.start();
+		return started;
 	}
 
 	private static int freePort() throws IOException {
