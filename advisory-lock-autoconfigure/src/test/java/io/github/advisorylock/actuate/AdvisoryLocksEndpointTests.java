@@ -24,8 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -46,9 +44,10 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -80,15 +79,10 @@ class AdvisoryLocksEndpointTests {
 
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	private final String namespace = "endpoint-" + UUID.randomUUID();
-
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
 
 	@Test
 	void absentUnlessExposed() {
@@ -244,7 +238,7 @@ class AdvisoryLocksEndpointTests {
 						this.pgLocks.awaitWaiters(key, 2);
 						assertThat(pool.getHikariPoolMXBean().getIdleConnections()).isZero();
 						assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isEqualTo(2);
-						Future<List<AdvisoryLockDescriptor>> read = this.executor
+						Future<List<AdvisoryLockDescriptor>> read = this.threads
 							.submit(() -> endpoint(context).advisoryLocks().locks());
 						assertThat(read.get(HANG_SECONDS, TimeUnit.SECONDS))
 							.filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
@@ -316,7 +310,7 @@ class AdvisoryLocksEndpointTests {
 
 	private <T> Future<T> inTransaction(AssertableApplicationContext context, java.util.concurrent.Callable<T> work) {
 		TransactionTemplate transaction = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
-		return this.executor.submit(() -> transaction.execute((status) -> {
+		return this.threads.submit(() -> transaction.execute((status) -> {
 			try {
 				return work.call();
 			}

@@ -22,8 +22,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -41,10 +39,11 @@ import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -73,7 +72,8 @@ abstract class AbstractLockContractTests {
 	/** Server-side view of the locks, never through the topology under test. */
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	/** A namespace of its own for each test, so no two tests share a key. */
 	private final String namespace = "contract-" + UUID.randomUUID();
@@ -101,18 +101,12 @@ abstract class AbstractLockContractTests {
 		this.locks = new AdvisoryLockTemplate(this.dataSource);
 	}
 
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
-
 	private long key(Object value) {
 		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
 	private <T> Future<T> inTransaction(Callable<T> work) {
-		return this.executor.submit(() -> this.transaction.execute((status) -> {
+		return this.threads.submit(() -> this.transaction.execute((status) -> {
 			try {
 				return work.call();
 			}
@@ -216,7 +210,7 @@ abstract class AbstractLockContractTests {
 		CyclicBarrier start = new CyclicBarrier(2);
 		List<Future<Integer>> workers = new ArrayList<>();
 		for (Object[] order : List.of(new Object[] { "a", "b", "c" }, new Object[] { "c", "b", "a" })) {
-			workers.add(this.executor.submit(() -> {
+			workers.add(this.threads.submit(() -> {
 				for (int i = 0; i < rounds; i++) {
 					start.await(HANG_SECONDS, TimeUnit.SECONDS);
 					this.transaction.executeWithoutResult((status) -> this.locks
@@ -237,7 +231,7 @@ abstract class AbstractLockContractTests {
 		this.jdbc.update("INSERT INTO contract_counter VALUES (?, 0)", this.namespace);
 		List<Future<?>> callers = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
-			callers.add(this.executor.submit(() -> {
+			callers.add(this.threads.submit(() -> {
 				for (int j = 0; j < 10; j++) {
 					this.transaction.executeWithoutResult((status) -> {
 						this.locks.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)));

@@ -23,8 +23,6 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,10 +39,11 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -94,7 +93,8 @@ class AdvisoryLockedIntegrationTests {
 
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	private final UUID user = UUID.randomUUID();
 
@@ -107,12 +107,6 @@ class AdvisoryLockedIntegrationTests {
 		});
 	}
 
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
-
 	private static long key(String namespace, Object value) {
 		return AdvisoryLockKeys.of(namespace, value);
 	}
@@ -123,7 +117,7 @@ class AdvisoryLockedIntegrationTests {
 	}
 
 	private <T> Future<T> async(Callable<T> call) {
-		return this.executor.submit(call);
+		return this.threads.submit(call);
 	}
 
 	@Test

@@ -24,8 +24,6 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -44,11 +42,12 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.TestThreads;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterEach;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
@@ -86,22 +85,17 @@ class AdvisoryLockFaultTests {
 
 	private final JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	private final String namespace = "fault-" + UUID.randomUUID();
-
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
 
 	private long key(Object value) {
 		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
 	private <T> Future<T> inTransaction(TransactionTemplate transaction, Callable<T> work) {
-		return this.executor.submit(() -> transaction.execute((status) -> {
+		return this.threads.submit(() -> transaction.execute((status) -> {
 			try {
 				return work.call();
 			}

@@ -23,8 +23,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -43,9 +41,10 @@ import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DeadlockLoserDataAccessException;
@@ -79,23 +78,18 @@ class AdvisoryLockTemplateTests {
 
 	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	/** A namespace of its own for each test, so no two tests share a key. */
 	private final String namespace = "test-" + UUID.randomUUID();
-
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
 
 	private long key(Object value) {
 		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
 	private <T> Future<T> inTransaction(java.util.concurrent.Callable<T> work) {
-		return this.executor.submit(() -> this.transaction.execute((status) -> {
+		return this.threads.submit(() -> this.transaction.execute((status) -> {
 			try {
 				return work.call();
 			}
@@ -544,7 +538,7 @@ class AdvisoryLockTemplateTests {
 								this.namespace);
 					});
 				}
-			}, this.executor));
+			}, this.threads));
 		}
 		CompletableFuture.allOf(callers.toArray(CompletableFuture[]::new)).get(HANG_SECONDS * 2, TimeUnit.SECONDS);
 		assertThat(this.jdbc.queryForObject("SELECT value FROM template_counter WHERE name = ?", Integer.class,

@@ -21,8 +21,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -31,8 +29,9 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -50,13 +49,8 @@ class DirectConnectionsTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	@Test
 	void boundsInThePoolsUrlAreReplacedSoThatNoReadIsUnbounded() throws SQLException {
@@ -117,8 +111,8 @@ class DirectConnectionsTests {
 
 		};
 		AdvisoryLockInspector inspector = new AdvisoryLockInspector(stalling, false, Duration.ofSeconds(1));
-		List<Future<AdvisoryLockInspector.Snapshot>> stalled = List.of(this.executor.submit(inspector::locks),
-				this.executor.submit(inspector::locks));
+		List<Future<AdvisoryLockInspector.Snapshot>> stalled = List.of(this.threads.submit(inspector::locks),
+				this.threads.submit(inspector::locks));
 		assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 		assertThatExceptionOfType(TransientDataAccessResourceException.class).isThrownBy(inspector::locks)
 			.withMessageContaining("2 reads are already running on connections outside the pool");

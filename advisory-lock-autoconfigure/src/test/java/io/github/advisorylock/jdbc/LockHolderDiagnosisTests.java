@@ -25,8 +25,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -44,9 +42,10 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -68,15 +67,10 @@ class LockHolderDiagnosisTests {
 
 	private final PgLocks pgLocks = new PgLocks(this.dataSource);
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	private final String namespace = "diagnosis-" + UUID.randomUUID();
-
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
 
 	private long key(Object value) {
 		return AdvisoryLockKeys.of(this.namespace, value);
@@ -184,7 +178,7 @@ class LockHolderDiagnosisTests {
 			AdvisoryLockTemplate locks = template(pool,
 					LockHolderDiagnosis.forDataSource(pool, Duration.ofSeconds(1)));
 			try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(8))) {
-				Future<?> caller = this.executor.submit(() -> inTransaction(pool,
+				Future<?> caller = this.threads.submit(() -> inTransaction(pool,
 						() -> locks.lock(LockRequest.of(this.namespace, 8).withTimeout(Duration.ofMillis(200)))));
 				assertThatExceptionOfType(ExecutionException.class)
 					.isThrownBy(() -> caller.get(HANG_SECONDS, TimeUnit.SECONDS))
@@ -253,7 +247,7 @@ class LockHolderDiagnosisTests {
 		Runnable timeout = () -> inTransaction(this.dataSource,
 				() -> locks.lock(LockRequest.of(this.namespace, 11).withTimeout(Duration.ofMillis(50))));
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(11))) {
-			List<Future<?>> stalled = List.of(this.executor.submit(timeout), this.executor.submit(timeout));
+			List<Future<?>> stalled = List.of(this.threads.submit(timeout), this.threads.submit(timeout));
 			assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(timeout::run)
 				.withMessageContaining("holders not diagnosed: skipped, 2 diagnoses are already running");

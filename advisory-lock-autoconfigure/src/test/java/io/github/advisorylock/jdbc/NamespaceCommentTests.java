@@ -18,8 +18,6 @@ package io.github.advisorylock.jdbc;
 
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -33,9 +31,10 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -63,13 +62,8 @@ class NamespaceCommentTests {
 
 	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
 
-	private final ExecutorService executor = Executors.newCachedThreadPool();
-
-	@AfterEach
-	void stopThreads() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-	}
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
 
 	@Test
 	void waitingSessionShowsItsNamespaceButNoKeyValueInPgStatActivity() throws Exception {
@@ -77,7 +71,7 @@ class NamespaceCommentTests {
 		String value = "4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42";
 		long key = AdvisoryLockKeys.of(namespace, value);
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key)) {
-			Future<?> waiter = this.executor.submit(() -> this.transaction.executeWithoutResult((status) -> this.locks
+			Future<?> waiter = this.threads.submit(() -> this.transaction.executeWithoutResult((status) -> this.locks
 				.lock(LockRequest.of(namespace, value).withTimeout(PgLocks.HANG_TIMEOUT))));
 			this.pgLocks.awaitWaiters(key, 1);
 			int waiterPid = this.pgLocks.on(key).stream().filter((lock) -> !lock.granted()).findFirst().orElseThrow().pid();
