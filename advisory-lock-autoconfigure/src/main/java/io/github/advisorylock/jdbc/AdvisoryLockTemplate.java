@@ -274,22 +274,22 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	/**
-	 * Wait for the keys a try found held, within the request's timeout.
+	 * Wait, within the request's timeout, for the key a try found held and the keys after it, in order.
 	 */
-	private void waitFor(Connection connection, LockRequest request, LockKeys keys, List<Long> held,
+	private void waitFor(Connection connection, LockRequest request, LockKeys keys, List<Long> remaining,
 			Acquisition acquisition) {
 		Duration timeout = (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
 		String sql = AdvisoryLockStatements.waitLock(request.mode(), request.namespace());
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setLong(1, Math.max(1, timeout.toMillis()));
-			statement.setArray(2, connection.createArrayOf("bigint", held.toArray(Long[]::new)));
+			statement.setArray(2, connection.createArrayOf("bigint", remaining.toArray(Long[]::new)));
 			statement.executeQuery().close();
 		}
 		catch (SQLException ex) {
 			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 				acquisition.finished(Outcome.TIMEOUT, ex);
 				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
-						? this.holderDiagnosis.afterTimeout(connection, held, request.mode()) : null;
+						? this.holderDiagnosis.afterTimeout(connection, remaining, request.mode()) : null;
 				throw busy(request, keys, timeout, ex, diagnosis);
 			}
 			throw translate(ex, "Acquire advisory lock " + describe(request, keys), sql);
