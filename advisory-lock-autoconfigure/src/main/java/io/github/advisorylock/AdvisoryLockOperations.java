@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Every method joins the transaction bound to the current thread, takes the lock on that transaction's JDBC
  * connection, and leaves its release to PostgreSQL at COMMIT or ROLLBACK. Each value in {@code keys} names one
  * resource, or is a {@link java.util.Collection} or array of resources; the keys are deduplicated and taken in
- * ascending order of their 64-bit value in one round trip. {@link AdvisoryLocked @AdvisoryLocked} uses this same API.
+ * ascending order of their 64-bit value: in one round trip when they are free, and one more to wait when one is held.
+ * {@link AdvisoryLocked @AdvisoryLocked} uses this same API.
  *
  * <p>A wait happens inside PostgreSQL and ends at the timeout at the latest. Interrupting the waiting thread does not
  * end it sooner (the JDBC driver's socket read ignores interrupts); the interrupt status is kept for the caller. Other

@@ -17,34 +17,40 @@
 package io.github.advisorylock.jdbc;
 
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.WaitMode;
 
 /**
- * The SQL that acquires advisory locks: one statement, so one round trip, per acquisition.
+ * The SQL that acquires advisory locks: one statement, so one round trip, for an acquisition that finds its locks free
+ * (the common case, kept as light as the hand-written lock), and a second one only for a {@code BLOCK} that must wait.
  *
- * <p>Every statement returns one row: {@code isolation}, the transaction's effective isolation level;
- * {@code lockable}, whether that level allows a lock; and {@code busy_key}, the first key a {@code TRY} found held (or
- * {@code NULL}). Its {@code CASE} runs its branches in order, which sequences the work inside a single
- * {@code SELECT}:
- * <ol>
- * <li>a transaction above READ COMMITTED takes no lock at all (the caller then refuses it);</li>
- * <li>{@code BLOCK} takes the locks in array order (the caller sorts the keys). Before each key it sets
- * {@code lock_timeout} for this transaction to what is left until one deadline, because PostgreSQL applies
- * {@code lock_timeout} to each lock wait on its own: without the deadline, n keys could wait n times the timeout.
- * Then it restores the previous {@code lock_timeout}. The previous value and the deadline are read in a
- * {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and read the new value;</li>
- * <li>{@code BLOCK} of a single key, the common case, has one wait only: it sets {@code lock_timeout} to the timeout,
- * locks, and restores, without the deadline arithmetic and the key array;</li>
- * <li>{@code TRY} tries the keys in array order and stops at the first one held ({@code LIMIT 1}). An
- * {@code ORDER BY} or {@code DISTINCT} there would make PostgreSQL try every key before choosing one: keep it out.</li>
- * </ol>
- * A {@code BLOCK} that runs out of time fails with SQLSTATE {@code 55P03} and aborts the transaction, which also
- * discards the {@code lock_timeout} it set.
+ * <p>The first statement, {@code TRY_ONE} or {@code TRY_MANY}, checks the isolation level and tries the keys in array
+ * order (the caller sorts them), stopping at the first one held. Its {@code WHERE} clause is the isolation check: a
+ * transaction above READ COMMITTED gets no row, and takes no lock, because the select list is computed only for the
+ * rows the {@code WHERE} clause lets through. Otherwise its one row says which key was found held, if any. In
+ * {@code TRY_MANY}, the {@code LIMIT 1} stops at the first held key; an {@code ORDER BY} or {@code DISTINCT} there
+ * would make PostgreSQL try every key before choosing one: keep it out. The try never waits: a key held by another
+ * transaction, or requested by a transaction already waiting for it, is reported held, so the try does not jump the
+ * queue of waiters.
  *
- * <p>Each acquisition statement opens with a comment naming its namespace ({@code /* advisory-lock setup_request *}{@code /}),
+ * <p>A {@code BLOCK} that found a key held then runs {@code WAIT} for that key and the ones after it, on the same
+ * connection, in the same transaction (its isolation cannot change once the first statement ran). {@code WAIT} takes
+ * the locks in array order, and before each key sets {@code lock_timeout} for this transaction to what is left until one
+ * deadline, because PostgreSQL applies {@code lock_timeout} to each lock wait on its own: without the deadline, n keys
+ * could wait n times the timeout. Then it restores the previous {@code lock_timeout}. The previous value and the
+ * deadline are read in a {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and read the
+ * new value. Its {@code CASE} runs its branches in order, which sequences the work inside a single {@code SELECT}. A
+ * wait that runs out of time fails with SQLSTATE {@code 55P03} and aborts the transaction, which also discards the
+ * {@code lock_timeout} it set.
+ *
+ * <p>Why two statements rather than one that always carries the timeout: PostgreSQL prepares the executor state of
+ * every expression of a statement on each execution, whether a branch runs or not, so the timeout's set, restore and
+ * deadline cost every acquisition, about a tenth of a short transaction on a local server (see
+ * {@code docs/benchmarks.md}), while only an acquisition that waits needs them. That one is waiting for another
+ * transaction anyway, which takes far longer than the extra round trip.
+ *
+ * <p>Each statement opens with a comment naming its namespace ({@code /* advisory-lock setup_request *}{@code /}),
  * so that {@code pg_stat_activity.query} tells an operator what a waiting session waits for. Key values never appear
  * in it. The text therefore differs per namespace, and pgjdbc prepares each distinct text on the server once it has
- * run {@code prepareThreshold} times on a connection: at most one prepared statement per namespace, mode and wait mode
+ * run {@code prepareThreshold} times on a connection: at most one prepared statement per namespace, mode and statement
  * on each connection, within pgjdbc's per-connection statement cache.
  *
  * <p>The other statements read {@code pg_locks} and {@code pg_stat_activity} for the diagnosis of a busy lock and for
@@ -63,57 +69,40 @@ final class AdvisoryLockStatements {
 	private static final String REMAINING = "greatest(1, ceil(extract(epoch FROM previous.deadline - "
 			+ "clock_timestamp()) * 1000))::bigint || 'ms'";
 
-	private static final String BLOCK = """
+	/** One key: whether it was acquired. */
+	private static final String TRY_ONE = "SELECT %2$s(?) AS acquired WHERE %1$s";
+
+	/** Several keys, in array order: the first one held, or {@code NULL} when every one was acquired. */
+	private static final String TRY_MANY = """
+			SELECT (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1) AS busy_key
+			WHERE %1$s""";
+
+	private static final String WAIT = """
 			WITH previous AS MATERIALIZED (
 			  SELECT current_setting('lock_timeout') AS lock_timeout,
 			         clock_timestamp() + ? * interval '1 millisecond' AS deadline)
-			SELECT current_setting('transaction_isolation') AS isolation,
-			       %1$s AS lockable,
-			       CASE
-			         WHEN NOT (%1$s) THEN NULL
+			SELECT CASE
 			         WHEN (SELECT count(*) FROM unnest(?::bigint[]) AS k
-			               CROSS JOIN LATERAL %2$s(CASE WHEN set_config('lock_timeout', %3$s, true) IS NOT NULL THEN k END)
+			               CROSS JOIN LATERAL %1$s(CASE WHEN set_config('lock_timeout', %2$s, true) IS NOT NULL THEN k END)
 			              ) IS NULL THEN NULL
-			         WHEN set_config('lock_timeout', previous.lock_timeout, true) IS NULL THEN NULL
-			       END::bigint AS busy_key
+			         ELSE set_config('lock_timeout', previous.lock_timeout, true)
+			       END AS lock_timeout
 			FROM previous""";
 
-	/**
-	 * {@code BLOCK} for a single key, the common case: one wait, so the timeout is the {@code lock_timeout} itself,
-	 * and the deadline arithmetic, the key array and the lateral join of the general statement (a good part of a
-	 * short transaction's cost) are left out.
-	 */
-	private static final String BLOCK_ONE = """
-			WITH previous AS MATERIALIZED (
-			  SELECT current_setting('lock_timeout') AS lock_timeout)
-			SELECT current_setting('transaction_isolation') AS isolation,
-			       %1$s AS lockable,
-			       CASE
-			         WHEN NOT (%1$s) THEN NULL
-			         WHEN set_config('lock_timeout', ? || 'ms', true) IS NULL THEN NULL
-			         WHEN %2$s(?) IS NULL THEN NULL
-			         WHEN set_config('lock_timeout', previous.lock_timeout, true) IS NULL THEN NULL
-			       END::bigint AS busy_key
-			FROM previous""";
+	private static final String TRY_ONE_EXCLUSIVE = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
 
-	private static final String TRY = """
-			SELECT current_setting('transaction_isolation') AS isolation,
-			       %1$s AS lockable,
-			       CASE
-			         WHEN %1$s THEN (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1)
-			       END AS busy_key""";
+	private static final String TRY_ONE_SHARED = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
 
-	private static final String BLOCK_EXCLUSIVE = BLOCK.formatted(LOCKABLE, "pg_advisory_xact_lock", REMAINING);
+	private static final String TRY_MANY_EXCLUSIVE = TRY_MANY.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
 
-	private static final String BLOCK_SHARED = BLOCK.formatted(LOCKABLE, "pg_advisory_xact_lock_shared", REMAINING);
+	private static final String TRY_MANY_SHARED = TRY_MANY.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
 
-	private static final String BLOCK_ONE_EXCLUSIVE = BLOCK_ONE.formatted(LOCKABLE, "pg_advisory_xact_lock");
+	private static final String WAIT_EXCLUSIVE = WAIT.formatted("pg_advisory_xact_lock", REMAINING);
 
-	private static final String BLOCK_ONE_SHARED = BLOCK_ONE.formatted(LOCKABLE, "pg_advisory_xact_lock_shared");
+	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
 
-	private static final String TRY_EXCLUSIVE = TRY.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
-
-	private static final String TRY_SHARED = TRY.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
+	/** The isolation level, read only to explain a refusal. */
+	private static final String ISOLATION = "SELECT current_setting('transaction_isolation')";
 
 	/** The advisory locks of the current database: {@code pg_locks.database} is set for them. */
 	private static final String ADVISORY_IN_THIS_DATABASE = "l.locktype = 'advisory' "
@@ -159,22 +148,43 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Return the statement for a lock mode, a wait mode and a number of keys. Its parameters are, for {@code BLOCK},
-	 * the timeout in milliseconds ({@code bigint}), then the key ({@code bigint}) when there is one, or the
-	 * {@code bigint[]} of keys when there are several; for {@code TRY}, the {@code bigint[]} of keys.
+	 * Return the first statement of every acquisition: the isolation check, then a try of each key in order. It
+	 * returns no row when the isolation level is above READ COMMITTED; otherwise one row, whose column is, for one
+	 * key, whether it was acquired ({@code boolean}) and, for several, the first key found held ({@code bigint}, or
+	 * {@code NULL} when every one was acquired). Its parameter is the key ({@code bigint}) when there is one, or the
+	 * {@code bigint[]} of keys.
 	 * @param mode exclusive or shared
-	 * @param waitMode block or try
 	 * @param keys how many distinct keys, at least one
 	 * @param namespace the namespace, named in a leading comment
 	 * @return the SQL
 	 */
-	static String acquire(LockMode mode, WaitMode waitMode, int keys, String namespace) {
+	static String tryLock(LockMode mode, int keys, String namespace) {
 		boolean shared = mode == LockMode.SHARED;
-		String statement = switch (waitMode) {
-			case BLOCK -> (keys == 1) ? (shared ? BLOCK_ONE_SHARED : BLOCK_ONE_EXCLUSIVE)
-					: (shared ? BLOCK_SHARED : BLOCK_EXCLUSIVE);
-			case TRY -> shared ? TRY_SHARED : TRY_EXCLUSIVE;
-		};
+		String statement = (keys == 1) ? (shared ? TRY_ONE_SHARED : TRY_ONE_EXCLUSIVE)
+				: (shared ? TRY_MANY_SHARED : TRY_MANY_EXCLUSIVE);
+		return commented(namespace, statement);
+	}
+
+	/**
+	 * Return the statement that waits for keys a try found held, bounded by one timeout for all of them. Its
+	 * parameters are the timeout in milliseconds ({@code bigint}) and the {@code bigint[]} of keys.
+	 * @param mode exclusive or shared
+	 * @param namespace the namespace, named in a leading comment
+	 * @return the SQL
+	 */
+	static String waitLock(LockMode mode, String namespace) {
+		return commented(namespace, (mode == LockMode.SHARED) ? WAIT_SHARED : WAIT_EXCLUSIVE);
+	}
+
+	/**
+	 * Return the statement that reads the transaction's isolation level, to explain a refusal.
+	 * @return the SQL
+	 */
+	static String isolation() {
+		return ISOLATION;
+	}
+
+	private static String commented(String namespace, String statement) {
 		return "/* advisory-lock " + commentSafe(namespace) + " */ " + statement;
 	}
 

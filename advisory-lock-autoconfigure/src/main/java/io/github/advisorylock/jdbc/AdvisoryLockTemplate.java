@@ -49,9 +49,10 @@ import org.springframework.util.Assert;
  *
  * <p>Works with any transaction manager that binds a {@link ConnectionHolder} for the {@link DataSource} to the
  * transaction, such as {@code DataSourceTransactionManager}, {@code JdbcTransactionManager} and
- * {@code JpaTransactionManager} with Hibernate. Each acquisition is one statement (see
- * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the isolation check
- * and the timeout. The template never releases a lock: PostgreSQL does, at COMMIT or ROLLBACK.
+ * {@code JpaTransactionManager} with Hibernate. An acquisition whose locks are free is one statement (see
+ * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the isolation check.
+ * A {@link WaitMode#BLOCK} that finds a key held sends a second statement, which waits within the timeout. The template
+ * never releases a lock: PostgreSQL does, at COMMIT or ROLLBACK.
  *
  * <p>Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException}, any other
  * {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a deadlock between two calls is a
@@ -224,44 +225,90 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	/**
-	 * Run the acquisition statement; tell the acquisition of a timeout before diagnosing it.
+	 * Run the acquisition: the try of every key, then, for a {@code BLOCK} that found one held, the wait for it and the
+	 * keys after it (see {@code AdvisoryLockStatements}); tell the acquisition of a timeout before diagnosing it.
 	 * @return the key a {@code TRY} found held, or {@code null} when every lock is held by this transaction
 	 */
 	private @Nullable Long execute(Connection connection, LockRequest request, LockKeys keys,
 			Acquisition acquisition) {
-		Duration timeout = (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
-		String sql = AdvisoryLockStatements.acquire(request.mode(), request.waitMode(), keys.keys().size(),
-				request.namespace());
+		String sql = AdvisoryLockStatements.tryLock(request.mode(), keys.keys().size(), request.namespace());
+		Tried tried;
+		try {
+			tried = tryKeys(connection, sql, keys);
+		}
+		catch (SQLException ex) {
+			throw translate(ex, "Acquire advisory lock " + describe(request, keys), sql);
+		}
+		if (!tried.lockable()) {
+			throw isolationTooHigh(request.namespace(), isolation(connection, request.namespace()));
+		}
+		Long busyKey = tried.busyKey();
+		if (busyKey == null || request.waitMode() == WaitMode.TRY) {
+			return busyKey;
+		}
+		waitFor(connection, request, keys, keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size()),
+				acquisition);
+		return null;
+	}
+
+	private static Tried tryKeys(Connection connection, String sql, LockKeys keys) throws SQLException {
+		boolean one = keys.keys().size() == 1;
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			int index = 1;
-			if (request.waitMode() == WaitMode.BLOCK) {
-				statement.setLong(index++, Math.max(1, timeout.toMillis()));
-			}
-			if (request.waitMode() == WaitMode.BLOCK && keys.keys().size() == 1) {
-				statement.setLong(index, keys.keys().get(0));
+			if (one) {
+				statement.setLong(1, keys.keys().get(0));
 			}
 			else {
-				statement.setArray(index, connection.createArrayOf("bigint", keys.toArray()));
+				statement.setArray(1, connection.createArrayOf("bigint", keys.toArray()));
 			}
 			try (ResultSet result = statement.executeQuery()) {
-				result.next();
-				if (!result.getBoolean("lockable")) {
-					throw isolationTooHigh(request.namespace(), result.getString("isolation"));
+				if (!result.next()) {
+					return Tried.REFUSED;
 				}
-				long busyKey = result.getLong("busy_key");
-				return result.wasNull() ? null : busyKey;
+				if (one) {
+					return result.getBoolean(1) ? Tried.ACQUIRED : new Tried(true, keys.keys().get(0));
+				}
+				long busyKey = result.getLong(1);
+				return result.wasNull() ? Tried.ACQUIRED : new Tried(true, busyKey);
 			}
+		}
+	}
+
+	/**
+	 * Wait, within the request's timeout, for the key a try found held and the keys after it, in order.
+	 */
+	private void waitFor(Connection connection, LockRequest request, LockKeys keys, List<Long> remaining,
+			Acquisition acquisition) {
+		Duration timeout = (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
+		String sql = AdvisoryLockStatements.waitLock(request.mode(), request.namespace());
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setLong(1, Math.max(1, timeout.toMillis()));
+			statement.setArray(2, connection.createArrayOf("bigint", remaining.toArray(Long[]::new)));
+			statement.executeQuery().close();
 		}
 		catch (SQLException ex) {
 			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 				acquisition.finished(Outcome.TIMEOUT, ex);
 				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
-						? this.holderDiagnosis.afterTimeout(connection, keys.keys(), request.mode()) : null;
+						? this.holderDiagnosis.afterTimeout(connection, remaining, request.mode()) : null;
 				throw busy(request, keys, timeout, ex, diagnosis);
 			}
-			throw translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
-					+ keys.keys() + ")", sql);
+			throw translate(ex, "Acquire advisory lock " + describe(request, keys), sql);
 		}
+	}
+
+	private @Nullable String isolation(Connection connection, String namespace) {
+		try (PreparedStatement statement = connection.prepareStatement(AdvisoryLockStatements.isolation());
+				ResultSet result = statement.executeQuery()) {
+			return result.next() ? result.getString(1) : null;
+		}
+		catch (SQLException ex) {
+			throw translate(ex, "Read the isolation level of advisory lock '" + namespace + "'",
+					AdvisoryLockStatements.isolation());
+		}
+	}
+
+	private static String describe(LockRequest request, LockKeys keys) {
+		return request.namespace() + ":" + keys.values() + " (keys " + keys.keys() + ")";
 	}
 
 	private static LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
@@ -335,6 +382,19 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 
 	private DataAccessException translate(SQLException ex, String task, @Nullable String sql) {
 		return SqlExceptions.translate(this.exceptionTranslator, task, sql, ex);
+	}
+
+	/**
+	 * What the try of an acquisition found.
+	 * @param lockable whether the isolation level allows a lock
+	 * @param busyKey the first key found held, or {@code null} when every one was acquired
+	 */
+	private record Tried(boolean lockable, @Nullable Long busyKey) {
+
+		static final Tried REFUSED = new Tried(false, null);
+
+		static final Tried ACQUIRED = new Tried(true, null);
+
 	}
 
 }

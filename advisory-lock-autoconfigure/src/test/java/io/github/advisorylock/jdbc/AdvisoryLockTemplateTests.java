@@ -216,17 +216,26 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void bindsTheTimeoutOfEachAcquisition() {
+	void bindsTheTimeoutOfEachWait() {
 		this.locks.setDefaultTimeout(Duration.ofMillis(150));
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(200)));
-			this.locks.lock(this.namespace, 2);
-			this.locks.lock(LockRequest.of(this.namespace, 3).withTimeout(Duration.ofNanos(1)));
-			this.locks.lock(LockRequest.of(this.namespace, 4).withTimeout(Duration.ofSeconds(3)));
-		});
-		// Each timeout in milliseconds, then the single key it guards.
-		assertThat(this.dataSource.parameters()).containsExactly("200", String.valueOf(key(1)), "150",
-				String.valueOf(key(2)), "1", String.valueOf(key(3)), "3000", String.valueOf(key(4)));
+		List<LockRequest> requests = List.of(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(200)),
+				LockRequest.of(this.namespace, 2), LockRequest.of(this.namespace, 3).withTimeout(Duration.ofNanos(1)),
+				LockRequest.of(this.namespace, 4).withTimeout(Duration.ofSeconds(1)));
+		List<LockHolder> holders = new ArrayList<>();
+		List.of(1, 2, 3, 4).forEach((value) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(),
+				key(value))));
+		try {
+			for (LockRequest request : requests) {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(
+						() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)));
+			}
+		}
+		finally {
+			holders.forEach(LockHolder::close);
+		}
+		// For each call: the key of its try; then, as the try found it held, the timeout in milliseconds of its wait.
+		assertThat(this.dataSource.parameters()).containsExactly(String.valueOf(key(1)), "200",
+				String.valueOf(key(2)), "150", String.valueOf(key(3)), "1", String.valueOf(key(4)), "1000");
 	}
 
 	@Test
@@ -378,6 +387,26 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
+	void restoresThePreviousLockTimeoutAfterWaiting() throws Exception {
+		// The last of the call's keys is held: the try takes the others, and the wait sets and restores the timeout.
+		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(2))) {
+			Future<String> caller = inTransaction(() -> {
+				this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
+				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(20)));
+				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);
+			});
+			this.pgLocks.awaitWaiters(keys.get(2), 1);
+			int callerPid = this.pgLocks.on(keys.get(2)).stream().filter((lock) -> !lock.granted()).findFirst()
+				.orElseThrow().pid();
+			assertThat(this.pgLocks.on(keys.get(0))).containsExactly(
+					new AdvisoryLock(callerPid, keys.get(0), "ExclusiveLock", true));
+			holder.commit();
+			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo("7s");
+		}
+	}
+
+	@Test
 	void isReentrantWithinATransaction() {
 		this.transaction.executeWithoutResult((status) -> {
 			this.locks.lock(this.namespace, 1);
@@ -388,7 +417,7 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void takesOneRoundTripPerAcquisitionWhateverTheNumberOfKeys() {
+	void takesOneRoundTripToAcquireFreeLocksWhateverTheNumberOfKeys() {
 		try (RoundTripCounter counter = new RoundTripCounter()) {
 			this.transaction.executeWithoutResult((status) -> {
 				for (int keys : new int[] { 1, 2, 8, 64 }) {
@@ -401,6 +430,24 @@ class AdvisoryLockTemplateTests {
 					assertThat(counter.roundTrips()).as("round trips to try %d keys", keys).isOne();
 				}
 			});
+		}
+	}
+
+	@Test
+	void aCallThatMustWaitTakesOneMoreRoundTripToWait() throws Exception {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(2));
+				RoundTripCounter counter = new RoundTripCounter()) {
+			Future<?> release = this.threads.submit(() -> {
+				this.pgLocks.awaitWaiters(key(2), 1);
+				holder.commit();
+				return null;
+			});
+			this.transaction.executeWithoutResult((status) -> {
+				counter.reset();
+				this.locks.lock(LockRequest.of(this.namespace, 1, 2).withTimeout(Duration.ofSeconds(20)));
+				assertThat(counter.roundTrips()).as("round trips: the try, then the wait").isEqualTo(2);
+			});
+			release.get(HANG_SECONDS, TimeUnit.SECONDS);
 		}
 	}
 
@@ -445,6 +492,17 @@ class AdvisoryLockTemplateTests {
 			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(
 					() -> transaction.executeWithoutResult((status) -> locks.tryLock(this.namespace, 1)));
 			assertThat(new PgLocks(repeatableRead).all()).isEmpty();
+			// Refused before any lock is taken, not taken and then refused: the transaction holds none.
+			String ownLocks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()";
+			List<Runnable> calls = List.of(() -> locks.lock(this.namespace, 1), () -> locks.lock(this.namespace, 1, 2, 3),
+					() -> locks.tryLock(this.namespace, 1), () -> locks.tryLock(this.namespace, 1, 2, 3));
+			for (Runnable call : calls) {
+				transaction.executeWithoutResult((status) -> {
+					assertThatExceptionOfType(LockTransactionException.class).isThrownBy(call::run)
+						.withMessageContaining("repeatable read");
+					assertThat(jdbc.queryForObject(ownLocks, Integer.class)).isZero();
+				});
+			}
 			assertThat(jdbc.queryForObject("SELECT count(*) FROM rows", Integer.class)).isZero();
 
 			transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);

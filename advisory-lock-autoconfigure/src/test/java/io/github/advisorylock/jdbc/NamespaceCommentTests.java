@@ -26,7 +26,6 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -93,9 +92,13 @@ class NamespaceCommentTests {
 		assertThat(AdvisoryLockStatements.commentSafe("line\nbreak\u0000")).isEqualTo("line break ");
 		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(300))).hasSize(103).endsWith("...");
 		for (String hostile : new String[] { "a*/b", "a/*b", "*/ SELECT 1; /*", "*", "/", "?", "ns*", "/ns" }) {
-			String sql = AdvisoryLockStatements.acquire(LockMode.EXCLUSIVE, WaitMode.BLOCK, 1, hostile);
-			String comment = sql.substring(0, sql.indexOf(" */ ") + 3);
-			assertThat(comment.substring(2, comment.length() - 2)).as(hostile).doesNotContain("*/").doesNotContain("/*");
+			for (String sql : new String[] { AdvisoryLockStatements.tryLock(LockMode.EXCLUSIVE, 1, hostile),
+					AdvisoryLockStatements.waitLock(LockMode.EXCLUSIVE, hostile) }) {
+				String comment = sql.substring(0, sql.indexOf(" */ ") + 3);
+				assertThat(comment.substring(2, comment.length() - 2)).as(hostile)
+					.doesNotContain("*/")
+					.doesNotContain("/*");
+			}
 		}
 	}
 

@@ -90,7 +90,7 @@ final class CostBenchmark {
 		});
 		variants.put(SHEDLOCK,
 				() -> Peers.shedLockOnce(this.shedLock, "cost-" + names.incrementAndGet() % PEER_NAMES));
-		return Rounds.interleaved(variants, this.settings.rounds(15), this.settings.duration(1500),
+		return Rounds.interleaved(variants, this.settings.rounds(31), this.settings.duration(1500),
 				this.settings.duration(200));
 	}
 
