@@ -240,7 +240,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			throw translate(ex, "Acquire advisory lock " + describe(request, keys), sql);
 		}
 		if (!tried.lockable()) {
-			throw isolationTooHigh(request.namespace(), isolation(connection, request.namespace()));
+			throw refusal(connection, request.namespace());
 		}
 		Long busyKey = tried.busyKey();
 		if (busyKey == null || request.waitMode() == WaitMode.TRY) {
@@ -296,14 +296,19 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		}
 	}
 
-	private @Nullable String isolation(Connection connection, String namespace) {
+	/**
+	 * Refuse a lock whose transaction runs above READ COMMITTED, naming its level: one more round trip, on this failure
+	 * path only. A failure to read the level must not hide the refusal: it is attached as suppressed.
+	 */
+	private static LockTransactionException refusal(Connection connection, String namespace) {
 		try (PreparedStatement statement = connection.prepareStatement(AdvisoryLockStatements.isolation());
 				ResultSet result = statement.executeQuery()) {
-			return result.next() ? result.getString(1) : null;
+			return isolationTooHigh(namespace, result.next() ? result.getString(1) : null);
 		}
 		catch (SQLException ex) {
-			throw translate(ex, "Read the isolation level of advisory lock '" + namespace + "'",
-					AdvisoryLockStatements.isolation());
+			LockTransactionException refusal = isolationTooHigh(namespace, null);
+			refusal.addSuppressed(ex);
+			return refusal;
 		}
 	}
 
@@ -366,10 +371,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 
 	private static LockTransactionException isolationTooHigh(String namespace, @Nullable String isolation) {
 		return new LockTransactionException("Advisory lock '" + namespace + "' needs isolation READ COMMITTED, but "
-				+ "the transaction runs " + isolation + ": its snapshot would be taken before the lock is granted, so "
-				+ "the check after the lock could miss the previous holder's write. Declare "
-				+ "@Transactional(isolation = Isolation.READ_COMMITTED), or take the lock in a READ COMMITTED "
-				+ "transaction");
+				+ "the transaction runs " + ((isolation != null) ? isolation : "above it") + ": its snapshot would be "
+				+ "taken before the lock is granted, so the check after the lock could miss the previous holder's "
+				+ "write. Declare @Transactional(isolation = Isolation.READ_COMMITTED), or take the lock in a READ "
+				+ "COMMITTED transaction");
 	}
 
 	private static String isolationName(int level) {

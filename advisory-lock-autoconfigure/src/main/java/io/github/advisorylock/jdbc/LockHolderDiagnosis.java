@@ -166,7 +166,7 @@ public class LockHolderDiagnosis {
 	/**
 	 * Diagnose a {@code BLOCK} that ran out of time, on a direct connection: the caller's transaction is aborted.
 	 * @param caller the caller's connection, to exclude its own locks
-	 * @param keys the keys of the call
+	 * @param keys the keys the call was waiting for: the one found held and those after it
 	 * @param mode the mode requested
 	 * @return the outcome
 	 */

@@ -367,7 +367,7 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void restoresThePreviousLockTimeoutOfTheTransaction() {
+	void freeLocksLeaveTheTransactionsLockTimeoutAlone() {
 		this.transaction.executeWithoutResult((status) -> {
 			this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
 			this.locks.lock(LockRequest.of(this.namespace, 1, 2).withTimeout(Duration.ofMillis(200)));
@@ -378,12 +378,35 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void restoresTheSessionLockTimeout() {
+	void restoresTheSessionLockTimeoutAfterASharedWait() throws Exception {
 		String sessionDefault = this.jdbc.queryForObject("SHOW lock_timeout", String.class);
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(300)));
-			assertThat(this.jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo(sessionDefault);
-		});
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(5))) {
+			Future<String> caller = inTransaction(() -> {
+				this.locks.lock(LockRequest.of(this.namespace, 5).withMode(LockMode.SHARED)
+					.withTimeout(Duration.ofSeconds(20)));
+				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);
+			});
+			this.pgLocks.awaitWaiters(key(5), 1);
+			holder.commit();
+			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo(sessionDefault);
+		}
+	}
+
+	@Test
+	void waitsForTheHeldKeyThenTakesTheKeysAfterIt() throws Exception {
+		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(0))) {
+			Future<List<Long>> caller = inTransaction(() -> {
+				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(20)));
+				return this.jdbc.queryForList("SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks "
+						+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() ORDER BY 1", Long.class);
+			});
+			this.pgLocks.awaitWaiters(keys.get(0), 1);
+			// The try stopped at the held key: the caller holds none of the keys after it while it waits.
+			assertThat(this.pgLocks.on(keys.get(1))).isEmpty();
+			holder.commit();
+			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactlyElementsOf(keys);
+		}
 	}
 
 	@Test

@@ -128,4 +128,17 @@ class NamespaceCommentTests {
 		}
 	}
 
+	@Test
+	void aHostileNamespaceStillWaits() throws Exception {
+		String namespace = "q?mark */ /* " + UUID.randomUUID();
+		long key = AdvisoryLockKeys.of(namespace, 1);
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key)) {
+			Future<?> waiter = this.threads.submit(() -> this.transaction.executeWithoutResult(
+					(status) -> this.locks.lock(LockRequest.of(namespace, 1).withTimeout(PgLocks.HANG_TIMEOUT))));
+			this.pgLocks.awaitWaiters(key, 1);
+			holder.commit();
+			waiter.get(HANG_SECONDS, TimeUnit.SECONDS);
+		}
+	}
+
 }
