@@ -37,6 +37,8 @@ final class CostBenchmark {
 
 	static final String FLOOR = "floor: hand-written `pg_advisory_xact_lock(?)`";
 
+	static final String CHECKED_FLOOR = "hand-written, with the isolation check: `… WHERE current_setting(…) IN (…)`";
+
 	static final String ANNOTATION = "`@AdvisoryLocked` method";
 
 	static final String OPERATIONS = "`AdvisoryLockOperations.lock`";
@@ -80,6 +82,7 @@ final class CostBenchmark {
 		AtomicInteger names = new AtomicInteger();
 		Map<String, Rounds.Operation> variants = new LinkedHashMap<>();
 		variants.put(FLOOR, () -> this.handWritten.floor(random()));
+		variants.put(CHECKED_FLOOR, () -> this.handWritten.checkedFloor(random()));
 		variants.put(ANNOTATION, () -> this.annotated.lockOne(random()));
 		variants.put(OPERATIONS, () -> this.handWritten.operations(random()));
 		variants.put(ARTICLE, () -> this.handWritten.article(random()));

@@ -35,6 +35,10 @@ public class HandWrittenCalls {
 
 	private static final String LOCK = "SELECT pg_advisory_xact_lock(?)";
 
+	/** The floor with the isolation check the contract requires in the same statement (no row above READ COMMITTED). */
+	private static final String CHECKED_LOCK = "SELECT pg_advisory_xact_lock(?) "
+			+ "WHERE current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')";
+
 	/** A hand-written single round trip for many keys; the caller sorts them. */
 	private static final String LOCK_ARRAY = "SELECT count(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS k";
 
@@ -59,6 +63,16 @@ public class HandWrittenCalls {
 	@Transactional
 	public void floor(long key) {
 		execute(LOCK, key);
+	}
+
+	/**
+	 * The floor with the isolation check in its statement, then commit: what a hand-written lock that keeps the
+	 * contract's isolation rule costs.
+	 * @param key the 64-bit key
+	 */
+	@Transactional
+	public void checkedFloor(long key) {
+		execute(CHECKED_LOCK, key);
 	}
 
 	/**

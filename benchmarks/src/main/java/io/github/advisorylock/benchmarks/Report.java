@@ -93,11 +93,15 @@ final class Report {
 				%s
 				Where the annotation's share goes: its statement checks the transaction's effective isolation level
 				before it tries the lock (the contract's behaviour 2), and the call derives the key (SHA-256) and
-				evaluates the key expression. An earlier design also set `lock_timeout` and restored it in every call's
-				statement, and cost 1.28× the floor although nothing waited: PostgreSQL sets up every expression of a
-				statement on each execution, whether it runs or not. On loopback with asynchronous commit a whole
-				transaction takes about a tenth of a millisecond, so even a few microseconds of server and client work
-				show; where a round trip costs more than loopback's, they weigh less.
+				evaluates the key expression. The row "with the isolation check" is the floor's statement with that
+				same check, hand-written: the difference between it and the floor is the check's, the difference
+				between it and the annotation is the library's. An earlier design also set `lock_timeout` and restored
+				it in every call's statement, and cost 1.28× the floor although nothing waited: PostgreSQL sets up
+				every expression of a statement on each execution, whether it runs or not. On loopback with
+				asynchronous commit a whole transaction takes about a tenth of a millisecond, so even a few
+				microseconds of server and client work show, and so does how quickly this shared machine wakes the
+				waiting side of each round trip, which varies from run to run; where a round trip costs more than
+				loopback's, they all weigh less.
 
 				## Keys per call
 
