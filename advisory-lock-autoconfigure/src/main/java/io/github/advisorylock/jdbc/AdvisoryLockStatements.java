@@ -20,7 +20,8 @@ import io.github.advisorylock.LockMode;
 
 /**
  * The SQL that acquires advisory locks: one statement, so one round trip, for an acquisition that finds its locks free
- * (the common case, kept as light as the hand-written lock), and a second one only for a {@code BLOCK} that must wait.
+ * (the common case, kept as light as a hand-written lock with the same isolation check), and a second one only for a
+ * {@code BLOCK} that must wait.
  *
  * <p>The first statement, {@code TRY_ONE} or {@code TRY_MANY}, checks the isolation level and tries the keys in array
  * order (the caller sorts them), stopping at the first one held. Its {@code WHERE} clause is the isolation check: a
@@ -43,7 +44,7 @@ import io.github.advisorylock.LockMode;
  *
  * <p>Why two statements rather than one that always carries the timeout: PostgreSQL prepares the executor state of
  * every expression of a statement on each execution, whether a branch runs or not, so the timeout's set, restore and
- * deadline cost every acquisition, about a tenth of a short transaction on a local server (see
+ * deadline cost every acquisition, more than a tenth of a short transaction on a local server (see
  * {@code docs/benchmarks.md}), while only an acquisition that waits needs them. That one is waiting for another
  * transaction anyway, which takes far longer than the extra round trip.
  *
