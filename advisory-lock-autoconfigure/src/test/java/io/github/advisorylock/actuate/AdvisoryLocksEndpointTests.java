@@ -110,13 +110,13 @@ class AdvisoryLocksEndpointTests {
 		long key = AdvisoryLockKeys.of(this.namespace, value);
 		this.exposed.run((context) -> {
 			CountDownLatch release = new CountDownLatch(1);
-			Future<Integer> holder = inTransaction(context, () -> {
+			Future<Integer> holder = this.threads.inTransaction(transaction(context), () -> {
 				context.getBean(AdvisoryLockOperations.class).lock(this.namespace, value);
 				release.await(HANG_SECONDS, TimeUnit.SECONDS);
 				return null;
 			});
 			this.pgLocks.await("the holder", (locks) -> locks.stream().anyMatch((lock) -> lock.key() == key));
-			Future<Integer> waiter = inTransaction(context, () -> {
+			Future<Integer> waiter = this.threads.inTransaction(transaction(context), () -> {
 				context.getBean(AdvisoryLockOperations.class)
 					.lock(LockRequest.of(this.namespace, value).withTimeout(PgLocks.HANG_TIMEOUT));
 				return null;
@@ -188,7 +188,7 @@ class AdvisoryLocksEndpointTests {
 
 	@Test
 	void showsQueryTextOnlyWhenAskedTo() {
-		this.exposed.run((context) -> inTransaction(context, () -> {
+		this.exposed.run((context) -> this.threads.inTransaction(transaction(context), () -> {
 			context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1);
 			assertThat(endpoint(context).advisoryLocks().locks()).filteredOn(AdvisoryLockDescriptor::granted)
 				.isNotEmpty()
@@ -196,7 +196,7 @@ class AdvisoryLocksEndpointTests {
 			return null;
 		}).get(HANG_SECONDS, TimeUnit.SECONDS));
 		this.exposed.withPropertyValues("advisory-lock.endpoint.include-query=true")
-			.run((context) -> inTransaction(context, () -> {
+			.run((context) -> this.threads.inTransaction(transaction(context), () -> {
 				context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1);
 				long key = AdvisoryLockKeys.of(this.namespace, 1);
 				assertThat(endpoint(context).advisoryLocks().locks())
@@ -230,7 +230,7 @@ class AdvisoryLocksEndpointTests {
 					try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key)) {
 						LockRequest request = LockRequest.of(this.namespace, "starved").withTimeout(PgLocks.HANG_TIMEOUT);
 						List<Future<Integer>> waiters = IntStream.range(0, 2)
-							.mapToObj((i) -> inTransaction(context, () -> {
+							.mapToObj((i) -> this.threads.inTransaction(transaction(context), () -> {
 								context.getBean(AdvisoryLockOperations.class).lock(request);
 								return i;
 							}))
@@ -304,20 +304,12 @@ class AdvisoryLocksEndpointTests {
 		assertThat(labels.labelOf(3L)).hasSize(KeyLabels.MAX_LABEL_LENGTH).endsWith("...");
 	}
 
-	private static AdvisoryLocksEndpoint endpoint(AssertableApplicationContext context) {
-		return context.getBean(AdvisoryLocksEndpoint.class);
+	private static TransactionTemplate transaction(AssertableApplicationContext context) {
+		return new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
 	}
 
-	private <T> Future<T> inTransaction(AssertableApplicationContext context, java.util.concurrent.Callable<T> work) {
-		TransactionTemplate transaction = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
-		return this.threads.submit(() -> transaction.execute((status) -> {
-			try {
-				return work.call();
-			}
-			catch (Exception ex) {
-				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
-			}
-		}));
+	private static AdvisoryLocksEndpoint endpoint(AssertableApplicationContext context) {
+		return context.getBean(AdvisoryLocksEndpoint.class);
 	}
 
 }

@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -105,17 +104,6 @@ abstract class AbstractLockContractTests {
 		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
-	private <T> Future<T> inTransaction(Callable<T> work) {
-		return this.threads.submit(() -> this.transaction.execute((status) -> {
-			try {
-				return work.call();
-			}
-			catch (Exception ex) {
-				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
-			}
-		}));
-	}
-
 	@Test
 	void locksOnTheTransactionsOwnServerSession() {
 		this.transaction.executeWithoutResult((status) -> {
@@ -128,7 +116,7 @@ abstract class AbstractLockContractTests {
 	@Test
 	void blocksASecondTransactionUntilTheHolderCommits() throws Exception {
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
-			Future<Boolean> waiter = inTransaction(() -> {
+			Future<Boolean> waiter = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(this.namespace, 7);
 				return true;
 			});
@@ -171,7 +159,7 @@ abstract class AbstractLockContractTests {
 				assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
 					.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
 			});
-			Future<Boolean> exclusive = inTransaction(() -> {
+			Future<Boolean> exclusive = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(this.namespace, 7);
 				return true;
 			});
@@ -188,8 +176,8 @@ abstract class AbstractLockContractTests {
 			assertThat(this.pgLocks.on(key(1))).hasSize(1);
 		});
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
-		assertThat(inTransaction(() -> this.locks.tryLock(this.namespace, 1)).get(HANG_SECONDS, TimeUnit.SECONDS))
-			.isTrue();
+		assertThat(this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))
+			.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 	}
 
 	@Test
@@ -200,8 +188,8 @@ abstract class AbstractLockContractTests {
 			throw new IllegalStateException("business rule broken");
 		}));
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
-		assertThat(inTransaction(() -> this.locks.tryLock(this.namespace, 1)).get(HANG_SECONDS, TimeUnit.SECONDS))
-			.isTrue();
+		assertThat(this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))
+			.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 	}
 
 	@Test

@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -94,17 +93,6 @@ class AdvisoryLockFaultTests {
 		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
-	private <T> Future<T> inTransaction(TransactionTemplate transaction, Callable<T> work) {
-		return this.threads.submit(() -> transaction.execute((status) -> {
-			try {
-				return work.call();
-			}
-			catch (Exception ex) {
-				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
-			}
-		}));
-	}
-
 	/** Return what the call failed with, within the hang bound. */
 	private static Throwable failureOf(Future<?> call) throws InterruptedException, TimeoutException {
 		try {
@@ -147,7 +135,7 @@ class AdvisoryLockFaultTests {
 		this.jdbc.execute("CREATE TABLE IF NOT EXISTS fault_rows (namespace text NOT NULL, written_by text NOT NULL)");
 		AtomicInteger holderPid = new AtomicInteger();
 		CountDownLatch holding = new CountDownLatch(1);
-		Future<Object> holder = inTransaction(this.transaction, () -> {
+		Future<Object> holder = this.threads.inTransaction(this.transaction, () -> {
 			this.locks.lock(this.namespace, 1);
 			this.jdbc.update("INSERT INTO fault_rows VALUES (?, 'holder')", this.namespace);
 			holderPid.set(this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
@@ -157,7 +145,7 @@ class AdvisoryLockFaultTests {
 			return null;
 		});
 		assertThat(holding.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		Future<Object> waiter = inTransaction(this.transaction, () -> {
+		Future<Object> waiter = this.threads.inTransaction(this.transaction, () -> {
 			this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(LONG_TIMEOUT));
 			this.jdbc.update("INSERT INTO fault_rows VALUES (?, 'waiter')", this.namespace);
 			return null;
@@ -179,7 +167,7 @@ class AdvisoryLockFaultTests {
 	void aWaiterWhoseBackendIsTerminatedFailsWithAResourceFailureNamingTheLock() throws Exception {
 		AtomicReference<RuntimeException> thrown = new AtomicReference<>();
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(1))) {
-			Future<Object> waiter = inTransaction(this.transaction, () -> {
+			Future<Object> waiter = this.threads.inTransaction(this.transaction, () -> {
 				lockRecordingFailure(this.locks, LockRequest.of(this.namespace, 1).withTimeout(LONG_TIMEOUT), thrown);
 				return null;
 			});
@@ -215,7 +203,7 @@ class AdvisoryLockFaultTests {
 			PgLocks pgLocks = new PgLocks(observer);
 			AtomicReference<RuntimeException> thrown = new AtomicReference<>();
 			LockHolder holder = LockHolder.exclusive(pool, key(1));
-			Future<Object> waiter = inTransaction(transaction, () -> {
+			Future<Object> waiter = this.threads.inTransaction(transaction, () -> {
 				lockRecordingFailure(locks, LockRequest.of(this.namespace, 1).withTimeout(LONG_TIMEOUT), thrown);
 				return null;
 			});
@@ -253,7 +241,7 @@ class AdvisoryLockFaultTests {
 		List<Long> keys = List.of(key(1), key(2)).stream().sorted().toList();
 		AtomicReference<RuntimeException> thrown = new AtomicReference<>();
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, keys.get(1))) {
-			Future<Object> caller = inTransaction(this.transaction, () -> {
+			Future<Object> caller = this.threads.inTransaction(this.transaction, () -> {
 				// Long enough to see the caller hold the lower key while it waits for the higher one.
 				this.jdbc.execute("SET LOCAL statement_timeout = '2s'");
 				lockRecordingFailure(this.locks, LockRequest.of(this.namespace, 1, 2).withTimeout(LONG_TIMEOUT),
@@ -281,10 +269,10 @@ class AdvisoryLockFaultTests {
 			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
 			// Ample, so that the waiters still wait while the third caller meets the exhausted pool.
 			LockRequest request = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(6));
-			List<Future<Object>> waiters = List.of(inTransaction(transaction, () -> {
+			List<Future<Object>> waiters = List.of(this.threads.inTransaction(transaction, () -> {
 				locks.lock(request);
 				return null;
-			}), inTransaction(transaction, () -> {
+			}), this.threads.inTransaction(transaction, () -> {
 				locks.lock(request);
 				return null;
 			}));
@@ -312,7 +300,7 @@ class AdvisoryLockFaultTests {
 			AtomicReference<RuntimeException> thrown = new AtomicReference<>();
 			AtomicBoolean interruptKept = new AtomicBoolean();
 			CountDownLatch ended = new CountDownLatch(1);
-			Future<Object> waiter = inTransaction(transaction, () -> {
+			Future<Object> waiter = this.threads.inTransaction(transaction, () -> {
 				try {
 					lockRecordingFailure(locks, LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(2)),
 							thrown);

@@ -88,17 +88,6 @@ class AdvisoryLockTemplateTests {
 		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
-	private <T> Future<T> inTransaction(java.util.concurrent.Callable<T> work) {
-		return this.threads.submit(() -> this.transaction.execute((status) -> {
-			try {
-				return work.call();
-			}
-			catch (Exception ex) {
-				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
-			}
-		}));
-	}
-
 	@Test
 	void locksOnTheTransactionsOwnConnection() {
 		this.transaction.executeWithoutResult((status) -> {
@@ -131,7 +120,7 @@ class AdvisoryLockTemplateTests {
 	@Test
 	void secondTransactionWaitsUntilTheHolderCommits() throws Exception {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			Future<Boolean> waiter = inTransaction(() -> {
+			Future<Boolean> waiter = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(this.namespace, 7);
 				return true;
 			});
@@ -171,7 +160,7 @@ class AdvisoryLockTemplateTests {
 		List<LockHolder> holders = new ArrayList<>();
 		keys.forEach((key) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(), key)));
 		try {
-			Future<?> caller = inTransaction(() -> {
+			Future<?> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofMillis(1500)));
 				return null;
 			});
@@ -320,7 +309,7 @@ class AdvisoryLockTemplateTests {
 		String lowValue = (high == key("a")) ? "b" : "a";
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), high)) {
 			// Named high first: taken in ascending order, the low key is held while the high one is awaited.
-			Future<Boolean> caller = inTransaction(() -> {
+			Future<Boolean> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(this.namespace, highValue, lowValue);
 				return true;
 			});
@@ -338,7 +327,7 @@ class AdvisoryLockTemplateTests {
 		CountDownLatch bothHoldOne = new CountDownLatch(2);
 		List<Future<Boolean>> workers = new ArrayList<>();
 		for (String[] order : List.of(new String[] { "a", "b" }, new String[] { "b", "a" })) {
-			workers.add(inTransaction(() -> {
+			workers.add(this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(this.namespace, order[0]);
 				bothHoldOne.countDown();
 				bothHoldOne.await(HANG_SECONDS, TimeUnit.SECONDS);
@@ -381,7 +370,7 @@ class AdvisoryLockTemplateTests {
 	void restoresTheSessionLockTimeoutAfterASharedWait() throws Exception {
 		String sessionDefault = this.jdbc.queryForObject("SHOW lock_timeout", String.class);
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(5))) {
-			Future<String> caller = inTransaction(() -> {
+			Future<String> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(LockRequest.of(this.namespace, 5).withMode(LockMode.SHARED)
 					.withTimeout(Duration.ofSeconds(20)));
 				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);
@@ -396,7 +385,7 @@ class AdvisoryLockTemplateTests {
 	void waitsForTheHeldKeyThenTakesTheKeysAfterIt() throws Exception {
 		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(0))) {
-			Future<List<Long>> caller = inTransaction(() -> {
+			Future<List<Long>> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(20)));
 				return this.jdbc.queryForList("SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks "
 						+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() ORDER BY 1", Long.class);
@@ -414,7 +403,7 @@ class AdvisoryLockTemplateTests {
 		// The last of the call's keys is held: the try takes the others, and the wait sets and restores the timeout.
 		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(2))) {
-			Future<String> caller = inTransaction(() -> {
+			Future<String> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
 				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(20)));
 				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);

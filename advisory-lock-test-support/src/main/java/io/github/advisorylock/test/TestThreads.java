@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import org.springframework.transaction.support.TransactionOperations;
+
 /**
  * Threads for a test's concurrent callers (each on its own connection), stopped after every test: interrupted, and
  * awaited up to {@link PgLocks#HANG_TIMEOUT}, so that a caller left waiting fails the test rather than outlive it.
@@ -51,6 +53,25 @@ public final class TestThreads implements Executor, AfterEachCallback {
 	 */
 	public Future<?> submit(Runnable task) {
 		return this.executor.submit(task);
+	}
+
+	/**
+	 * Run a call in a transaction of its own, on a thread of its own: a concurrent caller. A checked exception of the
+	 * call fails the transaction as an {@link IllegalStateException}.
+	 * @param <T> what the call returns
+	 * @param transaction the transactions to run it in
+	 * @param call the call
+	 * @return its future
+	 */
+	public <T> Future<T> inTransaction(TransactionOperations transaction, Callable<T> call) {
+		return submit(() -> transaction.execute((status) -> {
+			try {
+				return call.call();
+			}
+			catch (Exception ex) {
+				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+			}
+		}));
 	}
 
 	@Override
