@@ -176,7 +176,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	/**
-	 * Acquire the locks in the current transaction.
+	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
 	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than return {@code false}
 	 * @return whether every lock is held by this transaction
 	 */
@@ -191,26 +191,28 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			throw ex;
 		}
 		try {
-			Long busyKey;
+			Attempt attempt;
 			try {
-				busyKey = execute(connection, request, keys, acquisition);
-			}
-			catch (LockBusyException ex) {
-				throw ex;
+				attempt = attempt(connection, request, keys);
 			}
 			catch (RuntimeException ex) {
 				acquisition.finished(Outcome.ERROR, ex);
 				throw ex;
 			}
-			if (busyKey == null) {
+			// The listeners hear the outcome before the diagnosis, which may take a second.
+			if (attempt.timedOut() != null) {
+				acquisition.finished(Outcome.TIMEOUT, attempt.timedOut());
+				throw busy(request, keys, timeout(request), attempt.timedOut(), (this.holderDiagnosis != null)
+						? this.holderDiagnosis.afterTimeout(connection, attempt.waitedFor(), request.mode()) : null);
+			}
+			if (attempt.busyKey() == null) {
 				acquisition.finished(Outcome.ACQUIRED, null);
 				return true;
 			}
 			acquisition.finished(Outcome.BUSY, null);
 			if (throwIfBusy) {
-				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
-						? this.holderDiagnosis.afterTry(connection, busyKey, request.mode()) : null;
-				throw busy(request, keys, null, null, diagnosis);
+				throw busy(request, keys, null, null, (this.holderDiagnosis != null)
+						? this.holderDiagnosis.afterTry(connection, attempt.busyKey(), request.mode()) : null);
 			}
 			return false;
 		}
@@ -224,31 +226,44 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 				request.waitMode(), keys.keys(), keys.values());
 	}
 
+	private Duration timeout(LockRequest request) {
+		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
+	}
+
 	/**
-	 * Run the acquisition: the try of every key, then, for a {@code BLOCK} that found one held, the wait for it and the
-	 * keys after it (see {@code AdvisoryLockStatements}); tell the acquisition of a timeout before diagnosing it.
-	 * @return the key a {@code TRY} found held, or {@code null} when every lock is held by this transaction
+	 * Run the statements of an acquisition: the try of every key, then, for a {@code BLOCK} that found one held, the
+	 * wait for it and the keys after it (see {@code AdvisoryLockStatements}).
 	 */
-	private @Nullable Long execute(Connection connection, LockRequest request, LockKeys keys,
-			Acquisition acquisition) {
+	private Attempt attempt(Connection connection, LockRequest request, LockKeys keys) {
 		String sql = AdvisoryLockStatements.tryLock(request.mode(), keys.keys().size(), request.namespace());
 		Tried tried;
 		try {
 			tried = tryKeys(connection, sql, keys);
 		}
 		catch (SQLException ex) {
-			throw translate(ex, "Acquire advisory lock " + describe(request, keys), sql);
+			throw failed(ex, request, keys, sql);
 		}
 		if (!tried.lockable()) {
 			throw refusal(connection, request.namespace());
 		}
 		Long busyKey = tried.busyKey();
 		if (busyKey == null || request.waitMode() == WaitMode.TRY) {
-			return busyKey;
+			return new Attempt(busyKey, null, List.of());
 		}
-		waitFor(connection, request, keys, keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size()),
-				acquisition);
-		return null;
+		List<Long> remaining = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+		sql = AdvisoryLockStatements.waitLock(request.mode(), request.namespace());
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setLong(1, Math.max(1, timeout(request).toMillis()));
+			statement.setArray(2, connection.createArrayOf("bigint", remaining.toArray(Long[]::new)));
+			statement.executeQuery().close();
+			return new Attempt(null, null, remaining);
+		}
+		catch (SQLException ex) {
+			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
+				return new Attempt(null, ex, remaining);
+			}
+			throw failed(ex, request, keys, sql);
+		}
 	}
 
 	private static Tried tryKeys(Connection connection, String sql, LockKeys keys) throws SQLException {
@@ -274,29 +289,6 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	/**
-	 * Wait, within the request's timeout, for the key a try found held and the keys after it, in order.
-	 */
-	private void waitFor(Connection connection, LockRequest request, LockKeys keys, List<Long> remaining,
-			Acquisition acquisition) {
-		Duration timeout = (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
-		String sql = AdvisoryLockStatements.waitLock(request.mode(), request.namespace());
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setLong(1, Math.max(1, timeout.toMillis()));
-			statement.setArray(2, connection.createArrayOf("bigint", remaining.toArray(Long[]::new)));
-			statement.executeQuery().close();
-		}
-		catch (SQLException ex) {
-			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
-				acquisition.finished(Outcome.TIMEOUT, ex);
-				LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null)
-						? this.holderDiagnosis.afterTimeout(connection, remaining, request.mode()) : null;
-				throw busy(request, keys, timeout, ex, diagnosis);
-			}
-			throw translate(ex, "Acquire advisory lock " + describe(request, keys), sql);
-		}
-	}
-
-	/**
 	 * Refuse a lock whose transaction runs above READ COMMITTED, naming its level: one more round trip, on this failure
 	 * path only. A failure to read the level must not hide the refusal: it is attached as suppressed.
 	 */
@@ -312,8 +304,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		}
 	}
 
-	private static String describe(LockRequest request, LockKeys keys) {
-		return request.namespace() + ":" + keys.values() + " (keys " + keys.keys() + ")";
+	private DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys, String sql) {
+		return translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
+				+ keys.keys() + ")", sql);
 	}
 
 	private static LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
@@ -399,6 +392,16 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		static final Tried REFUSED = new Tried(false, null);
 
 		static final Tried ACQUIRED = new Tried(true, null);
+
+	}
+
+	/**
+	 * How the statements of an acquisition ended.
+	 * @param busyKey the key a {@code TRY} found held, or {@code null}
+	 * @param timedOut the driver's report of a wait that ran out of time, or {@code null}
+	 * @param waitedFor the keys the wait was for: the one found held and those after it (empty without a wait)
+	 */
+	private record Attempt(@Nullable Long busyKey, @Nullable SQLException timedOut, List<Long> waitedFor) {
 
 	}
 
