@@ -74,9 +74,10 @@ public final class AdvisoryLockKeys {
 		}
 		String text = text(value);
 		// getBytes would silently turn a lone surrogate into '?', a key no other language derives.
-		if (loneSurrogateAt(namespace) >= 0) {
+		int loneInNamespace = loneSurrogateAt(namespace);
+		if (loneInNamespace >= 0) {
 			throw new IllegalArgumentException("Advisory lock namespace holds a lone UTF-16 surrogate at index "
-					+ loneSurrogateAt(namespace) + ": it has no UTF-8 form");
+					+ loneInNamespace + ": it has no UTF-8 form");
 		}
 		int loneSurrogate = loneSurrogateAt(text);
 		if (loneSurrogate >= 0) {

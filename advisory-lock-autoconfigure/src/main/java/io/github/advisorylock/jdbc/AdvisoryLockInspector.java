@@ -133,7 +133,7 @@ public class AdvisoryLockInspector {
 		try (Connection connection = this.dataSource.getConnection();
 				PreparedStatement statement = connection.prepareStatement(sql)) {
 			if (this.timeout != null) {
-				statement.setQueryTimeout(LockHolderDiagnosis.seconds(this.timeout));
+				statement.setQueryTimeout(DirectConnections.seconds(this.timeout));
 			}
 			statement.setBoolean(1, this.includeQuery);
 			// One more than shown, to tell a full table from a cut one.

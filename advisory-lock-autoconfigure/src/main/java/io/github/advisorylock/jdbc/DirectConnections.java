@@ -56,6 +56,15 @@ final class DirectConnections {
 	}
 
 	/**
+	 * Return a bound in whole seconds, as JDBC takes it, rounded up and at least 1.
+	 * @param duration the bound
+	 * @return the seconds
+	 */
+	static int seconds(Duration duration) {
+		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (duration.toMillis() + 999) / 1000));
+	}
+
+	/**
 	 * Derive a direct connection source from the application's data source.
 	 * @param dataSource the application's data source
 	 * @param timeout the bound on connecting and on each read, at least one second
@@ -106,7 +115,7 @@ final class DirectConnections {
 				if (hikari.getPassword() != null) {
 					properties.setProperty("password", hikari.getPassword());
 				}
-				int seconds = LockHolderDiagnosis.seconds(timeout);
+				int seconds = seconds(timeout);
 				properties.setProperty("connectTimeout", Integer.toString(seconds));
 				properties.setProperty("loginTimeout", Integer.toString(seconds));
 				// A read that hangs (a dead server) is cut after the query timeout plus one second of grace.

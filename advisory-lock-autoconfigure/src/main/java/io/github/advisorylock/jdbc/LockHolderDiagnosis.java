@@ -83,13 +83,11 @@ public class LockHolderDiagnosis {
 	/** The shortest timeout: JDBC bounds a query in whole seconds. */
 	public static final Duration MIN_TIMEOUT = Duration.ofSeconds(1);
 
-	/** Most diagnoses on direct connections at once. */
-	private static final int MAX_DIRECT = DirectConnections.MAX_CONCURRENT;
-
 	private static final boolean PGJDBC_PRESENT = ClassUtils.isPresent("org.postgresql.PGConnection",
 			LockHolderDiagnosis.class.getClassLoader());
 
-	private final Semaphore direct = new Semaphore(MAX_DIRECT);
+	/** Most diagnoses on direct connections at once; further ones are skipped rather than queued. */
+	private final Semaphore direct = new Semaphore(DirectConnections.MAX_CONCURRENT);
 
 	private final Duration timeout;
 
@@ -181,7 +179,7 @@ public class LockHolderDiagnosis {
 			return new Result(null, "the caller's backend pid is unknown (not a pgjdbc connection)", null);
 		}
 		if (!this.direct.tryAcquire()) {
-			return new Result(null, "skipped, " + MAX_DIRECT + " diagnoses are already running", null);
+			return new Result(null, "skipped, " + DirectConnections.MAX_CONCURRENT + " diagnoses are already running", null);
 		}
 		try (Connection connection = source.getConnection()) {
 			return new Result(query(connection, keys, callerPid, mode), null, null);
@@ -197,7 +195,7 @@ public class LockHolderDiagnosis {
 	private List<LockHolderInfo> query(Connection connection, List<Long> keys, @Nullable Integer callerPid,
 			LockMode mode) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(AdvisoryLockStatements.holders())) {
-			statement.setQueryTimeout(seconds(this.timeout));
+			statement.setQueryTimeout(DirectConnections.seconds(this.timeout));
 			statement.setArray(1, connection.createArrayOf("bigint", keys.toArray()));
 			statement.setObject(2, callerPid, java.sql.Types.INTEGER);
 			statement.setBoolean(3, mode == LockMode.SHARED);
@@ -221,10 +219,6 @@ public class LockHolderDiagnosis {
 			return null;
 		}
 		return Pgjdbc.backendPid(connection);
-	}
-
-	static int seconds(Duration duration) {
-		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (duration.toMillis() + 999) / 1000));
 	}
 
 	/**

@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.sample.setup;
 
-import java.util.UUID;
 
 import io.github.advisorylock.sample.RuleViolationException;
 
