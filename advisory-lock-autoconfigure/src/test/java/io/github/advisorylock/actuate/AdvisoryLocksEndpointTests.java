@@ -122,8 +122,8 @@ class AdvisoryLocksEndpointTests {
 				return null;
 			});
 			this.pgLocks.awaitWaiters(key, 1);
-			int holderPid = this.pgLocks.on(key).stream().filter(PgLocks.AdvisoryLock::granted).findFirst().orElseThrow().pid();
-			int waiterPid = this.pgLocks.on(key).stream().filter((l) -> !l.granted()).findFirst().orElseThrow().pid();
+			int holderPid = this.pgLocks.holderPid(key);
+			int waiterPid = this.pgLocks.waiterPid(key);
 			try {
 				assertThat(endpoint(context).advisoryLocks().truncated()).isFalse();
 				assertThat(endpoint(context).advisoryLocks().locks()).filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))

@@ -126,10 +126,6 @@ class AdvisoryLockFaultTests {
 				(ex) -> assertThat(ex.getApplicationException()).isSameAs(thrownByLock));
 	}
 
-	private int waiterPid(PgLocks pgLocks, long key) {
-		return pgLocks.on(key).stream().filter((lock) -> !lock.granted()).findFirst().orElseThrow().pid();
-	}
-
 	@Test
 	void aTerminatedHolderLetsTheWaiterProceedAndCommitsNothing() throws Exception {
 		this.jdbc.execute("CREATE TABLE IF NOT EXISTS fault_rows (namespace text NOT NULL, written_by text NOT NULL)");
@@ -172,7 +168,7 @@ class AdvisoryLockFaultTests {
 				return null;
 			});
 			this.pgLocks.awaitWaiters(key(1), 1);
-			this.jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, waiterPid(this.pgLocks, key(1)));
+			this.jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, this.pgLocks.waiterPid(key(1)));
 
 			assertRollbackFailedAfter(failureOf(waiter), thrown.get());
 			// Not a LockBusyException: the lock is not known to be busy, and retrying at once would not help.

@@ -314,7 +314,7 @@ class AdvisoryLockTemplateTests {
 				return true;
 			});
 			this.pgLocks.awaitWaiters(high, 1);
-			int callerPid = this.pgLocks.on(high).stream().filter((lock) -> !lock.granted()).findFirst().get().pid();
+			int callerPid = this.pgLocks.waiterPid(high);
 			assertThat(this.pgLocks.on(low)).containsExactly(new AdvisoryLock(callerPid, low, "ExclusiveLock", true));
 			holder.commit();
 			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -409,8 +409,7 @@ class AdvisoryLockTemplateTests {
 				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);
 			});
 			this.pgLocks.awaitWaiters(keys.get(2), 1);
-			int callerPid = this.pgLocks.on(keys.get(2)).stream().filter((lock) -> !lock.granted()).findFirst()
-				.orElseThrow().pid();
+			int callerPid = this.pgLocks.waiterPid(keys.get(2));
 			assertThat(this.pgLocks.on(keys.get(0))).containsExactly(
 					new AdvisoryLock(callerPid, keys.get(0), "ExclusiveLock", true));
 			holder.commit();

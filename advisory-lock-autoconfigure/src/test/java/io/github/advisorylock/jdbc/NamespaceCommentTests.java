@@ -73,7 +73,7 @@ class NamespaceCommentTests {
 			Future<?> waiter = this.threads.submit(() -> this.transaction.executeWithoutResult((status) -> this.locks
 				.lock(LockRequest.of(namespace, value).withTimeout(PgLocks.HANG_TIMEOUT))));
 			this.pgLocks.awaitWaiters(key, 1);
-			int waiterPid = this.pgLocks.on(key).stream().filter((lock) -> !lock.granted()).findFirst().orElseThrow().pid();
+			int waiterPid = this.pgLocks.waiterPid(key);
 			String query = this.observer.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?", String.class,
 					waiterPid);
 			assertThat(query).startsWith("/* advisory-lock " + namespace + " */ ")

@@ -72,7 +72,7 @@ class RecordingDataSource extends DelegatingDataSource {
 	}
 
 	private Object recordParameter(String method, Object[] args, Object result) {
-		if (method.equals("setString") || method.equals("setLong")) {
+		if (method.equals("setLong")) {
 			this.parameters.add(String.valueOf(args[1]));
 		}
 		return result;

@@ -155,7 +155,7 @@ public final class PgBouncer {
 	 * @return its path
 	 */
 	public static Optional<Path> binary() {
-		String configured = setting("ADVISORY_LOCK_TEST_PGBOUNCER", "advisory-lock.test.pgbouncer");
+		String configured = TestDatabase.setting("ADVISORY_LOCK_TEST_PGBOUNCER", "advisory-lock.test.pgbouncer");
 		if (configured != null) {
 			if (!Files.isExecutable(Path.of(configured))) {
 				throw new IllegalStateException("advisory-lock.test.pgbouncer (ADVISORY_LOCK_TEST_PGBOUNCER) names "
@@ -176,7 +176,7 @@ public final class PgBouncer {
 
 	private static boolean required() {
 		return Boolean.parseBoolean(
-				setting("ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER", "advisory-lock.test.require-pgbouncer"));
+				TestDatabase.setting("ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER", "advisory-lock.test.require-pgbouncer"));
 	}
 
 	private static PgBouncer start(Path binary, TestDatabase database) {
@@ -204,7 +204,7 @@ public final class PgBouncer {
 				Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
 			}
 			List<String> command = new ArrayList<>();
-			if (runsAsRoot()) {
+			if (TestDatabase.runsAsRoot()) {
 				command.addAll(List.of("unshare", "-U"));
 			}
 			command.addAll(List.of(binary.toString(), config.toString()));
@@ -226,10 +226,11 @@ public final class PgBouncer {
 		String server = "host=" + host + " port=" + serverPort + " dbname=" + dbname;
 		StringBuilder config = new StringBuilder();
 		config.append("[databases]\n");
-		// The same one-minute statement_timeout as direct connections: a hung test fails instead of hanging CI.
-		config.append(POOLED + " = " + server + " pool_size=20 connect_query='SET statement_timeout = 60000'\n");
-		config.append(ONE_SERVER_CONNECTION + " = " + server
-				+ " pool_size=1 connect_query='SET statement_timeout = 60000'\n");
+		// The same statement_timeout as direct connections: a hung test fails instead of hanging CI.
+		String connectQuery = " connect_query='SET statement_timeout = " + TestDatabase.STATEMENT_TIMEOUT_MILLIS
+				+ "'\n";
+		config.append(POOLED + " = " + server + " pool_size=20" + connectQuery);
+		config.append(ONE_SERVER_CONNECTION + " = " + server + " pool_size=1" + connectQuery);
 		config.append("\n[pgbouncer]\n");
 		config.append("listen_addr = 127.0.0.1\n");
 		config.append("listen_port = " + port + "\n");
@@ -279,10 +280,6 @@ public final class PgBouncer {
 		return true;
 	}
 
-	private static boolean runsAsRoot() {
-		return "root".equals(System.getProperty("user.name"));
-	}
-
 	private static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
@@ -297,8 +294,8 @@ public final class PgBouncer {
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("PgBouncer exited with status " + this.process.exitValue()
-						+ (runsAsRoot() ? " (started with unshare -U, as this build runs as root: where the kernel "
-								+ "offers no user namespace, build as an unprivileged user)" : "")
+						+ (TestDatabase.runsAsRoot() ? " (started with unshare -U, as this build runs as root: where "
+								+ "the kernel offers no user namespace, build as an unprivileged user)" : "")
 						+ "; its log:\n" + Files.readString(log));
 			}
 			try (Socket socket = new Socket()) {
@@ -322,14 +319,6 @@ public final class PgBouncer {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while starting PgBouncer", ex);
 		}
-	}
-
-	private static String setting(String environmentVariable, String systemProperty) {
-		String value = System.getProperty(systemProperty);
-		if (value == null || value.isBlank()) {
-			value = System.getenv(environmentVariable);
-		}
-		return (value == null || value.isBlank()) ? null : value;
 	}
 
 	/**

@@ -92,6 +92,26 @@ public final class PgLocks {
 	}
 
 	/**
+	 * Return the session that waits for a key ({@code granted = false}), the first if several do.
+	 * @param key the 64-bit key
+	 * @return its pid
+	 * @throws java.util.NoSuchElementException if no session waits for it
+	 */
+	public int waiterPid(long key) {
+		return on(key).stream().filter((lock) -> !lock.granted()).findFirst().orElseThrow().pid();
+	}
+
+	/**
+	 * Return the session that holds a key, the first if several do.
+	 * @param key the 64-bit key
+	 * @return its pid
+	 * @throws java.util.NoSuchElementException if no session holds it
+	 */
+	public int holderPid(long key) {
+		return on(key).stream().filter(AdvisoryLock::granted).findFirst().orElseThrow().pid();
+	}
+
+	/**
 	 * Wait until the given number of sessions wait for a key ({@code granted = false}).
 	 * @param key the 64-bit key
 	 * @param waiters how many waiters to wait for

@@ -62,7 +62,10 @@ public final class TestDatabase {
 	 * Ends any statement of a test after a minute, so that a regression which waits forever fails the test instead of
 	 * hanging the build.
 	 */
-	private static final String STATEMENT_TIMEOUT = "-c statement_timeout=60000";
+	/** A hung test fails after this instead of hanging CI. */
+	static final int STATEMENT_TIMEOUT_MILLIS = 60_000;
+
+	private static final String STATEMENT_TIMEOUT = "-c statement_timeout=" + STATEMENT_TIMEOUT_MILLIS;
 
 	/** The system property that selects the major version of the embedded binaries (through a Maven profile). */
 	public static final String POSTGRES_VERSION_PROPERTY = "advisory-lock.test.postgres-version";
@@ -183,7 +186,7 @@ public final class TestDatabase {
 
 	private static String embeddedStartFailure() {
 		StringBuilder message = new StringBuilder("Embedded PostgreSQL did not start.");
-		if ("root".equals(System.getProperty("user.name"))) {
+		if (runsAsRoot()) {
 			message.append(" This build runs as root, which PostgreSQL refuses; the embedded binaries then need a "
 					+ "user namespace (unshare -U), and ");
 			message.append(userNamespacesAvailable() ? "'unshare -U true' works here, so the cause is elsewhere "
@@ -212,7 +215,11 @@ public final class TestDatabase {
 		}
 	}
 
-	private static String setting(String environmentVariable, String systemProperty) {
+	static boolean runsAsRoot() {
+		return "root".equals(System.getProperty("user.name"));
+	}
+
+	static String setting(String environmentVariable, String systemProperty) {
 		String value = System.getProperty(systemProperty);
 		if (value == null || value.isBlank()) {
 			value = System.getenv(environmentVariable);
