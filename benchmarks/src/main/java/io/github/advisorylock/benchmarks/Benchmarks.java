@@ -189,9 +189,9 @@ public final class Benchmarks {
 			List<ClosedLoop.Window> distinct) {
 		Table table = new Table("t = 10 callers, u = 50 ms", "model", "measured", "measured / model");
 		Summary burst = Summary.of(burstWaits, Summary.Spread.RANGE);
-		Summary hotThroughput = Summary.of(throughputs(hot), Summary.Spread.RANGE);
+		Summary hotThroughput = Summary.of(ClosedLoop.throughputs(hot), Summary.Spread.RANGE);
 		Summary hotWait = Summary.of(meanExtras(hot), Summary.Spread.RANGE);
-		Summary distinctThroughput = Summary.of(throughputs(distinct), Summary.Spread.RANGE);
+		Summary distinctThroughput = Summary.of(ClosedLoop.throughputs(distinct), Summary.Spread.RANGE);
 		Summary distinctWait = Summary.of(meanExtras(distinct), Summary.Spread.RANGE);
 		double modelWait = CapacityBenchmark.modelAverageWait();
 		double hotModel = CapacityBenchmark.modelThroughput(1);
@@ -262,10 +262,6 @@ public final class Benchmarks {
 								List.of(new Chart.Series("@AdvisoryLocked", blue, annotation),
 										new Chart.Series("one hand-written statement", grey, statement),
 										new Chart.Series("one statement per key", orange, loop)))));
-	}
-
-	private static double[] throughputs(List<ClosedLoop.Window> windows) {
-		return windows.stream().mapToDouble(ClosedLoop.Window::throughput).toArray();
 	}
 
 	private static double[] meanExtras(List<ClosedLoop.Window> windows) {

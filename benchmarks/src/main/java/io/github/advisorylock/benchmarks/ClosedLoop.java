@@ -115,6 +115,15 @@ final class ClosedLoop {
 	}
 
 	/**
+	 * Return the calls per second of each window.
+	 * @param windows the windows
+	 * @return their throughputs
+	 */
+	static double[] throughputs(List<Window> windows) {
+		return windows.stream().mapToDouble(Window::throughput).toArray();
+	}
+
+	/**
 	 * The calls completed in one window.
 	 *
 	 * @param calls how many

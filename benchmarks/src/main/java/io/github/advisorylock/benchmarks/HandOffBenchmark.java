@@ -18,7 +18,6 @@ package io.github.advisorylock.benchmarks;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -53,6 +52,13 @@ final class HandOffBenchmark {
 	static final String REGISTRY_DEFAULT = "`JdbcLockRegistry`, idleBetweenTries 100 ms (its default)";
 
 	static final String REGISTRY_FAST = "`JdbcLockRegistry`, idleBetweenTries 10 ms";
+
+	/** Samples per round at scale 1: the advisory locks hand off fast, the registry at each poll. */
+	static final int ADVISORY_SAMPLES = 60;
+
+	static final int REGISTRY_DEFAULT_SAMPLES = 20;
+
+	static final int REGISTRY_FAST_SAMPLES = 40;
 
 	private static final Duration LONG_ENOUGH = Duration.ofSeconds(60);
 
@@ -96,9 +102,9 @@ final class HandOffBenchmark {
 		samplers.put(FLOOR, this::floorSample);
 		samplers.put(REGISTRY_DEFAULT, () -> registrySample(defaultHolder, defaultWaiter, 100));
 		samplers.put(REGISTRY_FAST, () -> registrySample(fastHolder, fastWaiter, 10));
-		Map<String, Integer> samplesPerRound = Map.of(ANNOTATION, this.settings.count(60), FLOOR,
-				this.settings.count(60), REGISTRY_DEFAULT, this.settings.count(20), REGISTRY_FAST,
-				this.settings.count(40));
+		Map<String, Integer> samplesPerRound = Map.of(ANNOTATION, this.settings.count(ADVISORY_SAMPLES), FLOOR,
+				this.settings.count(ADVISORY_SAMPLES), REGISTRY_DEFAULT, this.settings.count(REGISTRY_DEFAULT_SAMPLES),
+				REGISTRY_FAST, this.settings.count(REGISTRY_FAST_SAMPLES));
 		try {
 			for (Map.Entry<String, Sampler> sampler : samplers.entrySet()) {
 				for (int i = 0; i < 5; i++) {
@@ -203,10 +209,6 @@ final class HandOffBenchmark {
 
 		double sampleMillis() throws Exception;
 
-	}
-
-	static List<String> names() {
-		return List.of(ANNOTATION, FLOOR, REGISTRY_DEFAULT, REGISTRY_FAST);
 	}
 
 }

@@ -152,7 +152,7 @@ final class Report {
 				the transactions: only one holds the lock at a time, for its lock statement, its commit and the
 				hand-off to the next waiter, so throughput stays flat or drops as waiters add CPU work, and p99 grows
 				with the queue.
-				""".formatted(environment, cost, keys, samples(), handOff, capacity, scaling, Benchmarks.CHART));
+				""".formatted(environment, cost, keys, samples(settings), handOff, capacity, scaling, Benchmarks.CHART));
 		return text.toString();
 	}
 
@@ -161,8 +161,10 @@ final class Report {
 				: String.format(Locale.ROOT, "%.2f", settings.scale());
 	}
 
-	private static String samples() {
-		return "60 a round for the advisory locks, 20 and 40 for the registry";
+	private static String samples(Settings settings) {
+		return settings.count(HandOffBenchmark.ADVISORY_SAMPLES) + " a round for the advisory locks, "
+				+ settings.count(HandOffBenchmark.REGISTRY_DEFAULT_SAMPLES) + " and "
+				+ settings.count(HandOffBenchmark.REGISTRY_FAST_SAMPLES) + " for the registry";
 	}
 
 }

@@ -61,7 +61,8 @@ final class ScalingBenchmark {
 				this.annotated.lockOne(hot);
 				return 0;
 			});
-			points.put(callers, new Point(throughputs(distinct), p99s(distinct), throughputs(oneKey), p99s(oneKey)));
+			points.put(callers, new Point(ClosedLoop.throughputs(distinct), p99s(distinct),
+					ClosedLoop.throughputs(oneKey), p99s(oneKey)));
 		}
 		BenchmarkApplication.resizePool(this.context, BenchmarkApplication.MAX_POOL_SIZE);
 		return points;
@@ -70,10 +71,6 @@ final class ScalingBenchmark {
 	private List<ClosedLoop.Window> load(int callers, ClosedLoop.Call call) {
 		return ClosedLoop.run(callers, this.settings.duration(500), this.settings.rounds(5),
 				this.settings.duration(600), call);
-	}
-
-	private static double[] throughputs(List<ClosedLoop.Window> windows) {
-		return windows.stream().mapToDouble(ClosedLoop.Window::throughput).toArray();
 	}
 
 	private static double[] p99s(List<ClosedLoop.Window> windows) {

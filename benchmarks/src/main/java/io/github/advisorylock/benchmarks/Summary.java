@@ -25,10 +25,8 @@ import java.util.Locale;
  * @param median the median over the rounds
  * @param low the lower end of the spread
  * @param high the upper end of the spread
- * @param spread what the spread is
- * @param rounds how many rounds
  */
-record Summary(double median, double low, double high, Spread spread, int rounds) {
+record Summary(double median, double low, double high) {
 
 	/**
 	 * Summarize per-round values.
@@ -40,10 +38,8 @@ record Summary(double median, double low, double high, Spread spread, int rounds
 		double[] sorted = values.clone();
 		Arrays.sort(sorted);
 		return switch (spread) {
-			case IQR -> new Summary(percentile(sorted, 50), percentile(sorted, 25), percentile(sorted, 75), spread,
-					sorted.length);
-			case RANGE -> new Summary(percentile(sorted, 50), sorted[0], sorted[sorted.length - 1], spread,
-					sorted.length);
+			case IQR -> new Summary(percentile(sorted, 50), percentile(sorted, 25), percentile(sorted, 75));
+			case RANGE -> new Summary(percentile(sorted, 50), sorted[0], sorted[sorted.length - 1]);
 		};
 	}
 
@@ -102,20 +98,10 @@ record Summary(double median, double low, double high, Spread spread, int rounds
 	enum Spread {
 
 		/** The 25th to 75th percentile of the rounds. */
-		IQR("p25–p75"),
+		IQR,
 
 		/** The lowest to the highest round. */
-		RANGE("min–max");
-
-		private final String label;
-
-		Spread(String label) {
-			this.label = label;
-		}
-
-		String label() {
-			return this.label;
-		}
+		RANGE
 
 	}
 
