@@ -77,4 +77,31 @@ public interface AdvisoryLockOperations {
 	 */
 	void lock(LockRequest request);
 
+	/**
+	 * Run work under the locks a request describes. With {@link LockScope#INVOCATION} the locks are held from before
+	 * the callback until it has returned or thrown, by a connection of their own, whatever transactions the callback
+	 * runs; the call must not itself run inside a transaction. With {@link LockScope#TRANSACTION} they are taken in the
+	 * current transaction, as by {@link #lock(LockRequest)}, and last until it ends. With {@link WaitMode#SKIP} a lock
+	 * found held means the callback does not run and the result is {@link LockResult#skipped()}; nothing stays held.
+	 * What the callback throws reaches the caller unchanged, after the locks of an invocation scope were released.
+	 * @param request the namespace, keys, mode, wait mode, timeout and scope
+	 * @param callback the work
+	 * @param <T> the type of the result
+	 * @return whether the callback ran, and what it returned
+	 * @throws LockBusyException if the locks were not acquired ({@link WaitMode#TRY}, or {@link WaitMode#BLOCK} past
+	 * its timeout)
+	 * @throws LockTransactionException if the scope's conditions are not met: no suitable transaction to join, or, for
+	 * an invocation scope, a transaction already active
+	 * @throws InvalidLockKeyException if a key value cannot be used
+	 */
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockCallback<T> callback);
+
+	/**
+	 * Throw if an {@link LockScope#INVOCATION invocation-scoped} lock held for the current thread, by an annotated
+	 * method or an {@link #execute execute} call, was lost; do nothing otherwise. Long work calls it at its safe
+	 * points.
+	 * @throws LockLostException if one of the current thread's invocation-scoped locks was lost
+	 */
+	void checkHeld();
+
 }

@@ -47,6 +47,17 @@ import java.lang.annotation.Target;
  * The annotation is checked at startup: a blank namespace, an unparsable key expression, a bad timeout, or a private,
  * final or static method fails the application context, naming the method.
  *
+ * <p>With {@code scope = LockScope.INVOCATION} the lock lasts as long as the call instead, across any number of
+ * transactions, for scheduled and long-running work that must run on one instance at a time; with
+ * {@code waitMode = WaitMode.SKIP} a call that finds the lock held returns without running the body:
+ *
+ * <pre class="code">
+ * &#64;Scheduled(fixedDelay = 5_000)
+ * &#64;AdvisoryLocked(namespace = "job", key = "'expire-stale-requests'", scope = LockScope.INVOCATION,
+ *         waitMode = WaitMode.SKIP)
+ * public void expireStaleRequests() { ... }
+ * </pre>
+ *
  * <p>The annotation can be used as a meta-annotation to compose a project-specific one.
  *
  * @author advisory-lock authors
@@ -83,8 +94,9 @@ public @interface AdvisoryLocked {
 	LockMode mode() default LockMode.EXCLUSIVE;
 
 	/**
-	 * Return whether to wait for the lock up to the timeout ({@link WaitMode#BLOCK}, the default) or fail at once
-	 * when it is held ({@link WaitMode#TRY}).
+	 * Return whether to wait for the lock up to the timeout ({@link WaitMode#BLOCK}, the default), fail at once when
+	 * it is held ({@link WaitMode#TRY}), or return without running the body when it is held ({@link WaitMode#SKIP};
+	 * only for methods returning {@code void} or {@link java.util.Optional}).
 	 * @return the wait mode
 	 */
 	WaitMode waitMode() default WaitMode.BLOCK;
@@ -93,9 +105,17 @@ public @interface AdvisoryLocked {
 	 * Return how long {@link WaitMode#BLOCK} may wait for the lock, as a duration such as {@code "200ms"},
 	 * {@code "2s"} or {@code "PT2S"}; {@code ${...}} placeholders are resolved. Empty (the default) means the
 	 * {@code advisory-lock.default-timeout} property. The timeout bounds the acquisition only; later statements of the
-	 * transaction keep their own {@code lock_timeout}. Must be empty for {@link WaitMode#TRY}.
+	 * transaction keep their own {@code lock_timeout}. Must be empty for {@link WaitMode#TRY} and {@link WaitMode#SKIP}.
 	 * @return the acquisition timeout, or empty for the default
 	 */
 	String timeout() default "";
+
+	/**
+	 * Return how long the lock lasts: as long as the caller's transaction ({@link LockScope#TRANSACTION}, the
+	 * default), or as long as the call ({@link LockScope#INVOCATION}), held outside any transaction of the method and
+	 * inside an {@code @Async} hop.
+	 * @return the scope
+	 */
+	LockScope scope() default LockScope.TRANSACTION;
 
 }

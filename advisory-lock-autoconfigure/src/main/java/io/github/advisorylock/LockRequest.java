@@ -27,23 +27,27 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A request for advisory locks: the namespace, the key values, the lock mode, the wait mode and the timeout.
+ * A request for advisory locks: the namespace, the key values, the lock mode, the wait mode, the timeout and the scope.
  *
  * <pre class="code">
  * locks.lock(LockRequest.of("report", reportId).withMode(LockMode.SHARED).withTimeout(Duration.ofMillis(200)));
+ * locks.execute(LockRequest.of("job", "nightly-export").withScope(LockScope.INVOCATION).withWaitMode(WaitMode.SKIP),
+ *         (handle) -&gt; exporter.run(handle));
  * </pre>
  *
  * @param namespace the namespace of the keys, not blank
  * @param keys the key values; each one value, or a collection or array of values
  * @param mode exclusive or shared
- * @param waitMode wait up to the timeout, or try once
+ * @param waitMode wait up to the timeout, try once, or skip the work when a lock is held
  * @param timeout how long {@link WaitMode#BLOCK} may wait; {@code null} for the configured default; ignored by
- * {@link WaitMode#TRY}
+ * {@link WaitMode#TRY} and {@link WaitMode#SKIP}
+ * @param scope whether the locks last as long as the current transaction (the default) or as the
+ * {@link AdvisoryLockOperations#execute execute} call
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public record LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
-		@Nullable Duration timeout) {
+		@Nullable Duration timeout, LockScope scope) {
 
 	/**
 	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of milliseconds.
@@ -55,14 +59,16 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @param namespace the namespace of the keys, not blank
 	 * @param keys the key values
 	 * @param mode exclusive or shared
-	 * @param waitMode wait up to the timeout, or try once
+	 * @param waitMode wait up to the timeout, try once, or skip
 	 * @param timeout the wait bound, or {@code null} for the default
+	 * @param scope how long the locks last
 	 */
 	public LockRequest {
 		Assert.hasText(namespace, "Advisory lock namespace must not be blank");
 		Assert.notNull(keys, "Keys must not be null");
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
+		Assert.notNull(scope, "LockScope must not be null");
 		Assert.isTrue(timeout == null || isValidTimeout(timeout), () -> "Advisory lock timeout must be between 1ms and "
 				+ MAX_TIMEOUT.toMillis() + "ms, was " + timeout);
 		// A copy that may hold nulls, which the key derivation reports with InvalidLockKeyException.
@@ -80,13 +86,14 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Create a request for exclusive locks, waiting up to the default timeout.
+	 * Create a request for exclusive locks in the current transaction, waiting up to the default timeout.
 	 * @param namespace the namespace of the keys
 	 * @param keys the key values
 	 * @return the request
 	 */
 	public static LockRequest of(String namespace, @Nullable Object... keys) {
-		return new LockRequest(namespace, Arrays.asList(keys), LockMode.EXCLUSIVE, WaitMode.BLOCK, null);
+		return new LockRequest(namespace, Arrays.asList(keys), LockMode.EXCLUSIVE, WaitMode.BLOCK, null,
+				LockScope.TRANSACTION);
 	}
 
 	/**
@@ -95,16 +102,16 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @return the new request
 	 */
 	public LockRequest withMode(LockMode mode) {
-		return new LockRequest(this.namespace, this.keys, mode, this.waitMode, this.timeout);
+		return new LockRequest(this.namespace, this.keys, mode, this.waitMode, this.timeout, this.scope);
 	}
 
 	/**
 	 * Return a copy with the given wait mode.
-	 * @param waitMode wait up to the timeout, or try once
+	 * @param waitMode wait up to the timeout, try once, or skip
 	 * @return the new request
 	 */
 	public LockRequest withWaitMode(WaitMode waitMode) {
-		return new LockRequest(this.namespace, this.keys, this.mode, waitMode, this.timeout);
+		return new LockRequest(this.namespace, this.keys, this.mode, waitMode, this.timeout, this.scope);
 	}
 
 	/**
@@ -113,7 +120,17 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @return the new request
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {
-		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, timeout);
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, timeout, this.scope);
+	}
+
+	/**
+	 * Return a copy with the given scope. An {@link LockScope#INVOCATION} request is for
+	 * {@link AdvisoryLockOperations#execute execute}.
+	 * @param scope how long the locks last
+	 * @return the new request
+	 */
+	public LockRequest withScope(LockScope scope) {
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, scope);
 	}
 
 }

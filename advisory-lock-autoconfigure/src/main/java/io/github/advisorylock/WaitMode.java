@@ -32,6 +32,15 @@ public enum WaitMode {
 	/**
 	 * Fail at once with {@link LockBusyException} ({@code pg_try_advisory_xact_lock}).
 	 */
-	TRY
+	TRY,
+
+	/**
+	 * Take the locks if they are free; if one is held, do not run the work and return without an error: nothing for
+	 * a {@code void} method, {@code Optional.empty()} for one returning {@link java.util.Optional}, and
+	 * {@link LockResult#skipped()} from {@link AdvisoryLockOperations#execute}. Nothing stays held after a skip. For
+	 * scheduled work that another instance is already doing.
+	 * @see LockScope#INVOCATION
+	 */
+	SKIP
 
 }

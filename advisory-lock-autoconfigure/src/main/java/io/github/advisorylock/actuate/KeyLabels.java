@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.LockAcquisitionListener;
 import org.jspecify.annotations.Nullable;
@@ -69,7 +70,7 @@ public class KeyLabels implements LockAcquisitionListener {
 	}
 
 	@Override
-	public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
+	public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 			List<String> values) {
 		String[] built = new String[keys.size()];
 		for (int i = 0; i < built.length; i++) {

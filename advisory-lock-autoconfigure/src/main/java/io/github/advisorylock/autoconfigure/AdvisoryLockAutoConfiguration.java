@@ -80,8 +80,12 @@ public final class AdvisoryLockAutoConfiguration {
 	@ConditionalOnMissingBean(AdvisoryLockOperations.class)
 	AdvisoryLockTemplate advisoryLockOperations(DataSource dataSource, LockKeyStrategy keyStrategy,
 			AdvisoryLockProperties properties, ObjectProvider<LockHolderDiagnosis> holderDiagnosis,
-			ObjectProvider<LockAcquisitionListener> listeners) {
+			ObjectProvider<LockAcquisitionListener> listeners,
+			@InvocationLockDataSource ObjectProvider<DataSource> invocationDataSource) {
 		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSource);
+		template.setInvocationDataSource(invocationDataSource.getIfAvailable());
+		template.setHeartbeat(properties.getInvocation().getHeartbeat());
+		template.setMaxInvocationConnections(properties.getInvocation().getMaxConnections());
 		template.setKeyStrategy(keyStrategy);
 		template.setDefaultTimeout(properties.getDefaultTimeout());
 		template.setMaxKeys(properties.getMaxKeys());

@@ -20,6 +20,7 @@ import java.time.Duration;
 
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.actuate.KeyLabels;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.jdbc.LockHolderDiagnosis;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -48,6 +49,8 @@ public class AdvisoryLockProperties {
 	 * Most distinct keys one call may lock; each takes an entry in PostgreSQL's shared lock table.
 	 */
 	private int maxKeys = 64;
+
+	private final Invocation invocation = new Invocation();
 
 	private final Diagnosis diagnosis = new Diagnosis();
 
@@ -105,6 +108,14 @@ public class AdvisoryLockProperties {
 	}
 
 	/**
+	 * Return the settings of invocation-scoped locks.
+	 * @return the invocation settings
+	 */
+	public Invocation getInvocation() {
+		return this.invocation;
+	}
+
+	/**
 	 * Return the settings of the diagnosis of busy locks.
 	 * @return the diagnosis settings
 	 */
@@ -118,6 +129,62 @@ public class AdvisoryLockProperties {
 	 */
 	public Endpoint getEndpoint() {
 		return this.endpoint;
+	}
+
+	/**
+	 * Settings of invocation-scoped locks ({@code scope = LockScope.INVOCATION}), each held by a connection of its
+	 * own for the whole call.
+	 */
+	public static class Invocation {
+
+		/**
+		 * How often an invocation-scoped lock's connection is checked while the method runs; PostgreSQL ends a
+		 * session that missed three (a hung or cut-off holder), which releases its lock.
+		 */
+		private Duration heartbeat = AdvisoryLockTemplate.DEFAULT_HEARTBEAT;
+
+		/**
+		 * Most invocation-scoped locks held at once by this instance, each by a connection outside the application's
+		 * pool; one more fails at once rather than waits.
+		 */
+		private int maxConnections = AdvisoryLockTemplate.DEFAULT_MAX_INVOCATION_CONNECTIONS;
+
+		/**
+		 * Return how often an invocation-scoped lock's connection is checked.
+		 * @return the heartbeat interval
+		 */
+		public Duration getHeartbeat() {
+			return this.heartbeat;
+		}
+
+		/**
+		 * Set how often an invocation-scoped lock's connection is checked.
+		 * @param heartbeat the interval, between 100ms and 1h
+		 */
+		public void setHeartbeat(Duration heartbeat) {
+			Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
+					() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
+			this.heartbeat = heartbeat;
+		}
+
+		/**
+		 * Return the most invocation-scoped locks held at once.
+		 * @return the bound
+		 */
+		public int getMaxConnections() {
+			return this.maxConnections;
+		}
+
+		/**
+		 * Set the most invocation-scoped locks held at once.
+		 * @param maxConnections the bound, positive
+		 */
+		public void setMaxConnections(int maxConnections) {
+			Assert.isTrue(maxConnections > 0,
+					() -> "advisory-lock.invocation.max-connections must be positive, was " + maxConnections);
+			this.maxConnections = maxConnections;
+		}
+
 	}
 
 	/**

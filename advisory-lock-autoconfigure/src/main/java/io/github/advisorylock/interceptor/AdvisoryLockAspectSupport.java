@@ -21,12 +21,16 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -87,17 +91,44 @@ public class AdvisoryLockAspectSupport {
 			return invocation.proceed();
 		}
 		LockRequest request = new LockRequest(attribute.namespace(), keys(attribute, targetClass, target, args),
-				attribute.mode(), attribute.waitMode(), attribute.timeout());
+				attribute.mode(), attribute.waitMode(), attribute.timeout(), attribute.scope());
+		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
+			try {
+				this.operations.get().lock(request);
+			}
+			catch (InvalidLockKeyException | LockTransactionException ex) {
+				throw inMethod(attribute, ex);
+			}
+			return invocation.proceed();
+		}
+		LockResult<@Nullable Object> result;
 		try {
-			this.operations.get().lock(request);
+			result = this.operations.get().execute(request, (handle) -> {
+				try {
+					return invocation.proceed();
+				}
+				catch (Throwable ex) {
+					throw new BodyFailure(ex);
+				}
+			});
 		}
-		catch (InvalidLockKeyException ex) {
-			throw new InvalidLockKeyException(inMethod(attribute, ex.getMessage()), ex);
+		catch (BodyFailure ex) {
+			throw ex.getCause();
 		}
-		catch (LockTransactionException ex) {
-			throw new LockTransactionException(inMethod(attribute, ex.getMessage()), ex);
+		catch (InvalidLockKeyException | LockTransactionException ex) {
+			throw inMethod(attribute, ex);
 		}
-		return invocation.proceed();
+		if (result.executed()) {
+			return result.value();
+		}
+		// Validated at startup: a skipped method returns void or Optional.
+		return (attribute.method().getReturnType() == Optional.class) ? Optional.empty() : null;
+	}
+
+	private static RuntimeException inMethod(AdvisoryLockAttribute attribute, RuntimeException ex) {
+		String message = inMethod(attribute, ex.getMessage());
+		return (ex instanceof InvalidLockKeyException) ? new InvalidLockKeyException(message, ex)
+				: new LockTransactionException(message, ex);
 	}
 
 	private List<Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
@@ -126,6 +157,19 @@ public class AdvisoryLockAspectSupport {
 
 	private static String inMethod(AdvisoryLockAttribute attribute, @Nullable String message) {
 		return "@AdvisoryLocked " + AdvisoryLockAttributeSource.describe(attribute.method()) + ": " + message;
+	}
+
+	/**
+	 * Carries what the method body threw through the lock callback, which throws no checked exception, so that the
+	 * caller gets it unchanged.
+	 */
+	@SuppressWarnings("serial")
+	private static final class BodyFailure extends RuntimeException {
+
+		BodyFailure(Throwable cause) {
+			super(null, cause, false, false);
+		}
+
 	}
 
 	/**

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
@@ -31,11 +32,12 @@ import org.jspecify.annotations.Nullable;
  * @param namespace the namespace, not blank
  * @param keyExpressions the SpEL key expressions, at least one
  * @param mode exclusive or shared
- * @param waitMode block or try
- * @param timeout the BLOCK timeout, or {@code null} for the configured default (and for TRY)
+ * @param waitMode block, try or skip
+ * @param timeout the BLOCK timeout, or {@code null} for the configured default (and for TRY and SKIP)
+ * @param scope transaction or invocation
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions, LockMode mode,
-		WaitMode waitMode, @Nullable Duration timeout) {
+		WaitMode waitMode, @Nullable Duration timeout, LockScope scope) {
 
 }

@@ -50,6 +50,9 @@ import org.springframework.util.StringValueResolver;
  */
 class AdvisoryLockAttributeSource {
 
+	/** What a method under {@code WaitMode.SKIP} can return when it did not run. */
+	private static final Set<Class<?>> SKIPPABLE_RETURN_TYPES = Set.of(void.class, Void.class, Optional.class);
+
 	private final Map<MethodClassKey, Optional<AdvisoryLockAttribute>> cache = new ConcurrentHashMap<>(256);
 
 	private final Set<Class<?>> validated = ConcurrentHashMap.newKeySet();
@@ -173,8 +176,15 @@ class AdvisoryLockAttributeSource {
 						ex);
 			}
 		}
+		if (annotation.waitMode() == WaitMode.SKIP && !SKIPPABLE_RETURN_TYPES.contains(specificMethod.getReturnType())) {
+			throw invalid(specificMethod, "waitMode SKIP returns without running the method when the lock is held, "
+					+ "so the method must return void or Optional, and it returns "
+					+ specificMethod.getReturnType().getSimpleName() + ": return Optional<"
+					+ ClassUtils.resolvePrimitiveIfNecessary(specificMethod.getReturnType()).getSimpleName()
+					+ ">, or use waitMode TRY, which throws LockBusyException instead");
+		}
 		return new AdvisoryLockAttribute(specificMethod, annotation.namespace(), List.of(annotation.key()),
-				annotation.mode(), annotation.waitMode(), timeout(specificMethod, annotation));
+				annotation.mode(), annotation.waitMode(), timeout(specificMethod, annotation), annotation.scope());
 	}
 
 	private @Nullable Duration timeout(Method method, AdvisoryLocked annotation) {
@@ -182,9 +192,9 @@ class AdvisoryLockAttributeSource {
 		if (text.isEmpty()) {
 			return null;
 		}
-		if (annotation.waitMode() == WaitMode.TRY) {
-			throw invalid(method, "timeout '" + text + "' has no meaning for waitMode TRY, which never waits: remove "
-					+ "it, or use waitMode BLOCK");
+		if (annotation.waitMode() != WaitMode.BLOCK) {
+			throw invalid(method, "timeout '" + text + "' has no meaning for waitMode " + annotation.waitMode()
+					+ ", which never waits: remove it, or use waitMode BLOCK");
 		}
 		Duration timeout;
 		try {

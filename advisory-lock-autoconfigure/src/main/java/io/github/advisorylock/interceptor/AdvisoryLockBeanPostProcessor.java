@@ -20,26 +20,40 @@ import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockScope;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.Advisor;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.interceptor.AsyncExecutionInterceptor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.core.Ordered;
 
 /**
  * Proxies beans with {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods, validating every such
  * method when the bean is created.
  *
- * <p>Where a bean is already proxied, for {@code @Transactional} for example, the advisor is added after the existing
- * ones, so the lock is always taken inside the transaction, whatever the order in which the advisors and post
- * processors were registered. Where the bean is not yet proxied, the proxy created here is wrapped by any later one,
- * which again leaves the lock innermost.
+ * <p>Two advisors share one interceptor, each for one {@link LockScope}:
+ * <ul>
+ * <li>Transaction scope: where a bean is already proxied, for {@code @Transactional} for example, its advisor is added
+ * after the existing ones, so the lock is always taken inside the transaction, whatever the order in which the
+ * advisors and post processors were registered. Where the bean is not yet proxied, the proxy created here is wrapped
+ * by any later one, which again leaves the lock innermost.</li>
+ * <li>Invocation scope: its advisor is added ahead of every existing one but {@code @Async}'s, so the lock is held
+ * outside any transaction of the method and on the executor's thread of an {@code @Async} one. An
+ * {@code AsyncAnnotationBeanPostProcessor} that runs later puts its advisor in front, which keeps that order. This
+ * post processor runs just before the ones at {@link Ordered#LOWEST_PRECEDENCE}, such as
+ * {@code ScheduledAnnotationBeanPostProcessor}, so that a {@code @Scheduled} method is scheduled on the proxy.</li>
+ * </ul>
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -50,6 +64,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 
 	private AdvisoryLockAttributeSource attributeSource;
 
+	private Advisor invocationAdvisor;
+
 	/**
 	 * Create the post processor.
 	 * @param operations supplies the lock operations at the first call
@@ -58,6 +74,7 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		this.operations = operations;
 		// The lock must run inside any transaction interceptor already on the proxy.
 		setBeforeExistingAdvisors(false);
+		setOrder(Ordered.LOWEST_PRECEDENCE - 1);
 		initAdvisor(null);
 	}
 
@@ -73,15 +90,18 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, beanFactory,
 				valueResolver);
 		this.attributeSource = interceptor.getAttributeSource();
-		this.advisor = new DefaultPointcutAdvisor(pointcut(this.attributeSource), interceptor);
+		this.advisor = new DefaultPointcutAdvisor(pointcut(this.attributeSource, LockScope.TRANSACTION), interceptor);
+		this.invocationAdvisor = new DefaultPointcutAdvisor(pointcut(this.attributeSource, LockScope.INVOCATION),
+				interceptor);
 	}
 
-	private static Pointcut pointcut(AdvisoryLockAttributeSource source) {
+	private static Pointcut pointcut(AdvisoryLockAttributeSource source, LockScope scope) {
 		StaticMethodMatcherPointcut pointcut = new StaticMethodMatcherPointcut() {
 
 			@Override
 			public boolean matches(Method method, Class<?> targetClass) {
-				return source.getAttribute(method, targetClass) != null;
+				AdvisoryLockAttribute attribute = source.getAttribute(method, targetClass);
+				return attribute != null && attribute.scope() == scope;
 			}
 
 		};
@@ -94,10 +114,41 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
 		this.attributeSource.validate(targetClass);
 		Object proxy = super.postProcessAfterInitialization(bean, beanName);
+		if (!(bean instanceof AopInfrastructureBean) && AopUtils.canApply(this.invocationAdvisor, targetClass)) {
+			proxy = addInvocationAdvisor(proxy, beanName);
+		}
 		if (AopUtils.isJdkDynamicProxy(proxy) && proxy instanceof Advised advised) {
 			this.attributeSource.validateProxiedInterfaces(targetClass, advised.getProxiedInterfaces());
 		}
 		return proxy;
+	}
+
+	private Object addInvocationAdvisor(Object bean, String beanName) {
+		if (bean instanceof Advised advised && !advised.isFrozen()) {
+			advised.addAdvisor(outsideAllButAsync(advised), this.invocationAdvisor);
+			return bean;
+		}
+		ProxyFactory proxyFactory = prepareProxyFactory(bean, beanName);
+		if (!proxyFactory.isProxyTargetClass()) {
+			evaluateProxyInterfaces(bean.getClass(), proxyFactory);
+		}
+		proxyFactory.addAdvisor(this.invocationAdvisor);
+		customizeProxyFactory(proxyFactory);
+		return proxyFactory.getProxy(getProxyClassLoader());
+	}
+
+	/**
+	 * Return the position just inside the last {@code @Async} advisor, or the front when there is none.
+	 */
+	private static int outsideAllButAsync(Advised advised) {
+		Advisor[] advisors = advised.getAdvisors();
+		int position = 0;
+		for (int i = 0; i < advisors.length; i++) {
+			if (advisors[i].getAdvice() instanceof AsyncExecutionInterceptor) {
+				position = i + 1;
+			}
+		}
+		return position;
 	}
 
 }

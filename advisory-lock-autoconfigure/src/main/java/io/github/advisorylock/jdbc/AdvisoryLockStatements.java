@@ -102,6 +102,25 @@ final class AdvisoryLockStatements {
 
 	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
 
+	/**
+	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED whatever the database's
+	 * default (never through {@code Connection.setTransactionIsolation}, which changes the session and, behind a
+	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for an operator, {@code LOCAL}
+	 * so that the name ends with the transaction. Its result reads {@code transaction_timeout} ({@code NULL} before
+	 * PostgreSQL 17), which would end the lock.
+	 */
+	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
+			+ "SELECT set_config('application_name', ?, true), "
+			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
+
+	/**
+	 * Keeps an invocation-scoped lock's session: sets the dead-man switch, which PostgreSQL applies to the session's
+	 * idle time, and, sent again, is the heartbeat that restarts it. A utility statement, so it takes no snapshot and
+	 * no xid: it also replaces the unnamed portal of the statement before it, whose snapshot would otherwise stay
+	 * registered and hold back vacuum for as long as the lock is held. Its value is a number, so it is written in.
+	 */
+	private static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
+
 	/** The isolation level, read only to explain a refusal. */
 	private static final String ISOLATION = "SELECT current_setting('transaction_isolation')";
 
@@ -175,6 +194,32 @@ final class AdvisoryLockStatements {
 	 */
 	static String waitLock(LockMode mode, String namespace) {
 		return commented(namespace, (mode == LockMode.SHARED) ? WAIT_SHARED : WAIT_EXCLUSIVE);
+	}
+
+	/**
+	 * Return the statements that open the transaction of an invocation-scoped lock, try its keys and set its dead-man
+	 * switch, in one round trip: {@code SET TRANSACTION} (no result set), a row whose second column is
+	 * {@code transaction_timeout}, the result of {@link #tryLock}, then {@link #keepAlive} (no result set). Parameters:
+	 * {@code application_name} as text, then the try's parameter.
+	 * @param mode exclusive or shared
+	 * @param keys how many distinct keys, at least one
+	 * @param namespace the namespace, named in a leading comment
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and the lock with it
+	 * @return the SQL
+	 */
+	static String beginInvocation(LockMode mode, int keys, String namespace, long deadManMillis) {
+		return BEGIN_INVOCATION + tryLock(mode, keys, namespace) + "; " + KEEP_ALIVE.formatted(deadManMillis);
+	}
+
+	/**
+	 * Return the heartbeat of an invocation-scoped lock (see {@code KEEP_ALIVE}), which an operator sees as the
+	 * session's last query.
+	 * @param namespace the namespace, named in a leading comment
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
+	 * @return the SQL
+	 */
+	static String keepAlive(String namespace, long deadManMillis) {
+		return commented(namespace, KEEP_ALIVE.formatted(deadManMillis));
 	}
 
 	/**

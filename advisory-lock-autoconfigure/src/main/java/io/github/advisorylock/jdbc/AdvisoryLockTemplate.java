@@ -19,20 +19,29 @@ package io.github.advisorylock.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockCallback;
+import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -64,13 +73,35 @@ import org.springframework.util.Assert;
  * @author advisory-lock authors
  * @since 0.1.0
  */
-public class AdvisoryLockTemplate implements AdvisoryLockOperations {
+public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(AdvisoryLockTemplate.class);
 
 	/** The default acquisition timeout of {@link WaitMode#BLOCK}. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
 	/** The default bound on the distinct keys of one call. */
 	public static final int DEFAULT_MAX_KEYS = 64;
+
+	/** The default interval of an invocation-scoped lock's heartbeat. */
+	public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(10);
+
+	/** The default bound on the invocation-scoped locks held at once. */
+	public static final int DEFAULT_MAX_INVOCATION_CONNECTIONS = 4;
+
+	/** A transaction-scoped lock is never lost while its transaction can still run statements. */
+	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
+
+		@Override
+		public boolean isLost() {
+			return false;
+		}
+
+		@Override
+		public void checkHeld() {
+		}
+
+	};
 
 	/** PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when {@code lock_timeout} runs out. */
 	private static final String LOCK_NOT_AVAILABLE = "55P03";
@@ -88,6 +119,16 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	private @Nullable LockHolderDiagnosis holderDiagnosis;
 
 	private List<LockAcquisitionListener> listeners = List.of();
+
+	private @Nullable DataSource invocationDataSource;
+
+	private Duration heartbeat = DEFAULT_HEARTBEAT;
+
+	private int maxInvocationConnections = DEFAULT_MAX_INVOCATION_CONNECTIONS;
+
+	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
+
+	private volatile @Nullable InvocationLocks invocationLocks;
 
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource}.
@@ -155,6 +196,89 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		this.listeners = List.copyOf(listeners);
 	}
 
+	/**
+	 * Set the source of the connections that hold invocation-scoped locks. It must not be the pool the work uses:
+	 * a lock held for a whole call takes one of its connections for that long. Defaults to a pool derived from the
+	 * template's {@link DataSource} when that is a Hikari pool; otherwise invocation-scoped calls fail, saying so.
+	 * @param invocationDataSource the source, or {@code null} to derive one
+	 */
+	public void setInvocationDataSource(@Nullable DataSource invocationDataSource) {
+		this.invocationDataSource = invocationDataSource;
+	}
+
+	/**
+	 * Set how often an invocation-scoped lock's session is checked while its work runs. Three intervals without one
+	 * (a hung or cut-off holder) make PostgreSQL end the session and release the lock. Defaults to 10 seconds.
+	 * @param heartbeat the interval, at least 100ms
+	 */
+	public void setHeartbeat(Duration heartbeat) {
+		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
+				() -> "Advisory lock heartbeat must be between 100ms and 1h, was " + heartbeat);
+		this.heartbeat = heartbeat;
+	}
+
+	/**
+	 * Set the most invocation-scoped locks held at once, each by a connection of its own. Defaults to 4.
+	 * @param maxInvocationConnections the bound, positive
+	 */
+	public void setMaxInvocationConnections(int maxInvocationConnections) {
+		Assert.isTrue(maxInvocationConnections > 0,
+				() -> "Advisory lock invocation max-connections must be positive, was " + maxInvocationConnections);
+		this.maxInvocationConnections = maxInvocationConnections;
+	}
+
+	/**
+	 * Set the name of this instance in the {@code application_name} of its invocation-scoped lock sessions, which
+	 * an operator sees in {@code pg_stat_activity} and in busy errors. Defaults to the JVM's {@code pid@host}.
+	 * @param instanceName the name
+	 */
+	public void setInstanceName(String instanceName) {
+		Assert.hasText(instanceName, "Instance name must not be blank");
+		this.instanceName = instanceName;
+	}
+
+	private InvocationLocks invocationLocks() {
+		InvocationLocks locks = this.invocationLocks;
+		if (locks == null) {
+			synchronized (this) {
+				locks = this.invocationLocks;
+				if (locks == null) {
+					DataSource configured = this.invocationDataSource;
+					LockConnections connections = (configured != null)
+							? new LockConnections(() -> configured, false, this.maxInvocationConnections)
+							: new LockConnections(this::derivedInvocationDataSource, true, this.maxInvocationConnections);
+					locks = new InvocationLocks(connections, this.heartbeat, this.instanceName,
+							this.maxInvocationConnections);
+					this.invocationLocks = locks;
+				}
+			}
+		}
+		return locks;
+	}
+
+	private DataSource derivedInvocationDataSource() {
+		DataSource pool = DirectConnections.pool(this.dataSource, this.maxInvocationConnections);
+		if (pool == null) {
+			throw new IllegalStateException("Invocation-scoped advisory locks need connections of their own, outside "
+					+ "the application's pool, and none can be derived from " + this.dataSource.getClass().getName()
+					+ " (only from a Hikari pool): define a DataSource bean annotated @InvocationLockDataSource, or "
+					+ "call AdvisoryLockTemplate.setInvocationDataSource");
+		}
+		return pool;
+	}
+
+	/**
+	 * Stop the heartbeats and close the connections of invocation-scoped locks, if any were used.
+	 * @throws Exception if closing the derived pool fails
+	 */
+	@Override
+	public void close() throws Exception {
+		InvocationLocks locks = this.invocationLocks;
+		if (locks != null) {
+			locks.close();
+		}
+	}
+
 	@Override
 	public void lock(String namespace, @Nullable Object... keys) {
 		lock(LockRequest.of(namespace, keys));
@@ -168,7 +292,29 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 
 	@Override
 	public void lock(LockRequest request) {
+		Assert.isTrue(request.scope() == LockScope.TRANSACTION, () -> "lock(LockRequest) takes transaction-scoped "
+				+ "locks; run the work of an invocation-scoped lock with execute(request, callback)");
+		Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and lock(LockRequest) "
+				+ "has none: use execute(request, callback), or tryLock");
 		acquire(request, resolve(request), true);
+	}
+
+	@Override
+	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockCallback<T> callback) {
+		Assert.notNull(callback, "LockCallback must not be null");
+		LockKeys keys = resolve(request);
+		if (request.scope() == LockScope.INVOCATION) {
+			return invocationLocks().execute(request, keys, this, callback);
+		}
+		if (!acquire(request, keys, true)) {
+			return LockResult.skipped();
+		}
+		return LockResult.executed(callback.doWithLock(TRANSACTION_HANDLE));
+	}
+
+	@Override
+	public void checkHeld() {
+		HeldInvocationLocks.checkHeld();
 	}
 
 	private LockKeys resolve(LockRequest request) {
@@ -176,11 +322,18 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	}
 
 	/**
-	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
+	 * Acquire the locks in the current transaction, and tell the listeners how it ended. Keys an enclosing
+	 * invocation-scoped call of this thread holds are not asked for again: its session would make this one wait
+	 * for itself.
 	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than return {@code false}
-	 * @return whether every lock is held by this transaction
+	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a {@code TRY} that does not throw,
+	 * that found one held
 	 */
-	private boolean acquire(LockRequest request, LockKeys keys, boolean throwIfBusy) {
+	private boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
+		LockKeys keys = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), requested);
+		if (keys.keys().isEmpty()) {
+			return true;
+		}
 		Acquisition acquisition = starting(request, keys);
 		Connection connection;
 		try {
@@ -191,28 +344,41 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 			throw ex;
 		}
 		try {
-			Attempt attempt;
+			Long busyKey;
+			SQLException timedOut = null;
 			try {
-				attempt = attempt(connection, request, keys);
+				busyKey = tryInTransaction(connection, request, keys);
+				if (busyKey != null && request.waitMode() == WaitMode.BLOCK) {
+					timedOut = waitFor(connection, request, keys, busyKey);
+				}
 			}
 			catch (RuntimeException ex) {
 				acquisition.finished(Outcome.ERROR, ex);
 				throw ex;
 			}
 			// The listeners hear the outcome before the diagnosis, which may take a second.
-			if (attempt.timedOut() != null) {
-				acquisition.finished(Outcome.TIMEOUT, attempt.timedOut());
-				throw busy(request, keys, timeout(request), attempt.timedOut(), (this.holderDiagnosis != null)
-						? this.holderDiagnosis.afterTimeout(connection, attempt.waitedFor(), request.mode()) : null);
+			if (timedOut != null) {
+				acquisition.finished(Outcome.TIMEOUT, timedOut);
+				List<Long> waitedFor = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+				throw busy(request, keys, timeout(request), timedOut,
+						(diagnosis) -> diagnosis.afterTimeout(connection, waitedFor, request.mode()));
 			}
-			if (attempt.busyKey() == null) {
+			if (busyKey == null || request.waitMode() == WaitMode.BLOCK) {
 				acquisition.finished(Outcome.ACQUIRED, null);
 				return true;
 			}
+			if (request.waitMode() == WaitMode.SKIP) {
+				acquisition.finished(Outcome.SKIPPED, null);
+				if (logger.isDebugEnabled()) {
+					logger.debug("Skipped the work under advisory lock " + request.namespace() + ":" + keys.values()
+							+ ": held by another transaction");
+				}
+				return false;
+			}
 			acquisition.finished(Outcome.BUSY, null);
 			if (throwIfBusy) {
-				throw busy(request, keys, null, null, (this.holderDiagnosis != null)
-						? this.holderDiagnosis.afterTry(connection, attempt.busyKey(), request.mode()) : null);
+				throw busy(request, keys, null, null,
+						(diagnosis) -> diagnosis.afterTry(connection, List.of(busyKey), request.mode()));
 			}
 			return false;
 		}
@@ -221,71 +387,103 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		}
 	}
 
-	private Acquisition starting(LockRequest request, LockKeys keys) {
-		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.mode(),
+	Acquisition starting(LockRequest request, LockKeys keys) {
+		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
 				request.waitMode(), keys.keys(), keys.values());
 	}
 
-	private Duration timeout(LockRequest request) {
+	Duration timeout(LockRequest request) {
 		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
 	}
 
 	/**
-	 * Run the statements of an acquisition: the try of every key, then, for a {@code BLOCK} that found one held, the
-	 * wait for it and the keys after it (see {@code AdvisoryLockStatements}).
+	 * Try every key in the transaction, after its isolation check. A {@code SKIP} of several keys that finds one held
+	 * gives back those taken before it: a savepoint around the try, rolled back then (SKIP calls are rare enough to
+	 * pay its two round trips).
+	 * @return the first key found held, or {@code null} when every one was taken
 	 */
-	private Attempt attempt(Connection connection, LockRequest request, LockKeys keys) {
+	private @Nullable Long tryInTransaction(Connection connection, LockRequest request, LockKeys keys) {
 		String sql = AdvisoryLockStatements.tryLock(request.mode(), keys.keys().size(), request.namespace());
-		Tried tried;
 		try {
-			tried = tryKeys(connection, sql, keys);
+			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
+					? connection.setSavepoint() : null;
+			Tried tried;
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				bindKeys(connection, statement, 1, keys.keys());
+				try (ResultSet result = statement.executeQuery()) {
+					tried = tried(result, keys.keys());
+				}
+			}
+			if (savepoint != null) {
+				if (tried.busyKey() != null) {
+					connection.rollback(savepoint);
+				}
+				connection.releaseSavepoint(savepoint);
+			}
+			if (!tried.lockable()) {
+				throw refusal(connection, request.namespace());
+			}
+			return tried.busyKey();
 		}
 		catch (SQLException ex) {
 			throw failed(ex, request, keys, sql);
 		}
-		if (!tried.lockable()) {
-			throw refusal(connection, request.namespace());
-		}
-		Long busyKey = tried.busyKey();
-		if (busyKey == null || request.waitMode() == WaitMode.TRY) {
-			return new Attempt(busyKey, null, List.of());
-		}
+	}
+
+	/**
+	 * Wait for the key a try found held and those after it, bounded by the request's timeout (see
+	 * {@code AdvisoryLockStatements}).
+	 * @return {@code null} when they were taken, or the driver's report of a wait that ran out of time
+	 * @throws DataAccessException for any other failure
+	 */
+	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
 		List<Long> remaining = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
-		sql = AdvisoryLockStatements.waitLock(request.mode(), request.namespace());
+		String sql = AdvisoryLockStatements.waitLock(request.mode(), request.namespace());
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setLong(1, Math.max(1, timeout(request).toMillis()));
-			statement.setArray(2, connection.createArrayOf("bigint", remaining.toArray(Long[]::new)));
+			bindKeys(connection, statement, 2, remaining, true);
 			statement.executeQuery().close();
-			return new Attempt(null, null, remaining);
+			return null;
 		}
 		catch (SQLException ex) {
 			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
-				return new Attempt(null, ex, remaining);
+				return ex;
 			}
 			throw failed(ex, request, keys, sql);
 		}
 	}
 
-	private static Tried tryKeys(Connection connection, String sql, LockKeys keys) throws SQLException {
-		boolean one = keys.keys().size() == 1;
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			if (one) {
-				statement.setLong(1, keys.keys().get(0));
-			}
-			else {
-				statement.setArray(1, connection.createArrayOf("bigint", keys.toArray()));
-			}
-			try (ResultSet result = statement.executeQuery()) {
-				if (!result.next()) {
-					return Tried.REFUSED;
-				}
-				if (one) {
-					return result.getBoolean(1) ? Tried.ACQUIRED : new Tried(true, keys.keys().get(0));
-				}
-				long busyKey = result.getLong(1);
-				return result.wasNull() ? Tried.ACQUIRED : new Tried(true, busyKey);
-			}
+	/**
+	 * Bind the keys of a try: the key itself when there is one, else the {@code bigint[]} of them.
+	 */
+	static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys)
+			throws SQLException {
+		bindKeys(connection, statement, index, keys, keys.size() > 1);
+	}
+
+	private static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys,
+			boolean array) throws SQLException {
+		if (array) {
+			statement.setArray(index, connection.createArrayOf("bigint", keys.toArray(Long[]::new)));
 		}
+		else {
+			statement.setLong(index, keys.get(0));
+		}
+	}
+
+	/**
+	 * Read the row of a try: none when the isolation level refused the lock; for one key whether it was taken, for
+	 * several the first one found held.
+	 */
+	static Tried tried(ResultSet result, List<Long> keys) throws SQLException {
+		if (!result.next()) {
+			return Tried.REFUSED;
+		}
+		if (keys.size() == 1) {
+			return result.getBoolean(1) ? Tried.ACQUIRED : new Tried(true, keys.get(0));
+		}
+		long busyKey = result.getLong(1);
+		return result.wasNull() ? Tried.ACQUIRED : new Tried(true, busyKey);
 	}
 
 	/**
@@ -304,13 +502,19 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 		}
 	}
 
-	private DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys, String sql) {
+	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys, String sql) {
 		return translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
 				+ keys.keys() + ")", sql);
 	}
 
-	private static LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
-			@Nullable SQLException cause, LockHolderDiagnosis.@Nullable Result diagnosis) {
+	/**
+	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is configured.
+	 * @param diagnose asks the diagnosis, on the failure path only
+	 */
+	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
+			@Nullable SQLException cause, Function<LockHolderDiagnosis, LockHolderDiagnosis.Result> diagnose) {
+		LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null) ? diagnose.apply(this.holderDiagnosis)
+				: null;
 		if (diagnosis == null) {
 			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause);
 		}
@@ -387,21 +591,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations {
 	 * @param lockable whether the isolation level allows a lock
 	 * @param busyKey the first key found held, or {@code null} when every one was acquired
 	 */
-	private record Tried(boolean lockable, @Nullable Long busyKey) {
+	record Tried(boolean lockable, @Nullable Long busyKey) {
 
 		static final Tried REFUSED = new Tried(false, null);
 
 		static final Tried ACQUIRED = new Tried(true, null);
-
-	}
-
-	/**
-	 * How the statements of an acquisition ended.
-	 * @param busyKey the key a {@code TRY} found held, or {@code null}
-	 * @param timedOut the driver's report of a wait that ran out of time, or {@code null}
-	 * @param waitedFor the keys the wait was for: the one found held and those after it (empty without a wait)
-	 */
-	private record Attempt(@Nullable Long busyKey, @Nullable SQLException timedOut, List<Long> waitedFor) {
 
 	}
 

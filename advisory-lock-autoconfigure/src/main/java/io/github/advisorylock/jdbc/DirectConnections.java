@@ -25,6 +25,7 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -76,6 +77,18 @@ final class DirectConnections {
 	}
 
 	/**
+	 * Derive, from the application's Hikari pool, a pool of its own for the connections that hold invocation-scoped
+	 * locks: the same server, credentials and driver settings, at most {@code maxConnections} connections, none kept
+	 * open when unused for the pool's idle timeout.
+	 * @param dataSource the application's data source
+	 * @param maxConnections the most connections
+	 * @return the pool (close it when done), or {@code null} when the data source is not a Hikari pool
+	 */
+	static @Nullable DataSource pool(DataSource dataSource, int maxConnections) {
+		return HIKARI_PRESENT ? Hikari.pool(dataSource, maxConnections) : null;
+	}
+
+	/**
 	 * Remove the parameters this class sets from a JDBC URL's query string.
 	 * @param url the JDBC URL
 	 * @return the URL without them
@@ -96,6 +109,31 @@ final class DirectConnections {
 	 * Reads the pool's settings; a separate class, so Hikari is loaded only when present.
 	 */
 	private static final class Hikari {
+
+		static @Nullable DataSource pool(DataSource dataSource, int maxConnections) {
+			try {
+				if (!dataSource.isWrapperFor(HikariDataSource.class)) {
+					return null;
+				}
+				HikariDataSource application = dataSource.unwrap(HikariDataSource.class);
+				HikariConfig config = new HikariConfig();
+				// Everything that reaches the server (URL or DataSource, credentials, properties, init SQL) is kept.
+				application.copyStateTo(config);
+				config.setPoolName(((application.getPoolName() != null) ? application.getPoolName() : "HikariPool")
+						+ "-advisory-lock");
+				config.setMaximumPoolSize(maxConnections);
+				config.setMinimumIdle(0);
+				config.setRegisterMbeans(false);
+				// A lock held for minutes is the point, not a leak.
+				config.setLeakDetectionThreshold(0);
+				// Connecting fails at first use rather than at startup, as the lock is needed only then.
+				config.setInitializationFailTimeout(-1);
+				return new HikariDataSource(config);
+			}
+			catch (SQLException ex) {
+				return null;
+			}
+		}
 
 		static @Nullable DataSource directConnections(DataSource dataSource, Duration timeout,
 				String applicationName) {

@@ -19,6 +19,7 @@ package io.github.advisorylock.jdbc;
 import java.util.List;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
@@ -39,13 +40,15 @@ public interface LockAcquisitionListener {
 	/**
 	 * Called once the keys of a call are derived, before its statement runs.
 	 * @param namespace the namespace
+	 * @param scope transaction or invocation
 	 * @param mode exclusive or shared
-	 * @param waitMode block or try
+	 * @param waitMode block, try or skip
 	 * @param keys the distinct 64-bit keys, ascending
 	 * @param values the text of the value each key was derived from, in the same order
 	 * @return told how the acquisition ended; {@link Acquisition#IGNORED} if the listener does not care
 	 */
-	Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys, List<String> values);
+	Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
+			List<String> values);
 
 	/**
 	 * One acquisition in progress.
@@ -65,6 +68,15 @@ public interface LockAcquisitionListener {
 		 */
 		void finished(Outcome outcome, @Nullable Throwable error);
 
+		/**
+		 * Called once when the locks of an {@link LockScope#INVOCATION invocation-scoped} acquisition end: when the
+		 * call returns or throws, or earlier, when a failed heartbeat showed them lost. Transaction-scoped locks end
+		 * with their transaction, which a listener follows with a {@code TransactionSynchronization}.
+		 * @param lost whether they were lost while the call ran, rather than released at its end
+		 */
+		default void released(boolean lost) {
+		}
+
 	}
 
 	/**
@@ -77,6 +89,9 @@ public interface LockAcquisitionListener {
 
 		/** A {@code TRY} found a lock held. */
 		BUSY,
+
+		/** A {@code SKIP} found a lock held: the work did not run, and nothing is held. */
+		SKIPPED,
 
 		/** A {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}). */
 		TIMEOUT,

@@ -20,8 +20,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
@@ -48,9 +50,8 @@ final class LockAcquisitionListeners {
 	 * Tell each listener that an acquisition starts.
 	 * @return the acquisition that tells each listener how it ended
 	 */
-	static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace,
-			LockMode mode, WaitMode waitMode, List<Long> keys,
-			List<String> values) {
+	static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace, LockScope scope,
+			LockMode mode, WaitMode waitMode, List<Long> keys, List<String> values) {
 		if (listeners.isEmpty()) {
 			return Acquisition.IGNORED;
 		}
@@ -58,7 +59,7 @@ final class LockAcquisitionListeners {
 		List<LockAcquisitionListener> listening = new ArrayList<>(listeners.size());
 		for (LockAcquisitionListener listener : listeners) {
 			try {
-				Acquisition acquisition = listener.starting(namespace, mode, waitMode, keys, values);
+				Acquisition acquisition = listener.starting(namespace, scope, mode, waitMode, keys, values);
 				if (acquisition != null && acquisition != Acquisition.IGNORED) {
 					acquisitions.add(acquisition);
 					listening.add(listener);
@@ -71,19 +72,36 @@ final class LockAcquisitionListeners {
 		if (acquisitions.isEmpty()) {
 			return Acquisition.IGNORED;
 		}
-		return (outcome, error) -> finished(listening, acquisitions, namespace, outcome, error);
+		return new Acquisitions(listening, acquisitions, namespace);
 	}
 
-	private static void finished(List<LockAcquisitionListener> listeners, List<Acquisition> acquisitions,
-			String namespace, Outcome outcome, @Nullable Throwable error) {
-		for (int i = 0; i < acquisitions.size(); i++) {
-			try {
-				acquisitions.get(i).finished(outcome, error);
-			}
-			catch (RuntimeException ex) {
-				report(listeners.get(i), "finished", namespace, ex);
+	/**
+	 * The acquisitions of the listeners that care, told each on its own.
+	 */
+	private record Acquisitions(List<LockAcquisitionListener> listeners, List<Acquisition> acquisitions,
+			String namespace) implements Acquisition {
+
+		@Override
+		public void finished(Outcome outcome, @Nullable Throwable error) {
+			tell("finished", (acquisition) -> acquisition.finished(outcome, error));
+		}
+
+		@Override
+		public void released(boolean lost) {
+			tell("released", (acquisition) -> acquisition.released(lost));
+		}
+
+		private void tell(String phase, Consumer<Acquisition> call) {
+			for (int i = 0; i < this.acquisitions.size(); i++) {
+				try {
+					call.accept(this.acquisitions.get(i));
+				}
+				catch (RuntimeException ex) {
+					report(this.listeners.get(i), phase, this.namespace, ex);
+				}
 			}
 		}
+
 	}
 
 	private static void report(LockAcquisitionListener listener, String phase, String namespace, RuntimeException ex) {

@@ -146,15 +146,16 @@ public class LockHolderDiagnosis {
 	}
 
 	/**
-	 * Diagnose a {@code TRY} that found a key held, on the caller's connection, whose transaction is still healthy.
-	 * @param connection the caller's connection
-	 * @param busyKey the key found held
+	 * Diagnose a lock found held on a connection that can still run a query: the caller's, after a {@code TRY}, or an
+	 * invocation-scoped lock's, after its transaction was rolled back.
+	 * @param connection the connection
+	 * @param keys the keys found held, or those waited for
 	 * @param mode the mode requested
 	 * @return the outcome
 	 */
-	Result afterTry(Connection connection, long busyKey, LockMode mode) {
+	Result afterTry(Connection connection, List<Long> keys, LockMode mode) {
 		try {
-			return new Result(query(connection, List.of(busyKey), null, mode), null, null);
+			return new Result(query(connection, keys, null, mode), null, null);
 		}
 		catch (SQLException | RuntimeException ex) {
 			return new Result(null, "the query failed (" + ex + ")", ex);

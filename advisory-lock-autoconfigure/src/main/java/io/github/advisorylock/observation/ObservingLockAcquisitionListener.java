@@ -20,10 +20,12 @@ import java.util.List;
 import java.util.Locale;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.LockAcquisitionListener;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -36,13 +38,16 @@ import org.springframework.util.Assert;
  * <p>Two observations, with low-cardinality tags only (the key value is never a tag):
  * <ul>
  * <li>{@value #ACQUIRE}: each acquisition, from the start of its statement to its outcome, tagged {@code namespace},
- * {@code mode} ({@code exclusive}, {@code shared}), {@code wait.mode} ({@code block}, {@code try}) and
- * {@code outcome} ({@code acquired}, {@code busy}, {@code timeout}, {@code error}). With a meter registry it is a
- * timer, so {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned away.</li>
- * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its transaction, tagged
- * {@code namespace}, {@code mode} and {@code transaction} ({@code committed}, {@code rolled_back}, {@code unknown}).
- * Its long-task timer ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its max is
- * the oldest of them: one per call, whatever its number of keys, and a nested re-entrant call counts again.</li>
+ * {@code scope} ({@code transaction}, {@code invocation}), {@code mode} ({@code exclusive}, {@code shared}),
+ * {@code wait.mode} ({@code block}, {@code try}, {@code skip}) and {@code outcome} ({@code acquired}, {@code busy},
+ * {@code skipped}, {@code timeout}, {@code error}). With a meter registry it is a timer, so
+ * {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned away.</li>
+ * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its transaction (transaction
+ * scope) or of its call (invocation scope), tagged {@code namespace}, {@code scope}, {@code mode} and
+ * {@code outcome}: {@code committed}, {@code rolled_back} or {@code unknown} for a transaction; {@code released}, or
+ * {@code lost} when a failed heartbeat showed the lock gone while its work ran, for an invocation. Its long-task
+ * timer ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its max is the oldest of
+ * them: one per call, whatever its number of keys, and a nested call that acquires a key counts again.</li>
  * </ul>
  * A namespace is a tag, so it must be a fixed word chosen in code ({@code setup_request}), never built from data.
  *
@@ -69,42 +74,69 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 	}
 
 	@Override
-	public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
+	public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 			List<String> values) {
 		if (this.registry.isNoop()) {
 			return Acquisition.IGNORED;
 		}
-		String modeTag = mode.name().toLowerCase(Locale.ROOT);
+		String scopeTag = tag(scope);
+		String modeTag = tag(mode);
 		Observation acquire = Observation.createNotStarted(ACQUIRE, this.registry)
 			.contextualName("advisory lock " + namespace)
 			.lowCardinalityKeyValue("namespace", namespace)
+			.lowCardinalityKeyValue("scope", scopeTag)
 			.lowCardinalityKeyValue("mode", modeTag)
-			.lowCardinalityKeyValue("wait.mode", waitMode.name().toLowerCase(Locale.ROOT))
+			.lowCardinalityKeyValue("wait.mode", tag(waitMode))
 			.start();
-		return (outcome, error) -> {
-			acquire.lowCardinalityKeyValue("outcome", outcome.name().toLowerCase(Locale.ROOT));
-			// Busy and timeout are outcomes the caller expects to handle, told by the tag; only an error is one.
-			if (outcome == Outcome.ERROR && error != null) {
-				acquire.error(error);
+		return new Acquisition() {
+
+			private volatile @Nullable Observation held;
+
+			@Override
+			public void finished(Outcome outcome, @Nullable Throwable error) {
+				acquire.lowCardinalityKeyValue("outcome", tag(outcome));
+				// Busy, skipped and timeout are outcomes the caller expects, told by the tag; only an error is one.
+				if (outcome == Outcome.ERROR && error != null) {
+					acquire.error(error);
+				}
+				acquire.stop();
+				if (outcome != Outcome.ACQUIRED) {
+					return;
+				}
+				if (scope == LockScope.INVOCATION) {
+					this.held = startHeld(namespace, scopeTag, modeTag);
+				}
+				else if (TransactionSynchronizationManager.isSynchronizationActive()) {
+					observeTransaction(startHeld(namespace, scopeTag, modeTag));
+				}
 			}
-			acquire.stop();
-			if (outcome == Outcome.ACQUIRED && TransactionSynchronizationManager.isSynchronizationActive()) {
-				observeHeld(namespace, modeTag);
+
+			@Override
+			public void released(boolean lost) {
+				Observation held = this.held;
+				if (held != null) {
+					held.lowCardinalityKeyValue("outcome", lost ? "lost" : "released").stop();
+				}
 			}
+
 		};
 	}
 
-	private void observeHeld(String namespace, String mode) {
-		Observation held = Observation.createNotStarted(HELD, this.registry)
+	private Observation startHeld(String namespace, String scope, String mode) {
+		return Observation.createNotStarted(HELD, this.registry)
 			.contextualName("advisory lock " + namespace + " held")
 			.lowCardinalityKeyValue("namespace", namespace)
+			.lowCardinalityKeyValue("scope", scope)
 			.lowCardinalityKeyValue("mode", mode)
 			.start();
+	}
+
+	private static void observeTransaction(Observation held) {
 		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 
 			@Override
 			public void afterCompletion(int status) {
-				held.lowCardinalityKeyValue("transaction", switch (status) {
+				held.lowCardinalityKeyValue("outcome", switch (status) {
 					case STATUS_COMMITTED -> "committed";
 					case STATUS_ROLLED_BACK -> "rolled_back";
 					default -> "unknown";
@@ -113,6 +145,10 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 			}
 
 		});
+	}
+
+	private static String tag(Enum<?> value) {
+		return value.name().toLowerCase(Locale.ROOT);
 	}
 
 }

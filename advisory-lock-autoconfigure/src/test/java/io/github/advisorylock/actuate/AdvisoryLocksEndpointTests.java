@@ -34,6 +34,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLockDescriptor;
@@ -294,10 +295,10 @@ class AdvisoryLocksEndpointTests {
 	@Test
 	void keyLabelsForgetTheLeastRecentlyLockedKeyAndCutLongLabels() {
 		KeyLabels labels = new KeyLabels(2);
-		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
-		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(2L), List.of("two"));
-		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
-		labels.starting("a", LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(3L), List.of("x".repeat(500)));
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(2L), List.of("two"));
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(3L), List.of("x".repeat(500)));
 		assertThat(labels.size()).isEqualTo(2);
 		assertThat(labels.labelOf(1L)).isEqualTo("a:one");
 		assertThat(labels.labelOf(2L)).isNull();

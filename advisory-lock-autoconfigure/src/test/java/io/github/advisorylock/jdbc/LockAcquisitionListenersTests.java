@@ -24,6 +24,7 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
@@ -116,7 +117,7 @@ class LockAcquisitionListenersTests {
 		final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
 		@Override
-		public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 				List<String> values) {
 			return (outcome, error) -> this.outcomes.add(outcome);
 		}
@@ -126,7 +127,7 @@ class LockAcquisitionListenersTests {
 	static final class ThrowsWhenStarting implements LockAcquisitionListener {
 
 		@Override
-		public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 				List<String> values) {
 			throw new IllegalStateException("broken listener");
 		}
@@ -137,7 +138,7 @@ class LockAcquisitionListenersTests {
 	static final class LogsOnceAtWarn implements LockAcquisitionListener {
 
 		@Override
-		public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 				List<String> values) {
 			throw new IllegalStateException("broken listener");
 		}
@@ -147,7 +148,7 @@ class LockAcquisitionListenersTests {
 	static final class ThrowsWhenFinished implements LockAcquisitionListener {
 
 		@Override
-		public Acquisition starting(String namespace, LockMode mode, WaitMode waitMode, List<Long> keys,
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 				List<String> values) {
 			return (outcome, error) -> {
 				throw new IllegalStateException("broken listener");

@@ -277,7 +277,7 @@ class LockHolderDiagnosisTests {
 	void successStaysOneRoundTripWithDiagnosisAndListeners() {
 		AdvisoryLockTemplate locks = template(this.dataSource,
 				LockHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
-		locks.setListeners(List.of((namespace, mode, waitMode, keys, values) -> LockAcquisitionListener.Acquisition.IGNORED));
+		locks.setListeners(List.of((namespace, scope, mode, waitMode, keys, values) -> LockAcquisitionListener.Acquisition.IGNORED));
 		try (RoundTripCounter counter = new RoundTripCounter()) {
 			inTransaction(this.dataSource, () -> {
 				counter.reset();

@@ -122,10 +122,10 @@ class ObservingLockAcquisitionListenerTests {
 			status.setRollbackOnly();
 		});
 		Timer committed = this.meters.get(ObservingLockAcquisitionListener.HELD)
-			.tags("namespace", this.namespace, "mode", "exclusive", "transaction", "committed")
+			.tags("namespace", this.namespace, "mode", "exclusive", "outcome", "committed")
 			.timer();
 		Timer rolledBack = this.meters.get(ObservingLockAcquisitionListener.HELD)
-			.tags("namespace", this.namespace, "mode", "exclusive", "transaction", "rolled_back")
+			.tags("namespace", this.namespace, "mode", "exclusive", "outcome", "rolled_back")
 			.timer();
 		assertThat(committed.count()).isOne();
 		assertThat(rolledBack.count()).isOne();
@@ -162,7 +162,7 @@ class ObservingLockAcquisitionListenerTests {
 		TestObservationRegistryAssert.assertThat(registry)
 			.hasObservationWithNameEqualTo("advisory.lock.held")
 			.that()
-			.hasLowCardinalityKeyValue("transaction", "committed")
+			.hasLowCardinalityKeyValue("outcome", "committed")
 			.hasBeenStopped();
 	}
 

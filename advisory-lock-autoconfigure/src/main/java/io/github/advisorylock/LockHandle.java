@@ -1,0 +1,42 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock;
+
+/**
+ * The locks an {@link AdvisoryLockOperations#execute execute} call holds while its callback runs. Safe to use from any
+ * thread the work fans out to, for as long as the callback runs.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public interface LockHandle {
+
+	/**
+	 * Return whether the locks were lost: an {@link LockScope#INVOCATION invocation-scoped} lock whose connection
+	 * failed a heartbeat. A {@link LockScope#TRANSACTION transaction-scoped} lock is never reported lost: it ends with
+	 * its transaction, whose next statement fails.
+	 * @return whether the locks were lost
+	 */
+	boolean isLost();
+
+	/**
+	 * Throw if the locks were lost; call it at the safe points of long work. Costs no database call: the loss is
+	 * noticed by the heartbeat, so it shows here at most one heartbeat after it happened.
+	 * @throws LockLostException if the locks were lost
+	 */
+	void checkHeld();
+
+}

@@ -1,0 +1,143 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+
+/**
+ * The connections that hold invocation-scoped locks: from a source of their own, never the application's pool that
+ * the work itself needs, and at most a fixed number at once. Reaching the bound is an error at once rather than a
+ * wait, so that a job can never wait for a connection that another job holds.
+ */
+final class LockConnections implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(LockConnections.class);
+
+	/** The property that sets the bound, named in the error that reaching it raises. */
+	static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.invocation.max-connections";
+
+	private final Supplier<DataSource> source;
+
+	private final boolean ownsSource;
+
+	private volatile @Nullable DataSource dataSource;
+
+	private final int maxConnections;
+
+	private final Semaphore permits;
+
+	/**
+	 * Create the connections.
+	 * @param source supplies the data source at the first call: one of the user's, or one derived from the
+	 * application's pool; it throws, naming what to configure, when there is none
+	 * @param ownsSource whether the source was made for these connections alone, and is closed with them
+	 * @param maxConnections the most connections at once
+	 */
+	LockConnections(Supplier<DataSource> source, boolean ownsSource, int maxConnections) {
+		this.source = source;
+		this.ownsSource = ownsSource;
+		this.maxConnections = maxConnections;
+		this.permits = new Semaphore(maxConnections);
+	}
+
+	/**
+	 * Return a connection for the locks of one call.
+	 * @param namespace the namespace, for messages
+	 * @return the connection; give it back with {@link #release}
+	 * @throws CannotGetJdbcConnectionException if the bound is reached or the connection cannot be made
+	 */
+	Connection obtain(String namespace) {
+		if (!this.permits.tryAcquire()) {
+			throw new CannotGetJdbcConnectionException("Invocation-scoped advisory lock '" + namespace + "' needs a "
+					+ "connection of its own, and all " + this.maxConnections + " are holding other locks: raise "
+					+ MAX_CONNECTIONS_PROPERTY + ", or run fewer invocation-scoped calls at once");
+		}
+		try {
+			return dataSource().getConnection();
+		}
+		catch (SQLException ex) {
+			this.permits.release();
+			throw new CannotGetJdbcConnectionException("Invocation-scoped advisory lock '" + namespace + "' could not "
+					+ "open its connection", ex);
+		}
+		catch (RuntimeException ex) {
+			this.permits.release();
+			throw ex;
+		}
+	}
+
+	private DataSource dataSource() {
+		DataSource dataSource = this.dataSource;
+		if (dataSource == null) {
+			synchronized (this) {
+				dataSource = this.dataSource;
+				if (dataSource == null) {
+					dataSource = this.source.get();
+					this.dataSource = dataSource;
+				}
+			}
+		}
+		return dataSource;
+	}
+
+	/**
+	 * Give a connection back: to its pool when it is usable, or closed for good when not.
+	 * @param connection the connection
+	 * @param usable whether its session is still healthy
+	 */
+	void release(Connection connection, boolean usable) {
+		try {
+			if (!usable) {
+				// A pool would lend a dead session again; abort() makes Hikari evict it, and closes a plain one.
+				connection.abort(Runnable::run);
+			}
+			connection.close();
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
+		}
+		finally {
+			this.permits.release();
+		}
+	}
+
+	/**
+	 * Return how many connections hold locks now.
+	 * @return the number in use
+	 */
+	int inUse() {
+		return this.maxConnections - this.permits.availablePermits();
+	}
+
+	@Override
+	public void close() throws Exception {
+		if (this.ownsSource && this.dataSource instanceof AutoCloseable closeable) {
+			closeable.close();
+		}
+	}
+
+}

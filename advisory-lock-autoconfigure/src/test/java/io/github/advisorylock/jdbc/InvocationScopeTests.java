@@ -1,0 +1,373 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.TestThreads;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for invocation-scoped locks and {@link WaitMode#SKIP} through {@link AdvisoryLockTemplate#execute}, against
+ * real PostgreSQL from several connections at once.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class InvocationScopeTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	/** The application's pool: the work's transactions run here, never the locks. */
+	private final HikariDataSource pool = TestDatabase.get().newDataSource(2);
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	private final JdbcTemplate observer = new JdbcTemplate(TestDatabase.get().dataSource());
+
+	private final TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.pool));
+
+	private final JdbcTemplate jdbc = new JdbcTemplate(this.pool);
+
+	private final AdvisoryLockTemplate locks = template(4);
+
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
+
+	private final String namespace = "job-" + UUID.randomUUID();
+
+	private AdvisoryLockTemplate template(int maxConnections) {
+		AdvisoryLockTemplate template = new AdvisoryLockTemplate(this.pool);
+		template.setHeartbeat(Duration.ofMillis(200));
+		template.setMaxInvocationConnections(maxConnections);
+		template.setHolderDiagnosis(new LockHolderDiagnosis(Duration.ofSeconds(1)));
+		return template;
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.locks.close();
+		this.pool.close();
+	}
+
+	private long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
+	}
+
+	private LockRequest invocation(Object... keys) {
+		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
+	}
+
+	private int holderPid(long key) {
+		return this.pgLocks.holderPid(key);
+	}
+
+	@Test
+	void holdsTheLockForTheWholeCallAcrossTransactionsOnAConnectionOfItsOwn() {
+		LockResult<Integer> result = this.locks.execute(invocation(1), (handle) -> {
+			int first = this.transaction.execute((status) -> this.jdbc.queryForObject("SELECT pg_backend_pid()",
+					Integer.class));
+			this.transaction.executeWithoutResult((status) -> this.jdbc.execute("SELECT 1"));
+			// Both transactions committed, and the lock is still held, by a session that is not the work's.
+			assertThat(this.pgLocks.on(key(1))).singleElement().satisfies((lock) -> {
+				assertThat(lock.granted()).isTrue();
+				assertThat(lock.pid()).isNotEqualTo(first);
+			});
+			return first;
+		});
+		assertThat(result.executed()).isTrue();
+		assertThat(result.value()).isPositive();
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void lockSessionIsReadOnlyReadCommittedWithoutXidOrSnapshotAndNamesItself() {
+		this.locks.setInstanceName("instance-7");
+		this.locks.execute(invocation(1), (handle) -> {
+			Map<String, Object> session = this.observer.queryForMap("SELECT state, application_name, "
+					+ "backend_xid::text AS xid, backend_xmin::text AS xmin, query FROM pg_stat_activity WHERE pid = ?",
+					holderPid(key(1)));
+			assertThat(session).containsEntry("state", "idle in transaction")
+				// PostgreSQL keeps the first 63 bytes of an application_name.
+				.containsEntry("application_name", ("advisory-lock " + this.namespace + " @ instance-7").substring(0, 63))
+				.containsEntry("xid", null)
+				.containsEntry("xmin", null);
+			return null;
+		});
+	}
+
+	@Test
+	void secondCallerWaitsUntilTheFirstCallReturns() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch holding = new CountDownLatch(1);
+		Future<LockResult<Object>> first = this.threads.submit(() -> this.locks.execute(invocation(1), (handle) -> {
+			holding.countDown();
+			awaitLatch(release);
+			return "first";
+		}));
+		assertThat(holding.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		Future<LockResult<Object>> second = this.threads.submit(() -> this.locks.execute(
+				invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> "second"));
+		this.pgLocks.awaitWaiters(key(1), 1);
+		assertThat(second).isNotDone();
+		release.countDown();
+		assertThat(first.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("first");
+		assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("second");
+	}
+
+	@Test
+	void blockTimesOutNamingTheHolder() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
+			AtomicBoolean ran = new AtomicBoolean();
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.locks.execute(invocation(1).withTimeout(Duration.ofMillis(200)),
+						(handle) -> ran.getAndSet(true)))
+				.satisfies((ex) -> {
+					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
+					assertThat(ex.getHolders()).singleElement()
+						.satisfies((info) -> assertThat(info.pid()).isEqualTo(holder.pid()));
+				});
+			assertThat(ran).isFalse();
+			holder.rollback();
+		}
+	}
+
+	@Test
+	void tryThrowsBusyNamingTheHolderAndDoesNotRunTheWork() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
+			AtomicBoolean ran = new AtomicBoolean();
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.locks.execute(invocation(1).withWaitMode(WaitMode.TRY),
+						(handle) -> ran.getAndSet(true)))
+				.satisfies((ex) -> assertThat(ex.getHolders()).singleElement()
+					.satisfies((info) -> assertThat(info.pid()).isEqualTo(holder.pid())));
+			assertThat(ran).isFalse();
+			holder.rollback();
+		}
+	}
+
+	@Test
+	void skipDoesNotRunTheWorkAndGivesBackTheKeysTakenBeforeTheHeldOne() {
+		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), ascending.get(1))) {
+			AtomicBoolean ran = new AtomicBoolean();
+			LockResult<Boolean> result = this.locks.execute(invocation("a", "b", "c").withWaitMode(WaitMode.SKIP),
+					(handle) -> ran.getAndSet(true));
+			assertThat(result.executed()).isFalse();
+			assertThat(ran).isFalse();
+			assertThat(this.pgLocks.all()).containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1),
+					"ExclusiveLock", true));
+			holder.rollback();
+		}
+	}
+
+	@Test
+	void skipInTransactionScopeGivesBackTheKeysTakenBeforeTheHeldOneAndKeepsTheTransaction() {
+		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), ascending.get(1))) {
+			this.transaction.executeWithoutResult((status) -> {
+				LockResult<Boolean> result = this.locks.execute(LockRequest.of(this.namespace, "a", "b", "c")
+					.withWaitMode(WaitMode.SKIP), (handle) -> true);
+				assertThat(result.executed()).isFalse();
+				assertThat(this.pgLocks.all()).containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1),
+						"ExclusiveLock", true));
+				// The transaction goes on: the savepoint's rollback released only the keys.
+				assertThat(this.jdbc.queryForObject("SELECT 1", Integer.class)).isOne();
+			});
+			holder.rollback();
+		}
+		this.transaction.executeWithoutResult((status) -> assertThat(this.locks
+			.execute(LockRequest.of(this.namespace, "a", "b", "c").withWaitMode(WaitMode.SKIP), (handle) -> true)
+			.value()).isTrue());
+	}
+
+	@Test
+	void refusesToStartInsideATransactionThatBeganBeforeIt() {
+		AtomicBoolean ran = new AtomicBoolean();
+		this.transaction.executeWithoutResult((status) -> assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(1), (handle) -> ran.getAndSet(true)))
+			.withMessageContaining("called inside a transaction that began before it")
+			.withMessageContaining("before that transaction commits"));
+		assertThat(ran).isFalse();
+	}
+
+	@Test
+	void nestedCallsForAKeyTheEnclosingCallHoldsDoNotWaitInEitherScope() {
+		this.locks.execute(invocation(1).withWaitMode(WaitMode.TRY), (outer) -> {
+			int holder = holderPid(key(1));
+			// An invocation-scoped call inside the enclosing one, and a transaction-scoped one inside a transaction.
+			assertThat(this.locks.execute(invocation(1).withWaitMode(WaitMode.TRY), (inner) -> "inner").value())
+				.isEqualTo("inner");
+			this.transaction.executeWithoutResult((status) -> {
+				assertThat(this.locks.tryLock(this.namespace, 1)).isTrue();
+				this.locks.lock(LockRequest.of(this.namespace, 1, 2));
+				assertThat(this.pgLocks.on(key(1))).singleElement()
+					.satisfies((lock) -> assertThat(lock.pid()).isEqualTo(holder));
+				assertThat(this.pgLocks.on(key(2))).singleElement()
+					.satisfies((lock) -> assertThat(lock.pid()).isNotEqualTo(holder));
+			});
+			return null;
+		});
+	}
+
+	@Test
+	void nestedExclusiveCallForAKeyTheEnclosingCallHoldsSharedFailsFast() {
+		this.locks.execute(invocation(1).withMode(LockMode.SHARED), (outer) -> {
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> this.locks.execute(invocation(1).withWaitMode(WaitMode.SKIP), (inner) -> "inner"))
+				.withMessageContaining("held SHARED by an enclosing invocation-scoped call on this thread");
+			assertThat(this.locks.execute(invocation(1).withMode(LockMode.SHARED), (inner) -> "shared").value())
+				.isEqualTo("shared");
+			return null;
+		});
+	}
+
+	@Test
+	void reachingTheConnectionBoundIsAClearErrorAndTheWorkDoesNotRun() throws Exception {
+		try (AdvisoryLockTemplate bounded = template(1)) {
+			CountDownLatch release = new CountDownLatch(1);
+			CountDownLatch holding = new CountDownLatch(1);
+			Future<?> first = this.threads.submit(() -> bounded.execute(invocation(1), (handle) -> {
+				holding.countDown();
+				awaitLatch(release);
+				return null;
+			}));
+			assertThat(holding.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+			AtomicBoolean ran = new AtomicBoolean();
+			assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+				.isThrownBy(() -> bounded.execute(invocation(2), (handle) -> ran.getAndSet(true)))
+				.withMessageContaining("advisory-lock.invocation.max-connections");
+			assertThat(ran).isFalse();
+			assertThat(this.pgLocks.on(key(2))).isEmpty();
+			release.countDown();
+			first.get(HANG_SECONDS, TimeUnit.SECONDS);
+		}
+	}
+
+	@Test
+	void workThatNeedsEveryPoolConnectionNeverDeadlocksAgainstLockConnections() throws Exception {
+		// Two jobs at once on a pool of two, each running a transaction while holding its lock: had the locks taken
+		// pool connections, each job would wait for the other's.
+		CountDownLatch bothHolding = new CountDownLatch(2);
+		List<Future<LockResult<Integer>>> jobs = List.of("a", "b").stream()
+			.map((job) -> this.threads.submit(() -> this.locks.execute(invocation(job), (handle) -> {
+				bothHolding.countDown();
+				awaitLatch(bothHolding);
+				return this.transaction.execute((status) -> {
+					this.jdbc.execute("SELECT 1");
+					return new JdbcTemplate(this.pool).queryForObject("SELECT 2", Integer.class);
+				});
+			})))
+			.toList();
+		for (Future<LockResult<Integer>> job : jobs) {
+			assertThat(job.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void terminatedLockSessionIsReportedLostAndTheCallStillEndsWithTheWorksResult() {
+		AtomicReference<LockHandle> seen = new AtomicReference<>();
+		LockResult<String> result = this.locks.execute(invocation(1), (handle) -> {
+			seen.set(handle);
+			assertThat(handle.isLost()).isFalse();
+			this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, holderPid(key(1)));
+			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
+				.withMessageContaining(this.namespace + ":[1] was lost");
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(this.locks::checkHeld);
+			return "done";
+		});
+		assertThat(result.value()).isEqualTo("done");
+		assertThat(seen.get().isLost()).isTrue();
+		// The next call gets a healthy connection, not the dead one back from the pool.
+		assertThat(this.locks.execute(invocation(1), (handle) -> "again").value()).isEqualTo("again");
+	}
+
+	@Test
+	void workFailureReachesTheCallerAfterTheLockIsReleased() {
+		IllegalStateException failure = new IllegalStateException("work failed");
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.locks.execute(invocation(1),
+				(handle) -> {
+					throw failure;
+				}))
+			.isSameAs(failure);
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void aFreeLockTakesOneRoundTripOnAWarmConnection() {
+		this.locks.execute(invocation(1), (handle) -> null);
+		try (RoundTripCounter counter = new RoundTripCounter()) {
+			this.locks.execute(invocation(1), (handle) -> {
+				assertThat(counter.roundTrips()).as("round trips to open the transaction and lock").isOne();
+				return null;
+			});
+		}
+	}
+
+	@Test
+	void skippedResultHasNoValue() {
+		assertThat(LockResult.skipped().executed()).isFalse();
+		assertThatExceptionOfType(java.util.NoSuchElementException.class).isThrownBy(() -> LockResult.skipped().value());
+		assertThat(Optional.ofNullable(LockResult.executed(null).value())).isEmpty();
+	}
+
+	private static void awaitLatch(CountDownLatch latch) {
+		try {
+			assertThat(latch.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
