@@ -19,6 +19,7 @@ package io.github.advisorylock.interceptor;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
 import io.github.advisorylock.test.BootAutoConfigurations;
@@ -167,6 +168,57 @@ class AdvisoryLockValidationTests {
 	void composedAnnotationIsValidatedToo() {
 		this.contextRunner.withBean(ComposedBlankNamespace.class)
 			.run(failsWith(ComposedBlankNamespace.class, "call(String)", "namespace must not be blank"));
+	}
+
+	@Test
+	void timeoutOnSkip() {
+		this.contextRunner.withBean(TimeoutOnSkip.class)
+			.run(failsWith(TimeoutOnSkip.class, "run()", "timeout '2s' has no meaning for waitMode SKIP, which never "
+					+ "waits: remove it, or use waitMode BLOCK"));
+	}
+
+	@Test
+	void skipOnAMethodReturningAValue() {
+		this.contextRunner.withBean(SkipReturningValue.class)
+			.run(failsWith(SkipReturningValue.class, "count()", "waitMode SKIP returns without running the method "
+					+ "when the lock is held, so the method must return void or Optional, and it returns int: return "
+					+ "Optional<Integer>, or use waitMode TRY"));
+	}
+
+	@Test
+	void skipOnVoidAndOptionalMethodsIsValid() {
+		this.contextRunner.withBean(SkipOnVoidAndOptional.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	static class TimeoutOnSkip {
+
+		@AdvisoryLocked(namespace = "job", key = "'a'", scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP,
+				timeout = "2s")
+		public void run() {
+		}
+
+	}
+
+	static class SkipReturningValue {
+
+		@AdvisoryLocked(namespace = "job", key = "'a'", waitMode = WaitMode.SKIP)
+		public int count() {
+			return 1;
+		}
+
+	}
+
+	static class SkipOnVoidAndOptional {
+
+		@AdvisoryLocked(namespace = "job", key = "'a'", scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP)
+		public void run() {
+		}
+
+		@AdvisoryLocked(namespace = "job", key = "'b'", waitMode = WaitMode.SKIP)
+		public java.util.Optional<String> find() {
+			return java.util.Optional.empty();
+		}
+
 	}
 
 	static class BlankNamespace {

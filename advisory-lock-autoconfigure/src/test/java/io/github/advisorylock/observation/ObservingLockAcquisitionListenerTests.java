@@ -22,10 +22,12 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
@@ -49,12 +51,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link ObservingLockAcquisitionListener} and its auto-configuration, against real locks.
@@ -105,6 +109,48 @@ class ObservingLockAcquisitionListenerTests {
 		assertThat(this.meters.get(ObservingLockAcquisitionListener.ACQUIRE).timers())
 			.extracting((timer) -> timer.getId().getTag("error"))
 			.containsOnly("none", "LockTransactionException");
+	}
+
+	@Test
+	void tagsTheScopeAndRecordsSkippedAcquisitionsAndInvocationLocksReleasedOrLost() throws Exception {
+		HikariDataSource pool = TestDatabase.get().newDataSource(2);
+		try (pool; AdvisoryLockTemplate invocationLocks = new AdvisoryLockTemplate(pool)) {
+			invocationLocks.setHeartbeat(Duration.ofMillis(100));
+			invocationLocks.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations)));
+			LockRequest invocation = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
+			invocationLocks.execute(invocation, (handle) -> {
+				assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD + ".active")
+					.tags("namespace", this.namespace, "scope", "invocation")
+					.longTaskTimer()
+					.activeTasks()).isOne();
+				return null;
+			});
+			invocationLocks.execute(invocation, (handle) -> {
+				new JdbcTemplate(this.dataSource).queryForObject("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
+						+ "locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = ?", Boolean.class,
+						AdvisoryLockKeys.of(this.namespace, "job"));
+				await().atMost(Duration.ofSeconds(30)).until(handle::isLost);
+				return null;
+			});
+			try (LockHolder holder = LockHolder.exclusive(this.dataSource, AdvisoryLockKeys.of(this.namespace, "job"))) {
+				assertThat(invocationLocks.execute(invocation.withWaitMode(WaitMode.SKIP), (handle) -> true).executed())
+					.isFalse();
+			}
+		}
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.ACQUIRE)
+			.tags("namespace", this.namespace, "scope", "invocation", "wait.mode", "skip", "outcome", "skipped")
+			.timer()
+			.count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD)
+			.tags("namespace", this.namespace, "scope", "invocation", "outcome", "released")
+			.timer()
+			.count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD)
+			.tags("namespace", this.namespace, "scope", "invocation", "outcome", "lost")
+			.timer()
+			.count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD + ".active").longTaskTimer().activeTasks())
+			.isZero();
 	}
 
 	@Test

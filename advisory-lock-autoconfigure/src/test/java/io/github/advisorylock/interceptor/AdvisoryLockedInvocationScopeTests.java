@@ -1,0 +1,353 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.interceptor;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.test.BootAutoConfigurations;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests that an invocation-scoped {@link AdvisoryLocked @AdvisoryLocked} method holds its lock outside any
+ * transaction of the method and inside an {@code @Async} hop, whatever the order of the advisors and post processors,
+ * and that {@link WaitMode#SKIP} returns without running the body.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class AdvisoryLockedInvocationScopeTests {
+
+	private static final String NAMESPACE = "invocation-scope";
+
+	private static final long KEY = AdvisoryLockKeys.of(NAMESPACE, "job");
+
+	/** The application's pool, a Hikari pool from which the locks' own pool is derived. */
+	private final HikariDataSource pool = TestDatabase.get().newDataSource(4);
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+				BootAutoConfigurations.transaction(), BootAutoConfigurations.jdbcTemplate(),
+				AdvisoryLockAutoConfiguration.class))
+		.withBean(DataSource.class, () -> this.pool)
+		.withPropertyValues("advisory-lock.invocation.heartbeat=500ms")
+		.withUserConfiguration(Jobs.class);
+
+	@AfterEach
+	void closePool() {
+		this.pool.close();
+	}
+
+	@Test
+	void jobWithoutTransactionalHoldsTheLockOnAConnectionOfItsOwn() {
+		this.contextRunner.run((context) -> {
+			Seen seen = context.getBean(Job.class).plain();
+			assertThat(seen.transactionActive()).isFalse();
+			assertThat(seen.holders()).isOne();
+		});
+	}
+
+	@Test
+	void transactionalOnTheSameMethodRunsInsideTheLock() {
+		this.contextRunner.run((context) -> assertLockOutsideTransaction(context.getBean(Job.class).transactional()));
+	}
+
+	@Test
+	void transactionAdvisorWithHighestPrecedence() {
+		this.contextRunner.withUserConfiguration(HighestPrecedenceTransactions.class)
+			.run((context) -> assertLockOutsideTransaction(context.getBean(Job.class).transactional()));
+	}
+
+	@Test
+	void transactionAdvisorWithLowestPrecedence() {
+		this.contextRunner.withUserConfiguration(LowestPrecedenceTransactions.class)
+			.run((context) -> assertLockOutsideTransaction(context.getBean(Job.class).transactional()));
+	}
+
+	private void assertLockOutsideTransaction(Seen seen) {
+		// Inside the method the transaction is active; the lock is held, by a session that is not the transaction's.
+		assertThat(seen.transactionActive()).isTrue();
+		assertThat(seen.holders()).isOne();
+		assertThat(seen.holderPid()).isNotEqualTo(seen.transactionPid());
+		assertThat(this.pgLocks.on(KEY)).isEmpty();
+	}
+
+	@Test
+	void calledInsideATransactionThatBeganBeforeItFailsBeforeTheBody() {
+		this.contextRunner.run((context) -> {
+			Job job = context.getBean(Job.class);
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> context.getBean(Caller.class).inTransaction())
+				.withMessageContaining("@AdvisoryLocked " + Job.class.getName() + ".plain()")
+				.withMessageContaining("called inside a transaction that began before it");
+			assertThat(job.runs()).isZero();
+		});
+	}
+
+	@Test
+	void asyncJobTakesTheLockOnTheExecutorsThreadAfterTheCallerReturned() {
+		this.contextRunner.withUserConfiguration(AsyncJobs.class).run((context) -> {
+			AsyncJob job = context.getBean(AsyncJob.class);
+			CompletableFuture<String> result = job.run();
+			// The caller got its future while the body is still held on the latch; the lock is held meanwhile.
+			assertThat(job.started().await(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			assertThat(this.pgLocks.on(KEY)).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
+			job.release().countDown();
+			assertThat(result.get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+				.isNotEqualTo(Thread.currentThread().getName());
+		});
+	}
+
+	@Test
+	void skipReturnsEmptyOrNothingWithoutRunningTheBody() {
+		this.contextRunner.run((context) -> {
+			Job job = context.getBean(Job.class);
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), KEY)) {
+				job.skipping();
+				assertThat(job.optional()).isEmpty();
+				assertThat(job.runs()).isZero();
+				holder.rollback();
+			}
+			job.skipping();
+			assertThat(job.optional()).contains("ran");
+			assertThat(job.runs()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void scheduledJobRunsUnderItsLock() {
+		this.contextRunner.withUserConfiguration(Scheduling.class).run((context) -> {
+			ScheduledJob job = context.getBean(ScheduledJob.class);
+			assertThat(job.ran().await(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			assertThat(job.holders()).isOne();
+		});
+	}
+
+	/**
+	 * What a job saw of its lock and transaction from inside its body.
+	 */
+	record Seen(boolean transactionActive, int holders, int holderPid, int transactionPid) {
+
+	}
+
+	static Seen look(JdbcTemplate jdbc) {
+		boolean active = TransactionSynchronizationManager.isActualTransactionActive();
+		Integer holderPid = jdbc.queryForObject("SELECT coalesce(max(pid), 0) FROM pg_locks WHERE locktype = "
+				+ "'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = ?", Integer.class, KEY);
+		Integer holders = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+				+ "AND ((classid::bigint << 32) | objid::bigint) = ?", Integer.class, KEY);
+		Integer pid = jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
+		return new Seen(active, holders, holderPid, pid);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Jobs {
+
+		@Bean
+		Job job(JdbcTemplate jdbc) {
+			return new Job(jdbc);
+		}
+
+		@Bean
+		Caller caller(Job job) {
+			return new Caller(job);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement(order = Ordered.HIGHEST_PRECEDENCE)
+	static class HighestPrecedenceTransactions {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement(order = Ordered.LOWEST_PRECEDENCE)
+	static class LowestPrecedenceTransactions {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class AsyncJobs {
+
+		@Bean
+		AsyncJob asyncJob() {
+			return new AsyncJob();
+		}
+
+	}
+
+	// Registered before the auto-configuration, so its post processor would come first on equal order.
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class Scheduling {
+
+		@Bean
+		ScheduledJob scheduledJob(JdbcTemplate jdbc) {
+			return new ScheduledJob(jdbc);
+		}
+
+	}
+
+	static class Job {
+
+		private final JdbcTemplate jdbc;
+
+		final AtomicInteger runs = new AtomicInteger();
+
+		Job(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		// Fields of a class-based proxy are its own, not the target's: read them through a method.
+		public int runs() {
+			return this.runs.get();
+		}
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
+		public Seen plain() {
+			this.runs.incrementAndGet();
+			return look(this.jdbc);
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
+		public Seen transactional() {
+			return look(this.jdbc);
+		}
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP)
+		public void skipping() {
+			this.runs.incrementAndGet();
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", waitMode = WaitMode.SKIP)
+		public Optional<String> optional() {
+			this.runs.incrementAndGet();
+			return Optional.of("ran");
+		}
+
+	}
+
+	static class Caller {
+
+		private final Job job;
+
+		Caller(Job job) {
+			this.job = job;
+		}
+
+		@Transactional
+		public Seen inTransaction() {
+			return this.job.plain();
+		}
+
+	}
+
+	static class AsyncJob {
+
+		final CountDownLatch started = new CountDownLatch(1);
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		public CountDownLatch started() {
+			return this.started;
+		}
+
+		public CountDownLatch release() {
+			return this.release;
+		}
+
+		@Async
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
+		public CompletableFuture<String> run() throws InterruptedException {
+			this.started.countDown();
+			assertThat(this.release.await(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+			return CompletableFuture.completedFuture(Thread.currentThread().getName());
+		}
+
+	}
+
+	static class ScheduledJob {
+
+		private final JdbcTemplate jdbc;
+
+		final CountDownLatch ran = new CountDownLatch(1);
+
+		final AtomicReference<Integer> holders = new AtomicReference<>();
+
+		ScheduledJob(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		public CountDownLatch ran() {
+			return this.ran;
+		}
+
+		public Integer holders() {
+			return this.holders.get();
+		}
+
+		@Scheduled(fixedDelay = 60_000)
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP)
+		public void run() {
+			if (this.ran.getCount() > 0) {
+				this.holders.set(look(this.jdbc).holders());
+				this.ran.countDown();
+			}
+		}
+
+	}
+
+}
