@@ -2,7 +2,8 @@
 -- no constraint can say ("at most the plan's number of pending requests", "today's withdrawals at most the daily
 -- limit") are kept by the services under @AdvisoryLocked.
 
--- Setup requests: a user's plan decides how many may be pending at once (free 1, pro 3).
+-- Setup requests: a user's plan decides how many may be pending at once (free 1, pro 3). A request left pending too
+-- long expires (the expire-stale-requests job).
 CREATE TABLE IF NOT EXISTS users (
     id         uuid PRIMARY KEY,
     plan       text        NOT NULL CHECK (plan IN ('free', 'pro')),
@@ -12,7 +13,7 @@ CREATE TABLE IF NOT EXISTS users (
 CREATE TABLE IF NOT EXISTS setup_requests (
     id         uuid PRIMARY KEY,
     user_id    uuid        NOT NULL REFERENCES users (id),
-    status     text        NOT NULL CHECK (status IN ('pending', 'completed', 'cancelled')),
+    status     text        NOT NULL CHECK (status IN ('pending', 'completed', 'cancelled', 'expired')),
     created_at timestamptz NOT NULL DEFAULT now()
 );
 
@@ -45,3 +46,26 @@ CREATE TABLE IF NOT EXISTS transfers (
     created_at      timestamptz NOT NULL DEFAULT now(),
     CHECK (from_account_id <> to_account_id)
 );
+
+-- Scheduled jobs: every instance schedules each job, and its advisory lock lets one instance at a time run it. The
+-- lock alone would let the next instance to take it run the job again at once, so a run first claims its period:
+-- the claim moves claimed_at to now() only if the last claim is at least a period old, atomically and by the
+-- database's clock, and commits before the run works. A run that dies keeps its claim: no period has two runs.
+CREATE TABLE IF NOT EXISTS job_claims (
+    job        text        PRIMARY KEY,
+    claimed_at timestamptz NOT NULL
+);
+
+-- One row per run, claimed_at being its claim. started_at and finished_at are clock_timestamp(), the time of the
+-- statement rather than of its transaction's start, so that runs can be compared precisely; finished_at stays NULL
+-- for a run that did not finish (its instance died or stopped, or it found its lock lost).
+CREATE TABLE IF NOT EXISTS job_runs (
+    id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    job         text        NOT NULL,
+    instance    text        NOT NULL,
+    claimed_at  timestamptz NOT NULL,
+    started_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+    finished_at timestamptz CHECK (finished_at >= started_at)
+);
+
+CREATE INDEX IF NOT EXISTS job_runs_by_job_and_start ON job_runs (job, started_at);

@@ -20,17 +20,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.LockHolder;
@@ -39,6 +42,7 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,8 +61,8 @@ import static org.assertj.core.groups.Tuple.tuple;
 /**
  * The lock contract, run against every topology by subclassing: a subclass gives the {@link DataSource} the
  * application would use (direct to PostgreSQL, or through PgBouncer), and every lock here is taken through
- * {@link AdvisoryLockOperations} inside a real Spring transaction on it, while {@code pg_locks} is read directly from
- * the server.
+ * {@link io.github.advisorylock.AdvisoryLockOperations}, inside a real Spring transaction on it or, for an invocation
+ * scope, on a connection of its own derived from it, while {@code pg_locks} is read directly from the server.
  *
  * <p>The suite is what CI runs on each PostgreSQL major version ({@code -Dtest='*LockContractTests'}), so it sticks
  * to what PostgreSQL 13 offers.
@@ -83,7 +87,7 @@ abstract class AbstractLockContractTests {
 
 	private JdbcTemplate jdbc;
 
-	private AdvisoryLockOperations locks;
+	private AdvisoryLockTemplate locks;
 
 	/**
 	 * Return the data source of the topology under test: what the transactions, the locks and the other sessions'
@@ -98,6 +102,11 @@ abstract class AbstractLockContractTests {
 		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.locks = new AdvisoryLockTemplate(this.dataSource);
+	}
+
+	@AfterEach
+	void closeInvocationConnections() throws Exception {
+		this.locks.close();
 	}
 
 	private long key(Object value) {
@@ -237,6 +246,83 @@ abstract class AbstractLockContractTests {
 		assertThat(this.jdbc.queryForObject("SELECT value FROM contract_counter WHERE name = ?", Integer.class,
 				this.namespace))
 			.isEqualTo(40);
+	}
+
+	@Test
+	void invocationScopeHoldsTheLockAcrossTheWorksTransactionsUntilTheCallReturns() throws Exception {
+		LockResult<Integer> result = this.locks.execute(invocation(1), (handle) -> {
+			Integer workPid = this.transaction.execute((status) -> this.jdbc.queryForObject("SELECT pg_backend_pid()",
+					Integer.class));
+			// The work's transaction committed; the lock is still held, and another thread's transaction finds it
+			// busy (on this thread it would be re-entrant).
+			assertThat(this.pgLocks.on(key(1))).singleElement()
+				.satisfies((lock) -> assertThat(lock.pid()).isNotEqualTo(workPid));
+			assertThat(getWithinHangBound(this.threads.inTransaction(this.transaction,
+					() -> this.locks.tryLock(this.namespace, 1)))).isFalse();
+			return workPid;
+		});
+		assertThat(result.executed()).isTrue();
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+		assertThat(this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))
+			.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void invocationScopeBlocksASecondCallUntilTheFirstReturns() throws Exception {
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Future<LockResult<String>> first = this.threads.submit(() -> this.locks.execute(invocation(1), (handle) -> {
+			holding.countDown();
+			awaitLatch(release);
+			return "first";
+		}));
+		awaitLatch(holding);
+		Future<LockResult<String>> second = this.threads.submit(() -> this.locks
+			.execute(invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> "second"));
+		this.pgLocks.awaitWaiters(key(1), 1);
+		assertThat(second).isNotDone();
+		release.countDown();
+		assertThat(first.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("first");
+		assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("second");
+	}
+
+	@Test
+	void skipRunsNothingAndLeavesNothingHeldInEitherScope() {
+		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, ascending.get(1))) {
+			AtomicBoolean ran = new AtomicBoolean();
+			assertThat(this.locks.execute(invocation("a", "b", "c").withWaitMode(WaitMode.SKIP),
+					(handle) -> ran.getAndSet(true)).executed()).isFalse();
+			this.transaction.executeWithoutResult((status) -> assertThat(this.locks.execute(LockRequest
+				.of(this.namespace, "a", "b", "c")
+				.withWaitMode(WaitMode.SKIP), (handle) -> ran.getAndSet(true)).executed()).isFalse());
+			assertThat(ran).isFalse();
+			assertThat(this.pgLocks.all()).containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1),
+					"ExclusiveLock", true));
+		}
+	}
+
+	private LockRequest invocation(Object... keys) {
+		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
+	}
+
+	private static <T> T getWithinHangBound(Future<T> future) {
+		try {
+			return future.get(HANG_SECONDS, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void awaitLatch(CountDownLatch latch) {
+		try {
+			assertThat(latch.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 }

@@ -16,6 +16,8 @@
 
 package io.github.advisorylock.jdbc;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,7 +38,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -48,6 +52,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -59,13 +65,14 @@ import org.springframework.util.FileSystemUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What a caller of {@link AdvisoryLockTemplate} sees when things fail around it: a terminated backend, a server
  * restart, a statement timeout, an exhausted pool, an interrupted thread. Against real PostgreSQL, from several
  * sessions at once, with the {@link JdbcTransactionManager} that Spring Boot configures for JDBC.
  */
-@ExtendWith(NoAdvisoryLocksLeft.class)
+@ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class AdvisoryLockFaultTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
@@ -229,6 +236,53 @@ class AdvisoryLockFaultTests {
 		finally {
 			server.close();
 			FileSystemUtils.deleteRecursively(data);
+		}
+	}
+
+	@Test
+	void aServerRestartWhileAnInvocationScopedLockIsHeldIsReportedLostWithoutHidingTheWorksFailure(
+			CapturedOutput output) throws Exception {
+		Path data = Files.createTempDirectory("advisory-lock-restart");
+		EmbeddedPostgres started = EmbeddedPostgres.builder()
+			.setDataDirectory(data)
+			.setCleanDataDirectory(false)
+			.setPGStartupWait(Duration.ofSeconds(30))
+			.start();
+		int port = started.getPort();
+		AtomicReference<EmbeddedPostgres> server = new AtomicReference<>(started);
+		IllegalStateException workFailure = new IllegalStateException("the work's own failure");
+		try (HikariDataSource pool = dedicatedPool(started.getJdbcUrl("postgres", "postgres"), 2);
+				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
+			locks.setHeartbeat(Duration.ofMillis(200));
+			LockRequest request = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> locks.execute(request, (handle) -> {
+				server.set(restart(server.get(), data, port));
+				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld);
+				throw workFailure;
+			})).isSameAs(workFailure);
+			assertThat(output).contains("Advisory lock " + this.namespace + ":[job] (invocation scope) was lost");
+			// The pool dropped the dead connection: the next call holds the lock again.
+			assertThat(locks.execute(request, (handle) -> handle.isLost()).value()).isFalse();
+		}
+		finally {
+			server.get().close();
+			FileSystemUtils.deleteRecursively(data);
+		}
+	}
+
+	private static EmbeddedPostgres restart(EmbeddedPostgres server, Path data, int port) {
+		try {
+			server.close();
+			return EmbeddedPostgres.builder()
+				.setDataDirectory(data)
+				.setCleanDataDirectory(false)
+				.setPort(port)
+				.setPGStartupWait(Duration.ofSeconds(30))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
 	}
 

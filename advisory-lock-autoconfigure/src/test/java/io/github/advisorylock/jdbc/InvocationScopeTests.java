@@ -48,6 +48,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -56,12 +58,13 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Tests for invocation-scoped locks and {@link WaitMode#SKIP} through {@link AdvisoryLockTemplate#execute}, against
  * real PostgreSQL from several connections at once.
  */
-@ExtendWith(NoAdvisoryLocksLeft.class)
+@ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class InvocationScopeTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
@@ -111,24 +114,6 @@ class InvocationScopeTests {
 	}
 
 	@Test
-	void holdsTheLockForTheWholeCallAcrossTransactionsOnAConnectionOfItsOwn() {
-		LockResult<Integer> result = this.locks.execute(invocation(1), (handle) -> {
-			int first = this.transaction.execute((status) -> this.jdbc.queryForObject("SELECT pg_backend_pid()",
-					Integer.class));
-			this.transaction.executeWithoutResult((status) -> this.jdbc.execute("SELECT 1"));
-			// Both transactions committed, and the lock is still held, by a session that is not the work's.
-			assertThat(this.pgLocks.on(key(1))).singleElement().satisfies((lock) -> {
-				assertThat(lock.granted()).isTrue();
-				assertThat(lock.pid()).isNotEqualTo(first);
-			});
-			return first;
-		});
-		assertThat(result.executed()).isTrue();
-		assertThat(result.value()).isPositive();
-		assertThat(this.pgLocks.on(key(1))).isEmpty();
-	}
-
-	@Test
 	void lockSessionIsReadOnlyReadCommittedWithoutXidOrSnapshotAndNamesItself() {
 		this.locks.setInstanceName("instance-7");
 		this.locks.execute(invocation(1), (handle) -> {
@@ -142,25 +127,6 @@ class InvocationScopeTests {
 				.containsEntry("xmin", null);
 			return null;
 		});
-	}
-
-	@Test
-	void secondCallerWaitsUntilTheFirstCallReturns() throws Exception {
-		CountDownLatch release = new CountDownLatch(1);
-		CountDownLatch holding = new CountDownLatch(1);
-		Future<LockResult<Object>> first = this.threads.submit(() -> this.locks.execute(invocation(1), (handle) -> {
-			holding.countDown();
-			awaitLatch(release);
-			return "first";
-		}));
-		assertThat(holding.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		Future<LockResult<Object>> second = this.threads.submit(() -> this.locks.execute(
-				invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> "second"));
-		this.pgLocks.awaitWaiters(key(1), 1);
-		assertThat(second).isNotDone();
-		release.countDown();
-		assertThat(first.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("first");
-		assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("second");
 	}
 
 	@Test
@@ -190,21 +156,6 @@ class InvocationScopeTests {
 				.satisfies((ex) -> assertThat(ex.getHolders()).singleElement()
 					.satisfies((info) -> assertThat(info.pid()).isEqualTo(holder.pid())));
 			assertThat(ran).isFalse();
-			holder.rollback();
-		}
-	}
-
-	@Test
-	void skipDoesNotRunTheWorkAndGivesBackTheKeysTakenBeforeTheHeldOne() {
-		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), ascending.get(1))) {
-			AtomicBoolean ran = new AtomicBoolean();
-			LockResult<Boolean> result = this.locks.execute(invocation("a", "b", "c").withWaitMode(WaitMode.SKIP),
-					(handle) -> ran.getAndSet(true));
-			assertThat(result.executed()).isFalse();
-			assertThat(ran).isFalse();
-			assertThat(this.pgLocks.all()).containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1),
-					"ExclusiveLock", true));
 			holder.rollback();
 		}
 	}
@@ -329,6 +280,23 @@ class InvocationScopeTests {
 		assertThat(seen.get().isLost()).isTrue();
 		// The next call gets a healthy connection, not the dead one back from the pool.
 		assertThat(this.locks.execute(invocation(1), (handle) -> "again").value()).isEqualTo("again");
+	}
+
+	@Test
+	void transactionTimeoutIsAWarningAtAcquisitionAndEndsTheLockAsALoss(CapturedOutput output) throws Exception {
+		assumeTrue(TestDatabase.get().serverMajorVersion() >= 17, "transaction_timeout is PostgreSQL 17's");
+		String url = TestDatabase.get().createDatabase("invocation_transaction_timeout");
+		this.observer.execute("ALTER DATABASE invocation_transaction_timeout SET transaction_timeout = '1s'");
+		try (HikariDataSource pool = TestDatabase.get().newDataSource(url, 2);
+				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
+			locks.setHeartbeat(Duration.ofMillis(200));
+			locks.execute(invocation(1), (handle) -> {
+				assertThat(output).contains("Invocation-scoped advisory lock '" + this.namespace + "' runs with "
+						+ "transaction_timeout = 1s");
+				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+				return null;
+			});
+		}
 	}
 
 	@Test

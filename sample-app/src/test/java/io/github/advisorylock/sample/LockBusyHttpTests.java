@@ -49,6 +49,8 @@ class LockBusyHttpTests {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		// Long enough that the waiting request is surely seen in pg_locks before it gives up, even on a loaded machine.
 		registry.add("advisory-lock.default-timeout", () -> "3s");
+		// As in SampleDatabaseTests: a job's lock would be one this test leaves, and the context stays cached.
+		registry.add("sample.jobs.enabled", () -> "false");
 	}
 
 	@Value("${local.server.port}")

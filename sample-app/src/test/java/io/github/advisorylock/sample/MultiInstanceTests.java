@@ -15,24 +15,16 @@
  */
 package io.github.advisorylock.sample;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.Writer;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
 import io.github.advisorylock.sample.Concurrently.Outcome;
@@ -47,7 +39,6 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -64,43 +55,34 @@ class MultiInstanceTests {
 
 	private static final long DAILY_LIMIT = 2_000;
 
-	private static final List<Process> processes = new ArrayList<>();
+	private static final List<SampleInstance> instances = new ArrayList<>();
 
 	private static final List<Http> clients = new ArrayList<>();
-
-	private static final List<CompletableFuture<Void>> started = new ArrayList<>();
 
 	private final JdbcClient jdbc = JdbcClient.create(TestDatabase.get().dataSource());
 
 	@BeforeAll
-	static void startInstances() throws Exception {
+	static void startInstances() throws IOException {
 		// The schema once, here: three instances running CREATE TABLE IF NOT EXISTS at the same moment can collide.
 		new ResourceDatabasePopulator(new ClassPathResource("schema.sql")).execute(TestDatabase.get().dataSource());
-		// Should this JVM end before the tests do, its children end with it.
-		Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroyForcibly)));
-		Path logs = Files.createDirectories(Path.of("target", "multi-instance"));
 		for (int i = 0; i < INSTANCES; i++) {
-			int port = freePort();
-			Process process = start(port);
-			processes.add(process);
-			started.add(watch(process, logs.resolve("instance-" + i + ".log")));
-			clients.add(new Http(port));
+			instances.add(SampleInstance.start("instance-" + i, Path.of("target", "multi-instance"),
+					"--spring.datasource.hikari.maximum-pool-size=8",
+					// Generous: 9 callers on 2 cores share 3 JVMs; a busy answer is still a 409, but the rules are the
+					// point.
+					"--advisory-lock.default-timeout=10s",
+					// A job's lock, held between requests, would be one that NoAdvisoryLocksLeft finds after a test.
+					"--sample.jobs.enabled=false"));
 		}
-		for (int i = 0; i < INSTANCES; i++) {
-			awaitReady(i);
+		for (SampleInstance instance : instances) {
+			instance.awaitStarted();
+			clients.add(instance.http());
 		}
 	}
 
 	@AfterAll
-	static void stopInstances() throws InterruptedException {
-		for (Process process : processes) {
-			process.destroy();
-		}
-		for (Process process : processes) {
-			if (!process.waitFor(Concurrently.HANG_SECONDS, TimeUnit.SECONDS)) {
-				process.destroyForcibly();
-			}
-		}
+	static void stopInstances() {
+		SampleInstance.stopAll(instances);
 	}
 
 	@Test
@@ -186,62 +168,6 @@ class MultiInstanceTests {
 				.post("/users/" + user + "/setup-requests/" + request + "/cancel", null);
 		}
 		return created;
-	}
-
-	private static Process start(int port) throws IOException {
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-				SampleApplication.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",
-				"--spring.main.banner-mode=off", "--spring.sql.init.mode=never",
-				"--spring.datasource.hikari.maximum-pool-size=8",
-				// Generous: 9 callers on 2 cores share 3 JVMs; a busy answer is still a 409, but the rules are the point.
-				"--advisory-lock.default-timeout=10s"));
-		TestDatabase.get()
-			.springDataSourceProperties()
-			.forEach((name, value) -> command.add("--" + name + "=" + value));
-		return new ProcessBuilder(command).redirectErrorStream(true).start();
-	}
-
-	private static void awaitReady(int instance) throws Exception {
-		try {
-			started.get(instance).get(Concurrently.HANG_SECONDS * 3, TimeUnit.SECONDS);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			throw new IllegalStateException("Instance " + instance + " did not start; see target/multi-instance", ex);
-		}
-	}
-
-	/**
-	 * Copy a child's output to its log, and complete when it says it has started (Spring Boot logs that line once
-	 * the web server listens), or fail when the output ends first: the child exited.
-	 */
-	private static CompletableFuture<Void> watch(Process process, Path log) {
-		CompletableFuture<Void> started = new CompletableFuture<>();
-		Thread copier = new Thread(() -> {
-			try (BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8));
-					Writer file = Files.newBufferedWriter(log, UTF_8)) {
-				for (String line = output.readLine(); line != null; line = output.readLine()) {
-					file.write(line + System.lineSeparator());
-					if (line.contains("Started " + SampleApplication.class.getSimpleName())) {
-						file.flush();
-						started.complete(null);
-					}
-				}
-			}
-			catch (IOException ex) {
-				started.completeExceptionally(ex);
-			}
-			started.completeExceptionally(new IllegalStateException("the process ended before it started"));
-		}, "multi-instance-output-" + process.pid());
-		copier.setDaemon(true);
-		copier.start();
-		return started;
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
 	}
 
 }

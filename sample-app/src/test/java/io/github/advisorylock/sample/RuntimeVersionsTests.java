@@ -47,6 +47,8 @@ class RuntimeVersionsTests {
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
+		// As in SampleDatabaseTests: this context stays cached while later tests run.
+		registry.add("sample.jobs.enabled", () -> "false");
 	}
 
 	@Autowired

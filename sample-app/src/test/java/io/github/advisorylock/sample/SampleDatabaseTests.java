@@ -25,6 +25,10 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * Base of the sample's Spring tests: the application on the test database (embedded PostgreSQL 18 unless
  * {@code ADVISORY_LOCK_TEST_URL} is set), with no advisory lock left after any test.
+ *
+ * <p>
+ * Scheduled jobs are off in every in-process test ({@code sample.jobs.enabled=false}): a cached context would keep
+ * running them, and holding their locks, while later tests run; the tests of a job call it themselves.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 public abstract class SampleDatabaseTests {
@@ -36,6 +40,7 @@ public abstract class SampleDatabaseTests {
 		// the timeout; the tests of the timeout set their own.
 		registry.add("advisory-lock.default-timeout", () -> "30s");
 		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "24");
+		registry.add("sample.jobs.enabled", () -> "false");
 	}
 
 }

@@ -21,11 +21,12 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * A user's request to set something up, pending until completed or cancelled.
+ * A user's request to set something up, pending until completed or cancelled, or expired by a scheduled job when
+ * left pending too long.
  *
  * @param id the request's id
  * @param userId the user who made it
- * @param status {@code pending}, {@code completed} or {@code cancelled}
+ * @param status {@code pending}, {@code completed}, {@code cancelled} or {@code expired}
  * @param createdAt when it was made
  */
 public record SetupRequest(UUID id, UUID userId, String status, OffsetDateTime createdAt) {
@@ -34,6 +35,6 @@ public record SetupRequest(UUID id, UUID userId, String status, OffsetDateTime c
 	public static final String PENDING = "pending";
 
 	/** Every status a request can have. */
-	public static final List<String> STATUSES = List.of(PENDING, "completed", "cancelled");
+	public static final List<String> STATUSES = List.of(PENDING, "completed", "cancelled", "expired");
 
 }

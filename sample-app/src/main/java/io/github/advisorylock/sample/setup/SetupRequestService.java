@@ -86,7 +86,7 @@ public class SetupRequestService {
 	 * @param status only requests in this status, or {@code null} for all
 	 * @return the requests, oldest first
 	 * @throws NotFoundException if there is no such user
-	 * @throws InvalidRequestException if the status is none of {@code pending}, {@code completed}, {@code cancelled}
+	 * @throws InvalidRequestException if the status is none of {@link SetupRequest#STATUSES}
 	 */
 	@Transactional(readOnly = true)
 	public List<SetupRequest> list(UUID userId, @Nullable String status) {
@@ -108,7 +108,7 @@ public class SetupRequestService {
 	 * @param requestId the request
 	 * @return the request, completed
 	 * @throws NotFoundException if the user has no such request
-	 * @throws RequestNotPendingException if the request is already completed or cancelled
+	 * @throws RequestNotPendingException if the request is already completed, cancelled or expired
 	 */
 	@Transactional
 	public SetupRequest complete(UUID userId, UUID requestId) {
@@ -121,7 +121,7 @@ public class SetupRequestService {
 	 * @param requestId the request
 	 * @return the request, cancelled
 	 * @throws NotFoundException if the user has no such request
-	 * @throws RequestNotPendingException if the request is already completed or cancelled
+	 * @throws RequestNotPendingException if the request is already completed, cancelled or expired
 	 */
 	@Transactional
 	public SetupRequest cancel(UUID userId, UUID requestId) {

@@ -57,6 +57,8 @@ class RepeatableReadDatabaseTests {
 		database.springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		registry.add("spring.datasource.url", () -> url);
 		registry.add("advisory-lock.default-timeout", () -> "30s");
+		// As in SampleDatabaseTests: a job's lock would be one this test leaves, and the context stays cached.
+		registry.add("sample.jobs.enabled", () -> "false");
 	}
 
 	@Autowired
