@@ -36,6 +36,7 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLockDescriptor;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
@@ -154,6 +155,24 @@ class AdvisoryLocksEndpointTests {
 			holder.get(HANG_SECONDS, TimeUnit.SECONDS);
 			waiter.get(HANG_SECONDS, TimeUnit.SECONDS);
 		});
+	}
+
+	@Test
+	void labelsAnInvocationScopedLockAndShowsItsApplicationName() {
+		long key = AdvisoryLockKeys.of(this.namespace, "nightly");
+		this.exposed.run((context) -> context.getBean(AdvisoryLockOperations.class)
+			.execute(LockRequest.of(this.namespace, "nightly").withScope(LockScope.INVOCATION), (handle) -> {
+				assertThat(endpoint(context).advisoryLocks().locks())
+					.filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
+					.singleElement()
+					.satisfies((held) -> {
+						assertThat(held.granted()).isTrue();
+						assertThat(held.label()).isEqualTo(this.namespace + ":nightly");
+						assertThat(held.state()).isEqualTo("idle in transaction");
+						assertThat(held.applicationName()).startsWith("advisory-lock " + this.namespace);
+					});
+				return null;
+			}));
 	}
 
 	@Test

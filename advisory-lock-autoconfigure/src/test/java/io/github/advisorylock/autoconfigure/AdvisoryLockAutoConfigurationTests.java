@@ -19,8 +19,11 @@ package io.github.advisorylock.autoconfigure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -30,6 +33,8 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
@@ -49,7 +54,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -76,6 +83,27 @@ class AdvisoryLockAutoConfigurationTests {
 			.hasSingleBean(LockKeyStrategy.class)
 			.hasSingleBean(AdvisoryLockBeanPostProcessor.class)
 			.hasSingleBean(AdvisoryLockProperties.class));
+	}
+
+	@Test
+	void invocationScopedLocksTakeTheirConnectionsFromTheInvocationLockDataSourceWithinTheirBound() {
+		this.withDataSource.withUserConfiguration(InvocationLockConnections.class)
+			.withPropertyValues("advisory-lock.invocation.max-connections=1")
+			.run((context) -> {
+				// A bean that is no default candidate leaves the application's DataSource the single candidate.
+				assertThat(context).hasNotFailed().hasSingleBean(AdvisoryLockOperations.class);
+				CountingDataSource lockConnections = context.getBean("lockConnections", CountingDataSource.class);
+				AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
+				LockRequest job = LockRequest.of("autoconfigure", "job").withScope(LockScope.INVOCATION);
+				locks.execute(job, (handle) -> {
+					assertThat(lockConnections.obtained).hasValue(1);
+					assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+						.isThrownBy(() -> locks.execute(LockRequest.of("autoconfigure", "other")
+							.withScope(LockScope.INVOCATION), (other) -> null))
+						.withMessageContaining("advisory-lock.invocation.max-connections");
+					return null;
+				});
+			});
 	}
 
 	@Test
@@ -240,6 +268,33 @@ class AdvisoryLockAutoConfigurationTests {
 
 	private static void inTransaction(PlatformTransactionManager transactionManager, Runnable work) {
 		new TransactionTemplate(transactionManager).executeWithoutResult((status) -> work.run());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class InvocationLockConnections {
+
+		@Bean(defaultCandidate = false)
+		@InvocationLockDataSource
+		CountingDataSource lockConnections() {
+			return new CountingDataSource(TestDatabase.get().dataSource());
+		}
+
+	}
+
+	static class CountingDataSource extends DelegatingDataSource {
+
+		final AtomicInteger obtained = new AtomicInteger();
+
+		CountingDataSource(DataSource target) {
+			super(target);
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			this.obtained.incrementAndGet();
+			return super.getConnection();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
