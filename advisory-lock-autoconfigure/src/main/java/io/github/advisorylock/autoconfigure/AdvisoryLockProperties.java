@@ -162,7 +162,7 @@ public class AdvisoryLockProperties {
 		 * @param heartbeat the interval, between 100ms and 1h
 		 */
 		public void setHeartbeat(Duration heartbeat) {
-			Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
+			Assert.isTrue(AdvisoryLockTemplate.isValidHeartbeat(heartbeat),
 					() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
 			this.heartbeat = heartbeat;
 		}

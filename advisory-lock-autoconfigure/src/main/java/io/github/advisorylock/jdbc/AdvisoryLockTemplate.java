@@ -16,10 +16,10 @@
 
 package io.github.advisorylock.jdbc;
 
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
@@ -66,6 +66,10 @@ import org.springframework.util.Assert;
  * <p>Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException}, any other
  * {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a deadlock between two calls is a
  * {@code PessimisticLockingFailureException} ({@code DeadlockLoserDataAccessException} on Spring Framework 6).
+ *
+ * <p>{@link LockScope#INVOCATION Invocation-scoped} locks run through {@link #execute}: each holds a connection of its
+ * own (see {@link #setInvocationDataSource}) in a read-only transaction for the whole call, kept alive by a heartbeat.
+ * {@link #close()} stops the heartbeats and closes those connections.
  *
  * <p>Optionally, a {@link LockHolderDiagnosis} names the holders in each {@code LockBusyException} (on the failure path
  * only), and {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing, key labels).
@@ -209,12 +213,22 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * Set how often an invocation-scoped lock's session is checked while its work runs. Three intervals without one
 	 * (a hung or cut-off holder) make PostgreSQL end the session and release the lock. Defaults to 10 seconds.
-	 * @param heartbeat the interval, at least 100ms
+	 * @param heartbeat the interval (see {@link #isValidHeartbeat})
 	 */
 	public void setHeartbeat(Duration heartbeat) {
-		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
+		Assert.isTrue(isValidHeartbeat(heartbeat),
 				() -> "Advisory lock heartbeat must be between 100ms and 1h, was " + heartbeat);
 		this.heartbeat = heartbeat;
+	}
+
+	/**
+	 * Return whether a duration can be the heartbeat of invocation-scoped locks: at least 100ms, so that the
+	 * dead-man switch of three heartbeats outlasts a round trip and a short pause, and at most an hour.
+	 * @param heartbeat the duration
+	 * @return whether it is a valid heartbeat
+	 */
+	public static boolean isValidHeartbeat(Duration heartbeat) {
+		return heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0;
 	}
 
 	/**

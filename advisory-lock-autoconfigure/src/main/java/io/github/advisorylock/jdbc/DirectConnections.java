@@ -33,9 +33,10 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.util.ClassUtils;
 
 /**
- * Derives, from the application's Hikari pool, a source of short-lived physical connections that bypasses the pool:
- * for the reads that must answer when the pool is exhausted (a timeout's diagnosis, the {@code advisorylocks}
- * endpoint). Each step is bounded: connecting, logging in, and every read on the socket.
+ * Derives, from the application's Hikari pool, sources of connections that bypass the pool: short-lived physical
+ * connections for the reads that must answer when the pool is exhausted (a timeout's diagnosis, the
+ * {@code advisorylocks} endpoint), each step bounded (connecting, logging in, every read on the socket); and a small
+ * pool of its own for the connections that hold invocation-scoped locks.
  *
  * <p>pgjdbc lets a parameter in the URL win over the same property passed beside it, so the bounds and the
  * application name are removed from the pool's URL before they are set as properties: a pool URL with
