@@ -27,6 +27,7 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.test.TestDatabase;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -101,14 +102,17 @@ public final class Benchmarks {
 			BenchmarkApplication.resizePool(context, BenchmarkApplication.MAX_POOL_SIZE);
 
 			Map<Integer, ScalingBenchmark.Point> scaling = new ScalingBenchmark(this.settings, context, annotated).run();
+			Map<String, double[]> takeover = new TakeoverBenchmark(this.settings,
+					context.getBean(AdvisoryLockOperations.class), database).run();
 
 			String costSection = costSection(perCall);
 			String keysSection = keysSection(perKeys);
 			String handOffSection = handOffSection(handOff, perCall);
 			String capacitySection = capacitySection(burstWaits, hot, distinct);
 			String scalingSection = scalingSection(scaling);
+			String invocationSection = invocationSection(perCall, takeover);
 			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
-					chart(scaling, perKeys));
+					invocationSection, chart(scaling, perKeys));
 		}
 		finally {
 			peers.dropTables();
@@ -143,6 +147,7 @@ public final class Benchmarks {
 			case CostBenchmark.FLOOR, CostBenchmark.CHECKED_FLOOR, CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS ->
 				"2 (lock, commit)";
 			case CostBenchmark.ARTICLE -> "4 (3 statements, commit)";
+			case CostBenchmark.INVOCATION -> "2 (open and lock, rollback), and the pool's check of an idle connection";
 			default -> "not counted";
 		};
 	}
@@ -214,6 +219,31 @@ public final class Benchmarks {
 				Math.ceil(worst * 100));
 	}
 
+	private String invocationSection(Map<String, double[]> perCall, Map<String, double[]> takeover) {
+		Table cost = new Table("uncontended, no work", "µs per call", "ratio to the invocation scope");
+		double[] invocation = perCall.get(CostBenchmark.INVOCATION);
+		for (String variant : List.of(CostBenchmark.INVOCATION, CostBenchmark.SHEDLOCK, CostBenchmark.REGISTRY)) {
+			cost.row(variant, Summary.of(perCall.get(variant), Summary.Spread.IQR).format(0),
+					Summary.of(Rounds.ratios(perCall.get(variant), invocation), Summary.Spread.IQR).format(2));
+		}
+		Table next = new Table("the waiting instance's work starts after", "median, ms", "min–max, ms", "samples");
+		takeover.forEach((way, millis) -> {
+			Summary summary = Summary.of(millis, Summary.Spread.RANGE);
+			next.row(way, fmt("%.1f", summary.median()), summary.format(1), millis.length);
+		});
+		next.row("ShedLock, a holder that died or hung", "`lockAtMostFor`, as configured", "", "");
+		Summary shedLock = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.SHEDLOCK), invocation),
+				Summary.Spread.IQR);
+		this.headline.add(String.format(Locale.ROOT, "Invocation scope, uncontended lock + unlock: %s µs; ShedLock "
+				+ "%s× that. The next instance starts %.1f ms after a holder returns, %.0f ms after it is killed, "
+				+ "%.1f s after it hangs (heartbeat %d s).", Summary.of(invocation, Summary.Spread.IQR).format(0),
+				shedLock.format(2), Summary.of(takeover.get(TakeoverBenchmark.RETURNS), Summary.Spread.RANGE).median(),
+				Summary.of(takeover.get(TakeoverBenchmark.KILLED), Summary.Spread.RANGE).median(),
+				Summary.of(takeover.get(TakeoverBenchmark.HUNG), Summary.Spread.RANGE).median() / 1000,
+				TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds()));
+		return cost.markdown() + "\n" + next.markdown();
+	}
+
 	private String scalingSection(Map<Integer, ScalingBenchmark.Point> scaling) {
 		Table table = new Table("callers (= pool size)", "distinct keys: calls/s", "distinct keys: p99 ms",
 				"one hot key: calls/s", "one hot key: p99 ms");
@@ -273,9 +303,9 @@ public final class Benchmarks {
 	}
 
 	private void write(Path docs, Table environment, String cost, String keys, String handOff, String capacity,
-			String scaling, String svg) throws IOException {
+			String scaling, String invocation, String svg) throws IOException {
 		String document = Report.render(this.settings, environment.markdown(), this.headline, cost, keys, handOff,
-				capacity, scaling);
+				capacity, scaling, invocation);
 		System.out.println();
 		System.out.println(document);
 		Files.createDirectories(docs);

@@ -45,6 +45,8 @@ final class CostBenchmark {
 
 	static final String ARTICLE = "article's sequence: `SET TRANSACTION`, `set_config`, lock";
 
+	static final String INVOCATION = "invocation scope: `execute(…)` lock + unlock, no work";
+
 	static final String REGISTRY = "Spring Integration `JdbcLockRegistry`: lock + unlock";
 
 	static final String SHEDLOCK = "ShedLock `JdbcTemplateLockProvider`: lock + unlock";
@@ -86,6 +88,7 @@ final class CostBenchmark {
 		variants.put(ANNOTATION, () -> this.annotated.lockOne(random()));
 		variants.put(OPERATIONS, () -> this.handWritten.operations(random()));
 		variants.put(ARTICLE, () -> this.handWritten.article(random()));
+		variants.put(INVOCATION, () -> this.handWritten.invocation(random()));
 		variants.put(REGISTRY, () -> {
 			Lock lock = this.registry.obtain("cost-" + names.incrementAndGet() % PEER_NAMES);
 			lock.lock();

@@ -23,6 +23,8 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.annotation.Transactional;
@@ -135,6 +137,16 @@ public class HandWrittenCalls {
 	@Transactional
 	public void operations(long key) {
 		this.locks.lock(AnnotatedCalls.NAMESPACE, key);
+	}
+
+	/**
+	 * Take and release an invocation-scoped lock on one key, with no work: what a scheduled job pays to hold it,
+	 * outside any transaction.
+	 * @param key the resource
+	 */
+	public void invocation(long key) {
+		this.locks.execute(LockRequest.of(AnnotatedCalls.NAMESPACE, key).withScope(LockScope.INVOCATION),
+				(handle) -> null);
 	}
 
 	private void execute(String sql, Object... parameters) {

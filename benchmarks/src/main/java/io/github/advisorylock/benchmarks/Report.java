@@ -28,7 +28,7 @@ final class Report {
 	}
 
 	static String render(Settings settings, String environment, List<String> headline, String cost, String keys,
-			String handOff, String capacity, String scaling) {
+			String handOff, String capacity, String scaling, String invocation) {
 		StringBuilder text = new StringBuilder();
 		text.append("""
 				# Benchmarks
@@ -152,7 +152,26 @@ final class Report {
 				the transactions: only one holds the lock at a time, for its lock statement, its commit and the
 				hand-off to the next waiter, so throughput stays flat or drops as waiters add CPU work, and p99 grows
 				with the queue.
-				""".formatted(environment, cost, keys, samples(settings), handOff, capacity, scaling, Benchmarks.CHART));
+
+				## 7. Invocation scope: what a scheduled job pays, and how soon the next instance runs
+
+				What a job pays to hold an invocation-scoped lock with no work in it, beside the peers' lock and
+				unlock, from the rounds of scenarios 1–3: the library borrows a connection from its own pool (which
+				checks one idle for more than half a second), opens a READ COMMITTED, READ ONLY transaction and tries
+				the lock in one round trip, and rolls back in a second; nothing is written. The peers write and commit
+				a row to lock and again to unlock.
+
+				Then the time from a holder's end to the moment a waiting instance's work starts (`BLOCK`, waiting
+				inside PostgreSQL). A holder whose call returns rolls back its lock's transaction. A holder killed
+				with `SIGKILL` (a JVM of its own) has its socket closed by the kernel, and PostgreSQL ends its session.
+				A holder stopped with `SIGSTOP` (a hang: a frozen VM, a long pause) keeps its socket open; PostgreSQL
+				ends its session when `idle_in_transaction_session_timeout`, three heartbeats, has passed since its
+				last heartbeat, so that figure lies between two and three heartbeats (%s here). ShedLock does not
+				observe its holder: a dead or hung holder's lock lasts until its `lockAtMostFor` runs out.
+
+				%s
+				""".formatted(environment, cost, keys, samples(settings), handOff, capacity, scaling, Benchmarks.CHART,
+				TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds() + " s", invocation));
 		return text.toString();
 	}
 
