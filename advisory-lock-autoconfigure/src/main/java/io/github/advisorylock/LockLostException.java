@@ -38,7 +38,7 @@ public class LockLostException extends DataAccessResourceFailureException {
 	 * Create a new instance.
 	 * @param namespace the namespace of the lost lock
 	 * @param keyValues the text of its key values
-	 * @param cause what showed the loss (the failed heartbeat), or {@code null}
+	 * @param cause what showed the loss: the heartbeat's failure, or the time without a confirmed heartbeat
 	 */
 	public LockLostException(String namespace, List<String> keyValues, Throwable cause) {
 		super("Advisory lock " + namespace + ":" + keyValues + " was lost while its work ran (" + cause.getMessage()

@@ -17,10 +17,11 @@ package io.github.advisorylock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
@@ -34,9 +35,14 @@ import org.jspecify.annotations.Nullable;
  * The locks of one invocation-scoped call, held by the transaction of their own connection: kept alive by a
  * heartbeat while the call runs, and released by rolling that transaction back when it ends.
  *
+ * <p>The lock counts as lost when a heartbeat fails, and also, without waiting for the next one, as soon as no
+ * heartbeat has been confirmed for the dead-man interval: PostgreSQL may have ended the session by then (a process
+ * paused for that long learns it at its first {@link #checkHeld()}). The time of a heartbeat is taken before it is
+ * sent, so the check errs on the early side of the server's.
+ *
  * <p>The heartbeat runs on a scheduler thread and the release on the caller's; both use the connection under this
  * object's monitor. Every statement is bounded by the connection's network timeout, so neither can hang on a dead
- * link.
+ * link. {@link #checkHeld()} and {@link #isLost()} take no lock and make no call.
  */
 final class InvocationLock implements LockHandle {
 
@@ -54,20 +60,31 @@ final class InvocationLock implements LockHandle {
 
 	private final String heartbeatSql;
 
-	private @Nullable ScheduledFuture<?> heartbeat;
+	private final long deadManNanos;
+
+	private volatile long confirmedNanos;
+
+	private volatile @Nullable ScheduledFuture<?> heartbeat;
 
 	private boolean released;
 
-	private volatile @Nullable Throwable loss;
+	private final AtomicReference<@Nullable Throwable> loss = new AtomicReference<>();
 
+	/**
+	 * Create the lock of a call, just acquired.
+	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the lock was sent
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 */
 	InvocationLock(String namespace, LockMode mode, LockKeys keys, Connection connection, Acquisition acquisition,
-			String heartbeatSql) {
+			String heartbeatSql, long acquiredNanos, Duration deadMan) {
 		this.namespace = namespace;
 		this.mode = mode;
 		this.keys = keys;
 		this.connection = connection;
 		this.acquisition = acquisition;
 		this.heartbeatSql = heartbeatSql;
+		this.confirmedNanos = acquiredNanos;
+		this.deadManNanos = deadMan.toNanos();
 	}
 
 	LockMode mode() {
@@ -78,38 +95,41 @@ final class InvocationLock implements LockHandle {
 		return this.keys;
 	}
 
-	Connection connection() {
-		return this.connection;
-	}
-
 	/**
 	 * Send a heartbeat at a fixed delay until the lock is released or lost.
 	 */
-	synchronized void startHeartbeat(ScheduledExecutorService scheduler, long periodMillis) {
+	void startHeartbeat(ScheduledExecutorService scheduler, long periodMillis) {
 		this.heartbeat = scheduler.scheduleWithFixedDelay(this::beat, periodMillis, periodMillis,
 				TimeUnit.MILLISECONDS);
 	}
 
 	private synchronized void beat() {
-		if (this.released || this.loss != null) {
+		if (this.released || isLost()) {
 			return;
 		}
+		long sent = System.nanoTime();
 		try {
 			InvocationLocks.keepAlive(this.connection, this.heartbeatSql);
+			this.confirmedNanos = sent;
 		}
 		catch (SQLException | RuntimeException ex) {
-			lost(ex);
+			lost(ex, "its connection failed a heartbeat (" + ex + ")");
 		}
 	}
 
-	private void lost(Exception ex) {
-		this.loss = ex;
-		if (this.heartbeat != null) {
-			this.heartbeat.cancel(false);
+	/**
+	 * Record the loss once, from whichever thread sees it first: log it, stop the heartbeat, end the observation.
+	 */
+	private void lost(Throwable cause, String how) {
+		if (!this.loss.compareAndSet(null, cause)) {
+			return;
 		}
-		logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: its "
-				+ "connection failed a heartbeat (" + ex + "). Another instance may take it now; the work goes on "
-				+ "until it calls checkHeld()", ex);
+		ScheduledFuture<?> heartbeat = this.heartbeat;
+		if (heartbeat != null) {
+			heartbeat.cancel(false);
+		}
+		logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: " + how
+				+ ". Another instance may take it now; the work goes on until it calls checkHeld()", cause);
 		this.acquisition.released(true);
 	}
 
@@ -121,34 +141,48 @@ final class InvocationLock implements LockHandle {
 	 */
 	synchronized boolean release() {
 		this.released = true;
-		if (this.heartbeat != null) {
-			this.heartbeat.cancel(false);
+		ScheduledFuture<?> heartbeat = this.heartbeat;
+		if (heartbeat != null) {
+			heartbeat.cancel(false);
 		}
-		boolean usable = this.loss == null;
-		if (usable) {
-			try {
-				this.connection.rollback();
-			}
-			catch (SQLException ex) {
-				usable = false;
-				logger.warn("Advisory lock " + description() + " (invocation scope): rolling back its transaction "
-						+ "failed (" + ex + "); PostgreSQL releases the locks when it drops the connection", ex);
-			}
+		if (isLost()) {
+			// Perhaps still alive on the server: dropping the connection releases the locks all the same.
+			return false;
+		}
+		try {
+			this.connection.rollback();
+		}
+		catch (SQLException ex) {
+			logger.warn("Advisory lock " + description() + " (invocation scope): rolling back its transaction "
+					+ "failed (" + ex + "); PostgreSQL releases the locks when it drops the connection", ex);
+			return false;
+		}
+		finally {
 			this.acquisition.released(false);
 		}
-		return usable;
+		return true;
 	}
 
 	@Override
 	public boolean isLost() {
-		return this.loss != null;
+		if (this.loss.get() != null) {
+			return true;
+		}
+		long silent = System.nanoTime() - this.confirmedNanos;
+		if (silent > this.deadManNanos) {
+			lost(new IllegalStateException("no heartbeat confirmed for " + Duration.ofNanos(silent).toMillis()
+					+ "ms, longer than the dead-man switch of " + Duration.ofNanos(this.deadManNanos).toMillis() + "ms"),
+					"no heartbeat was confirmed for longer than the dead-man switch (a paused process, or a slow "
+							+ "link), after which PostgreSQL ends the session");
+			return true;
+		}
+		return false;
 	}
 
 	@Override
 	public void checkHeld() {
-		Throwable loss = this.loss;
-		if (loss != null) {
-			throw new LockLostException(this.namespace, this.keys.values(), loss);
+		if (isLost()) {
+			throw new LockLostException(this.namespace, this.keys.values(), this.loss.get());
 		}
 	}
 

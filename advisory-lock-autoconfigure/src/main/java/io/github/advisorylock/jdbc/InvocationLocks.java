@@ -116,20 +116,22 @@ final class InvocationLocks implements AutoCloseable {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
-		boolean held = false;
+		Long lastSent = null;
 		try {
-			held = acquire(connection, request, needed, template, acquisition);
+			lastSent = acquire(connection, request, needed, template, acquisition);
 		}
 		finally {
-			if (!held) {
+			if (lastSent == null) {
 				this.connections.release(connection, rollback(connection));
 			}
 		}
-		if (!held) {
+		if (lastSent == null) {
 			return LockResult.skipped();
 		}
+		Duration deadMan = deadMan();
 		InvocationLock lock = new InvocationLock(request.namespace(), request.mode(), needed, connection,
-				acquisition, AdvisoryLockStatements.keepAlive(request.namespace(), this.heartbeat.toMillis() * 3));
+				acquisition, AdvisoryLockStatements.keepAlive(request.namespace(), deadMan.toMillis()), lastSent,
+				deadMan);
 		lock.startHeartbeat(this.scheduler, this.heartbeat.toMillis());
 		HeldInvocationLocks.push(lock);
 		try {
@@ -143,14 +145,16 @@ final class InvocationLocks implements AutoCloseable {
 
 	/**
 	 * Open the lock's transaction and take its locks.
-	 * @return {@code true} when held, {@code false} for a skip
+	 * @return when held, {@link System#nanoTime()} before the last statement was sent, from which the session's idle
+	 * time counts; {@code null} for a skip
 	 */
-	private boolean acquire(Connection connection, LockRequest request, LockKeys keys, AdvisoryLockTemplate template,
+	private @Nullable Long acquire(Connection connection, LockRequest request, LockKeys keys, AdvisoryLockTemplate template,
 			Acquisition acquisition) {
-		Duration deadMan = this.heartbeat.multipliedBy(3);
+		Duration deadMan = deadMan();
 		String sql = AdvisoryLockStatements.beginInvocation(request.mode(), keys.keys().size(), request.namespace(),
 				deadMan.toMillis());
 		Long busyKey;
+		long sent = System.nanoTime();
 		try {
 			connection.setAutoCommit(false);
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead link.
@@ -172,7 +176,7 @@ final class InvocationLocks implements AutoCloseable {
 				logger.debug("Skipped the work under advisory lock " + request.namespace() + ":" + keys.values()
 						+ ": held elsewhere");
 			}
-			return false;
+			return null;
 		}
 		if (busyKey != null && request.waitMode() == WaitMode.TRY) {
 			acquisition.finished(Outcome.BUSY, null);
@@ -201,6 +205,7 @@ final class InvocationLocks implements AutoCloseable {
 		try {
 			if (busyKey != null) {
 				// The wait's portal would keep its snapshot: replace it, as the opening statements did theirs.
+				sent = System.nanoTime();
 				keepAlive(connection, AdvisoryLockStatements.keepAlive(request.namespace(), deadMan.toMillis()));
 			}
 			// From now on the network timeout bounds a heartbeat and the final rollback.
@@ -211,7 +216,15 @@ final class InvocationLocks implements AutoCloseable {
 			throw template.failed(ex, request, keys, sql);
 		}
 		acquisition.finished(Outcome.ACQUIRED, null);
-		return true;
+		return sent;
+	}
+
+	/**
+	 * Return the session's idle time after which PostgreSQL ends it: three heartbeats, so that one late or lost
+	 * heartbeat does not end a healthy holder's lock.
+	 */
+	private Duration deadMan() {
+		return this.heartbeat.multipliedBy(3);
 	}
 
 	/**

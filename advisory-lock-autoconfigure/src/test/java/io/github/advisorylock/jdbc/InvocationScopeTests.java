@@ -300,6 +300,23 @@ class InvocationScopeTests {
 	}
 
 	@Test
+	void holderWhoseHeartbeatsStalledPastTheDeadManSwitchLearnsItAtItsFirstCheckWithoutWaitingForAHeartbeat() {
+		this.locks.execute(invocation(1), (handle) -> {
+			int pid = holderPid(key(1));
+			// The heartbeat runs under the lock's monitor: holding it stalls the heartbeats, as a paused process would.
+			synchronized (handle) {
+				await().atMost(PgLocks.HANG_TIMEOUT).until(() -> this.observer.queryForObject(
+						"SELECT count(*) FROM pg_stat_activity WHERE pid = ?", Integer.class, pid) == 0);
+				assertThat(handle.isLost()).isTrue();
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
+					.withMessageContaining("no heartbeat confirmed for");
+			}
+			return null;
+		});
+		assertThat(this.locks.execute(invocation(1), (handle) -> handle.isLost()).value()).isFalse();
+	}
+
+	@Test
 	void workFailureReachesTheCallerAfterTheLockIsReleased() {
 		IllegalStateException failure = new IllegalStateException("work failed");
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.locks.execute(invocation(1),

@@ -115,7 +115,7 @@ class ObservingLockAcquisitionListenerTests {
 	void tagsTheScopeAndRecordsSkippedAcquisitionsAndInvocationLocksReleasedOrLost() throws Exception {
 		HikariDataSource pool = TestDatabase.get().newDataSource(2);
 		try (pool; AdvisoryLockTemplate invocationLocks = new AdvisoryLockTemplate(pool)) {
-			invocationLocks.setHeartbeat(Duration.ofMillis(100));
+			invocationLocks.setHeartbeat(Duration.ofMillis(250));
 			invocationLocks.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations)));
 			LockRequest invocation = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
 			invocationLocks.execute(invocation, (handle) -> {
