@@ -86,10 +86,11 @@ final class SampleInstance {
 	 */
 	static SampleInstance start(String name, Path logs, String... arguments) throws IOException {
 		int port = freePort();
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-				SampleApplication.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",
-				"--spring.main.banner-mode=off", "--spring.sql.init.mode=never", "--sample.instance=" + name));
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
+				System.getProperty("java.class.path"), SampleApplication.class.getName(), "--server.port=" + port,
+				"--server.address=127.0.0.1", "--spring.main.banner-mode=off", "--spring.sql.init.mode=never",
+				"--sample.instance=" + name));
 		command.addAll(List.of(arguments));
 		TestDatabase.get()
 			.springDataSourceProperties()

@@ -46,10 +46,11 @@ import org.springframework.util.StringUtils;
  * still working. Each run is recorded in {@code job_runs}, with its start and end taken from the database's clock.
  *
  * <p>
- * A run learns that its lock was lost (its connection failed a heartbeat: a cut network, a process paused for three
- * heartbeats) at {@link AdvisoryLockOperations#checkHeld()}, before its update, and stops there: its run stays
- * unfinished. There is no fencing, so a run paused between that check and its update still updates after another
- * instance has taken over; here that is harmless, as expiring twice expires the same requests.
+ * A run learns that its lock was lost (its connection failed a heartbeat, or no heartbeat was confirmed for three of
+ * them: a cut network, a process paused that long) at {@link AdvisoryLockOperations#checkHeld()}, before its update,
+ * and stops there: its run stays unfinished. There is no fencing: a run that pauses between the check and its update
+ * still updates after another instance has taken over. Here that is harmless: expiring twice expires the same
+ * requests.
  */
 @Component
 public class StaleRequestExpiry {
