@@ -26,15 +26,18 @@ public interface LockHandle {
 
 	/**
 	 * Return whether the locks were lost: an {@link LockScope#INVOCATION invocation-scoped} lock whose connection
-	 * failed a heartbeat. A {@link LockScope#TRANSACTION transaction-scoped} lock is never reported lost: it ends with
-	 * its transaction, whose next statement fails.
+	 * failed a heartbeat, or whose last confirmed heartbeat is older than the dead-man switch of three (PostgreSQL may
+	 * have ended its session by then), or whose transaction the server's {@code transaction_timeout} ended. A
+	 * {@link LockScope#TRANSACTION transaction-scoped} lock is never reported lost: it ends with its transaction, whose
+	 * next statement fails.
 	 * @return whether the locks were lost
 	 */
 	boolean isLost();
 
 	/**
-	 * Throw if the locks were lost; call it at the safe points of long work. Costs no database call: the loss is
-	 * noticed by the heartbeat, so it shows here at most one heartbeat after it happened.
+	 * Throw if the locks were lost (see {@link #isLost()}); call it at the safe points of long work. Costs no database
+	 * call: a failed session shows here once a heartbeat has found it, a silent one once the dead-man switch has run
+	 * out, whichever comes first.
 	 * @throws LockLostException if the locks were lost
 	 */
 	void checkHeld();

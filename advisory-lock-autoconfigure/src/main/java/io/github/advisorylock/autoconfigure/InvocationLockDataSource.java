@@ -30,8 +30,12 @@ import org.springframework.beans.factory.annotation.Qualifier;
  * define one when the application's {@code DataSource} is not a Hikari pool, or when its credentials are known only
  * to a wrapper. It must not be the pool the application's work uses: each lock keeps a connection for its whole call.
  *
+ * <p>Declare it with {@code defaultCandidate = false}, so that it is injected only where it is asked for by this
+ * qualifier: Spring Boot's own {@code DataSource} and this starter then still see the application's one as the single
+ * candidate.
+ *
  * <pre class="code">
- * &#64;Bean
+ * &#64;Bean(defaultCandidate = false)
  * &#64;InvocationLockDataSource
  * DataSource lockDataSource() {
  *     return new SimpleDriverDataSource(new org.postgresql.Driver(), url, user, password);

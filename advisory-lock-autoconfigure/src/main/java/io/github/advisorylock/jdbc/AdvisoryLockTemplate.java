@@ -24,6 +24,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -261,8 +262,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 					LockConnections connections = (configured != null)
 							? new LockConnections(() -> configured, false, this.maxInvocationConnections)
 							: new LockConnections(this::derivedInvocationDataSource, true, this.maxInvocationConnections);
-					locks = new InvocationLocks(connections, this.heartbeat, this.instanceName,
-							this.maxInvocationConnections);
+					locks = new InvocationLocks(connections, this.heartbeat, this.instanceName);
 					this.invocationLocks = locks;
 				}
 			}
@@ -275,8 +275,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		if (pool == null) {
 			throw new IllegalStateException("Invocation-scoped advisory locks need connections of their own, outside "
 					+ "the application's pool, and none can be derived from " + this.dataSource.getClass().getName()
-					+ " (only from a Hikari pool): define a DataSource bean annotated @InvocationLockDataSource, or "
-					+ "call AdvisoryLockTemplate.setInvocationDataSource");
+					+ " (they are derived from a Hikari pool only, found through DataSource.unwrap): define a "
+					+ "DataSource bean with @Bean(defaultCandidate = false) @InvocationLockDataSource, or call "
+					+ "AdvisoryLockTemplate.setInvocationDataSource");
 		}
 		return pool;
 	}
@@ -382,22 +383,29 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				return true;
 			}
 			if (request.waitMode() == WaitMode.SKIP) {
-				acquisition.finished(Outcome.SKIPPED, null);
-				if (logger.isDebugEnabled()) {
-					logger.debug("Skipped the work under advisory lock " + request.namespace() + ":" + keys.values()
-							+ ": held by another transaction");
-				}
+				skipped(request, keys, acquisition);
 				return false;
 			}
 			acquisition.finished(Outcome.BUSY, null);
 			if (throwIfBusy) {
 				throw busy(request, keys, null, null,
-						(diagnosis) -> diagnosis.afterTry(connection, List.of(busyKey), request.mode()));
+						(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
 			}
 			return false;
 		}
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	/**
+	 * Tell the listeners, and the DEBUG log, that a {@code SKIP} found a key held.
+	 */
+	void skipped(LockRequest request, LockKeys keys, Acquisition acquisition) {
+		acquisition.finished(Outcome.SKIPPED, null);
+		if (logger.isDebugEnabled()) {
+			logger.debug("Skipped the work under advisory lock " + request.namespace() + ":" + keys.values()
+					+ " (" + request.scope().name().toLowerCase(Locale.ROOT) + " scope): a key is held elsewhere");
 		}
 	}
 

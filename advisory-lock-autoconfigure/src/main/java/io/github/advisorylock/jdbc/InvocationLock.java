@@ -42,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The heartbeat runs on a scheduler thread and the release on the caller's; both use the connection under this
  * object's monitor. Every statement is bounded by the connection's network timeout, so neither can hang on a dead
- * link. {@link #checkHeld()} and {@link #isLost()} take no lock and make no call.
+ * link. {@link #checkHeld()} and {@link #isLost()} take no lock and make no call. A server {@code transaction_timeout}
+ * is known at acquisition, so its end counts as a loss at that time, before the heartbeat finds the session gone.
  */
 final class InvocationLock implements LockHandle {
 
@@ -62,21 +63,25 @@ final class InvocationLock implements LockHandle {
 
 	private final long deadManNanos;
 
+	/** When the lock's transaction ends on its own ({@code transaction_timeout}), or {@code Long.MAX_VALUE}. */
+	private final long endsAtNanos;
+
 	private volatile long confirmedNanos;
 
 	private volatile @Nullable ScheduledFuture<?> heartbeat;
 
-	private boolean released;
-
-	private final AtomicReference<@Nullable Throwable> loss = new AtomicReference<>();
+	/** Held, then released or lost, once: whoever changes it first tells the listeners. */
+	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
 	/**
 	 * Create the lock of a call, just acquired.
 	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the lock was sent
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the lock's transaction, or
+	 * {@code null} for none
 	 */
 	InvocationLock(String namespace, LockMode mode, LockKeys keys, Connection connection, Acquisition acquisition,
-			String heartbeatSql, long acquiredNanos, Duration deadMan) {
+			String heartbeatSql, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
 		this.namespace = namespace;
 		this.mode = mode;
 		this.keys = keys;
@@ -85,6 +90,7 @@ final class InvocationLock implements LockHandle {
 		this.heartbeatSql = heartbeatSql;
 		this.confirmedNanos = acquiredNanos;
 		this.deadManNanos = deadMan.toNanos();
+		this.endsAtNanos = (transactionTimeout != null) ? acquiredNanos + transactionTimeout.toNanos() : Long.MAX_VALUE;
 	}
 
 	LockMode mode() {
@@ -104,7 +110,7 @@ final class InvocationLock implements LockHandle {
 	}
 
 	private synchronized void beat() {
-		if (this.released || isLost()) {
+		if (this.state.get() != State.HELD || isLost()) {
 			return;
 		}
 		long sent = System.nanoTime();
@@ -118,16 +124,14 @@ final class InvocationLock implements LockHandle {
 	}
 
 	/**
-	 * Record the loss once, from whichever thread sees it first: log it, stop the heartbeat, end the observation.
+	 * Record the loss of a held lock, from whichever thread sees it first: log it, stop the heartbeat, end the
+	 * observation. A lock already released or lost stays as it is.
 	 */
-	private void lost(Throwable cause, String how) {
-		if (!this.loss.compareAndSet(null, cause)) {
+	void lost(Throwable cause, String how) {
+		if (!this.state.compareAndSet(State.HELD, new State(cause))) {
 			return;
 		}
-		ScheduledFuture<?> heartbeat = this.heartbeat;
-		if (heartbeat != null) {
-			heartbeat.cancel(false);
-		}
+		stopHeartbeat();
 		logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: " + how
 				+ ". Another instance may take it now; the work goes on until it calls checkHeld()", cause);
 		this.acquisition.released(true);
@@ -140,49 +144,57 @@ final class InvocationLock implements LockHandle {
 	 * @return whether the connection is still usable
 	 */
 	synchronized boolean release() {
-		this.released = true;
-		ScheduledFuture<?> heartbeat = this.heartbeat;
-		if (heartbeat != null) {
-			heartbeat.cancel(false);
-		}
-		if (isLost()) {
+		stopHeartbeat();
+		if (isLost() || !this.state.compareAndSet(State.HELD, State.RELEASED)) {
 			// Perhaps still alive on the server: dropping the connection releases the locks all the same.
 			return false;
 		}
+		this.acquisition.released(false);
 		try {
 			this.connection.rollback();
+			return true;
 		}
 		catch (SQLException ex) {
 			logger.warn("Advisory lock " + description() + " (invocation scope): rolling back its transaction "
 					+ "failed (" + ex + "); PostgreSQL releases the locks when it drops the connection", ex);
 			return false;
 		}
-		finally {
-			this.acquisition.released(false);
+	}
+
+	private void stopHeartbeat() {
+		ScheduledFuture<?> heartbeat = this.heartbeat;
+		if (heartbeat != null) {
+			heartbeat.cancel(false);
 		}
-		return true;
 	}
 
 	@Override
 	public boolean isLost() {
-		if (this.loss.get() != null) {
-			return true;
+		State state = this.state.get();
+		if (state != State.HELD) {
+			return state.loss() != null;
 		}
-		long silent = System.nanoTime() - this.confirmedNanos;
+		long now = System.nanoTime();
+		long silent = now - this.confirmedNanos;
 		if (silent > this.deadManNanos) {
 			lost(new IllegalStateException("no heartbeat confirmed for " + Duration.ofNanos(silent).toMillis()
 					+ "ms, longer than the dead-man switch of " + Duration.ofNanos(this.deadManNanos).toMillis() + "ms"),
 					"no heartbeat was confirmed for longer than the dead-man switch (a paused process, or a slow "
 							+ "link), after which PostgreSQL ends the session");
-			return true;
 		}
-		return false;
+		else if (now - this.endsAtNanos > 0) {
+			lost(new IllegalStateException("transaction_timeout ended the lock's transaction"),
+					"the server's transaction_timeout ended its transaction");
+		}
+		return this.state.get().loss() != null;
 	}
 
 	@Override
 	public void checkHeld() {
 		if (isLost()) {
-			throw new LockLostException(this.namespace, this.keys.values(), this.loss.get());
+			Throwable loss = this.state.get().loss();
+			throw new LockLostException(this.namespace, this.keys.values(), (loss != null) ? loss
+					: new IllegalStateException("lost"));
 		}
 	}
 
@@ -192,7 +204,29 @@ final class InvocationLock implements LockHandle {
 
 	@Override
 	public String toString() {
-		return "InvocationLock[" + description() + ", " + this.mode + (isLost() ? ", lost" : "") + "]";
+		return "InvocationLock[" + description() + ", " + this.mode + ", " + this.state.get() + "]";
+	}
+
+	/**
+	 * Whether the lock is held, released, or lost and why.
+	 * @param released whether the call's end released it
+	 * @param loss what showed it lost, or {@code null}
+	 */
+	private record State(boolean released, @Nullable Throwable loss) {
+
+		static final State HELD = new State(false, null);
+
+		static final State RELEASED = new State(true, null);
+
+		State(Throwable loss) {
+			this(false, loss);
+		}
+
+		@Override
+		public String toString() {
+			return this.released ? "released" : (this.loss != null) ? "lost" : "held";
+		}
+
 	}
 
 }

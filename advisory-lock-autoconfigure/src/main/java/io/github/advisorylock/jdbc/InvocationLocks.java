@@ -22,9 +22,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
@@ -39,7 +45,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.util.Assert;
 
 /**
  * Runs work under {@link LockScope#INVOCATION invocation-scoped} locks: each call takes a connection of its own
@@ -53,36 +58,45 @@ final class InvocationLocks implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(InvocationLocks.class);
 
+	/** How PostgreSQL shows a time setting: a number and a unit. */
+	private static final Pattern TIME_SETTING = Pattern.compile("(\\d+)(us|ms|s|min|h|d)");
+
 	private final LockConnections connections;
 
 	private final Duration heartbeat;
+
+	/** Three heartbeats, so that one late or lost heartbeat does not end a healthy holder's lock. */
+	private final Duration deadMan;
 
 	private final String instance;
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
+	private final Set<InvocationLock> held = ConcurrentHashMap.newKeySet();
+
+	/** Namespaces already warned about {@code transaction_timeout}: once each, not at every run of a job. */
+	private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
+
 	/**
 	 * Create the support.
-	 * @param connections where the locks' connections come from
+	 * @param connections where the locks' connections come from, at most as many at once as heartbeat threads
 	 * @param heartbeat how often a held lock's session is checked; three of them make the dead-man switch
 	 * @param instance names this process in each lock session's {@code application_name}
-	 * @param maxConnections the most locks held at once, each with its heartbeat
 	 */
-	InvocationLocks(LockConnections connections, Duration heartbeat, String instance, int maxConnections) {
+	InvocationLocks(LockConnections connections, Duration heartbeat, String instance) {
 		this.connections = connections;
 		this.heartbeat = heartbeat;
+		this.deadMan = heartbeat.multipliedBy(3);
 		this.instance = instance;
 		// One thread per held lock at most, so that a heartbeat stuck on a dead link never delays another's.
-		this.scheduler = new ScheduledThreadPoolExecutor(maxConnections,
-				daemon(new CustomizableThreadFactory("advisory-lock-heartbeat-")));
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-heartbeat-");
+		threads.setDaemon(true);
+		this.scheduler = new ScheduledThreadPoolExecutor(connections.maxConnections(), threads);
 		this.scheduler.setKeepAliveTime(1, TimeUnit.MINUTES);
 		this.scheduler.allowCoreThreadTimeOut(true);
 		this.scheduler.setRemoveOnCancelPolicy(true);
-	}
-
-	private static CustomizableThreadFactory daemon(CustomizableThreadFactory factory) {
-		factory.setDaemon(true);
-		return factory;
 	}
 
 	/**
@@ -107,6 +121,10 @@ final class InvocationLocks implements AutoCloseable {
 					+ "committed yet. Call it outside the transaction (put @Transactional on the method itself or "
 					+ "on what it calls), or use scope TRANSACTION");
 		}
+		if (this.closed) {
+			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' was called "
+					+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");
+		}
 		Acquisition acquisition = template.starting(request, needed);
 		Connection connection;
 		try {
@@ -116,51 +134,51 @@ final class InvocationLocks implements AutoCloseable {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
-		Long lastSent = null;
+		InvocationLock lock = null;
 		try {
-			lastSent = acquire(connection, request, needed, template, acquisition);
-		}
-		finally {
-			if (lastSent == null) {
-				this.connections.release(connection, rollback(connection));
+			lock = acquire(connection, request, needed, template, acquisition);
+			if (lock == null) {
+				return LockResult.skipped();
+			}
+			this.held.add(lock);
+			lock.startHeartbeat(this.scheduler, this.heartbeat.toMillis());
+			HeldInvocationLocks.push(lock);
+			try {
+				return LockResult.executed(callback.doWithLock(lock));
+			}
+			finally {
+				HeldInvocationLocks.pop(lock);
 			}
 		}
-		if (lastSent == null) {
-			return LockResult.skipped();
-		}
-		Duration deadMan = deadMan();
-		InvocationLock lock = new InvocationLock(request.namespace(), request.mode(), needed, connection,
-				acquisition, AdvisoryLockStatements.keepAlive(request.namespace(), deadMan.toMillis()), lastSent,
-				deadMan);
-		lock.startHeartbeat(this.scheduler, this.heartbeat.toMillis());
-		HeldInvocationLocks.push(lock);
-		try {
-			return LockResult.executed(callback.doWithLock(lock));
-		}
 		finally {
-			HeldInvocationLocks.pop(lock);
-			this.connections.release(connection, lock.release());
+			boolean usable;
+			if (lock != null) {
+				this.held.remove(lock);
+				usable = lock.release();
+			}
+			else {
+				usable = rollback(connection);
+			}
+			this.connections.release(connection, usable);
 		}
 	}
 
 	/**
 	 * Open the lock's transaction and take its locks.
-	 * @return when held, {@link System#nanoTime()} before the last statement was sent, from which the session's idle
-	 * time counts; {@code null} for a skip
+	 * @return the held lock, or {@code null} for a skip
 	 */
-	private @Nullable Long acquire(Connection connection, LockRequest request, LockKeys keys, AdvisoryLockTemplate template,
-			Acquisition acquisition) {
-		Duration deadMan = deadMan();
+	private @Nullable InvocationLock acquire(Connection connection, LockRequest request, LockKeys keys,
+			AdvisoryLockTemplate template, Acquisition acquisition) {
 		String sql = AdvisoryLockStatements.beginInvocation(request.mode(), keys.keys().size(), request.namespace(),
-				deadMan.toMillis());
-		Long busyKey;
+				this.deadMan.toMillis());
+		Begun begun;
+		// The session's idle time counts from the last statement: its time is taken before it is sent.
 		long sent = System.nanoTime();
 		try {
 			connection.setAutoCommit(false);
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead link.
-			connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE,
-					deadMan.plus(template.timeout(request)).toMillis()));
-			busyKey = begin(connection, sql, request, keys);
+			setNetworkTimeout(connection, this.deadMan.plus(template.timeout(request)));
+			begun = begin(connection, sql, request, keys);
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
@@ -170,92 +188,113 @@ final class InvocationLocks implements AutoCloseable {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
+		Long busyKey = begun.busyKey();
 		if (busyKey != null && request.waitMode() == WaitMode.SKIP) {
-			acquisition.finished(Outcome.SKIPPED, null);
-			if (logger.isDebugEnabled()) {
-				logger.debug("Skipped the work under advisory lock " + request.namespace() + ":" + keys.values()
-						+ ": held elsewhere");
-			}
+			template.skipped(request, keys, acquisition);
 			return null;
 		}
 		if (busyKey != null && request.waitMode() == WaitMode.TRY) {
 			acquisition.finished(Outcome.BUSY, null);
-			throw template.busy(request, keys, null, null, (diagnosis) -> diagnosis.afterTry(connection,
+			throw template.busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
 					List.of(busyKey), request.mode()));
 		}
-		if (busyKey != null) {
-			SQLException timedOut;
-			try {
-				timedOut = template.waitFor(connection, request, keys, busyKey);
-			}
-			catch (RuntimeException ex) {
-				acquisition.finished(Outcome.ERROR, ex);
-				throw ex;
-			}
-			if (timedOut != null) {
-				acquisition.finished(Outcome.TIMEOUT, timedOut);
-				List<Long> waitedFor = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
-				throw template.busy(request, keys, template.timeout(request), timedOut, (diagnosis) -> {
-					// The timeout aborted the transaction; after its rollback the session can ask again.
-					rollback(connection);
-					return diagnosis.afterTry(connection, waitedFor, request.mode());
-				});
-			}
-		}
+		String keepAlive = AdvisoryLockStatements.keepAlive(request.namespace(), this.deadMan.toMillis());
 		try {
 			if (busyKey != null) {
+				SQLException timedOut = template.waitFor(connection, request, keys, busyKey);
+				if (timedOut != null) {
+					acquisition.finished(Outcome.TIMEOUT, timedOut);
+					List<Long> waitedFor = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+					throw template.busy(request, keys, template.timeout(request), timedOut, (diagnosis) -> {
+						// The timeout aborted the transaction; after its rollback the session can ask again.
+						rollback(connection);
+						return diagnosis.onConnection(connection, waitedFor, request.mode());
+					});
+				}
 				// The wait's portal would keep its snapshot: replace it, as the opening statements did theirs.
 				sent = System.nanoTime();
-				keepAlive(connection, AdvisoryLockStatements.keepAlive(request.namespace(), deadMan.toMillis()));
+				keepAlive(connection, keepAlive);
 			}
 			// From now on the network timeout bounds a heartbeat and the final rollback.
-			connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, deadMan.toMillis()));
+			setNetworkTimeout(connection, this.deadMan);
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw template.failed(ex, request, keys, sql);
 		}
+		catch (RuntimeException ex) {
+			if (!(ex instanceof LockBusyException)) {
+				acquisition.finished(Outcome.ERROR, ex);
+			}
+			throw ex;
+		}
 		acquisition.finished(Outcome.ACQUIRED, null);
-		return sent;
-	}
-
-	/**
-	 * Return the session's idle time after which PostgreSQL ends it: three heartbeats, so that one late or lost
-	 * heartbeat does not end a healthy holder's lock.
-	 */
-	private Duration deadMan() {
-		return this.heartbeat.multipliedBy(3);
+		return new InvocationLock(request.namespace(), request.mode(), keys, connection, acquisition, keepAlive, sent,
+				this.deadMan, begun.transactionTimeout());
 	}
 
 	/**
 	 * Run the opening statements and the try, and warn when {@code transaction_timeout} would end the lock.
-	 * @return the first key found held, or {@code null} when every one was taken
 	 */
-	private @Nullable Long begin(Connection connection, String sql, LockRequest request, LockKeys keys)
-			throws SQLException {
+	private Begun begin(Connection connection, String sql, LockRequest request, LockKeys keys) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setString(1, applicationName(request.namespace()));
 			AdvisoryLockTemplate.bindKeys(connection, statement, 2, keys.keys());
 			statement.execute();
-			statement.getMoreResults();
-			try (ResultSet settings = statement.getResultSet()) {
+			// SET TRANSACTION gives an update count, then come the settings' row and the try's.
+			Duration transactionTimeout;
+			try (ResultSet settings = nextResultSet(statement, "settings")) {
 				settings.next();
-				String transactionTimeout = settings.getString(2);
-				if (transactionTimeout != null && !"0".equals(transactionTimeout)) {
-					logger.warn("Invocation-scoped advisory lock '" + request.namespace() + "' runs with "
-							+ "transaction_timeout = " + transactionTimeout + ": PostgreSQL ends its transaction, and "
-							+ "so the lock, after that time, which is then reported as lost. Set transaction_timeout "
-							+ "to 0 for the lock's role or database");
-				}
+				transactionTimeout = transactionTimeout(request.namespace(), settings.getString(2));
 			}
-			statement.getMoreResults();
-			try (ResultSet result = statement.getResultSet()) {
+			try (ResultSet result = nextResultSet(statement, "try")) {
 				AdvisoryLockTemplate.Tried tried = AdvisoryLockTemplate.tried(result, keys.keys());
-				// SET TRANSACTION made it READ COMMITTED, so the try's isolation check passes.
-				Assert.state(tried.lockable(), "READ COMMITTED was set for the lock's transaction");
-				return tried.busyKey();
+				if (!tried.lockable()) {
+					throw new IllegalStateException("The transaction of invocation-scoped advisory lock '"
+							+ request.namespace() + "' runs above READ COMMITTED although it set READ COMMITTED "
+							+ "first: is something between the application and PostgreSQL rewriting statements?");
+				}
+				return new Begun(tried.busyKey(), transactionTimeout);
 			}
 		}
+	}
+
+	private static ResultSet nextResultSet(Statement statement, String what) throws SQLException {
+		if (!statement.getMoreResults()) {
+			throw new IllegalStateException("The opening statements of an invocation-scoped advisory lock gave no "
+					+ what + " row: AdvisoryLockStatements.beginInvocation and its reader disagree");
+		}
+		return statement.getResultSet();
+	}
+
+	/**
+	 * Read {@code transaction_timeout} as PostgreSQL shows it ({@code NULL} before 17, {@code 0} when off,
+	 * {@code 90s}), and warn, once per namespace, when it would end the lock.
+	 * @return the timeout, or {@code null} when it does not apply
+	 */
+	private @Nullable Duration transactionTimeout(String namespace, @Nullable String setting) {
+		if (setting == null || "0".equals(setting)) {
+			return null;
+		}
+		if (this.warned.add(namespace)) {
+			logger.warn("Invocation-scoped advisory lock '" + namespace + "' runs with transaction_timeout = "
+					+ setting + ": PostgreSQL ends its transaction, and so the lock, after that time, which is then "
+					+ "reported as lost. Set transaction_timeout to 0 for the lock's role or database (said once "
+					+ "per namespace)");
+		}
+		Matcher matcher = TIME_SETTING.matcher(setting.trim().toLowerCase(Locale.ROOT));
+		if (!matcher.matches()) {
+			return null;
+		}
+		long amount = Long.parseLong(matcher.group(1));
+		return switch (matcher.group(2)) {
+			case "us" -> Duration.ofNanos(amount * 1000);
+			case "ms" -> Duration.ofMillis(amount);
+			case "s" -> Duration.ofSeconds(amount);
+			case "min" -> Duration.ofMinutes(amount);
+			case "h" -> Duration.ofHours(amount);
+			default -> Duration.ofDays(amount);
+		};
 	}
 
 	/**
@@ -267,6 +306,10 @@ final class InvocationLocks implements AutoCloseable {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);
 		}
+	}
+
+	private static void setNetworkTimeout(Connection connection, Duration timeout) throws SQLException {
+		connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
 	}
 
 	private String applicationName(String namespace) {
@@ -289,10 +332,26 @@ final class InvocationLocks implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Stop the heartbeats, report the locks still held as lost (their connections close with the pool), and close
+	 * the connections' source if it is this library's.
+	 */
 	@Override
 	public void close() throws Exception {
+		this.closed = true;
 		this.scheduler.shutdownNow();
+		IllegalStateException closing = new IllegalStateException("the application is shutting down");
+		this.held.forEach((lock) -> lock.lost(closing, "its AdvisoryLockTemplate was closed while the work ran"));
 		this.connections.close();
+	}
+
+	/**
+	 * What the opening statements found.
+	 * @param busyKey the first key found held, or {@code null} when every one was taken
+	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null} for none
+	 */
+	private record Begun(@Nullable Long busyKey, @Nullable Duration transactionTimeout) {
+
 	}
 
 }

@@ -27,8 +27,9 @@ import org.jspecify.annotations.Nullable;
  * Told about each acquisition of {@link AdvisoryLockTemplate}: the seam for metrics, tracing and the key labels of the
  * Actuator endpoint, so that the template itself depends on none of them.
  *
- * <p>Called on the caller's thread, inside its transaction, on every acquisition: implementations must be cheap and
- * must not throw. One that throws anyway is logged (at WARN, once per listener class) and skipped: the other listeners
+ * <p>Called on the caller's thread, inside its transaction (for an invocation scope, before the call's own connection
+ * has any), on every acquisition; {@link Acquisition#released} of a lost invocation-scoped lock comes from whichever
+ * thread found the loss, often a heartbeat's. Implementations must be cheap and must not throw. One that throws anyway is logged (at WARN, once per listener class) and skipped: the other listeners
  * are still told, and the caller's call is not affected.
  *
  * @author advisory-lock authors

@@ -82,7 +82,8 @@ final class LockConnections implements AutoCloseable {
 		catch (SQLException ex) {
 			this.permits.release();
 			throw new CannotGetJdbcConnectionException("Invocation-scoped advisory lock '" + namespace + "' could not "
-					+ "open its connection", ex);
+					+ "get its connection from " + (this.ownsSource ? "the pool derived from the application's"
+							: "the @InvocationLockDataSource"), ex);
 		}
 		catch (RuntimeException ex) {
 			this.permits.release();
@@ -123,6 +124,14 @@ final class LockConnections implements AutoCloseable {
 		finally {
 			this.permits.release();
 		}
+	}
+
+	/**
+	 * Return the most connections at once.
+	 * @return the bound
+	 */
+	int maxConnections() {
+		return this.maxConnections;
 	}
 
 	/**

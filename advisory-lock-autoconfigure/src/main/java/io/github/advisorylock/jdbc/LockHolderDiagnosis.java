@@ -153,7 +153,7 @@ public class LockHolderDiagnosis {
 	 * @param mode the mode requested
 	 * @return the outcome
 	 */
-	Result afterTry(Connection connection, List<Long> keys, LockMode mode) {
+	Result onConnection(Connection connection, List<Long> keys, LockMode mode) {
 		try {
 			return new Result(query(connection, keys, null, mode), null, null);
 		}

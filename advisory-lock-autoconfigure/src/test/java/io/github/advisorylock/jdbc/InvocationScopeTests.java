@@ -57,6 +57,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -294,8 +295,41 @@ class InvocationScopeTests {
 				assertThat(output).contains("Invocation-scoped advisory lock '" + this.namespace + "' runs with "
 						+ "transaction_timeout = 1s");
 				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
+					.withMessageMatching("(?s).*transaction[ _]timeout.*");
 				return null;
 			});
+		}
+	}
+
+	@Test
+	void closingTheTemplateReportsTheLocksStillHeldAsLostAndRefusesNewCalls() {
+		LockHandle[] seen = new LockHandle[1];
+		assertThat(this.locks.execute(invocation(1), (handle) -> {
+			seen[0] = handle;
+			closeQuietly(this.locks);
+			assertThat(handle.isLost()).isTrue();
+			return "done";
+		}).value()).isEqualTo("done");
+		assertThat(seen[0].isLost()).isTrue();
+		assertThatIllegalStateException().isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> null))
+			.withMessageContaining("after its AdvisoryLockTemplate was closed");
+	}
+
+	@Test
+	void aReleasedLockIsNeitherHeldNorLost() {
+		LockHandle handle = this.locks.execute(invocation(1), (held) -> held).value();
+		assertThat(handle.isLost()).isFalse();
+		handle.checkHeld();
+		assertThat(handle).hasToString("InvocationLock[" + this.namespace + ":[1], EXCLUSIVE, released]");
+	}
+
+	private static void closeQuietly(AutoCloseable closeable) {
+		try {
+			closeable.close();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
 		}
 	}
 
