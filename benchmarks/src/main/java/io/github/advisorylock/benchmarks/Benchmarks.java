@@ -226,12 +226,10 @@ public final class Benchmarks {
 			cost.row(variant, Summary.of(perCall.get(variant), Summary.Spread.IQR).format(0),
 					Summary.of(Rounds.ratios(perCall.get(variant), invocation), Summary.Spread.IQR).format(2));
 		}
-		Table next = new Table("the waiting instance's work starts after", "median, ms", "min–max, ms", "samples");
-		takeover.forEach((way, millis) -> {
-			Summary summary = Summary.of(millis, Summary.Spread.RANGE);
-			next.row(way, fmt("%.1f", summary.median()), summary.format(1), millis.length);
-		});
-		next.row("ShedLock, a holder that died or hung", "`lockAtMostFor`, as configured", "", "");
+		Table next = new Table("the waiting instance's work starts after", "ms, median (min–max)", "samples");
+		takeover.forEach((way, millis) -> next.row(way, Summary.of(millis, Summary.Spread.RANGE).format(1),
+				millis.length));
+		next.row("ShedLock, a holder that died or hung", "`lockAtMostFor`, as configured", "");
 		Summary shedLock = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.SHEDLOCK), invocation),
 				Summary.Spread.IQR);
 		this.headline.add(String.format(Locale.ROOT, "Invocation scope, uncontended lock + unlock: %s µs; ShedLock "

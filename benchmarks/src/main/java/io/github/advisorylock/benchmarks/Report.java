@@ -165,9 +165,11 @@ final class Report {
 				inside PostgreSQL). A holder whose call returns rolls back its lock's transaction. A holder killed
 				with `SIGKILL` (a JVM of its own) has its socket closed by the kernel, and PostgreSQL ends its session.
 				A holder stopped with `SIGSTOP` (a hang: a frozen VM, a long pause) keeps its socket open; PostgreSQL
-				ends its session when `idle_in_transaction_session_timeout`, three heartbeats, has passed since its
-				last heartbeat, so that figure lies between two and three heartbeats (%s here). ShedLock does not
-				observe its holder: a dead or hung holder's lock lasts until its `lockAtMostFor` runs out.
+				ends its session when `idle_in_transaction_session_timeout`, three heartbeats (of %s here), has
+				passed since its last statement. A hang comes at any point between two heartbeats, so its figure lies
+				between two and three heartbeats; here the stop follows the holder's lock statement at once, so it is
+				close to three. ShedLock does not observe its holder: a dead or hung holder's lock lasts until its
+				`lockAtMostFor` runs out.
 
 				%s
 				""".formatted(environment, cost, keys, samples(settings), handOff, capacity, scaling, Benchmarks.CHART,
