@@ -258,10 +258,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			synchronized (this) {
 				locks = this.invocationLocks;
 				if (locks == null) {
+					// Made at the first invocation-scoped call, so that an application without one starts no thread
+					// and no pool; a source that cannot be derived fails that call, and the next ones, saying why.
 					DataSource configured = this.invocationDataSource;
 					LockConnections connections = (configured != null)
-							? new LockConnections(() -> configured, false, this.maxInvocationConnections)
-							: new LockConnections(this::derivedInvocationDataSource, true, this.maxInvocationConnections);
+							? new LockConnections(configured, false, this.maxInvocationConnections)
+							: new LockConnections(derivedInvocationDataSource(), true, this.maxInvocationConnections);
 					locks = new InvocationLocks(connections, this.heartbeat, this.instanceName);
 					this.invocationLocks = locks;
 				}

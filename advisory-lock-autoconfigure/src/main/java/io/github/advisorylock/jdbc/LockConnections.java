@@ -18,13 +18,11 @@ package io.github.advisorylock.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.Semaphore;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
@@ -40,11 +38,9 @@ final class LockConnections implements AutoCloseable {
 	/** The property that sets the bound, named in the error that reaching it raises. */
 	static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.invocation.max-connections";
 
-	private final Supplier<DataSource> source;
+	private final DataSource dataSource;
 
 	private final boolean ownsSource;
-
-	private volatile @Nullable DataSource dataSource;
 
 	private final int maxConnections;
 
@@ -52,13 +48,12 @@ final class LockConnections implements AutoCloseable {
 
 	/**
 	 * Create the connections.
-	 * @param source supplies the data source at the first call: one of the user's, or one derived from the
-	 * application's pool; it throws, naming what to configure, when there is none
+	 * @param dataSource the source: one of the user's, or one derived from the application's pool
 	 * @param ownsSource whether the source was made for these connections alone, and is closed with them
 	 * @param maxConnections the most connections at once
 	 */
-	LockConnections(Supplier<DataSource> source, boolean ownsSource, int maxConnections) {
-		this.source = source;
+	LockConnections(DataSource dataSource, boolean ownsSource, int maxConnections) {
+		this.dataSource = dataSource;
 		this.ownsSource = ownsSource;
 		this.maxConnections = maxConnections;
 		this.permits = new Semaphore(maxConnections);
@@ -77,7 +72,7 @@ final class LockConnections implements AutoCloseable {
 					+ MAX_CONNECTIONS_PROPERTY + ", or run fewer invocation-scoped calls at once");
 		}
 		try {
-			return dataSource().getConnection();
+			return this.dataSource.getConnection();
 		}
 		catch (SQLException ex) {
 			this.permits.release();
@@ -89,20 +84,6 @@ final class LockConnections implements AutoCloseable {
 			this.permits.release();
 			throw ex;
 		}
-	}
-
-	private DataSource dataSource() {
-		DataSource dataSource = this.dataSource;
-		if (dataSource == null) {
-			synchronized (this) {
-				dataSource = this.dataSource;
-				if (dataSource == null) {
-					dataSource = this.source.get();
-					this.dataSource = dataSource;
-				}
-			}
-		}
-		return dataSource;
 	}
 
 	/**

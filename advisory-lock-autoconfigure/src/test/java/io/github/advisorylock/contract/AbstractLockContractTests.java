@@ -273,10 +273,10 @@ abstract class AbstractLockContractTests {
 		CountDownLatch release = new CountDownLatch(1);
 		Future<LockResult<String>> first = this.threads.submit(() -> this.locks.execute(invocation(1), (handle) -> {
 			holding.countDown();
-			awaitLatch(release);
+			TestThreads.await(release);
 			return "first";
 		}));
-		awaitLatch(holding);
+		TestThreads.await(holding);
 		Future<LockResult<String>> second = this.threads.submit(() -> this.locks
 			.execute(invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> "second"));
 		this.pgLocks.awaitWaiters(key(1), 1);
@@ -311,16 +311,6 @@ abstract class AbstractLockContractTests {
 			return future.get(HANG_SECONDS, TimeUnit.SECONDS);
 		}
 		catch (Exception ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static void awaitLatch(CountDownLatch latch) {
-		try {
-			assertThat(latch.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
 	}

@@ -44,13 +44,11 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
-import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -103,13 +101,13 @@ class AdvisoryLockedInvocationScopeTests {
 
 	@Test
 	void transactionAdvisorWithHighestPrecedence() {
-		this.contextRunner.withUserConfiguration(HighestPrecedenceTransactions.class)
+		this.contextRunner.withUserConfiguration(AdvisoryLockOrderingTests.HighestPrecedenceTransactions.class)
 			.run((context) -> assertLockOutsideTransaction(context.getBean(Job.class).transactional()));
 	}
 
 	@Test
 	void transactionAdvisorWithLowestPrecedence() {
-		this.contextRunner.withUserConfiguration(LowestPrecedenceTransactions.class)
+		this.contextRunner.withUserConfiguration(AdvisoryLockOrderingTests.LowestPrecedenceTransactions.class)
 			.run((context) -> assertLockOutsideTransaction(context.getBean(Job.class).transactional()));
 	}
 
@@ -201,18 +199,6 @@ class AdvisoryLockedInvocationScopeTests {
 		Caller caller(Job job) {
 			return new Caller(job);
 		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableTransactionManagement(order = Ordered.HIGHEST_PRECEDENCE)
-	static class HighestPrecedenceTransactions {
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableTransactionManagement(order = Ordered.LOWEST_PRECEDENCE)
-	static class LowestPrecedenceTransactions {
 
 	}
 

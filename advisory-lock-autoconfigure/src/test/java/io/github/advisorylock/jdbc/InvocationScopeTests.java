@@ -229,7 +229,7 @@ class InvocationScopeTests {
 			CountDownLatch holding = new CountDownLatch(1);
 			Future<?> first = this.threads.submit(() -> bounded.execute(invocation(1), (handle) -> {
 				holding.countDown();
-				awaitLatch(release);
+				TestThreads.await(release);
 				return null;
 			}));
 			assertThat(holding.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -252,7 +252,7 @@ class InvocationScopeTests {
 		List<Future<LockResult<Integer>>> jobs = List.of("a", "b").stream()
 			.map((job) -> this.threads.submit(() -> this.locks.execute(invocation(job), (handle) -> {
 				bothHolding.countDown();
-				awaitLatch(bothHolding);
+				TestThreads.await(bothHolding);
 				return this.transaction.execute((status) -> {
 					this.jdbc.execute("SELECT 1");
 					return new JdbcTemplate(this.pool).queryForObject("SELECT 2", Integer.class);
@@ -377,16 +377,6 @@ class InvocationScopeTests {
 		assertThat(LockResult.skipped().executed()).isFalse();
 		assertThatExceptionOfType(java.util.NoSuchElementException.class).isThrownBy(() -> LockResult.skipped().value());
 		assertThat(Optional.ofNullable(LockResult.executed(null).value())).isEmpty();
-	}
-
-	private static void awaitLatch(CountDownLatch latch) {
-		try {
-			assertThat(latch.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }

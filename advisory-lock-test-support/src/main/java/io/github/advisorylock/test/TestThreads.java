@@ -16,6 +16,7 @@
 package io.github.advisorylock.test;
 
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,6 +73,24 @@ public final class TestThreads implements Executor, AfterEachCallback {
 				throw (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
 			}
 		}));
+	}
+
+	/**
+	 * Wait for a latch that another test thread counts down, up to {@link PgLocks#HANG_TIMEOUT}: from a callback that
+	 * cannot throw a checked exception, such as a lock's work.
+	 * @param latch the latch
+	 * @throws AssertionError if it was not counted down in time
+	 */
+	public static void await(CountDownLatch latch) {
+		try {
+			if (!latch.await(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+				throw new AssertionError("A latch was not counted down within " + PgLocks.HANG_TIMEOUT);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for a latch", ex);
+		}
 	}
 
 	@Override
