@@ -351,6 +351,16 @@ class InvocationScopeTests {
 	}
 
 	@Test
+	void aNamespaceWithSemicolonsQuotesAndCommentMarkersCannotSplitTheOpeningStatements() {
+		String hostile = "job; SELECT 'x\"; -- */ /* $$ " + this.namespace;
+		long key = AdvisoryLockKeys.of(hostile, 1);
+		assertThat(this.locks.execute(LockRequest.of(hostile, 1).withScope(LockScope.INVOCATION), (handle) -> {
+			assertThat(this.pgLocks.on(key)).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
+			return "held";
+		}).value()).isEqualTo("held");
+	}
+
+	@Test
 	void workFailureReachesTheCallerAfterTheLockIsReleased() {
 		IllegalStateException failure = new IllegalStateException("work failed");
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.locks.execute(invocation(1),
