@@ -354,6 +354,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Acquisition acquisition = starting(request, keys);
 		Connection connection;
 		try {
+			SuspendedTransactionLocks.check(request.namespace(), request.mode(), keys);
 			connection = transactionConnection(request.namespace());
 		}
 		catch (RuntimeException ex) {
@@ -382,6 +383,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			}
 			if (busyKey == null || request.waitMode() == WaitMode.BLOCK) {
 				acquisition.finished(Outcome.ACQUIRED, null);
+				SuspendedTransactionLocks.record(request.mode(), keys.keys());
 				return true;
 			}
 			if (request.waitMode() == WaitMode.SKIP) {

@@ -1,0 +1,129 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.jdbc;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests that a call for a key that a suspended transaction of the same thread holds fails at once, in every wait mode
+ * and scope, instead of waiting for itself or skipping, against real PostgreSQL.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class SuspendedTransactionLocksTests {
+
+	private final HikariDataSource pool = TestDatabase.get().newDataSource(4);
+
+	private final DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.pool);
+
+	private final TransactionTemplate outer = new TransactionTemplate(this.transactionManager);
+
+	private final TransactionTemplate requiresNew = propagation(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+
+	private final TransactionTemplate notSupported = propagation(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+
+	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.pool);
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	private final String namespace = "suspended-" + UUID.randomUUID();
+
+	private TransactionTemplate propagation(int behavior) {
+		TransactionTemplate template = new TransactionTemplate(this.transactionManager);
+		template.setPropagationBehavior(behavior);
+		return template;
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.locks.close();
+		this.pool.close();
+	}
+
+	@Test
+	void aRequiresNewCallForAKeyItsSuspendedOuterTransactionHoldsFailsAtOnceInEveryWaitMode() {
+		this.outer.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			for (WaitMode waitMode : WaitMode.values()) {
+				LockRequest request = LockRequest.of(this.namespace, 1).withWaitMode(waitMode);
+				// A wait for itself would last the hang bound; the refusal comes before any SQL.
+				LockRequest bounded = (waitMode == WaitMode.BLOCK) ? request.withTimeout(PgLocks.HANG_TIMEOUT)
+						: request;
+				assertThatExceptionOfType(LockTransactionException.class)
+					.isThrownBy(() -> this.requiresNew.executeWithoutResult(
+							(inner) -> this.locks.execute(bounded, (handle) -> "ran")))
+					.withMessageContaining("Advisory lock " + this.namespace + ":1 is held EXCLUSIVE by a transaction "
+							+ "of this same thread that is suspended");
+			}
+			// Resumed, the outer transaction still holds it, re-entrantly.
+			this.locks.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY));
+		});
+		// Once it ended, nothing of it remains: the same call in a new transaction takes the key.
+		this.outer.executeWithoutResult((status) -> this.requiresNew
+			.executeWithoutResult((inner) -> this.locks.lock(LockRequest.of(this.namespace, 1)
+				.withWaitMode(WaitMode.TRY))));
+	}
+
+	@Test
+	void sharedAfterSharedIsNoConflict() {
+		this.outer.executeWithoutResult((status) -> {
+			this.locks.lock(LockRequest.of(this.namespace, 1).withMode(LockMode.SHARED));
+			this.requiresNew.executeWithoutResult((inner) -> {
+				this.locks.lock(LockRequest.of(this.namespace, 1).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY));
+				assertThat(this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 1))).hasSize(2);
+			});
+		});
+	}
+
+	@Test
+	void anInvocationScopedCallAfterNotSupportedForAKeyTheSuspendedTransactionHoldsFailsAtOnce() {
+		this.outer.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			this.notSupported.executeWithoutResult((none) -> assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> this.locks.execute(LockRequest.of(this.namespace, 1)
+					.withScope(LockScope.INVOCATION)
+					.withWaitMode(WaitMode.SKIP), (handle) -> "ran"))
+				.withMessageContaining("suspended"));
+			// A key the suspended transaction does not hold is free for it.
+			this.notSupported.executeWithoutResult((none) -> assertThat(this.locks.execute(LockRequest
+				.of(this.namespace, 2)
+				.withScope(LockScope.INVOCATION)
+				.withTimeout(Duration.ofSeconds(5)), (handle) -> "ran").value()).isEqualTo("ran"));
+		});
+	}
+
+}
