@@ -17,7 +17,6 @@
 package io.github.advisorylock;
 
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -56,6 +55,11 @@ public final class AdvisoryLockKeys {
 	public static final String SQL_EXPRESSION = "('x' || left(encode(sha256(convert_to($1 || ':' || $2, 'UTF8')), "
 			+ "'hex'), 16))::bit(64)::bigint";
 
+	/**
+	 * One digest per thread: looking one up costs more than the hash of a short key. {@code digest()} resets it.
+	 */
+	private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(AdvisoryLockKeys::sha256);
+
 	private AdvisoryLockKeys() {
 	}
 
@@ -84,8 +88,12 @@ public final class AdvisoryLockKeys {
 			throw new InvalidLockKeyException("Advisory lock key value holds a lone UTF-16 surrogate at index "
 					+ loneSurrogate + ": it has no UTF-8 form, so no other language could derive the same key");
 		}
-		byte[] digest = sha256().digest((namespace + ":" + text).getBytes(StandardCharsets.UTF_8));
-		return ByteBuffer.wrap(digest, 0, Long.BYTES).getLong();
+		byte[] digest = SHA_256.get().digest((namespace + ":" + text).getBytes(StandardCharsets.UTF_8));
+		long key = 0;
+		for (int i = 0; i < Long.BYTES; i++) {
+			key = (key << 8) | (digest[i] & 0xFF);
+		}
+		return key;
 	}
 
 	private static int loneSurrogateAt(String text) {

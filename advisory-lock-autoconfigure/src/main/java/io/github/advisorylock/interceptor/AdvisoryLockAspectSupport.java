@@ -133,16 +133,27 @@ public class AdvisoryLockAspectSupport {
 
 	private List<Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
 			@Nullable Object target, @Nullable Object[] args) {
-		EvaluationContext context = this.evaluator.createContext(attribute.method(), args, target);
+		EvaluationContext context = null;
 		List<Object> keys = new ArrayList<>(attribute.keyExpressions().size());
-		for (String expression : attribute.keyExpressions()) {
+		for (int i = 0; i < attribute.keyExpressions().size(); i++) {
+			String expression = attribute.keyExpressions().get(i);
+			int parameter = attribute.parameterIndexes().get(i);
 			Object value;
-			try {
-				value = this.evaluator.evaluate(expression, attribute.method(), targetClass, context);
+			if (parameter >= 0) {
+				// What SpEL would return for a bare #name, #p0 or #a0, without its context and evaluation.
+				value = (args != null && parameter < args.length) ? args[parameter] : null;
 			}
-			catch (EvaluationException ex) {
-				throw new InvalidLockKeyException(
-						inMethod(attribute, "key expression '" + expression + "' failed: " + ex.getMessage()), ex);
+			else {
+				if (context == null) {
+					context = this.evaluator.createContext(attribute.method(), args, target);
+				}
+				try {
+					value = this.evaluator.evaluate(expression, attribute.method(), targetClass, context);
+				}
+				catch (EvaluationException ex) {
+					throw new InvalidLockKeyException(
+							inMethod(attribute, "key expression '" + expression + "' failed: " + ex.getMessage()), ex);
+				}
 			}
 			if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
 					|| (value.getClass().isArray() && Array.getLength(value) == 0)) {

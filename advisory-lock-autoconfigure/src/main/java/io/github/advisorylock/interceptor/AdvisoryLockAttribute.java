@@ -31,13 +31,16 @@ import org.jspecify.annotations.Nullable;
  * @param method the annotated method, as declared on the target class
  * @param namespace the namespace, not blank
  * @param keyExpressions the SpEL key expressions, at least one
+ * @param parameterIndexes for each expression, the index of the parameter it merely names, or {@code -1} when it must
+ * be evaluated
  * @param mode exclusive or shared
  * @param waitMode block, try or skip
  * @param timeout the BLOCK timeout, or {@code null} for the configured default (and for TRY and SKIP)
  * @param scope transaction or invocation
  * @author advisory-lock authors
  */
-record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions, LockMode mode,
+record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
+		List<Integer> parameterIndexes, LockMode mode,
 		WaitMode waitMode, @Nullable Duration timeout, LockScope scope) {
 
 }

@@ -183,8 +183,12 @@ class AdvisoryLockAttributeSource {
 					+ ClassUtils.resolvePrimitiveIfNecessary(specificMethod.getReturnType()).getSimpleName()
 					+ ">, or use waitMode TRY, which throws LockBusyException instead");
 		}
+		List<Integer> parameterIndexes = Arrays.stream(annotation.key())
+			.map((expression) -> this.evaluator.parameterIndex(expression, specificMethod))
+			.toList();
 		return new AdvisoryLockAttribute(specificMethod, annotation.namespace(), List.of(annotation.key()),
-				annotation.mode(), annotation.waitMode(), timeout(specificMethod, annotation), annotation.scope());
+				parameterIndexes, annotation.mode(), annotation.waitMode(), timeout(specificMethod, annotation),
+				annotation.scope());
 	}
 
 	private @Nullable Duration timeout(Method method, AdvisoryLocked annotation) {

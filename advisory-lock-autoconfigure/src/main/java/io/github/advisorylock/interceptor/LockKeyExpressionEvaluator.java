@@ -99,6 +99,31 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	}
 
 	/**
+	 * Return the index of the parameter an expression is nothing but a reference to ({@code #userId}, {@code #p0},
+	 * {@code #a0}), whose value a call can read from its arguments without evaluating SpEL: the common case, and the
+	 * only one whose evaluation shows in a call's cost.
+	 * @param expression the expression
+	 * @param method the method, as declared on the target class
+	 * @return the index, or {@code -1} when the expression is anything else
+	 */
+	int parameterIndex(String expression, Method method) {
+		String text = expression.strip();
+		if (!text.matches("#[A-Za-z_$][A-Za-z0-9_$]*")) {
+			return -1;
+		}
+		String name = text.substring(1);
+		// The variables as MethodBasedEvaluationContext sets them, in its order: a later one of the same name wins.
+		String[] names = getParameterNameDiscoverer().getParameterNames(method);
+		int index = -1;
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			if (name.equals("a" + i) || name.equals("p" + i) || (names != null && name.equals(names[i]))) {
+				index = i;
+			}
+		}
+		return index;
+	}
+
+	/**
 	 * Evaluate a key expression for one call.
 	 * @param expression the expression
 	 * @param method the method, as declared on the target class
