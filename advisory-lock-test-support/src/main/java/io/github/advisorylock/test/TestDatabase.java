@@ -70,6 +70,15 @@ public final class TestDatabase {
 	/** The system property that selects the major version of the embedded binaries (through a Maven profile). */
 	public static final String POSTGRES_VERSION_PROPERTY = "advisory-lock.test.postgres-version";
 
+	/**
+	 * The system property that starts the embedded server durable ({@code fsync}, {@code synchronous_commit} and
+	 * {@code full_page_writes} on), as a production server runs, rather than with zonky's settings for tests.
+	 */
+	public static final String DURABLE_PROPERTY = "advisory-lock.test.durable";
+
+	/** The system property that sets the embedded server's {@code max_connections}, for benchmarks with many callers. */
+	public static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.test.max-connections";
+
 	private static volatile TestDatabase instance;
 
 	private final String url;
@@ -140,9 +149,20 @@ public final class TestDatabase {
 	}
 
 	private static TestDatabase startEmbedded() {
+		EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(30));
+		if (Boolean.parseBoolean(setting("ADVISORY_LOCK_TEST_DURABLE", DURABLE_PROPERTY))) {
+			// zonky starts PostgreSQL without flushing to disk; a production server flushes every commit.
+			builder.setServerConfig("fsync", "on")
+				.setServerConfig("synchronous_commit", "on")
+				.setServerConfig("full_page_writes", "on");
+		}
+		String maxConnections = setting("ADVISORY_LOCK_TEST_MAX_CONNECTIONS", MAX_CONNECTIONS_PROPERTY);
+		if (maxConnections != null) {
+			builder.setServerConfig("max_connections", maxConnections);
+		}
 		EmbeddedPostgres postgres;
 		try {
-			postgres = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(30)).start();
+			postgres = builder.start();
 		}
 		catch (IOException | RuntimeException ex) {
 			throw new IllegalStateException(embeddedStartFailure(), ex);

@@ -63,8 +63,21 @@ class BenchmarkApplication {
 	 * @return the running context
 	 */
 	static ConfigurableApplicationContext start(TestDatabase database) {
+		return start(database, database.url(), MAX_POOL_SIZE);
+	}
+
+	/**
+	 * Start the application on the test database, reached through another JDBC URL (a relay's).
+	 * @param database the database
+	 * @param url the JDBC URL to connect to
+	 * @param poolSize the most connections of the pool, which opens them all at once
+	 * @return the running context
+	 */
+	static ConfigurableApplicationContext start(TestDatabase database, String url, int poolSize) {
 		Map<String, Object> properties = new HashMap<>(database.springDataSourceProperties());
-		properties.put("spring.datasource.hikari.maximum-pool-size", MAX_POOL_SIZE);
+		properties.put("spring.datasource.url", url);
+		properties.put("spring.datasource.hikari.maximum-pool-size", poolSize);
+		properties.put("spring.datasource.hikari.minimum-idle", poolSize);
 		properties.put("spring.datasource.hikari.pool-name", "benchmark");
 		properties.put("spring.main.lazy-initialization", false);
 		properties.put("logging.level.root", "WARN");

@@ -46,6 +46,9 @@ public final class Benchmarks {
 
 	static final String CHART = "benchmarks-scaling.svg";
 
+	/** What the library may add to a hand-written lock with the same isolation check and round trips. */
+	static final double SHARE_GOAL = 1.03;
+
 	private final Settings settings;
 
 	private final StringBuilder markdown = new StringBuilder();
@@ -64,6 +67,9 @@ public final class Benchmarks {
 		Path docs = Path.of((args.length > 0) ? args[0] : "docs");
 		Settings settings = Settings.fromSystemProperties();
 		long start = System.nanoTime();
+		// Read by TestDatabase when it starts the embedded server; a server given by URL keeps its own settings.
+		System.setProperty(TestDatabase.DURABLE_PROPERTY, Boolean.toString(settings.durable()));
+		System.setProperty(TestDatabase.MAX_CONNECTIONS_PROPERTY, Integer.toString(CrowdBenchmark.MAX_CONNECTIONS));
 		TestDatabase database = TestDatabase.get();
 		String description = (System.getenv("ADVISORY_LOCK_TEST_URL") != null
 				|| System.getProperty("advisory-lock.test.url") != null) ? "the server at " + database.url()
@@ -104,6 +110,9 @@ public final class Benchmarks {
 			Map<Integer, ScalingBenchmark.Point> scaling = new ScalingBenchmark(this.settings, context, annotated).run();
 			Map<String, double[]> takeover = new TakeoverBenchmark(this.settings,
 					context.getBean(AdvisoryLockOperations.class), database).run();
+			Map<String, NetworkBenchmark.Pass> network = new NetworkBenchmark(this.settings, database).run();
+			CrowdBenchmark crowd = new CrowdBenchmark(this.settings, database);
+			Map<Integer, List<CrowdBenchmark.Round>> crowds = crowd.run();
 
 			String costSection = costSection(perCall);
 			String keysSection = keysSection(perKeys);
@@ -111,8 +120,10 @@ public final class Benchmarks {
 			String capacitySection = capacitySection(burstWaits, hot, distinct);
 			String scalingSection = scalingSection(scaling);
 			String invocationSection = invocationSection(perCall, takeover);
+			String networkSection = networkSection(perCall, network);
+			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(), handOff.get(HandOffBenchmark.ANNOTATION));
 			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
-					invocationSection, chart(scaling, perKeys));
+					invocationSection, networkSection, crowdSection, chart(scaling, perKeys));
 		}
 		finally {
 			peers.dropTables();
@@ -134,12 +145,120 @@ public final class Benchmarks {
 		Summary checked = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.CHECKED_FLOOR), floor),
 				Summary.Spread.IQR);
 		Summary article = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.ARTICLE), floor), Summary.Spread.IQR);
-		this.headline.add(String.format(Locale.ROOT, "`@AdvisoryLocked` transaction / hand-written floor: **%s** "
-				+ "(goal ≤ 1.10: %s); `AdvisoryLockOperations.lock`: **%s**; the floor with the same isolation check: "
-				+ "%s; the article's three statements: %s.", annotation.format(2),
-				(annotation.median() <= 1.10) ? "met" : "NOT met", operations.format(2), checked.format(2),
-				article.format(2)));
-		return table.markdown();
+		String share = share(perCall, "on loopback");
+		this.headline.add(String.format(Locale.ROOT, "Against the bare floor: `@AdvisoryLocked` %s, "
+				+ "`AdvisoryLockOperations.lock` %s, the floor with the isolation check %s; the article's three "
+				+ "statements %s.", annotation.format(2), operations.format(2), checked.format(2), article.format(2)));
+		return table.markdown() + "\n" + share;
+	}
+
+	/**
+	 * Tabulate the library's share, the annotation's and {@code AdvisoryLockOperations}' cost over the hand-written
+	 * lock with the same isolation check and round trips, with 95% intervals over the rounds, and put it in the
+	 * headline.
+	 * @param where where it was measured, for the headline
+	 */
+	private String share(Map<String, double[]> perCall, String where) {
+		double[] checkedFloor = perCall.get(CostBenchmark.CHECKED_FLOOR);
+		Table share = new Table("the library's share, " + where,
+				"ratio to hand-written with the same check, median [95% CI]", "µs added, median [95% CI]",
+				"goal ≤ " + SHARE_GOAL);
+		for (String variant : List.of(CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS)) {
+			Summary ratio = Summary.of(Rounds.ratios(perCall.get(variant), checkedFloor), Summary.Spread.CI95);
+			Summary added = Summary.of(Rounds.differences(perCall.get(variant), checkedFloor), Summary.Spread.CI95);
+			String verdict = verdict(ratio);
+			share.row(variant, ratio.bracketed(3), added.bracketed(1), verdict);
+			this.headline.add(String.format(Locale.ROOT, "The library's share %s, %s ÷ hand-written with the same "
+					+ "isolation check and round trips: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.", where,
+					variant, ratio.bracketed(3), added.bracketed(1), SHARE_GOAL, verdict));
+		}
+		return share.markdown();
+	}
+
+	private String networkSection(Map<String, double[]> loopback, Map<String, NetworkBenchmark.Pass> passes) {
+		Map<String, double[]> direct = passes.get(NetworkBenchmark.NO_DELAY).perCall();
+		Map<String, double[]> slow = passes.get(NetworkBenchmark.ROUND_TRIP).perCall();
+		double[] noDelay = passes.get(NetworkBenchmark.NO_DELAY).latenessMicros();
+		double[] late = passes.get(NetworkBenchmark.ROUND_TRIP).latenessMicros();
+		// What a round trip really added: the delay each way, plus how much later than the relay without delay the
+		// relay with it sent each chunk (its writer wakes a little after the due time).
+		double roundTripMicros = 2 * (NetworkBenchmark.ONE_WAY_MICROS + late[0] - noDelay[0]);
+		Table table = new Table("call", "loopback, µs", "relay, no delay, µs", "relay, 0.5 ms round trip, µs",
+				"round trips, from the delay", "ratio to the floor at 0.5 ms");
+		StringBuilder costs = new StringBuilder();
+		for (String variant : NetworkBenchmark.VARIANTS) {
+			Summary zero = Summary.of(direct.get(variant), Summary.Spread.IQR);
+			Summary delayed = Summary.of(slow.get(variant), Summary.Spread.IQR);
+			double roundTrips = (delayed.median() - zero.median()) / roundTripMicros;
+			table.row(variant, Summary.of(loopback.get(variant), Summary.Spread.IQR).format(0), zero.format(0),
+					delayed.format(0), fmt("%.1f", roundTrips), Summary.of(Rounds.ratios(slow.get(variant),
+							slow.get(CostBenchmark.FLOOR)), Summary.Spread.IQR).format(2));
+			if (variant.equals(CostBenchmark.FLOOR) || variant.equals(CostBenchmark.ANNOTATION)
+					|| variant.equals(CostBenchmark.SHEDLOCK) || variant.equals(CostBenchmark.REGISTRY)) {
+				costs.append(costs.isEmpty() ? "" : "; ").append(fmt("%s %.0f µs (%.1f round trips)",
+						shortName(variant), delayed.median(), roundTrips));
+			}
+		}
+		this.headline.add("At a 0.5 ms round trip, through the relay: " + costs + ".");
+		String share = share(slow, "at a 0.5 ms round trip");
+		return table.markdown() + "\n" + share + fmt("%nThe relay sent each chunk %.0f µs (median; p99 %.0f µs) after "
+				+ "it was due with no delay, and %.0f µs (p99 %.0f µs) after its due time with %d µs each way: a "
+				+ "round trip through it added %.0f µs rather than the %d asked, and the round trips above are "
+				+ "counted in those.%n", noDelay[0], noDelay[1], late[0], late[1],
+				NetworkBenchmark.ONE_WAY_MICROS, roundTripMicros, 2 * NetworkBenchmark.ONE_WAY_MICROS);
+	}
+
+	private String crowdSection(Map<Integer, List<CrowdBenchmark.Round>> crowds, Map<Integer, Double> poolFillMillis,
+			HandOffBenchmark.Percentiles one) {
+		// One waiter's hand-off (scenario 4) predicts a crowd's throughput: one call through the lock per hand-off.
+		double oneHandOff = Summary.of(one.p50(), Summary.Spread.RANGE).median();
+		double model = 1000 / oneHandOff;
+		Table table = new Table("callers on one key", "queued in, ms", "hand-off p50, ms", "hand-off p99, ms",
+				"calls/s", "model: 1000 / one waiter's hand-off", "measured / model");
+		StringBuilder headline = new StringBuilder();
+		crowds.forEach((crowd, rounds) -> {
+			double[] queued = rounds.stream().mapToDouble(CrowdBenchmark.Round::queueMillis).toArray();
+			double[] p50 = rounds.stream().mapToDouble((round) -> Summary.percentileOf(round.handOffsMillis(), 50))
+				.toArray();
+			double[] p99 = rounds.stream().mapToDouble((round) -> Summary.percentileOf(round.handOffsMillis(), 99))
+				.toArray();
+			Summary throughput = Summary.of(rounds.stream().mapToDouble(CrowdBenchmark.Round::throughput).toArray(),
+					Summary.Spread.RANGE);
+			table.row(crowd, Summary.of(queued, Summary.Spread.RANGE).format(0),
+					Summary.of(p50, Summary.Spread.RANGE).format(), Summary.of(p99, Summary.Spread.RANGE).format(),
+					throughput.format(0), fmt("%.0f/s", model), fmt("%.2f", throughput.median() / model));
+			headline.append(headline.isEmpty() ? "" : "; ").append(fmt("%d callers: hand-off p50 %s ms, p99 %s ms, "
+					+ "%.0f calls/s (%.2f × the model)", crowd, Summary.of(p50, Summary.Spread.RANGE).format(),
+					Summary.of(p99, Summary.Spread.RANGE).format(), throughput.median(), throughput.median() / model));
+		});
+		this.headline.add("A crowd on one key, " + headline + ".");
+		StringBuilder pools = new StringBuilder();
+		poolFillMillis.forEach((crowd, millis) -> pools.append(pools.isEmpty() ? "" : ", ")
+			.append(fmt("%d connections in %.1f s", crowd, millis / 1000)));
+		return table.markdown() + fmt("%nBefore the rounds, the pool opened its connections: %s.%n", pools);
+	}
+
+	private static String shortName(String variant) {
+		return switch (variant) {
+			case CostBenchmark.FLOOR -> "the hand-written floor";
+			case CostBenchmark.ANNOTATION -> "`@AdvisoryLocked`";
+			case CostBenchmark.SHEDLOCK -> "ShedLock lock + unlock";
+			case CostBenchmark.REGISTRY -> "`JdbcLockRegistry` lock + unlock";
+			default -> variant;
+		};
+	}
+
+	/**
+	 * Say whether a ratio meets the library's share goal: only when its whole 95% interval lies on one side of it.
+	 */
+	private static String verdict(Summary ratio) {
+		if (ratio.high() <= SHARE_GOAL) {
+			return "met";
+		}
+		if (ratio.low() > SHARE_GOAL) {
+			return "NOT met";
+		}
+		return "undecided: the interval spans the goal";
 	}
 
 	private static String roundTrips(String variant) {
@@ -301,9 +420,9 @@ public final class Benchmarks {
 	}
 
 	private void write(Path docs, Table environment, String cost, String keys, String handOff, String capacity,
-			String scaling, String invocation, String svg) throws IOException {
+			String scaling, String invocation, String network, String crowd, String svg) throws IOException {
 		String document = Report.render(this.settings, environment.markdown(), this.headline, cost, keys, handOff,
-				capacity, scaling, invocation);
+				capacity, scaling, invocation, network, crowd);
 		System.out.println();
 		System.out.println(document);
 		Files.createDirectories(docs);

@@ -77,10 +77,19 @@ final class CostBenchmark {
 	}
 
 	/**
-	 * Measure one transaction per call, one key.
+	 * Measure one transaction per call, one key, in the rounds of a full run.
 	 * @return microseconds per call of each variant, per round
 	 */
 	Map<String, double[]> perCall() {
+		return perCall(this.settings.rounds(31));
+	}
+
+	/**
+	 * Measure one transaction per call, one key.
+	 * @param rounds how many rounds
+	 * @return microseconds per call of each variant, per round
+	 */
+	Map<String, double[]> perCall(int rounds) {
 		AtomicInteger names = new AtomicInteger();
 		Map<String, Rounds.Operation> variants = new LinkedHashMap<>();
 		variants.put(FLOOR, () -> this.handWritten.floor(random()));
@@ -96,8 +105,7 @@ final class CostBenchmark {
 		});
 		variants.put(SHEDLOCK,
 				() -> Peers.shedLockOnce(this.shedLock, "cost-" + names.incrementAndGet() % PEER_NAMES));
-		return Rounds.interleaved(variants, this.settings.rounds(31), this.settings.duration(1500),
-				this.settings.duration(200));
+		return Rounds.interleaved(variants, rounds, this.settings.duration(1500), this.settings.duration(200));
 	}
 
 	/**

@@ -81,10 +81,17 @@ final class Peers {
 	}
 
 	/**
+	 * Stop the registries' repositories, leaving the tables.
+	 */
+	void stopRegistries() {
+		this.repositories.forEach(DefaultLockRepository::stop);
+	}
+
+	/**
 	 * Drop the peers' tables.
 	 */
 	void dropTables() {
-		this.repositories.forEach(DefaultLockRepository::stop);
+		stopRegistries();
 		execute(List.of("DROP TABLE IF EXISTS INT_LOCK", "DROP TABLE IF EXISTS shedlock"));
 	}
 

@@ -93,6 +93,20 @@ final class Rounds {
 		return ratios;
 	}
 
+	/**
+	 * Return the difference of two variants within each round.
+	 * @param values the variant's value per round
+	 * @param baseline the baseline's value per round
+	 * @return {@code values[i] - baseline[i]} for each round
+	 */
+	static double[] differences(double[] values, double[] baseline) {
+		double[] differences = new double[values.length];
+		for (int i = 0; i < values.length; i++) {
+			differences[i] = values[i] - baseline[i];
+		}
+		return differences;
+	}
+
 	private static void run(Operation operation, String name) {
 		try {
 			operation.run();

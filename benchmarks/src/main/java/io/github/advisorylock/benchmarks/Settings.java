@@ -19,19 +19,25 @@ package io.github.advisorylock.benchmarks;
 import java.time.Duration;
 
 /**
- * How long and how often to measure: every duration and count is the full run's, multiplied by a scale (system
- * property {@code benchmarks.scale}, 1 for the published figures, less for a quick look).
+ * How long and how often to measure, and on what: every duration and count is the full run's, multiplied by a scale
+ * (system property {@code benchmarks.scale}, 1 for the published figures, less for a quick look); the embedded server
+ * is durable unless {@code benchmarks.durable} is {@code false}.
  *
  * @param scale the multiplier
+ * @param durable whether the embedded server flushes each commit to disk, as a production server does
  */
-record Settings(double scale) {
+record Settings(double scale, boolean durable) {
 
 	static Settings fromSystemProperties() {
 		double scale = Double.parseDouble(System.getProperty("benchmarks.scale", "1"));
 		if (!(scale > 0 && scale <= 10)) {
 			throw new IllegalArgumentException("benchmarks.scale must be above 0 and at most 10, was " + scale);
 		}
-		return new Settings(scale);
+		String durable = System.getProperty("benchmarks.durable", "true");
+		if (!durable.equals("true") && !durable.equals("false")) {
+			throw new IllegalArgumentException("benchmarks.durable must be true or false, was " + durable);
+		}
+		return new Settings(scale, Boolean.parseBoolean(durable));
 	}
 
 	Duration duration(long millis) {

@@ -18,6 +18,7 @@ package io.github.advisorylock.benchmarks;
 
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Random;
 
 /**
  * A figure over repeated rounds: the median, with its spread.
@@ -27,6 +28,8 @@ import java.util.Locale;
  * @param high the upper end of the spread
  */
 record Summary(double median, double low, double high) {
+
+	private static final int BOOTSTRAP_RESAMPLES = 10_000;
 
 	/**
 	 * Summarize per-round values.
@@ -40,7 +43,27 @@ record Summary(double median, double low, double high) {
 		return switch (spread) {
 			case IQR -> new Summary(percentile(sorted, 50), percentile(sorted, 25), percentile(sorted, 75));
 			case RANGE -> new Summary(percentile(sorted, 50), sorted[0], sorted[sorted.length - 1]);
+			case CI95 -> new Summary(percentile(sorted, 50), bootstrapMedian(values, 2.5), bootstrapMedian(values, 97.5));
 		};
+	}
+
+	/**
+	 * Return a percentile of the median over bootstrap resamples of the rounds (drawn with replacement, 10,000 times,
+	 * from a fixed seed so that the same rounds always give the same interval).
+	 */
+	private static double bootstrapMedian(double[] values, double percent) {
+		Random random = new Random(values.length);
+		double[] medians = new double[BOOTSTRAP_RESAMPLES];
+		double[] resample = new double[values.length];
+		for (int i = 0; i < medians.length; i++) {
+			for (int k = 0; k < resample.length; k++) {
+				resample[k] = values[random.nextInt(values.length)];
+			}
+			Arrays.sort(resample);
+			medians[i] = percentile(resample, 50);
+		}
+		Arrays.sort(medians);
+		return percentile(medians, percent);
 	}
 
 	/**
@@ -83,6 +106,17 @@ record Summary(double median, double low, double high) {
 	}
 
 	/**
+	 * Format as "median [low–high]", for a confidence interval.
+	 * @param decimals digits after the point
+	 * @return the text
+	 */
+	String bracketed(int decimals) {
+		String number = "%." + decimals + "f";
+		return String.format(Locale.ROOT, number + " [" + number + "–" + number + "]", this.median, this.low,
+				this.high);
+	}
+
+	/**
 	 * Format with as many decimals as the size of the median calls for: 3 significant digits, at least 0 decimals.
 	 * @return the text
 	 */
@@ -101,7 +135,10 @@ record Summary(double median, double low, double high) {
 		IQR,
 
 		/** The lowest to the highest round. */
-		RANGE
+		RANGE,
+
+		/** A 95% confidence interval of the median: the 2.5th to 97.5th percentile of bootstrapped medians. */
+		CI95
 
 	}
 
