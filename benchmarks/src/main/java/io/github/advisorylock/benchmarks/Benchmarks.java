@@ -96,6 +96,7 @@ public final class Benchmarks {
 			CostBenchmark cost = new CostBenchmark(this.settings, annotated, handWritten,
 					peers.lockRegistry(Duration.ofMillis(100)), peers.shedLock());
 			Map<String, double[]> perCall = cost.perCall();
+			Map<String, PairedShare.Blocks> share = cost.share(this.settings.count(100), 200);
 			Map<String, double[]> perKeys = cost.perKeys();
 			Map<String, HandOffBenchmark.Percentiles> handOff = new HandOffBenchmark(this.settings, annotated,
 					handWritten, database.dataSource(), peers).run();
@@ -114,7 +115,7 @@ public final class Benchmarks {
 			CrowdBenchmark crowd = new CrowdBenchmark(this.settings, database);
 			Map<Integer, List<CrowdBenchmark.Round>> crowds = crowd.run();
 
-			String costSection = costSection(perCall);
+			String costSection = costSection(perCall, share);
 			String keysSection = keysSection(perKeys);
 			String handOffSection = handOffSection(handOff, perCall);
 			String capacitySection = capacitySection(burstWaits, hot, distinct);
@@ -130,7 +131,7 @@ public final class Benchmarks {
 		}
 	}
 
-	private String costSection(Map<String, double[]> perCall) {
+	private String costSection(Map<String, double[]> perCall, Map<String, PairedShare.Blocks> pairedShare) {
 		double[] floor = perCall.get(CostBenchmark.FLOOR);
 		Table table = new Table("transaction", "round trips", "µs per transaction", "ratio to the floor");
 		for (Map.Entry<String, double[]> variant : perCall.entrySet()) {
@@ -145,7 +146,7 @@ public final class Benchmarks {
 		Summary checked = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.CHECKED_FLOOR), floor),
 				Summary.Spread.IQR);
 		Summary article = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.ARTICLE), floor), Summary.Spread.IQR);
-		String share = share(perCall, "on loopback");
+		String share = share(pairedShare, "on loopback");
 		this.headline.add(String.format(Locale.ROOT, "Against the bare floor: `@AdvisoryLocked` %s, "
 				+ "`AdvisoryLockOperations.lock` %s, the floor with the isolation check %s; the article's three "
 				+ "statements %s.", annotation.format(2), operations.format(2), checked.format(2), article.format(2)));
@@ -154,24 +155,23 @@ public final class Benchmarks {
 
 	/**
 	 * Tabulate the library's share, the annotation's and {@code AdvisoryLockOperations}' cost over the hand-written
-	 * lock with the same isolation check and round trips, with 95% intervals over the rounds, and put it in the
-	 * headline.
+	 * lock with the same isolation check and round trips, measured in pairs, with 95% intervals over the blocks, and
+	 * put it in the headline.
 	 * @param where where it was measured, for the headline
 	 */
-	private String share(Map<String, double[]> perCall, String where) {
-		double[] checkedFloor = perCall.get(CostBenchmark.CHECKED_FLOOR);
+	private String share(Map<String, PairedShare.Blocks> blocks, String where) {
 		Table share = new Table("the library's share, " + where,
 				"ratio to hand-written with the same check, median [95% CI]", "µs added, median [95% CI]",
 				"goal ≤ " + SHARE_GOAL);
-		for (String variant : List.of(CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS)) {
-			Summary ratio = Summary.of(Rounds.ratios(perCall.get(variant), checkedFloor), Summary.Spread.CI95);
-			Summary added = Summary.of(Rounds.differences(perCall.get(variant), checkedFloor), Summary.Spread.CI95);
+		blocks.forEach((variant, measured) -> {
+			Summary ratio = Summary.of(measured.ratios(), Summary.Spread.CI95);
+			Summary added = Summary.of(measured.microsAdded(), Summary.Spread.CI95);
 			String verdict = verdict(ratio);
 			share.row(variant, ratio.bracketed(3), added.bracketed(1), verdict);
 			this.headline.add(String.format(Locale.ROOT, "The library's share %s, %s ÷ hand-written with the same "
 					+ "isolation check and round trips: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.", where,
 					variant, ratio.bracketed(3), added.bracketed(1), SHARE_GOAL, verdict));
-		}
+		});
 		return share.markdown();
 	}
 
@@ -200,7 +200,7 @@ public final class Benchmarks {
 			}
 		}
 		this.headline.add("At a 0.5 ms round trip, through the relay: " + costs + ".");
-		String share = share(slow, "at a 0.5 ms round trip");
+		String share = share(passes.get(NetworkBenchmark.ROUND_TRIP).share(), "at a 0.5 ms round trip");
 		return table.markdown() + "\n" + share + fmt("%nThe relay sent each chunk %.0f µs (median; p99 %.0f µs) after "
 				+ "it was due with no delay, and %.0f µs (p99 %.0f µs) after its due time with %d µs each way: a "
 				+ "round trip through it added %.0f µs rather than the %d asked, and the round trips above are "

@@ -109,6 +109,19 @@ final class CostBenchmark {
 	}
 
 	/**
+	 * Measure the library's share in pairs (see {@link PairedShare}).
+	 * @param blocks how many blocks
+	 * @param pairs pairs per block
+	 * @return by variant, its blocks
+	 */
+	Map<String, PairedShare.Blocks> share(int blocks, int pairs) throws Exception {
+		Map<String, Rounds.Operation> variants = new LinkedHashMap<>();
+		variants.put(ANNOTATION, () -> this.annotated.lockOne(random()));
+		variants.put(OPERATIONS, () -> this.handWritten.operations(random()));
+		return PairedShare.measure(() -> this.handWritten.checkedFloor(random()), variants, blocks, pairs);
+	}
+
+	/**
 	 * Measure one transaction per call as the keys per call grow.
 	 * @return microseconds per call of each variant ({@link #keysVariant}), per round
 	 */

@@ -80,7 +80,8 @@ final class NetworkBenchmark {
 							context.getBean(HandWrittenCalls.class), peers.lockRegistry(Duration.ofMillis(100)),
 							peers.shedLock());
 					Map<String, double[]> perCall = cost.perCall(this.settings.rounds(11));
-					passes.put(pass.getKey(), new Pass(perCall, relay.latenessMicros()));
+					Map<String, PairedShare.Blocks> share = cost.share(this.settings.count(60), 40);
+					passes.put(pass.getKey(), new Pass(perCall, share, relay.latenessMicros()));
 				}
 				finally {
 					peers.stopRegistries();
@@ -98,9 +99,10 @@ final class NetworkBenchmark {
 	/**
 	 * What one pass measured.
 	 * @param perCall microseconds per call of each variant, per round
+	 * @param share the library's share, measured in pairs
 	 * @param latenessMicros how late, beyond its delay, the relay sent chunks: median and p99, in microseconds
 	 */
-	record Pass(Map<String, double[]> perCall, double[] latenessMicros) {
+	record Pass(Map<String, double[]> perCall, Map<String, PairedShare.Blocks> share, double[] latenessMicros) {
 
 	}
 
