@@ -16,6 +16,9 @@
 
 package io.github.advisorylock.jdbc;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import io.github.advisorylock.LockMode;
 
 /**
@@ -161,6 +164,12 @@ final class AdvisoryLockStatements {
 			+ "WHERE " + ADVISORY_IN_THIS_DATABASE + " "
 			+ "ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
 
+	/** How many namespaces' comments are kept; namespaces are meant to be a few fixed words. */
+	private static final int MAX_CACHED_NAMESPACES = 256;
+
+	/** By namespace, each statement with its comment. */
+	private static final Map<String, Map<String, String>> COMMENTED = new ConcurrentHashMap<>();
+
 	/** Bounds the comment, so that a long namespace cannot push the statement out of {@code pg_stat_activity}. */
 	private static final int MAX_COMMENT_NAMESPACE = 100;
 
@@ -231,7 +240,17 @@ final class AdvisoryLockStatements {
 	}
 
 	private static String commented(String namespace, String statement) {
-		return "/* advisory-lock " + commentSafe(namespace) + " */ " + statement;
+		// Each namespace's statements are built once: the comment checks every character of the namespace, and the
+		// same string instance lets pgjdbc find its prepared statement without hashing the text again.
+		Map<String, String> statements = COMMENTED.get(namespace);
+		if (statements == null) {
+			if (COMMENTED.size() >= MAX_CACHED_NAMESPACES) {
+				return "/* advisory-lock " + commentSafe(namespace) + " */ " + statement;
+			}
+			statements = COMMENTED.computeIfAbsent(namespace, (key) -> new ConcurrentHashMap<>());
+		}
+		return statements.computeIfAbsent(statement,
+				(key) -> "/* advisory-lock " + commentSafe(namespace) + " */ " + statement);
 	}
 
 	/**
