@@ -115,14 +115,6 @@ final class LockConnections implements AutoCloseable {
 		return this.maxConnections;
 	}
 
-	/**
-	 * Return how many connections hold locks now.
-	 * @return the number in use
-	 */
-	int inUse() {
-		return this.maxConnections - this.permits.availablePermits();
-	}
-
 	@Override
 	public void close() throws Exception {
 		if (this.ownsSource && this.dataSource instanceof AutoCloseable closeable) {

@@ -189,11 +189,7 @@ class AdvisoryLockFaultTests {
 	@Test
 	void aServerRestartWhileWaitingFailsPromptlyAndThePoolRecovers() throws Exception {
 		Path data = Files.createTempDirectory("advisory-lock-restart");
-		EmbeddedPostgres server = EmbeddedPostgres.builder()
-			.setDataDirectory(data)
-			.setCleanDataDirectory(false)
-			.setPGStartupWait(Duration.ofSeconds(30))
-			.start();
+		EmbeddedPostgres server = startServer(data, 0);
 		int port = server.getPort();
 		String url = server.getJdbcUrl("postgres", "postgres");
 		// The observer opens a connection per query, outside the application's pool, so that the pool holds only
@@ -221,12 +217,7 @@ class AdvisoryLockFaultTests {
 				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":[1]");
 			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(holder::close);
 
-			server = EmbeddedPostgres.builder()
-				.setDataDirectory(data)
-				.setCleanDataDirectory(false)
-				.setPort(port)
-				.setPGStartupWait(Duration.ofSeconds(30))
-				.start();
+			server = startServer(data, port);
 			transaction.executeWithoutResult((status) -> {
 				locks.lock(this.namespace, 1);
 				assertThat(pgLocks.on(key(1))).hasSize(1);
@@ -243,11 +234,7 @@ class AdvisoryLockFaultTests {
 	void aServerRestartWhileAnInvocationScopedLockIsHeldIsReportedLostWithoutHidingTheWorksFailure(
 			CapturedOutput output) throws Exception {
 		Path data = Files.createTempDirectory("advisory-lock-restart");
-		EmbeddedPostgres started = EmbeddedPostgres.builder()
-			.setDataDirectory(data)
-			.setCleanDataDirectory(false)
-			.setPGStartupWait(Duration.ofSeconds(30))
-			.start();
+		EmbeddedPostgres started = startServer(data, 0);
 		int port = started.getPort();
 		AtomicReference<EmbeddedPostgres> server = new AtomicReference<>(started);
 		IllegalStateException workFailure = new IllegalStateException("the work's own failure");
@@ -274,16 +261,26 @@ class AdvisoryLockFaultTests {
 	private static EmbeddedPostgres restart(EmbeddedPostgres server, Path data, int port) {
 		try {
 			server.close();
-			return EmbeddedPostgres.builder()
-				.setDataDirectory(data)
-				.setCleanDataDirectory(false)
-				.setPort(port)
-				.setPGStartupWait(Duration.ofSeconds(30))
-				.start();
+			return startServer(data, port);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * Start a server of its own on a data directory that outlives it, so that it can be stopped and started again.
+	 * @param port the port, or 0 for a free one
+	 */
+	private static EmbeddedPostgres startServer(Path data, int port) throws IOException {
+		EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+			.setDataDirectory(data)
+			.setCleanDataDirectory(false)
+			.setPGStartupWait(Duration.ofSeconds(30));
+		if (port != 0) {
+			builder.setPort(port);
+		}
+		return builder.start();
 	}
 
 	@Test
