@@ -69,8 +69,9 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
 		Assert.notNull(scope, "LockScope must not be null");
-		Assert.isTrue(timeout == null || isValidTimeout(timeout), () -> "Advisory lock timeout must be between 1ms and "
-				+ MAX_TIMEOUT.toMillis() + "ms, was " + timeout);
+		if (timeout != null) {
+			checkTimeout(timeout, "Advisory lock timeout");
+		}
 		// A copy that may hold nulls, which the key derivation reports with InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
 	}
@@ -83,6 +84,18 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public static boolean isValidTimeout(Duration timeout) {
 		return !timeout.isNegative() && !timeout.isZero() && timeout.compareTo(MAX_TIMEOUT) <= 0;
+	}
+
+	/**
+	 * Check that a duration can bound a {@link WaitMode#BLOCK} acquisition (see {@link #isValidTimeout}). The one
+	 * home of this rule and its message, for requests, the annotation, the template and the properties.
+	 * @param timeout the duration
+	 * @param setting what is being set, named in the message
+	 * @throws IllegalArgumentException if it cannot
+	 */
+	public static void checkTimeout(Duration timeout, String setting) {
+		Assert.isTrue(isValidTimeout(timeout), () -> setting + " must be between 1ms and " + MAX_TIMEOUT.toMillis()
+				+ "ms (PostgreSQL's lock_timeout range; 0 would wait forever), was " + timeout);
 	}
 
 	/**

@@ -20,8 +20,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import io.github.advisorylock.jdbc.AdvisoryLockInspector;
-import io.github.advisorylock.jdbc.AdvisoryLockInspector.LockActivity;
+import io.github.advisorylock.pglocks.AdvisoryLockInspector;
+import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;

@@ -23,7 +23,7 @@ import java.util.Map;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.jdbc.LockAcquisitionListener;
+import io.github.advisorylock.LockAcquisitionListener;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

@@ -19,15 +19,18 @@ package io.github.advisorylock.autoconfigure;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.jdbc.LockAcquisitionListener;
-import io.github.advisorylock.jdbc.LockHolderDiagnosis;
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.pglocks.DirectConnections;
+import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AllNestedConditions;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -35,7 +38,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -68,6 +73,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBean(PlatformTransactionManager.class)
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
+@Import(DirectConnectionsConfiguration.class)
 public final class AdvisoryLockAutoConfiguration {
 
 	@Bean
@@ -95,15 +101,16 @@ public final class AdvisoryLockAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(LockHolderDiagnosis.class)
 	@ConditionalOnProperty(prefix = "advisory-lock.diagnosis", name = "enabled", havingValue = "true",
 			matchIfMissing = true)
-	LockHolderDiagnosis advisoryLockHolderDiagnosis(DataSource dataSource, AdvisoryLockProperties properties) {
-		return LockHolderDiagnosis.forDataSource(dataSource, properties.getDiagnosis().getTimeout());
+	PgLocksHolderDiagnosis advisoryLockHolderDiagnosis(AdvisoryLockProperties properties,
+			ObjectProvider<DirectConnections> directConnections) {
+		return new PgLocksHolderDiagnosis(properties.getDiagnosis().getTimeout(), directConnections.getIfAvailable());
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnProperty(prefix = "advisory-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
+	@Conditional(AnnotationEnabledCondition.class)
 	static class AnnotationConfiguration {
 
 		@Bean
@@ -116,6 +123,29 @@ public final class AdvisoryLockAutoConfiguration {
 			postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class,
 					Boolean.TRUE));
 			return postProcessor;
+		}
+
+	}
+
+	/**
+	 * Matches unless {@code advisory-lock.annotation.enabled}, or its deprecated old name
+	 * {@code advisory-lock.enabled}, is {@code false}.
+	 */
+	static final class AnnotationEnabledCondition extends AllNestedConditions {
+
+		AnnotationEnabledCondition() {
+			super(ConfigurationPhase.PARSE_CONFIGURATION);
+		}
+
+		@ConditionalOnProperty(prefix = "advisory-lock.annotation", name = "enabled", havingValue = "true",
+				matchIfMissing = true)
+		static final class Enabled {
+
+		}
+
+		@ConditionalOnProperty(prefix = "advisory-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
+		static final class NotDisabledByTheOldName {
+
 		}
 
 	}

@@ -21,7 +21,8 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.KeyLabels;
-import io.github.advisorylock.jdbc.AdvisoryLockInspector;
+import io.github.advisorylock.pglocks.AdvisoryLockInspector;
+import io.github.advisorylock.pglocks.DirectConnections;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -38,6 +39,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
@@ -49,7 +51,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * acquisition, exist only then, and only when {@link AdvisoryLockAutoConfiguration} made the locks they listen to.
  *
  * <p>The endpoint reads {@code pg_locks} on a connection outside the application's pool when the pool is Hikari (see
- * {@link AdvisoryLockInspector#forDataSource}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
+ * {@link DirectConnections}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
  * cannot make it wait.
  *
  * @author advisory-lock authors
@@ -63,15 +65,18 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 // The endpoint shows every advisory lock, so it stays when AdvisoryLockAutoConfiguration backs off (no transaction
 // manager), and then needs the properties registered here.
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
+@Import(DirectConnectionsConfiguration.class)
 public final class AdvisoryLockEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	AdvisoryLocksEndpoint advisoryLocksEndpoint(DataSource dataSource, AdvisoryLockProperties properties,
-			ObjectProvider<KeyLabels> labels) {
+			ObjectProvider<DirectConnections> directConnections, ObjectProvider<KeyLabels> labels) {
 		// Outside the pool, bounded like a diagnosis: the endpoint must answer when the pool is exhausted.
-		AdvisoryLockInspector inspector = AdvisoryLockInspector.forDataSource(dataSource,
-				properties.getDiagnosis().getTimeout(), properties.getEndpoint().isIncludeQuery());
+		DirectConnections direct = directConnections.getIfAvailable();
+		boolean includeQuery = properties.getEndpoint().isIncludeQuery();
+		AdvisoryLockInspector inspector = (direct != null) ? new AdvisoryLockInspector(direct, includeQuery)
+				: new AdvisoryLockInspector(dataSource, includeQuery);
 		return new AdvisoryLocksEndpoint(inspector, labels.getIfUnique());
 	}
 

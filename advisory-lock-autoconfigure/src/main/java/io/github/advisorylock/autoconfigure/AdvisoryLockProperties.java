@@ -21,9 +21,10 @@ import java.time.Duration;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.jdbc.LockHolderDiagnosis;
+import io.github.advisorylock.pglocks.DirectConnections;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.util.Assert;
 
 /**
@@ -36,11 +37,6 @@ import org.springframework.util.Assert;
 public class AdvisoryLockProperties {
 
 	/**
-	 * Whether methods annotated with @AdvisoryLocked take their locks.
-	 */
-	private boolean enabled = true;
-
-	/**
 	 * How long a BLOCK acquisition waits when the annotation or request gives no timeout.
 	 */
 	private Duration defaultTimeout = Duration.ofSeconds(2);
@@ -50,6 +46,8 @@ public class AdvisoryLockProperties {
 	 */
 	private int maxKeys = 64;
 
+	private final Annotation annotation = new Annotation();
+
 	private final Invocation invocation = new Invocation();
 
 	private final Diagnosis diagnosis = new Diagnosis();
@@ -57,19 +55,34 @@ public class AdvisoryLockProperties {
 	private final Endpoint endpoint = new Endpoint();
 
 	/**
-	 * Return whether {@code @AdvisoryLocked} methods take their locks.
+	 * Return whether {@code @AdvisoryLocked} methods take their locks: the old name of
+	 * {@code advisory-lock.annotation.enabled}, which says what it turns off.
 	 * @return whether the annotation is active
+	 * @deprecated since 0.1.0 in favour of {@code advisory-lock.annotation.enabled}
 	 */
+	@Deprecated(since = "0.1.0")
+	@DeprecatedConfigurationProperty(replacement = "advisory-lock.annotation.enabled",
+			reason = "It turns only the annotation off; AdvisoryLockOperations stays available", since = "0.1.0")
 	public boolean isEnabled() {
-		return this.enabled;
+		return this.annotation.isEnabled();
 	}
 
 	/**
 	 * Set whether {@code @AdvisoryLocked} methods take their locks.
 	 * @param enabled whether the annotation is active
+	 * @deprecated since 0.1.0 in favour of {@code advisory-lock.annotation.enabled}
 	 */
+	@Deprecated(since = "0.1.0")
 	public void setEnabled(boolean enabled) {
-		this.enabled = enabled;
+		this.annotation.setEnabled(enabled);
+	}
+
+	/**
+	 * Return the settings of the {@code @AdvisoryLocked} annotation.
+	 * @return the annotation settings
+	 */
+	public Annotation getAnnotation() {
+		return this.annotation;
 	}
 
 	/**
@@ -85,8 +98,7 @@ public class AdvisoryLockProperties {
 	 * @param defaultTimeout the timeout, positive
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
-		Assert.isTrue(LockRequest.isValidTimeout(defaultTimeout), () -> "advisory-lock.default-timeout must be positive "
-				+ "and at most " + LockRequest.MAX_TIMEOUT.toMillis() + "ms (0 would wait forever), was " + defaultTimeout);
+		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
 		this.defaultTimeout = defaultTimeout;
 	}
 
@@ -103,7 +115,7 @@ public class AdvisoryLockProperties {
 	 * @param maxKeys the limit, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
+		AdvisoryLockTemplate.checkMaxKeys(maxKeys, "advisory-lock.max-keys");
 		this.maxKeys = maxKeys;
 	}
 
@@ -129,6 +141,35 @@ public class AdvisoryLockProperties {
 	 */
 	public Endpoint getEndpoint() {
 		return this.endpoint;
+	}
+
+	/**
+	 * Settings of the {@code @AdvisoryLocked} annotation.
+	 */
+	public static class Annotation {
+
+		/**
+		 * Whether methods annotated with @AdvisoryLocked take their locks. AdvisoryLockOperations stays available
+		 * either way.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Return whether {@code @AdvisoryLocked} methods take their locks.
+		 * @return whether the annotation is active
+		 */
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		/**
+		 * Set whether {@code @AdvisoryLocked} methods take their locks.
+		 * @param enabled whether the annotation is active
+		 */
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
 	}
 
 	/**
@@ -162,8 +203,7 @@ public class AdvisoryLockProperties {
 		 * @param heartbeat the interval, between 100ms and 1h
 		 */
 		public void setHeartbeat(Duration heartbeat) {
-			Assert.isTrue(AdvisoryLockTemplate.isValidHeartbeat(heartbeat),
-					() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
+			AdvisoryLockTemplate.checkHeartbeat(heartbeat, "advisory-lock.invocation.heartbeat");
 			this.heartbeat = heartbeat;
 		}
 
@@ -180,8 +220,8 @@ public class AdvisoryLockProperties {
 		 * @param maxConnections the bound, positive
 		 */
 		public void setMaxConnections(int maxConnections) {
-			Assert.isTrue(maxConnections > 0,
-					() -> "advisory-lock.invocation.max-connections must be positive, was " + maxConnections);
+			AdvisoryLockTemplate.checkMaxInvocationConnections(maxConnections,
+					"advisory-lock.invocation.max-connections");
 			this.maxConnections = maxConnections;
 		}
 
@@ -201,7 +241,7 @@ public class AdvisoryLockProperties {
 		/**
 		 * Bound on connecting and on the query of one diagnosis, in whole seconds (at least 1s).
 		 */
-		private Duration timeout = LockHolderDiagnosis.DEFAULT_TIMEOUT;
+		private Duration timeout = DirectConnections.DEFAULT_TIMEOUT;
 
 		/**
 		 * Return whether busy locks are diagnosed.
@@ -232,10 +272,7 @@ public class AdvisoryLockProperties {
 		 * @param timeout the timeout, at least one second
 		 */
 		public void setTimeout(Duration timeout) {
-			Assert.isTrue(LockHolderDiagnosis.isValidTimeout(timeout),
-					() -> "advisory-lock.diagnosis.timeout must be at least "
-							+ LockHolderDiagnosis.MIN_TIMEOUT.toSeconds() + "s (JDBC bounds a query in whole seconds), was "
-							+ timeout);
+			DirectConnections.checkTimeout(timeout, "advisory-lock.diagnosis.timeout");
 			this.timeout = timeout;
 		}
 

@@ -16,20 +16,31 @@
 
 package io.github.advisorylock.jdbc;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.LockMode;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The SQL that acquires advisory locks: one statement, so one round trip, for an acquisition that finds its locks free
+ * The statements that acquire advisory locks, each with the code that binds its parameters and reads its rows, so that a
+ * change to a statement is made here and nowhere else: one statement, so one round trip, for an acquisition that finds
+ * its locks free
  * (the common case, kept as light as a hand-written lock with the same isolation check), and a second one only for a
  * {@code BLOCK} that must wait.
  *
  * <p>The first statement, {@code TRY_ONE} or {@code TRY_MANY}, checks the isolation level and tries the keys in array
- * order (the caller sorts them), stopping at the first one held. Its {@code WHERE} clause is the isolation check: a
- * transaction above READ COMMITTED gets no row, and takes no lock, because the select list is computed only for the
- * rows the {@code WHERE} clause lets through. Otherwise its one row says which key was found held, if any. In
+ * order (the caller sorts them), stopping at the first one held. Its {@code WHERE} clause is the check that a lock
+ * here can protect anything: a transaction above READ COMMITTED, or a server in recovery (a standby, whose advisory
+ * locks exclude nobody on the primary), gets no row, and takes no lock, because the select list is computed only for
+ * the rows the {@code WHERE} clause lets through. Otherwise its one row says which key was found held, if any. In
  * {@code TRY_MANY}, the {@code LIMIT 1} stops at the first held key; an {@code ORDER BY} or {@code DISTINCT} there
  * would make PostgreSQL try every key before choosing one: keep it out. The try never waits: a key held by another
  * transaction, or requested by a transaction already waiting for it, is reported held, so the try does not jump the
@@ -57,17 +68,16 @@ import io.github.advisorylock.LockMode;
  * run {@code prepareThreshold} times on a connection: at most one prepared statement per namespace, mode and statement
  * on each connection, within pgjdbc's per-connection statement cache.
  *
- * <p>The other statements read {@code pg_locks} and {@code pg_stat_activity} for the diagnosis of a busy lock and for
- * the Actuator endpoint. Reading {@code pg_locks} briefly takes every partition of PostgreSQL's lock table, so they
- * never run on the path of a successful acquisition.
- *
  * @author advisory-lock authors
  */
 final class AdvisoryLockStatements {
 
-	/** Whether the isolation level allows a lock: PostgreSQL runs READ UNCOMMITTED as READ COMMITTED. */
+	/**
+	 * Whether a lock here protects anything: the isolation level allows it (PostgreSQL runs READ UNCOMMITTED as READ
+	 * COMMITTED), and the server is not in recovery. A function call on local state, so it adds no measurable cost.
+	 */
 	private static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
-			+ "'read uncommitted')";
+			+ "'read uncommitted') AND NOT pg_is_in_recovery()";
 
 	/** What is left until the deadline, as a {@code lock_timeout}; at least 1ms, as 0 would mean "no timeout". */
 	private static final String REMAINING = "greatest(1, ceil(extract(epoch FROM previous.deadline - "
@@ -124,45 +134,8 @@ final class AdvisoryLockStatements {
 	 */
 	private static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
-	/** The isolation level, read only to explain a refusal. */
-	private static final String ISOLATION = "SELECT current_setting('transaction_isolation')";
-
-	/** The advisory locks of the current database: {@code pg_locks.database} is set for them. */
-	private static final String ADVISORY_IN_THIS_DATABASE = "l.locktype = 'advisory' "
-			+ "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())";
-
-	/** A bigint key is split into {@code classid} (high half) and {@code objid} (low half), with objsubid 1. */
-	private static final String KEY = "((l.classid::bigint << 32) | l.objid::bigint)";
-
-	private static final String TRANSACTION_AGE_MILLIS = "(extract(epoch FROM clock_timestamp() - a.xact_start) "
-			+ "* 1000)::bigint";
-
-	/**
-	 * The granted advisory locks that conflict with a request: on one of its keys, in another session, and for a
-	 * shared request exclusive only. Parameters: the {@code bigint[]} of keys, the pid of the requesting session
-	 * ({@code NULL} for this session's), whether the request is shared, and the most rows.
-	 */
-	private static final String HOLDERS = "SELECT l.pid, " + KEY + " AS key, l.mode, a.application_name, a.state, "
-			+ TRANSACTION_AGE_MILLIS + " AS transaction_age_ms, a.wait_event_type, a.wait_event "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid "
-			+ "WHERE " + ADVISORY_IN_THIS_DATABASE + " AND l.objsubid = 1 AND l.granted "
-			+ "AND " + KEY + " = ANY (?::bigint[]) AND l.pid <> coalesce(?::int, pg_backend_pid()) "
-			+ "AND (NOT ?::boolean OR l.mode = 'ExclusiveLock') "
-			+ "ORDER BY a.xact_start NULLS LAST, l.pid LIMIT ?";
-
-	/**
-	 * Every advisory lock of the current database, held and awaited, with its session. {@code waitstart} is read
-	 * through {@code to_jsonb} because PostgreSQL 12 and 13 do not have the column (it is then {@code NULL}).
-	 * Parameters: whether to include the query text, and the most rows.
-	 */
-	private static final String ALL_LOCKS = "SELECT l.pid, l.objsubid, l.classid::bigint AS classid, "
-			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid = 1 THEN " + KEY + " END AS key, l.mode, l.granted, "
-			+ "(to_jsonb(l) ->> 'waitstart')::timestamptz AS waitstart, " + TRANSACTION_AGE_MILLIS
-			+ " AS transaction_age_ms, a.state, a.application_name, a.wait_event_type, a.wait_event, "
-			+ "CASE WHEN ?::boolean THEN a.query END AS query "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid "
-			+ "WHERE " + ADVISORY_IN_THIS_DATABASE + " "
-			+ "ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
+	/** The isolation level and recovery state, read only to explain a refusal. */
+	private static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
 
 	/** How many namespaces' comments are kept; namespaces are meant to be a few fixed words. */
 	private static final int MAX_CACHED_NAMESPACES = 256;
@@ -177,17 +150,127 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Return the first statement of every acquisition: the isolation check, then a try of each key in order. It
-	 * returns no row when the isolation level is above READ COMMITTED; otherwise one row, whose column is, for one
-	 * key, whether it was acquired ({@code boolean}) and, for several, the first key found held ({@code bigint}, or
-	 * {@code NULL} when every one was acquired). Its parameter is the key ({@code bigint}) when there is one, or the
-	 * {@code bigint[]} of keys.
+	 * Run the first statement of every acquisition: the check that a lock is allowed, then a try of each key in
+	 * order, stopping at the first one held.
+	 * @param connection the transaction's connection
 	 * @param mode exclusive or shared
-	 * @param keys how many distinct keys, at least one
+	 * @param keys the distinct keys, sorted, at least one
 	 * @param namespace the namespace, named in a leading comment
+	 * @return what the try found
+	 * @throws SQLException if the statement fails
+	 */
+	static Tried tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace)
+			throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(trySql(mode, keys.size(), namespace))) {
+			bindKeys(connection, statement, 1, keys, keys.size() > 1);
+			try (ResultSet result = statement.executeQuery()) {
+				return tried(result, keys);
+			}
+		}
+	}
+
+	/**
+	 * Run the statement that waits for keys a try found held, bounded by one timeout for all of them.
+	 * @param connection the transaction's connection
+	 * @param mode exclusive or shared
+	 * @param keys the keys to wait for, in order
+	 * @param timeout the bound on the whole wait
+	 * @param namespace the namespace, named in a leading comment
+	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait ran out of time
+	 */
+	static void waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace)
+			throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(waitSql(mode, namespace))) {
+			statement.setLong(1, Math.max(1, timeout.toMillis()));
+			bindKeys(connection, statement, 2, keys, true);
+			statement.executeQuery().close();
+		}
+	}
+
+	/**
+	 * Open the transaction of an invocation-scoped lock, try its keys and set its dead-man switch, in one round trip:
+	 * {@code SET TRANSACTION} (no result set), a row whose second column is {@code transaction_timeout}, the try
+	 * of {@link #tryLock}, then the {@linkplain #keepAliveSql keep-alive} (no result set).
+	 * @param connection the lock's own connection, with auto-commit off
+	 * @param mode exclusive or shared
+	 * @param keys the distinct keys, sorted, at least one
+	 * @param namespace the namespace, named in a leading comment
+	 * @param applicationName the session's name for the transaction
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and the lock with it
+	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it ({@code null} before 17)
+	 * @throws SQLException if a statement fails
+	 */
+	static Opened beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
+			String applicationName, long deadManMillis) throws SQLException {
+		String sql = BEGIN_INVOCATION + trySql(mode, keys.size(), namespace) + "; "
+				+ KEEP_ALIVE.formatted(deadManMillis);
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setString(1, applicationName);
+			bindKeys(connection, statement, 2, keys, keys.size() > 1);
+			statement.execute();
+			// SET TRANSACTION gives an update count, then come the settings' row and the try's.
+			String transactionTimeout;
+			try (ResultSet settings = nextResultSet(statement, "settings")) {
+				settings.next();
+				transactionTimeout = settings.getString(2);
+			}
+			try (ResultSet result = nextResultSet(statement, "try")) {
+				return new Opened(tried(result, keys), transactionTimeout);
+			}
+		}
+	}
+
+	private static ResultSet nextResultSet(Statement statement, String what) throws SQLException {
+		if (!statement.getMoreResults()) {
+			throw new IllegalStateException("The opening statements of an invocation-scoped advisory lock gave no "
+					+ what + " row: is something between the application and PostgreSQL rewriting statements?");
+		}
+		return statement.getResultSet();
+	}
+
+	/**
+	 * Return the heartbeat of an invocation-scoped lock (see {@code KEEP_ALIVE}), which an operator sees as the
+	 * session's last query. Built once per lock, and sent by {@link #keepAlive}.
+	 * @param namespace the namespace, named in a leading comment
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
 	 * @return the SQL
 	 */
-	static String tryLock(LockMode mode, int keys, String namespace) {
+	static String keepAliveSql(String namespace, long deadManMillis) {
+		return commented(namespace, KEEP_ALIVE.formatted(deadManMillis));
+	}
+
+	/**
+	 * Send a lock session's keep-alive statement.
+	 * @param connection the lock's connection
+	 * @param sql from {@link #keepAliveSql}
+	 * @throws SQLException if it fails
+	 */
+	static void keepAlive(Connection connection, String sql) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+		}
+	}
+
+	/**
+	 * Read why a try was refused: the isolation level, and whether the server is in recovery. One more round trip, on
+	 * that failure path only.
+	 * @param connection the transaction's connection
+	 * @return the refusal
+	 * @throws SQLException if the read fails
+	 */
+	static Refusal refusal(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(REFUSAL);
+				ResultSet result = statement.executeQuery()) {
+			result.next();
+			return new Refusal(result.getString(1), result.getBoolean(2));
+		}
+	}
+
+	static String waitSql(LockMode mode, String namespace) {
+		return commented(namespace, (mode == LockMode.SHARED) ? WAIT_SHARED : WAIT_EXCLUSIVE);
+	}
+
+	static String trySql(LockMode mode, int keys, String namespace) {
 		boolean shared = mode == LockMode.SHARED;
 		String statement = (keys == 1) ? (shared ? TRY_ONE_SHARED : TRY_ONE_EXCLUSIVE)
 				: (shared ? TRY_MANY_SHARED : TRY_MANY_EXCLUSIVE);
@@ -195,48 +278,31 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Return the statement that waits for keys a try found held, bounded by one timeout for all of them. Its
-	 * parameters are the timeout in milliseconds ({@code bigint}) and the {@code bigint[]} of keys.
-	 * @param mode exclusive or shared
-	 * @param namespace the namespace, named in a leading comment
-	 * @return the SQL
+	 * Bind the keys: the key itself when a statement takes one, else the {@code bigint[]} of them.
 	 */
-	static String waitLock(LockMode mode, String namespace) {
-		return commented(namespace, (mode == LockMode.SHARED) ? WAIT_SHARED : WAIT_EXCLUSIVE);
+	private static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys,
+			boolean array) throws SQLException {
+		if (array) {
+			statement.setArray(index, connection.createArrayOf("bigint", keys.toArray(Long[]::new)));
+		}
+		else {
+			statement.setLong(index, keys.get(0));
+		}
 	}
 
 	/**
-	 * Return the statements that open the transaction of an invocation-scoped lock, try its keys and set its dead-man
-	 * switch, in one round trip: {@code SET TRANSACTION} (no result set), a row whose second column is
-	 * {@code transaction_timeout}, the result of {@link #tryLock}, then {@link #keepAlive} (no result set). Parameters:
-	 * {@code application_name} as text, then the try's parameter.
-	 * @param mode exclusive or shared
-	 * @param keys how many distinct keys, at least one
-	 * @param namespace the namespace, named in a leading comment
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and the lock with it
-	 * @return the SQL
+	 * Read the row of a try: none when the check refused the lock; for one key whether it was taken, for several the
+	 * first one found held.
 	 */
-	static String beginInvocation(LockMode mode, int keys, String namespace, long deadManMillis) {
-		return BEGIN_INVOCATION + tryLock(mode, keys, namespace) + "; " + KEEP_ALIVE.formatted(deadManMillis);
-	}
-
-	/**
-	 * Return the heartbeat of an invocation-scoped lock (see {@code KEEP_ALIVE}), which an operator sees as the
-	 * session's last query.
-	 * @param namespace the namespace, named in a leading comment
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
-	 * @return the SQL
-	 */
-	static String keepAlive(String namespace, long deadManMillis) {
-		return commented(namespace, KEEP_ALIVE.formatted(deadManMillis));
-	}
-
-	/**
-	 * Return the statement that reads the transaction's isolation level, to explain a refusal.
-	 * @return the SQL
-	 */
-	static String isolation() {
-		return ISOLATION;
+	private static Tried tried(ResultSet result, List<Long> keys) throws SQLException {
+		if (!result.next()) {
+			return Tried.REFUSED;
+		}
+		if (keys.size() == 1) {
+			return result.getBoolean(1) ? Tried.ACQUIRED : new Tried(true, keys.get(0));
+		}
+		long busyKey = result.getLong(1);
+		return result.wasNull() ? Tried.ACQUIRED : new Tried(true, busyKey);
 	}
 
 	private static String commented(String namespace, String statement) {
@@ -281,19 +347,34 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Return the statement that lists the sessions holding a conflicting lock on some keys (see {@code HOLDERS}).
-	 * @return the SQL
+	 * What a try found.
+	 * @param lockable whether a lock is allowed here (isolation, recovery); when not, nothing was taken
+	 * @param busyKey the first key found held, or {@code null} when every one was acquired
 	 */
-	static String holders() {
-		return HOLDERS;
+	record Tried(boolean lockable, @Nullable Long busyKey) {
+
+		static final Tried REFUSED = new Tried(false, null);
+
+		static final Tried ACQUIRED = new Tried(true, null);
+
 	}
 
 	/**
-	 * Return the statement that lists every advisory lock of the current database (see {@code ALL_LOCKS}).
-	 * @return the SQL
+	 * What the opening statements of an invocation-scoped lock found.
+	 * @param tried what the try found
+	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or {@code null} before 17
 	 */
-	static String allLocks() {
-		return ALL_LOCKS;
+	record Opened(Tried tried, @Nullable String transactionTimeout) {
+
+	}
+
+	/**
+	 * Why a try was refused.
+	 * @param isolation the transaction's isolation level, as PostgreSQL names it
+	 * @param inRecovery whether the server is in recovery (a standby)
+	 */
+	record Refusal(String isolation, boolean inRecovery) {
+
 	}
 
 }

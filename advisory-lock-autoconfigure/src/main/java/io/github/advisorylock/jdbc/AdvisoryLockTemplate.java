@@ -18,8 +18,6 @@ package io.github.advisorylock.jdbc;
 
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
@@ -29,18 +27,23 @@ import java.util.function.Function;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockHolderDiagnosis;
+import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
-import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.Refusal;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.Tried;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -159,18 +162,27 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param defaultTimeout the timeout (see {@link LockRequest#isValidTimeout})
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
-		Assert.isTrue(LockRequest.isValidTimeout(defaultTimeout), () -> "Default advisory lock timeout must be between "
-				+ "1ms and " + LockRequest.MAX_TIMEOUT.toMillis() + "ms, was " + defaultTimeout);
+		LockRequest.checkTimeout(defaultTimeout, "Default advisory lock timeout");
 		this.defaultTimeout = defaultTimeout;
 	}
 
 	/**
 	 * Set the most distinct keys one call may lock. Defaults to 64.
-	 * @param maxKeys the limit, positive
+	 * @param maxKeys the limit (see {@link #checkMaxKeys})
 	 */
 	public void setMaxKeys(int maxKeys) {
-		Assert.isTrue(maxKeys > 0, () -> "Advisory lock max keys must be positive, was " + maxKeys);
+		checkMaxKeys(maxKeys, "Advisory lock max keys");
 		this.maxKeys = maxKeys;
+	}
+
+	/**
+	 * Check a bound on the distinct keys of one call: positive.
+	 * @param maxKeys the bound
+	 * @param setting what is being set, named in the message
+	 * @throws IllegalArgumentException if it is not
+	 */
+	public static void checkMaxKeys(int maxKeys, String setting) {
+		Assert.isTrue(maxKeys > 0, () -> setting + " must be positive, was " + maxKeys);
 	}
 
 	/**
@@ -214,32 +226,42 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * Set how often an invocation-scoped lock's session is checked while its work runs. Three intervals without one
 	 * (a hung or cut-off holder) make PostgreSQL end the session and release the lock. Defaults to 10 seconds.
-	 * @param heartbeat the interval (see {@link #isValidHeartbeat})
+	 * @param heartbeat the interval (see {@link #checkHeartbeat})
 	 */
 	public void setHeartbeat(Duration heartbeat) {
-		Assert.isTrue(isValidHeartbeat(heartbeat),
-				() -> "Advisory lock heartbeat must be between 100ms and 1h, was " + heartbeat);
+		checkHeartbeat(heartbeat, "Advisory lock heartbeat");
 		this.heartbeat = heartbeat;
 	}
 
 	/**
-	 * Return whether a duration can be the heartbeat of invocation-scoped locks: at least 100ms, so that the
-	 * dead-man switch of three heartbeats outlasts a round trip and a short pause, and at most an hour.
+	 * Check that a duration can be the heartbeat of invocation-scoped locks: at least 100ms, so that the dead-man
+	 * switch of three heartbeats outlasts a round trip and a short pause, and at most an hour.
 	 * @param heartbeat the duration
-	 * @return whether it is a valid heartbeat
+	 * @param setting what is being set, named in the message
+	 * @throws IllegalArgumentException if it cannot
 	 */
-	public static boolean isValidHeartbeat(Duration heartbeat) {
-		return heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0;
+	public static void checkHeartbeat(Duration heartbeat, String setting) {
+		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
+				() -> setting + " must be between 100ms and 1h, was " + heartbeat);
 	}
 
 	/**
 	 * Set the most invocation-scoped locks held at once, each by a connection of its own. Defaults to 4.
-	 * @param maxInvocationConnections the bound, positive
+	 * @param maxInvocationConnections the bound (see {@link #checkMaxInvocationConnections})
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
-		Assert.isTrue(maxInvocationConnections > 0,
-				() -> "Advisory lock invocation max-connections must be positive, was " + maxInvocationConnections);
+		checkMaxInvocationConnections(maxInvocationConnections, "Advisory lock invocation max-connections");
 		this.maxInvocationConnections = maxInvocationConnections;
+	}
+
+	/**
+	 * Check a bound on the invocation-scoped locks held at once: positive.
+	 * @param maxInvocationConnections the bound
+	 * @param setting what is being set, named in the message
+	 * @throws IllegalArgumentException if it is not
+	 */
+	public static void checkMaxInvocationConnections(int maxInvocationConnections, String setting) {
+		Assert.isTrue(maxInvocationConnections > 0, () -> setting + " must be positive, was " + maxInvocationConnections);
 	}
 
 	/**
@@ -273,7 +295,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	private DataSource derivedInvocationDataSource() {
-		DataSource pool = DirectConnections.pool(this.dataSource, this.maxInvocationConnections);
+		DataSource pool = LockConnections.derivedPool(this.dataSource, this.maxInvocationConnections);
 		if (pool == null) {
 			throw new IllegalStateException("Invocation-scoped advisory locks need connections of their own, outside "
 					+ "the application's pool, and none can be derived from " + this.dataSource.getClass().getName()
@@ -352,61 +374,90 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			return true;
 		}
 		Acquisition acquisition = starting(request, keys);
-		Connection connection;
+		Connection connection = null;
+		Attempt attempt;
 		try {
 			SuspendedTransactionLocks.check(request.namespace(), request.mode(), keys);
 			connection = transactionConnection(request.namespace());
+			attempt = attempt(connection, request, keys);
 		}
 		catch (RuntimeException ex) {
+			release(connection);
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
+		// The listeners hear the outcome before a diagnosis, which may take a second.
+		acquisition.finished(attempt.outcome(), attempt.timedOut());
 		try {
-			Long busyKey;
-			SQLException timedOut = null;
-			try {
-				busyKey = tryInTransaction(connection, request, keys);
-				if (busyKey != null && request.waitMode() == WaitMode.BLOCK) {
-					timedOut = waitFor(connection, request, keys, busyKey);
-				}
+			return settle(attempt, request, keys, connection, throwIfBusy);
+		}
+		finally {
+			release(connection);
+		}
+	}
+
+	/**
+	 * Try the keys and, for a {@code BLOCK} that found one held, wait for it and those after it.
+	 */
+	private Attempt attempt(Connection connection, LockRequest request, LockKeys keys) {
+		Long busyKey = tryInTransaction(connection, request, keys);
+		if (busyKey == null) {
+			return Attempt.ACQUIRED;
+		}
+		return switch (request.waitMode()) {
+			case BLOCK -> {
+				SQLException timedOut = waitFor(connection, request, keys, busyKey);
+				yield (timedOut != null) ? new Attempt(Outcome.TIMEOUT, busyKey, timedOut) : Attempt.ACQUIRED;
 			}
-			catch (RuntimeException ex) {
-				acquisition.finished(Outcome.ERROR, ex);
-				throw ex;
-			}
-			// The listeners hear the outcome before the diagnosis, which may take a second.
-			if (timedOut != null) {
-				acquisition.finished(Outcome.TIMEOUT, timedOut);
-				List<Long> waitedFor = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
-				throw busy(request, keys, timeout(request), timedOut,
-						(diagnosis) -> diagnosis.afterTimeout(connection, waitedFor, request.mode()));
-			}
-			if (busyKey == null || request.waitMode() == WaitMode.BLOCK) {
-				acquisition.finished(Outcome.ACQUIRED, null);
+			case TRY -> new Attempt(Outcome.BUSY, busyKey, null);
+			case SKIP -> new Attempt(Outcome.SKIPPED, busyKey, null);
+		};
+	}
+
+	/**
+	 * Act on what an attempt found, after the listeners heard it.
+	 */
+	private boolean settle(Attempt attempt, LockRequest request, LockKeys keys, Connection connection,
+			boolean throwIfBusy) {
+		switch (attempt.outcome()) {
+			case ACQUIRED -> {
 				SuspendedTransactionLocks.record(request.mode(), keys.keys());
 				return true;
 			}
-			if (request.waitMode() == WaitMode.SKIP) {
-				skipped(request, keys, acquisition);
+			case SKIPPED -> {
+				logSkipped(request, keys);
 				return false;
 			}
-			acquisition.finished(Outcome.BUSY, null);
-			if (throwIfBusy) {
-				throw busy(request, keys, null, null,
-						(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
+			case TIMEOUT -> throw busy(request, keys, timeout(request), attempt.timedOut(),
+					(diagnosis) -> diagnosis.afterTimeout(connection, waitedFor(keys, attempt.busyKey()),
+							request.mode()));
+			default -> {
+				if (throwIfBusy) {
+					throw busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
+							List.of(attempt.busyKey()), request.mode()));
+				}
+				return false;
 			}
-			return false;
 		}
-		finally {
+	}
+
+	private void release(@Nullable Connection connection) {
+		if (connection != null) {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);
 		}
 	}
 
 	/**
-	 * Tell the listeners, and the DEBUG log, that a {@code SKIP} found a key held.
+	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and those after it.
 	 */
-	void skipped(LockRequest request, LockKeys keys, Acquisition acquisition) {
-		acquisition.finished(Outcome.SKIPPED, null);
+	static List<Long> waitedFor(LockKeys keys, long busyKey) {
+		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+	}
+
+	/**
+	 * Tell the DEBUG log that a {@code SKIP} found a key held.
+	 */
+	static void logSkipped(LockRequest request, LockKeys keys) {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Skipped the work under advisory lock " + request.namespace() + ":" + keys.values()
 					+ " (" + request.scope().name().toLowerCase(Locale.ROOT) + " scope): a key is held elsewhere");
@@ -423,23 +474,17 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Try every key in the transaction, after its isolation check. A {@code SKIP} of several keys that finds one held
-	 * gives back those taken before it: a savepoint around the try, rolled back then (SKIP calls are rare enough to
-	 * pay its two round trips).
+	 * Try every key in the transaction, after the check that a lock is allowed. A {@code SKIP} of several keys that
+	 * finds one held gives back those taken before it: a savepoint around the try, rolled back then (SKIP calls are
+	 * rare enough to pay its two round trips).
 	 * @return the first key found held, or {@code null} when every one was taken
 	 */
 	private @Nullable Long tryInTransaction(Connection connection, LockRequest request, LockKeys keys) {
-		String sql = AdvisoryLockStatements.tryLock(request.mode(), keys.keys().size(), request.namespace());
 		try {
 			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
 					? connection.setSavepoint() : null;
-			Tried tried;
-			try (PreparedStatement statement = connection.prepareStatement(sql)) {
-				bindKeys(connection, statement, 1, keys.keys());
-				try (ResultSet result = statement.executeQuery()) {
-					tried = tried(result, keys.keys());
-				}
-			}
+			Tried tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(),
+					request.namespace());
 			if (savepoint != null) {
 				if (tried.busyKey() != null) {
 					connection.rollback(savepoint);
@@ -452,85 +497,57 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			return tried.busyKey();
 		}
 		catch (SQLException ex) {
-			throw failed(ex, request, keys, sql);
+			throw failed(ex, request, keys);
 		}
 	}
 
 	/**
-	 * Wait for the key a try found held and those after it, bounded by the request's timeout (see
-	 * {@code AdvisoryLockStatements}).
+	 * Wait for the key a try found held and those after it, bounded by the request's timeout.
 	 * @return {@code null} when they were taken, or the driver's report of a wait that ran out of time
 	 * @throws DataAccessException for any other failure
 	 */
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
-		List<Long> remaining = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
-		String sql = AdvisoryLockStatements.waitLock(request.mode(), request.namespace());
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setLong(1, Math.max(1, timeout(request).toMillis()));
-			bindKeys(connection, statement, 2, remaining, true);
-			statement.executeQuery().close();
+		try {
+			AdvisoryLockStatements.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request),
+					request.namespace());
 			return null;
 		}
 		catch (SQLException ex) {
 			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 				return ex;
 			}
-			throw failed(ex, request, keys, sql);
+			throw failed(ex, request, keys);
 		}
 	}
 
 	/**
-	 * Bind the keys of a try: the key itself when there is one, else the {@code bigint[]} of them.
+	 * Refuse a lock that the try's check refused, naming the condition that failed: one more round trip, on this
+	 * failure path only. A failure to read it must not hide the refusal: it is attached as suppressed.
 	 */
-	static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys)
-			throws SQLException {
-		bindKeys(connection, statement, index, keys, keys.size() > 1);
-	}
-
-	private static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys,
-			boolean array) throws SQLException {
-		if (array) {
-			statement.setArray(index, connection.createArrayOf("bigint", keys.toArray(Long[]::new)));
-		}
-		else {
-			statement.setLong(index, keys.get(0));
-		}
-	}
-
-	/**
-	 * Read the row of a try: none when the isolation level refused the lock; for one key whether it was taken, for
-	 * several the first one found held.
-	 */
-	static Tried tried(ResultSet result, List<Long> keys) throws SQLException {
-		if (!result.next()) {
-			return Tried.REFUSED;
-		}
-		if (keys.size() == 1) {
-			return result.getBoolean(1) ? Tried.ACQUIRED : new Tried(true, keys.get(0));
-		}
-		long busyKey = result.getLong(1);
-		return result.wasNull() ? Tried.ACQUIRED : new Tried(true, busyKey);
-	}
-
-	/**
-	 * Refuse a lock whose transaction runs above READ COMMITTED, naming its level: one more round trip, on this failure
-	 * path only. A failure to read the level must not hide the refusal: it is attached as suppressed.
-	 */
-	private static LockTransactionException refusal(Connection connection, String namespace) {
-		try (PreparedStatement statement = connection.prepareStatement(AdvisoryLockStatements.isolation());
-				ResultSet result = statement.executeQuery()) {
-			return isolationTooHigh(namespace, result.next() ? result.getString(1) : null);
+	static LockTransactionException refusal(Connection connection, String namespace) {
+		try {
+			Refusal refusal = AdvisoryLockStatements.refusal(connection);
+			return refusal.inRecovery() ? inRecovery(namespace) : isolationTooHigh(namespace, refusal.isolation());
 		}
 		catch (SQLException ex) {
-			LockTransactionException refusal = isolationTooHigh(namespace, null);
+			LockTransactionException refusal = new LockTransactionException("Advisory lock '" + namespace + "' was "
+					+ "refused: the transaction runs above READ COMMITTED, or the server is in recovery (reading "
+					+ "which one failed)");
 			refusal.addSuppressed(ex);
 			return refusal;
 		}
 	}
 
-	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys, String sql) {
+	private static LockTransactionException inRecovery(String namespace) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' was asked of a server in recovery (a "
+				+ "standby): PostgreSQL's advisory locks relate only to the server that grants them, so a lock there "
+				+ "excludes nobody on the primary. Take the lock in a transaction on the primary: a routing DataSource "
+				+ "that sends read-only transactions to a replica must send this one to the primary");
+	}
+
+	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys) {
 		return translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
-				+ keys.keys() + ")", sql);
+				+ keys.keys() + ")", null);
 	}
 
 	/**
@@ -538,8 +555,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param diagnose asks the diagnosis, on the failure path only
 	 */
 	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
-			@Nullable SQLException cause, Function<LockHolderDiagnosis, LockHolderDiagnosis.Result> diagnose) {
-		LockHolderDiagnosis.Result diagnosis = (this.holderDiagnosis != null) ? diagnose.apply(this.holderDiagnosis)
+			@Nullable SQLException cause, Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+		Diagnosis diagnosis = (this.holderDiagnosis != null) ? diagnose.apply(this.holderDiagnosis)
 				: null;
 		if (diagnosis == null) {
 			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause);
@@ -613,15 +630,14 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * What the try of an acquisition found.
-	 * @param lockable whether the isolation level allows a lock
-	 * @param busyKey the first key found held, or {@code null} when every one was acquired
+	 * What an acquisition found, before the listeners hear it.
+	 * @param outcome how it ended
+	 * @param busyKey the first key found held, or {@code null}
+	 * @param timedOut the driver's report of a wait that ran out of time, or {@code null}
 	 */
-	record Tried(boolean lockable, @Nullable Long busyKey) {
+	private record Attempt(Outcome outcome, @Nullable Long busyKey, @Nullable SQLException timedOut) {
 
-		static final Tried REFUSED = new Tried(false, null);
-
-		static final Tried ACQUIRED = new Tried(true, null);
+		static final Attempt ACQUIRED = new Attempt(Outcome.ACQUIRED, null, null);
 
 	}
 

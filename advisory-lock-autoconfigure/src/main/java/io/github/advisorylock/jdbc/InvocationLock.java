@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -115,7 +115,7 @@ final class InvocationLock implements LockHandle {
 		}
 		long sent = System.nanoTime();
 		try {
-			InvocationLocks.keepAlive(this.connection, this.heartbeatSql);
+			AdvisoryLockStatements.keepAlive(this.connection, this.heartbeatSql);
 			this.confirmedNanos = sent;
 		}
 		catch (SQLException | RuntimeException ex) {

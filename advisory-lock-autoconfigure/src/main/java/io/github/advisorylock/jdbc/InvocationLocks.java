@@ -16,10 +16,7 @@
 package io.github.advisorylock.jdbc;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockRequest;
@@ -37,8 +36,7 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
-import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.Opened;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -170,28 +168,33 @@ final class InvocationLocks implements AutoCloseable {
 	 */
 	private @Nullable InvocationLock acquire(Connection connection, LockRequest request, LockKeys keys,
 			AdvisoryLockTemplate template, Acquisition acquisition) {
-		String sql = AdvisoryLockStatements.beginInvocation(request.mode(), keys.keys().size(), request.namespace(),
-				this.deadMan.toMillis());
-		Begun begun;
+		Opened opened;
 		// The session's idle time counts from the last statement: its time is taken before it is sent.
 		long sent = System.nanoTime();
 		try {
 			connection.setAutoCommit(false);
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead link.
 			setNetworkTimeout(connection, this.deadMan.plus(template.timeout(request)));
-			begun = begin(connection, sql, request, keys);
+			opened = AdvisoryLockStatements.beginInvocation(connection, request.mode(), keys.keys(),
+					request.namespace(), applicationName(request.namespace()), this.deadMan.toMillis());
+			if (!opened.tried().lockable()) {
+				// It set READ COMMITTED itself, so only recovery is left; the refusal reads which.
+				throw AdvisoryLockTemplate.refusal(connection, request.namespace());
+			}
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
-			throw template.failed(ex, request, keys, sql);
+			throw template.failed(ex, request, keys);
 		}
 		catch (RuntimeException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
-		Long busyKey = begun.busyKey();
+		Duration transactionTimeout = transactionTimeout(request.namespace(), opened.transactionTimeout());
+		Long busyKey = opened.tried().busyKey();
 		if (busyKey != null && request.waitMode() == WaitMode.SKIP) {
-			template.skipped(request, keys, acquisition);
+			acquisition.finished(Outcome.SKIPPED, null);
+			AdvisoryLockTemplate.logSkipped(request, keys);
 			return null;
 		}
 		if (busyKey != null && request.waitMode() == WaitMode.TRY) {
@@ -199,13 +202,13 @@ final class InvocationLocks implements AutoCloseable {
 			throw template.busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
 					List.of(busyKey), request.mode()));
 		}
-		String keepAlive = AdvisoryLockStatements.keepAlive(request.namespace(), this.deadMan.toMillis());
+		String keepAlive = AdvisoryLockStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
 		try {
 			if (busyKey != null) {
 				SQLException timedOut = template.waitFor(connection, request, keys, busyKey);
 				if (timedOut != null) {
 					acquisition.finished(Outcome.TIMEOUT, timedOut);
-					List<Long> waitedFor = keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+					List<Long> waitedFor = AdvisoryLockTemplate.waitedFor(keys, busyKey);
 					throw template.busy(request, keys, template.timeout(request), timedOut, (diagnosis) -> {
 						// The timeout aborted the transaction; after its rollback the session can ask again.
 						rollback(connection);
@@ -214,14 +217,14 @@ final class InvocationLocks implements AutoCloseable {
 				}
 				// The wait's portal would keep its snapshot: replace it, as the opening statements did theirs.
 				sent = System.nanoTime();
-				keepAlive(connection, keepAlive);
+				AdvisoryLockStatements.keepAlive(connection, keepAlive);
 			}
 			// From now on the network timeout bounds a heartbeat and the final rollback.
 			setNetworkTimeout(connection, this.deadMan);
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
-			throw template.failed(ex, request, keys, sql);
+			throw template.failed(ex, request, keys);
 		}
 		catch (RuntimeException ex) {
 			if (!(ex instanceof LockBusyException)) {
@@ -231,41 +234,7 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		acquisition.finished(Outcome.ACQUIRED, null);
 		return new InvocationLock(request.namespace(), request.mode(), keys, connection, acquisition, keepAlive, sent,
-				this.deadMan, begun.transactionTimeout());
-	}
-
-	/**
-	 * Run the opening statements and the try, and warn when {@code transaction_timeout} would end the lock.
-	 */
-	private Begun begin(Connection connection, String sql, LockRequest request, LockKeys keys) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setString(1, applicationName(request.namespace()));
-			AdvisoryLockTemplate.bindKeys(connection, statement, 2, keys.keys());
-			statement.execute();
-			// SET TRANSACTION gives an update count, then come the settings' row and the try's.
-			Duration transactionTimeout;
-			try (ResultSet settings = nextResultSet(statement, "settings")) {
-				settings.next();
-				transactionTimeout = transactionTimeout(request.namespace(), settings.getString(2));
-			}
-			try (ResultSet result = nextResultSet(statement, "try")) {
-				AdvisoryLockTemplate.Tried tried = AdvisoryLockTemplate.tried(result, keys.keys());
-				if (!tried.lockable()) {
-					throw new IllegalStateException("The transaction of invocation-scoped advisory lock '"
-							+ request.namespace() + "' runs above READ COMMITTED although it set READ COMMITTED "
-							+ "first: is something between the application and PostgreSQL rewriting statements?");
-				}
-				return new Begun(tried.busyKey(), transactionTimeout);
-			}
-		}
-	}
-
-	private static ResultSet nextResultSet(Statement statement, String what) throws SQLException {
-		if (!statement.getMoreResults()) {
-			throw new IllegalStateException("The opening statements of an invocation-scoped advisory lock gave no "
-					+ what + " row: AdvisoryLockStatements.beginInvocation and its reader disagree");
-		}
-		return statement.getResultSet();
+				this.deadMan, transactionTimeout);
 	}
 
 	/**
@@ -296,17 +265,6 @@ final class InvocationLocks implements AutoCloseable {
 			case "h" -> Duration.ofHours(amount);
 			default -> Duration.ofDays(amount);
 		};
-	}
-
-	/**
-	 * Send a lock session's keep-alive statement.
-	 * @param connection the lock's connection
-	 * @param sql from {@link AdvisoryLockStatements#keepAlive}
-	 */
-	static void keepAlive(Connection connection, String sql) throws SQLException {
-		try (Statement statement = connection.createStatement()) {
-			statement.execute(sql);
-		}
 	}
 
 	private static void setNetworkTimeout(Connection connection, Duration timeout) throws SQLException {
@@ -344,15 +302,6 @@ final class InvocationLocks implements AutoCloseable {
 		IllegalStateException closing = new IllegalStateException("the application is shutting down");
 		this.held.forEach((lock) -> lock.lost(closing, "its AdvisoryLockTemplate was closed while the work ran"));
 		this.connections.close();
-	}
-
-	/**
-	 * What the opening statements found.
-	 * @param busyKey the first key found held, or {@code null} when every one was taken
-	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null} for none
-	 */
-	private record Begun(@Nullable Long busyKey, @Nullable Duration transactionTimeout) {
-
 	}
 
 }

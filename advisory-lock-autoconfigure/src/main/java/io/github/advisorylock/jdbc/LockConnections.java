@@ -21,10 +21,14 @@ import java.util.concurrent.Semaphore;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.util.ClassUtils;
 
 /**
  * The connections that hold invocation-scoped locks: from a source of their own, never the application's pool that
@@ -37,6 +41,9 @@ final class LockConnections implements AutoCloseable {
 
 	/** The property that sets the bound, named in the error that reaching it raises. */
 	static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.invocation.max-connections";
+
+	private static final boolean HIKARI_PRESENT = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource",
+			LockConnections.class.getClassLoader());
 
 	private final DataSource dataSource;
 
@@ -115,11 +122,55 @@ final class LockConnections implements AutoCloseable {
 		return this.maxConnections;
 	}
 
+	/**
+	 * Derive, from the application's Hikari pool, a pool of its own for the connections that hold invocation-scoped
+	 * locks: the same server, credentials and driver settings, at most {@code maxConnections} connections, none kept
+	 * open when unused for the pool's idle timeout.
+	 * @param dataSource the application's data source
+	 * @param maxConnections the most connections
+	 * @return the pool (close it when done), or {@code null} when the data source is not a Hikari pool
+	 */
+	static @Nullable DataSource derivedPool(DataSource dataSource, int maxConnections) {
+		return HIKARI_PRESENT ? Hikari.pool(dataSource, maxConnections) : null;
+	}
+
 	@Override
 	public void close() throws Exception {
 		if (this.ownsSource && this.dataSource instanceof AutoCloseable closeable) {
 			closeable.close();
 		}
+	}
+
+	/**
+	 * Reads the pool's settings; a separate class, so Hikari is loaded only when present.
+	 */
+	private static final class Hikari {
+
+		static @Nullable DataSource pool(DataSource dataSource, int maxConnections) {
+			try {
+				if (!dataSource.isWrapperFor(HikariDataSource.class)) {
+					return null;
+				}
+				HikariDataSource application = dataSource.unwrap(HikariDataSource.class);
+				HikariConfig config = new HikariConfig();
+				// Everything that reaches the server (URL or DataSource, credentials, properties, init SQL) is kept.
+				application.copyStateTo(config);
+				config.setPoolName(((application.getPoolName() != null) ? application.getPoolName() : "HikariPool")
+						+ "-advisory-lock");
+				config.setMaximumPoolSize(maxConnections);
+				config.setMinimumIdle(0);
+				config.setRegisterMbeans(false);
+				// A lock held for minutes is the point, not a leak.
+				config.setLeakDetectionThreshold(0);
+				// Connecting fails at first use rather than at startup, as the lock is needed only then.
+				config.setInitializationFailTimeout(-1);
+				return new HikariDataSource(config);
+			}
+			catch (SQLException ex) {
+				return null;
+			}
+		}
+
 	}
 
 }

@@ -38,7 +38,7 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.jdbc.LockHolderDiagnosis;
+import io.github.advisorylock.pglocks.DirectConnections;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -144,10 +144,19 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	@Test
-	void disabledKeepsTheOperationsButNotTheAnnotation() {
+	void annotationDisabledKeepsTheOperationsButNotTheAnnotation() {
+		this.withDataSource.withPropertyValues("advisory-lock.annotation.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
+				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
+	}
+
+	@Test
+	void theDeprecatedOldNameStillTurnsTheAnnotationOff() {
 		this.withDataSource.withPropertyValues("advisory-lock.enabled=false")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
 				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
+		this.withDataSource.withPropertyValues("advisory-lock.enabled=true")
+			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockBeanPostProcessor.class));
 	}
 
 	@Test
@@ -207,7 +216,7 @@ class AdvisoryLockAutoConfigurationTests {
 		this.withDataSource.withPropertyValues("advisory-lock.default-timeout=0s")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("advisory-lock.default-timeout must be positive"));
+				.hasMessageContaining("advisory-lock.default-timeout must be between 1ms and"));
 		this.withDataSource.withPropertyValues("advisory-lock.max-keys=0")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
@@ -229,8 +238,11 @@ class AdvisoryLockAutoConfigurationTests {
 		try (InputStream metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(metadata).isNotNull();
 			String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
-			assertThat(json).contains("\"advisory-lock.enabled\"", "\"advisory-lock.default-timeout\"",
+			assertThat(json).contains("\"advisory-lock.annotation.enabled\"", "\"advisory-lock.default-timeout\"",
 					"\"advisory-lock.max-keys\"", "\"defaultValue\": \"2s\"", "\"defaultValue\": 64");
+			// The old name stays, deprecated, pointing at the new one.
+			assertThat(json).contains("\"advisory-lock.enabled\"",
+					"\"replacement\": \"advisory-lock.annotation.enabled\"");
 		}
 	}
 
@@ -243,7 +255,7 @@ class AdvisoryLockAutoConfigurationTests {
 			String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
 			assertThat(defaultValue(json, "advisory-lock.endpoint.key-labels")).isEqualTo(KeyLabels.DEFAULT_CAPACITY);
 			assertThat(DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.diagnosis.timeout").toString()))
-				.isEqualTo(LockHolderDiagnosis.DEFAULT_TIMEOUT);
+				.isEqualTo(DirectConnections.DEFAULT_TIMEOUT);
 		}
 	}
 

@@ -25,7 +25,8 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.jdbc.LockHolderDiagnosis;
+import io.github.advisorylock.LockHolderDiagnosis;
+import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -85,7 +86,7 @@ class LockHolderDiagnosisAutoConfigurationTests {
 	@Test
 	void diagnosisTimeoutBindsAndMustBeAtLeastOneSecond() {
 		this.contextRunner.withPropertyValues("advisory-lock.diagnosis.timeout=3s")
-			.run((context) -> assertThat(context.getBean(LockHolderDiagnosis.class).getTimeout())
+			.run((context) -> assertThat(context.getBean(PgLocksHolderDiagnosis.class).getTimeout())
 				.isEqualTo(Duration.ofSeconds(3)));
 		this.contextRunner.withPropertyValues("advisory-lock.diagnosis.timeout=500ms")
 			.run((context) -> assertThat(context).hasFailed()

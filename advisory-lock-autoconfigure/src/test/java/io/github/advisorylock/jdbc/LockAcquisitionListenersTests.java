@@ -23,11 +23,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.jdbc.LockAcquisitionListener.Acquisition;
-import io.github.advisorylock.jdbc.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;

@@ -92,8 +92,8 @@ class NamespaceCommentTests {
 		assertThat(AdvisoryLockStatements.commentSafe("line\nbreak\u0000")).isEqualTo("line break ");
 		assertThat(AdvisoryLockStatements.commentSafe("x".repeat(300))).hasSize(103).endsWith("...");
 		for (String hostile : new String[] { "a*/b", "a/*b", "*/ SELECT 1; /*", "*", "/", "?", "ns*", "/ns" }) {
-			for (String sql : new String[] { AdvisoryLockStatements.tryLock(LockMode.EXCLUSIVE, 1, hostile),
-					AdvisoryLockStatements.waitLock(LockMode.EXCLUSIVE, hostile) }) {
+			for (String sql : new String[] { AdvisoryLockStatements.trySql(LockMode.EXCLUSIVE, 1, hostile),
+					AdvisoryLockStatements.waitSql(LockMode.EXCLUSIVE, hostile) }) {
 				String comment = sql.substring(0, sql.indexOf(" */ ") + 3);
 				assertThat(comment.substring(2, comment.length() - 2)).as(hostile)
 					.doesNotContain("*/")

@@ -26,7 +26,7 @@ import java.util.logging.Logger;
  * Counts the network round trips pgjdbc makes, by the Sync messages it logs: every extended-protocol exchange ends
  * with one Sync, after which the driver waits for the server.
  */
-final class RoundTripCounter implements AutoCloseable {
+public final class RoundTripCounter implements AutoCloseable {
 
 	private final Logger logger = Logger.getLogger("org.postgresql.core.v3.QueryExecutorImpl");
 
@@ -57,7 +57,7 @@ final class RoundTripCounter implements AutoCloseable {
 
 	};
 
-	RoundTripCounter() {
+	public RoundTripCounter() {
 		this.handler.setLevel(Level.ALL);
 		this.logger.addHandler(this.handler);
 		this.logger.setLevel(Level.FINEST);
@@ -67,11 +67,11 @@ final class RoundTripCounter implements AutoCloseable {
 	 * Return the round trips the creating thread made since the last reset.
 	 * @return the count
 	 */
-	int roundTrips() {
+	public int roundTrips() {
 		return this.syncs.get();
 	}
 
-	void reset() {
+	public void reset() {
 		this.syncs.set(0);
 	}
 

@@ -14,24 +14,27 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.pglocks;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.util.Assert;
 
@@ -43,8 +46,8 @@ import org.springframework.util.Assert;
  *
  * <p>An operator needs this read most when locks pile up, which is when the application's pool is exhausted. Made
  * {@linkplain #forDataSource for a Hikari pool}, it therefore reads on a short-lived physical connection outside the
- * pool, the same kind {@link LockHolderDiagnosis} uses: connecting and the query are bounded by a timeout, at most two
- * reads run at once, and a third is refused rather than queued. For any other data source there is no such
+ * pool, from {@link DirectConnections}, which bounds connecting, the query and how many such connections are open at
+ * once; a read it refuses fails at once rather than queue. For any other data source there is no such
  * connection, and each read borrows one from the pool (and may wait as long as the pool makes it).
  *
  * @author advisory-lock authors
@@ -57,15 +60,29 @@ public class AdvisoryLockInspector {
 
 	private static final String TASK = "Read advisory locks from pg_locks";
 
-	private final DataSource dataSource;
+	/**
+	 * Every advisory lock of the current database, held and awaited, with its session. {@code waitstart} is read
+	 * through {@code to_jsonb} because PostgreSQL 12 and 13 do not have the column (it is then {@code NULL}).
+	 * Parameters: whether to include the query text, and the most rows.
+	 */
+	private static final String ALL_LOCKS = "SELECT l.pid, l.objsubid, l.classid::bigint AS classid, "
+			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid = 1 THEN " + PgLocksSql.KEY + " END AS key, l.mode, "
+			+ "l.granted, (to_jsonb(l) ->> 'waitstart')::timestamptz AS waitstart, " + PgLocksSql.TRANSACTION_AGE_MILLIS
+			+ " AS transaction_age_ms, a.state, a.application_name, a.wait_event_type, a.wait_event, "
+			+ "CASE WHEN ?::boolean THEN a.query END AS query "
+			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid "
+			+ "WHERE " + PgLocksSql.ADVISORY_IN_THIS_DATABASE + " "
+			+ "ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
+
+	private static final String APPLICATION_NAME = "advisory-lock endpoint";
+
+	private final @Nullable DataSource dataSource;
+
+	private final @Nullable DirectConnections directConnections;
 
 	private final boolean includeQuery;
 
-	private final @Nullable Duration timeout;
-
-	private final Semaphore reads = new Semaphore(DirectConnections.MAX_CONCURRENT);
-
-	private final SQLExceptionTranslator exceptionTranslator = SqlExceptions.postgresTranslator();
+	private final SQLExceptionTranslator exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator("PostgreSQL");
 
 	/**
 	 * Create an inspector that reads on connections of the given data source, without a bound of its own.
@@ -73,38 +90,36 @@ public class AdvisoryLockInspector {
 	 * @param includeQuery whether to read each session's query text, which may hold personal data
 	 */
 	public AdvisoryLockInspector(DataSource dataSource, boolean includeQuery) {
-		this(dataSource, includeQuery, null);
-	}
-
-	/**
-	 * Create an inspector.
-	 * @param dataSource where to read from
-	 * @param includeQuery whether to read query text
-	 * @param timeout the query bound for direct connections, which also limits concurrent reads; {@code null} for a
-	 * pool, which bounds itself
-	 */
-	AdvisoryLockInspector(DataSource dataSource, boolean includeQuery, @Nullable Duration timeout) {
 		Assert.notNull(dataSource, "DataSource must not be null");
 		this.dataSource = dataSource;
+		this.directConnections = null;
 		this.includeQuery = includeQuery;
-		this.timeout = timeout;
 	}
 
 	/**
-	 * Create an inspector for the application's {@link DataSource}: when it is a Hikari pool configured with a JDBC
-	 * URL, each read opens a direct connection with the pool's URL, user, password and data source properties,
-	 * bypassing the pool, its connect and query bounded by {@code timeout}; otherwise each read borrows a connection
-	 * from the data source itself.
+	 * Create an inspector that reads on direct connections, outside the application's pool.
+	 * @param directConnections where to read from, with their bounds
+	 * @param includeQuery whether to read each session's query text, which may hold personal data
+	 */
+	public AdvisoryLockInspector(DirectConnections directConnections, boolean includeQuery) {
+		Assert.notNull(directConnections, "DirectConnections must not be null");
+		this.dataSource = null;
+		this.directConnections = directConnections;
+		this.includeQuery = includeQuery;
+	}
+
+	/**
+	 * Create an inspector for the application's {@link DataSource}: on {@linkplain DirectConnections#of direct
+	 * connections} when it is a Hikari pool configured with a JDBC URL, otherwise on connections borrowed from the
+	 * data source itself.
 	 * @param dataSource the application's data source
-	 * @param timeout the bound on connecting and on the query, at least one second
+	 * @param timeout the bound on connecting and on the query (see {@link DirectConnections#checkTimeout})
 	 * @param includeQuery whether to read each session's query text, which may hold personal data
 	 * @return the inspector
 	 */
 	public static AdvisoryLockInspector forDataSource(DataSource dataSource, Duration timeout, boolean includeQuery) {
-		Assert.isTrue(LockHolderDiagnosis.isValidTimeout(timeout), () -> "Advisory lock inspector timeout must be at "
-				+ "least " + LockHolderDiagnosis.MIN_TIMEOUT.toSeconds() + "s, was " + timeout);
-		DataSource direct = DirectConnections.of(dataSource, timeout, "advisory-lock endpoint");
-		return (direct != null) ? new AdvisoryLockInspector(direct, includeQuery, timeout)
+		DirectConnections direct = DirectConnections.of(dataSource, timeout);
+		return (direct != null) ? new AdvisoryLockInspector(direct, includeQuery)
 				: new AdvisoryLockInspector(dataSource, includeQuery);
 	}
 
@@ -113,28 +128,29 @@ public class AdvisoryLockInspector {
 	 * @return the locks, at most {@link #MAX_LOCKS}, and whether there were more
 	 */
 	public Snapshot locks() {
-		String sql = AdvisoryLockStatements.allLocks();
-		if (this.timeout == null) {
-			return read(sql);
-		}
-		if (!this.reads.tryAcquire()) {
-			throw new TransientDataAccessResourceException(TASK + ": " + DirectConnections.MAX_CONCURRENT
-					+ " reads are already running on connections outside the pool; try again when they end");
-		}
 		try {
-			return read(sql);
+			DirectConnections direct = this.directConnections;
+			if (direct != null) {
+				return direct.read(APPLICATION_NAME, (connection) -> read(connection, direct.queryTimeoutSeconds()));
+			}
+			Assert.state(this.dataSource != null, "No DataSource");
+			try (Connection connection = this.dataSource.getConnection()) {
+				return read(connection, 0);
+			}
 		}
-		finally {
-			this.reads.release();
+		catch (SQLTransientConnectionException ex) {
+			throw new TransientDataAccessResourceException(TASK + ": " + ex.getMessage()
+					+ "; try again when their reads end", ex);
+		}
+		catch (SQLException ex) {
+			DataAccessException translated = this.exceptionTranslator.translate(TASK, ALL_LOCKS, ex);
+			throw (translated != null) ? translated : new UncategorizedSQLException(TASK, ALL_LOCKS, ex);
 		}
 	}
 
-	private Snapshot read(String sql) {
-		try (Connection connection = this.dataSource.getConnection();
-				PreparedStatement statement = connection.prepareStatement(sql)) {
-			if (this.timeout != null) {
-				statement.setQueryTimeout(DirectConnections.seconds(this.timeout));
-			}
+	private Snapshot read(Connection connection, int timeoutSeconds) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(ALL_LOCKS)) {
+			statement.setQueryTimeout(timeoutSeconds);
 			statement.setBoolean(1, this.includeQuery);
 			// One more than shown, to tell a full table from a cut one.
 			statement.setInt(2, MAX_LOCKS + 1);
@@ -148,9 +164,6 @@ public class AdvisoryLockInspector {
 				}
 				return new Snapshot(locks, false);
 			}
-		}
-		catch (SQLException ex) {
-			throw SqlExceptions.translate(this.exceptionTranslator, TASK, sql, ex);
 		}
 	}
 

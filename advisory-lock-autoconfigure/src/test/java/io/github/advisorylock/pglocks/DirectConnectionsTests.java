@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.pglocks;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.LockHolderDiagnosis;
+import io.github.advisorylock.LockMode;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
@@ -58,15 +60,16 @@ class DirectConnectionsTests {
 		String unbounded = url + (url.contains("?") ? "&" : "?")
 				+ "socketTimeout=0&connectTimeout=0&loginTimeout=0&ApplicationName=pool-app&tcpKeepAlive=true";
 		try (HikariDataSource pool = TestDatabase.get().newDataSource(unbounded, 1)) {
-			DataSource direct = DirectConnections.of(pool, Duration.ofSeconds(1), "advisory-lock direct test");
+			DirectConnections direct = DirectConnections.of(pool, Duration.ofSeconds(1));
 			assertThat(direct).isNotNull();
-			try (Connection connection = direct.getConnection()) {
+			direct.read("advisory-lock direct test", (connection) -> {
 				// pgjdbc reports its socket timeout as the network timeout: the query bound plus one second of grace.
 				assertThat(connection.getNetworkTimeout()).isEqualTo(2000);
 				SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
 				assertThat(new JdbcTemplate(single).queryForObject("SHOW application_name", String.class))
 					.isEqualTo("advisory-lock direct test");
-			}
+				return null;
+			});
 		}
 	}
 
@@ -87,11 +90,11 @@ class DirectConnectionsTests {
 	@Test
 	void noDirectConnectionsWithoutAHikariPool() {
 		DataSource plain = new DelegatingDataSource(new SingleConnectionDataSource());
-		assertThat(DirectConnections.of(plain, Duration.ofSeconds(1), "x")).isNull();
+		assertThat(DirectConnections.of(plain, Duration.ofSeconds(1))).isNull();
 	}
 
 	@Test
-	void theInspectorRefusesAThirdConcurrentReadRatherThanQueueIt() throws Exception {
+	void theDiagnosisAndTheInspectorShareOneBoundAndAThirdReadIsRefusedRatherThanQueued() throws Exception {
 		CountDownLatch connecting = new CountDownLatch(2);
 		CountDownLatch release = new CountDownLatch(1);
 		DataSource stalling = new DelegatingDataSource(TestDatabase.get().dataSource()) {
@@ -110,16 +113,21 @@ class DirectConnectionsTests {
 			}
 
 		};
-		AdvisoryLockInspector inspector = new AdvisoryLockInspector(stalling, false, Duration.ofSeconds(1));
-		List<Future<AdvisoryLockInspector.Snapshot>> stalled = List.of(this.threads.submit(inspector::locks),
-				this.threads.submit(inspector::locks));
+		DirectConnections shared = new DirectConnections(stalling, Duration.ofSeconds(1));
+		AdvisoryLockInspector inspector = new AdvisoryLockInspector(shared, false);
+		PgLocksHolderDiagnosis diagnosis = new PgLocksHolderDiagnosis(Duration.ofSeconds(1), shared);
+		Future<AdvisoryLockInspector.Snapshot> stalledRead = this.threads.submit(inspector::locks);
+		Future<LockHolderDiagnosis.Diagnosis> stalledDiagnosis = this.threads.submit(() -> {
+			try (Connection caller = TestDatabase.get().dataSource().getConnection()) {
+				return diagnosis.afterTimeout(caller, List.of(1L), LockMode.EXCLUSIVE);
+			}
+		});
 		assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 		assertThatExceptionOfType(TransientDataAccessResourceException.class).isThrownBy(inspector::locks)
-			.withMessageContaining("2 reads are already running on connections outside the pool");
+			.withMessageContaining("all 2 connections outside the pool are in use");
 		release.countDown();
-		for (Future<AdvisoryLockInspector.Snapshot> read : stalled) {
-			assertThat(read.get(HANG_SECONDS, TimeUnit.SECONDS).truncated()).isFalse();
-		}
+		assertThat(stalledRead.get(HANG_SECONDS, TimeUnit.SECONDS).truncated()).isFalse();
+		assertThat(stalledDiagnosis.get(HANG_SECONDS, TimeUnit.SECONDS).holders()).isEmpty();
 		// The permits came back.
 		assertThat(inspector.locks().truncated()).isFalse();
 	}

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.pglocks;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -33,11 +33,14 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.jdbc.RoundTripCounter;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -55,11 +58,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link LockHolderDiagnosis} through {@link AdvisoryLockTemplate}: a busy lock's exception names its holder,
+ * Tests for {@link PgLocksHolderDiagnosis} through {@link AdvisoryLockTemplate}: a busy lock's exception names its holder,
  * against real PostgreSQL, without ever waiting for a pool.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
-class LockHolderDiagnosisTests {
+class PgLocksHolderDiagnosisTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
@@ -76,7 +79,7 @@ class LockHolderDiagnosisTests {
 		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
-	private AdvisoryLockTemplate template(DataSource dataSource, LockHolderDiagnosis diagnosis) {
+	private AdvisoryLockTemplate template(DataSource dataSource, PgLocksHolderDiagnosis diagnosis) {
 		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSource);
 		template.setHolderDiagnosis(diagnosis);
 		return template;
@@ -89,7 +92,7 @@ class LockHolderDiagnosisTests {
 	@Test
 	void timedOutCallNamesTheHoldersPidApplicationStateAndTransactionAge() throws SQLException {
 		AdvisoryLockTemplate locks = template(this.dataSource,
-				LockHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
+				PgLocksHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
 		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
 		try (NamedHolder holder = new NamedHolder(this.dataSource, "billing-worker", key(7))) {
 			assertThatExceptionOfType(LockBusyException.class)
@@ -121,7 +124,7 @@ class LockHolderDiagnosisTests {
 	@Test
 	void timeoutOfSeveralKeysNamesOnlyOtherSessionsNotTheCallersOwnLocks() {
 		AdvisoryLockTemplate locks = template(this.dataSource,
-				LockHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
+				PgLocksHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
 		List<Long> keys = List.of(key(1), key(2)).stream().sorted().toList();
 		// The caller takes the lower key, then times out on the higher one, which another session holds.
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, keys.get(1))) {
@@ -136,8 +139,7 @@ class LockHolderDiagnosisTests {
 	@Test
 	void tryMissIsDiagnosedOnTheCallersOwnConnectionWithoutAnyOther() {
 		// No direct connection source: only the caller's own (healthy) connection can answer.
-		LockHolderDiagnosis diagnosis = new LockHolderDiagnosis(Duration.ofSeconds(1));
-		AdvisoryLockTemplate locks = template(this.dataSource, diagnosis);
+		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(Duration.ofSeconds(1), null));
 		LockRequest request = LockRequest.of(this.namespace, 3).withWaitMode(WaitMode.TRY);
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(3))) {
 			assertThatExceptionOfType(LockBusyException.class)
@@ -152,7 +154,7 @@ class LockHolderDiagnosisTests {
 
 	@Test
 	void sharedRequestIsBlockedOnlyByExclusiveHolders() {
-		AdvisoryLockTemplate locks = template(this.dataSource, new LockHolderDiagnosis(Duration.ofSeconds(1)));
+		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(Duration.ofSeconds(1), null));
 		try (LockHolder shared = LockHolder.shared(this.dataSource, key(4));
 				LockHolder exclusive = LockHolder.exclusive(this.dataSource, key(5))) {
 			assertThatExceptionOfType(LockBusyException.class)
@@ -176,7 +178,7 @@ class LockHolderDiagnosisTests {
 		config.setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS * 4));
 		try (HikariDataSource pool = new HikariDataSource(config)) {
 			AdvisoryLockTemplate locks = template(pool,
-					LockHolderDiagnosis.forDataSource(pool, Duration.ofSeconds(1)));
+					PgLocksHolderDiagnosis.forDataSource(pool, Duration.ofSeconds(1)));
 			try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(8))) {
 				Future<?> caller = this.threads.submit(() -> inTransaction(pool,
 						() -> locks.lock(LockRequest.of(this.namespace, 8).withTimeout(Duration.ofMillis(200)))));
@@ -195,16 +197,17 @@ class LockHolderDiagnosisTests {
 
 	@Test
 	void failedDiagnosisNeverHidesTheOriginalError() {
-		LockHolderDiagnosis diagnosis = new LockHolderDiagnosis(Duration.ofSeconds(1));
 		SQLException refused = new SQLException("connection refused", "08001");
-		diagnosis.setDirectConnections(new DelegatingDataSource(this.dataSource) {
+		DataSource direct = new DelegatingDataSource(this.dataSource) {
 
 			@Override
 			public Connection getConnection() throws SQLException {
 				throw refused;
 			}
 
-		});
+		};
+		PgLocksHolderDiagnosis diagnosis = new PgLocksHolderDiagnosis(Duration.ofSeconds(1),
+				new DirectConnections(direct, Duration.ofSeconds(1)));
 		AdvisoryLockTemplate locks = template(this.dataSource, diagnosis);
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(9))) {
 			assertThatExceptionOfType(LockBusyException.class)
@@ -224,10 +227,9 @@ class LockHolderDiagnosisTests {
 
 	@Test
 	void aStormOfTimeoutsOpensAtMostTwoDiagnosisConnections() throws Exception {
-		LockHolderDiagnosis diagnosis = new LockHolderDiagnosis(Duration.ofSeconds(1));
 		CountDownLatch connecting = new CountDownLatch(2);
 		CountDownLatch release = new CountDownLatch(1);
-		diagnosis.setDirectConnections(new DelegatingDataSource(this.dataSource) {
+		DataSource direct = new DelegatingDataSource(this.dataSource) {
 
 			@Override
 			public Connection getConnection() throws SQLException {
@@ -242,7 +244,9 @@ class LockHolderDiagnosisTests {
 				throw new SQLException("stalled connect");
 			}
 
-		});
+		};
+		PgLocksHolderDiagnosis diagnosis = new PgLocksHolderDiagnosis(Duration.ofSeconds(1),
+				new DirectConnections(direct, Duration.ofSeconds(1)));
 		AdvisoryLockTemplate locks = template(this.dataSource, diagnosis);
 		Runnable timeout = () -> inTransaction(this.dataSource,
 				() -> locks.lock(LockRequest.of(this.namespace, 11).withTimeout(Duration.ofMillis(50))));
@@ -250,7 +254,7 @@ class LockHolderDiagnosisTests {
 			List<Future<?>> stalled = List.of(this.threads.submit(timeout), this.threads.submit(timeout));
 			assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(timeout::run)
-				.withMessageContaining("holders not diagnosed: skipped, 2 diagnoses are already running");
+				.withMessageContaining("holders not diagnosed: skipped: all 2 connections outside the pool are in use");
 			release.countDown();
 			for (Future<?> call : stalled) {
 				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> call.get(HANG_SECONDS, TimeUnit.SECONDS))
@@ -263,7 +267,7 @@ class LockHolderDiagnosisTests {
 
 	@Test
 	void timeoutWithoutADirectConnectionSourceSaysWhyItIsNotDiagnosed() {
-		AdvisoryLockTemplate locks = template(this.dataSource, new LockHolderDiagnosis(Duration.ofSeconds(1)));
+		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(Duration.ofSeconds(1), null));
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(10))) {
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> inTransaction(this.dataSource,
@@ -276,8 +280,8 @@ class LockHolderDiagnosisTests {
 	@Test
 	void successStaysOneRoundTripWithDiagnosisAndListeners() {
 		AdvisoryLockTemplate locks = template(this.dataSource,
-				LockHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
-		locks.setListeners(List.of((namespace, scope, mode, waitMode, keys, values) -> LockAcquisitionListener.Acquisition.IGNORED));
+				PgLocksHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
+		locks.setListeners(List.of((namespace, scope, mode, waitMode, keys, values) -> Acquisition.IGNORED));
 		try (RoundTripCounter counter = new RoundTripCounter()) {
 			inTransaction(this.dataSource, () -> {
 				counter.reset();

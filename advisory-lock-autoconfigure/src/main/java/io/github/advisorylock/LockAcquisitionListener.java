@@ -14,23 +14,21 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock;
 
 import java.util.List;
 
-import io.github.advisorylock.LockMode;
-import io.github.advisorylock.LockScope;
-import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Told about each acquisition of {@link AdvisoryLockTemplate}: the seam for metrics, tracing and the key labels of the
- * Actuator endpoint, so that the template itself depends on none of them.
+ * Told about each acquisition of {@link AdvisoryLockOperations} (and so of every {@link AdvisoryLocked @AdvisoryLocked}
+ * call): the seam for metrics, tracing and the key labels of the Actuator endpoint, so that taking locks depends on
+ * none of them. Define a bean of this type and the auto-configured operations tell it.
  *
  * <p>Called on the caller's thread, inside its transaction (for an invocation scope, before the call's own connection
  * has any), on every acquisition; {@link Acquisition#released} of a lost invocation-scoped lock comes from whichever
- * thread found the loss, often a heartbeat's. Implementations must be cheap and must not throw. One that throws anyway is logged (at WARN, once per listener class) and skipped: the other listeners
- * are still told, and the caller's call is not affected.
+ * thread found the loss, often a heartbeat's. Implementations must be cheap and must not throw. One that throws anyway is
+ * logged (at WARN, once per listener class) and skipped: the other listeners are still told, and the caller's call is not affected.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -1,0 +1,104 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The packages read top-down: the API depends on no package of its own, taking locks ({@code jdbc}) and reading
+ * {@code pg_locks} ({@code pglocks}) on the API only, the endpoint and the observations on the API and the
+ * {@code pg_locks} reader, and only {@code autoconfigure} wires them together. Read from the compiled classes, so
+ * that a fully qualified name in code counts as much as an import.
+ *
+ * @author advisory-lock authors
+ */
+class PackageLayeringTests {
+
+	/** Each package of the library, and the packages of the library it may use besides itself and the root. */
+	private static final Map<String, Set<String>> ALLOWED = Map.of(
+			"", Set.of(),
+			"jdbc", Set.of(),
+			"pglocks", Set.of(),
+			"interceptor", Set.of(),
+			"observation", Set.of(),
+			"actuate", Set.of("pglocks"),
+			"autoconfigure", Set.of("jdbc", "pglocks", "interceptor", "observation", "actuate"));
+
+	/** A class of the library named in a constant: in a class reference or a descriptor. */
+	private static final Pattern LIBRARY_CLASS = Pattern.compile("io/github/advisorylock/(?:([a-z]+)/)?[A-Z]");
+
+	@Test
+	void eachPackageUsesOnlyThePackagesBelowIt() throws IOException, URISyntaxException {
+		Map<String, Set<String>> used = usedPackages();
+		assertThat(used.keySet()).as("packages of the library").containsExactlyInAnyOrderElementsOf(ALLOWED.keySet());
+		used.forEach((pkg, uses) -> {
+			Set<String> others = new TreeSet<>(uses);
+			others.remove(pkg);
+			others.remove("");
+			assertThat(others).as("packages used by '%s'", pkg).isSubsetOf(ALLOWED.get(pkg));
+		});
+	}
+
+	@Test
+	void theApiDependsOnNoPackageOfItsOwn() throws IOException, URISyntaxException {
+		assertThat(usedPackages().get("")).containsOnly("");
+	}
+
+	private Map<String, Set<String>> usedPackages() throws IOException, URISyntaxException {
+		Path classes = Path.of(AdvisoryLocked.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+		Path root = classes.resolve("io/github/advisorylock");
+		Map<String, Set<String>> used = new TreeMap<>();
+		try (Stream<Path> files = Files.walk(root)) {
+			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {
+				Path relative = root.relativize(file.getParent());
+				String pkg = relative.toString().replace('\\', '/');
+				Set<String> uses = used.computeIfAbsent(pkg, (key) -> new TreeSet<>());
+				uses.addAll(referencedPackages(Files.readAllBytes(file)));
+			}
+		}
+		return used;
+	}
+
+	/**
+	 * Return the library's packages a class file names. Class names, descriptors and signatures are UTF-8 constants,
+	 * stored as they are, so the ASCII names can be found in the raw bytes.
+	 */
+	private static Set<String> referencedPackages(byte[] classFile) {
+		Set<String> packages = new TreeSet<>();
+		Matcher matcher = LIBRARY_CLASS.matcher(new String(classFile, StandardCharsets.ISO_8859_1));
+		while (matcher.find()) {
+			packages.add((matcher.group(1) != null) ? matcher.group(1) : "");
+		}
+		return packages;
+	}
+
+}
