@@ -104,4 +104,29 @@ public interface AdvisoryLockOperations {
 	 */
 	void checkHeld();
 
+	/**
+	 * Return whether every key is held, in either mode, by the current transaction or by an enclosing
+	 * {@link LockScope#INVOCATION invocation-scoped} call on this thread. Answered from what this library took, without
+	 * SQL: a lock taken by hand ({@code SELECT pg_advisory_xact_lock(...)}) is not seen, and a rollback to a savepoint
+	 * ({@code Propagation.NESTED}) forgets the locks taken after it, as PostgreSQL releases them.
+	 * @param namespace the namespace of the keys
+	 * @param keys the key values, as the annotation or {@link #lock(String, Object...)} would take them
+	 * @return whether all of them are held
+	 * @throws InvalidLockKeyException if a key value cannot be used
+	 * @see #assertHeld(String, Object...)
+	 */
+	boolean isHeld(String namespace, @Nullable Object... keys);
+
+	/**
+	 * Throw unless every key is held, as {@link #isHeld} answers: the guard a method calls at its start to prove it
+	 * really runs under its lock. A call on {@code this} (from another method of the same class) bypasses the Spring
+	 * proxy, and with it the {@link AdvisoryLocked @AdvisoryLocked} of the method called, silently; this makes that
+	 * loud.
+	 * @param namespace the namespace of the keys
+	 * @param keys the key values
+	 * @throws IllegalStateException naming the namespace, the values and the likely cause, if one is not held
+	 * @throws InvalidLockKeyException if a key value cannot be used
+	 */
+	void assertHeld(String namespace, @Nullable Object... keys);
+
 }

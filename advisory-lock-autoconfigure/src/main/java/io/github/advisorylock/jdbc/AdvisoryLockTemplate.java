@@ -63,7 +63,7 @@ import org.springframework.util.Assert;
  * <p>Works with any transaction manager that binds a {@link ConnectionHolder} for the {@link DataSource} to the
  * transaction, such as {@code DataSourceTransactionManager}, {@code JdbcTransactionManager} and
  * {@code JpaTransactionManager} with Hibernate. An acquisition whose locks are free is one statement (see
- * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the isolation check.
+ * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the check that a lock is allowed (isolation, recovery).
  * A {@link WaitMode#BLOCK} that finds a key held sends a second statement, which waits within the timeout. The template
  * never releases a lock: PostgreSQL does, at COMMIT or ROLLBACK.
  *
@@ -77,6 +77,9 @@ import org.springframework.util.Assert;
  *
  * <p>Optionally, a {@link LockHolderDiagnosis} names the holders in each {@code LockBusyException} (on the failure path
  * only), and {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing, key labels).
+ *
+ * <p>{@link #isHeld} and {@link #assertHeld} answer from what the template took, without SQL: per transaction, a
+ * record bound to it that follows suspend, resume and savepoints; per thread, the invocation-scoped locks held.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -356,6 +359,32 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		HeldInvocationLocks.checkHeld();
 	}
 
+	@Override
+	public boolean isHeld(String namespace, @Nullable Object... keys) {
+		return isHeld(resolve(LockRequest.of(namespace, keys)));
+	}
+
+	@Override
+	public void assertHeld(String namespace, @Nullable Object... keys) {
+		LockKeys resolved = resolve(LockRequest.of(namespace, keys));
+		if (!isHeld(resolved)) {
+			throw new IllegalStateException("Advisory lock " + namespace + ":" + resolved.values() + " is not held by "
+					+ "the current transaction, nor by an enclosing invocation-scoped call on this thread. Most often "
+					+ "the call to the locked method did not go through its Spring proxy: a call on 'this' from "
+					+ "another method of the same class skips @AdvisoryLocked. Call it through the bean (inject it), "
+					+ "or take the lock with AdvisoryLockOperations first. (Only locks this library took are seen.)");
+		}
+	}
+
+	private static boolean isHeld(LockKeys keys) {
+		for (long key : keys.keys()) {
+			if (!HeldInvocationLocks.holds(key) && !TransactionLocks.holds(key)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
 	private LockKeys resolve(LockRequest request) {
 		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
 	}
@@ -377,7 +406,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Connection connection = null;
 		Attempt attempt;
 		try {
-			SuspendedTransactionLocks.check(request.namespace(), request.mode(), keys);
+			TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), keys);
 			connection = transactionConnection(request.namespace());
 			attempt = attempt(connection, request, keys);
 		}
@@ -421,7 +450,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			boolean throwIfBusy) {
 		switch (attempt.outcome()) {
 			case ACQUIRED -> {
-				SuspendedTransactionLocks.record(request.mode(), keys.keys());
+				TransactionLocks.record(request.mode(), keys.keys());
 				return true;
 			}
 			case SKIPPED -> {

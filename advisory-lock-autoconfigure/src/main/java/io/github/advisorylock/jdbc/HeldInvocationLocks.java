@@ -87,6 +87,16 @@ final class HeldInvocationLocks {
 		return null;
 	}
 
+	/**
+	 * Return whether an invocation-scoped lock of the current thread holds a key, in either mode.
+	 * @param key the key
+	 * @return whether it does
+	 */
+	static boolean holds(long key) {
+		Deque<InvocationLock> locks = held.get();
+		return locks != null && locks.stream().anyMatch((lock) -> lock.keys().keys().contains(key));
+	}
+
 	static void push(InvocationLock lock) {
 		Deque<InvocationLock> locks = held.get();
 		if (locks == null) {

@@ -119,7 +119,7 @@ final class InvocationLocks implements AutoCloseable {
 					+ "committed yet. Call it outside the transaction (put @Transactional on the method itself or "
 					+ "on what it calls), or use scope TRANSACTION");
 		}
-		SuspendedTransactionLocks.check(request.namespace(), request.mode(), needed);
+		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed);
 		if (this.closed) {
 			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' was called "
 					+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");

@@ -16,8 +16,10 @@
 
 package io.github.advisorylock.observation;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
@@ -44,7 +46,9 @@ import org.springframework.util.Assert;
  * {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned away.</li>
  * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its transaction (transaction
  * scope) or of its call (invocation scope), tagged {@code namespace}, {@code scope}, {@code mode} and
- * {@code outcome}: {@code committed}, {@code rolled_back} or {@code unknown} for a transaction; {@code released}, or
+ * {@code outcome}: {@code committed}, {@code rolled_back} or {@code unknown} for a transaction, or
+ * {@code rolled_back_to_savepoint} when a rollback to a savepoint made before the lock ({@code Propagation.NESTED})
+ * released it while the transaction went on; {@code released}, or
  * {@code lost} when a failed heartbeat showed the lock gone while its work ran, for an invocation. Its long-task
  * timer ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its max is the oldest of
  * them: one per call, whatever its number of keys, and a nested call that acquires a key counts again.</li>
@@ -61,6 +65,9 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 
 	/** The name of the observation of the time a lock is held. */
 	public static final String HELD = "advisory.lock.held";
+
+	/** The outcome of a held lock that a rollback to a savepoint made before it released. */
+	private static final String ROLLED_BACK_TO_SAVEPOINT = "rolled_back_to_savepoint";
 
 	private final ObservationRegistry registry;
 
@@ -134,14 +141,38 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 	private static void observeTransaction(Observation held) {
 		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 
+			/** The savepoints made after the lock was taken: a rollback to one of them keeps the lock. */
+			private final Set<Object> later = new HashSet<>();
+
+			private boolean ended;
+
+			@Override
+			public void savepoint(Object savepoint) {
+				this.later.add(savepoint);
+			}
+
+			@Override
+			public void savepointRollback(Object savepoint) {
+				// PostgreSQL released the lock with the savepoint made before it (Propagation.NESTED rolled back).
+				if (!this.ended && !this.later.contains(savepoint)) {
+					end(ROLLED_BACK_TO_SAVEPOINT);
+				}
+			}
+
 			@Override
 			public void afterCompletion(int status) {
-				held.lowCardinalityKeyValue("outcome", switch (status) {
-					case STATUS_COMMITTED -> "committed";
-					case STATUS_ROLLED_BACK -> "rolled_back";
-					default -> "unknown";
-				});
-				held.stop();
+				if (!this.ended) {
+					end(switch (status) {
+						case STATUS_COMMITTED -> "committed";
+						case STATUS_ROLLED_BACK -> "rolled_back";
+						default -> "unknown";
+					});
+				}
+			}
+
+			private void end(String outcome) {
+				this.ended = true;
+				held.lowCardinalityKeyValue("outcome", outcome).stop();
 			}
 
 		});

@@ -48,12 +48,7 @@ class AdvisoryLockedJpaTests {
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSource(),
 				BootAutoConfigurations.hibernateJpa(), BootAutoConfigurations.transaction(),
 				AdvisoryLockAutoConfiguration.class))
-		.withPropertyValues(TestDatabase.get()
-			.springDataSourceProperties()
-			.entrySet()
-			.stream()
-			.map((property) -> property.getKey() + "=" + property.getValue())
-			.toArray(String[]::new))
+		.withPropertyValues(TestDatabase.get().springDataSourcePropertyValues())
 		.withBean(JpaProbe.class);
 
 	@Test

@@ -41,6 +41,8 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -254,6 +256,39 @@ class AdvisoryLockFaultTests {
 		}
 		finally {
 			server.get().close();
+			FileSystemUtils.deleteRecursively(data);
+		}
+	}
+
+	@Test
+	void aLockAskedOfAServerInRecoveryIsRefusedNamingRecoveryInEveryScope() throws Exception {
+		Path data = Files.createTempDirectory("advisory-lock-standby");
+		EmbeddedPostgres server = startServer(data, 0);
+		try {
+			// The same data directory started as a standby: a server in recovery, as a read replica is.
+			server.close();
+			Files.createFile(data.resolve("standby.signal"));
+			server = startServer(data, 0);
+			try (HikariDataSource pool = dedicatedPool(server.getJdbcUrl("postgres", "postgres"), 2);
+					AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
+				assertThat(new JdbcTemplate(pool).queryForObject("SELECT pg_is_in_recovery()", Boolean.class)).isTrue();
+				TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
+				for (WaitMode waitMode : WaitMode.values()) {
+					assertThatExceptionOfType(LockTransactionException.class)
+						.isThrownBy(() -> transaction.executeWithoutResult((status) -> locks
+							.execute(LockRequest.of(this.namespace, 1).withWaitMode(waitMode), (handle) -> "ran")))
+						.withMessageContaining("asked of a server in recovery")
+						.withMessageNotContaining("isolation READ COMMITTED");
+				}
+				assertThatExceptionOfType(LockTransactionException.class)
+					.isThrownBy(() -> locks.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION),
+							(handle) -> "ran"))
+					.withMessageContaining("asked of a server in recovery");
+				assertThat(new PgLocks(pool).all()).as("nothing taken on the standby").isEmpty();
+			}
+		}
+		finally {
+			server.close();
 			FileSystemUtils.deleteRecursively(data);
 		}
 	}

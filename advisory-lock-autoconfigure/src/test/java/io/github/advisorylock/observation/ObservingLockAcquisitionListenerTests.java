@@ -54,6 +54,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -177,6 +178,38 @@ class ObservingLockAcquisitionListenerTests {
 		assertThat(rolledBack.count()).isOne();
 		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD + ".active").longTaskTimer().activeTasks())
 			.isZero();
+	}
+
+	@Test
+	void aLockReleasedByARollbackToASavepointEndsThenWithItsOwnOutcome() {
+		TransactionTemplate nested = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			nested.executeWithoutResult((savepoint) -> {
+				this.locks.lock(this.namespace, 2);
+				savepoint.setRollbackOnly();
+			});
+			// Released while the transaction goes on: no longer counted as held.
+			assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD)
+				.tags("namespace", this.namespace, "outcome", "rolled_back_to_savepoint")
+				.timer()
+				.count()).isOne();
+			assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD + ".active")
+				.tags("namespace", this.namespace)
+				.longTaskTimer()
+				.activeTasks()).as("the lock taken before the savepoint").isOne();
+			// A nested call that completes keeps its lock to the end of the transaction.
+			nested.executeWithoutResult((savepoint) -> this.locks.lock(this.namespace, 3));
+		});
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD)
+			.tags("namespace", this.namespace, "outcome", "committed")
+			.timer()
+			.count()).isEqualTo(2);
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD)
+			.tags("namespace", this.namespace, "outcome", "rolled_back_to_savepoint")
+			.timer()
+			.count()).isOne();
 	}
 
 	@Test

@@ -270,6 +270,18 @@ public final class TestDatabase {
 	}
 
 	/**
+	 * Return {@link #springDataSourceProperties()} as {@code name=value} pairs, for an
+	 * {@code ApplicationContextRunner}'s {@code withPropertyValues}.
+	 * @return the pairs
+	 */
+	public String[] springDataSourcePropertyValues() {
+		return springDataSourceProperties().entrySet()
+			.stream()
+			.map((property) -> property.getKey() + "=" + property.getValue())
+			.toArray(String[]::new);
+	}
+
+	/**
 	 * Return the JDBC URL of another database on the same server.
 	 * @param database the database name
 	 * @return the URL

@@ -46,7 +46,7 @@ public final class Benchmarks {
 
 	static final String CHART = "benchmarks-scaling.svg";
 
-	/** What the library may add to a hand-written lock with the same isolation check and round trips. */
+	/** What the library may add to a hand-written lock with the same isolation and recovery checks and round trips. */
 	static final double SHARE_GOAL = 1.03;
 
 	private final Settings settings;
@@ -145,17 +145,20 @@ public final class Benchmarks {
 				Summary.Spread.IQR);
 		Summary checked = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.CHECKED_FLOOR), floor),
 				Summary.Spread.IQR);
+		Summary recovery = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.FULLY_CHECKED_FLOOR),
+				perCall.get(CostBenchmark.CHECKED_FLOOR)), Summary.Spread.IQR);
 		Summary article = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.ARTICLE), floor), Summary.Spread.IQR);
 		String share = share(pairedShare, "on loopback");
 		this.headline.add(String.format(Locale.ROOT, "Against the bare floor: `@AdvisoryLocked` %s, "
-				+ "`AdvisoryLockOperations.lock` %s, the floor with the isolation check %s; the article's three "
-				+ "statements %s.", annotation.format(2), operations.format(2), checked.format(2), article.format(2)));
+				+ "`AdvisoryLockOperations.lock` %s, the floor with the isolation check %s (the recovery check "
+				+ "then adds %s); the article's three statements %s.", annotation.format(2), operations.format(2),
+				checked.format(2), recovery.format(2), article.format(2)));
 		return table.markdown() + "\n" + share;
 	}
 
 	/**
 	 * Tabulate the library's share, the annotation's and {@code AdvisoryLockOperations}' cost over the hand-written
-	 * lock with the same isolation check and round trips, measured in pairs, with 95% intervals over the blocks, and
+	 * lock with the same isolation and recovery checks and round trips, measured in pairs, with 95% intervals over the blocks, and
 	 * put it in the headline.
 	 * @param where where it was measured, for the headline
 	 */
@@ -169,7 +172,7 @@ public final class Benchmarks {
 			String verdict = verdict(ratio);
 			share.row(variant, ratio.bracketed(3), added.bracketed(1), verdict);
 			this.headline.add(String.format(Locale.ROOT, "The library's share %s, %s ÷ hand-written with the same "
-					+ "isolation check and round trips: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.", where,
+					+ "isolation and recovery checks and round trips: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.", where,
 					variant, ratio.bracketed(3), added.bracketed(1), SHARE_GOAL, verdict));
 		});
 		return share.markdown();
@@ -263,7 +266,8 @@ public final class Benchmarks {
 
 	private static String roundTrips(String variant) {
 		return switch (variant) {
-			case CostBenchmark.FLOOR, CostBenchmark.CHECKED_FLOOR, CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS ->
+			case CostBenchmark.FLOOR, CostBenchmark.CHECKED_FLOOR, CostBenchmark.FULLY_CHECKED_FLOOR,
+					CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS ->
 				"2 (lock, commit)";
 			case CostBenchmark.ARTICLE -> "4 (3 statements, commit)";
 			case CostBenchmark.INVOCATION -> "2 (open and lock, rollback), and the pool's check of an idle connection";

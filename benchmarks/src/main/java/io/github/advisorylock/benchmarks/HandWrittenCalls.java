@@ -41,6 +41,9 @@ public class HandWrittenCalls {
 	private static final String CHECKED_LOCK = "SELECT pg_advisory_xact_lock(?) "
 			+ "WHERE current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')";
 
+	/** Both checks the library's statement makes: the isolation, and that the server is not a standby. */
+	private static final String FULLY_CHECKED_LOCK = CHECKED_LOCK + " AND NOT pg_is_in_recovery()";
+
 	/** A hand-written single round trip for many keys; the caller sorts them. */
 	private static final String LOCK_ARRAY = "SELECT count(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS k";
 
@@ -65,6 +68,16 @@ public class HandWrittenCalls {
 	@Transactional
 	public void floor(long key) {
 		execute(LOCK, key);
+	}
+
+	/**
+	 * The floor with the isolation and recovery checks in its statement, then commit: the same work as the library's
+	 * statement, written by hand.
+	 * @param key the 64-bit key
+	 */
+	@Transactional
+	public void fullyCheckedFloor(long key) {
+		execute(FULLY_CHECKED_LOCK, key);
 	}
 
 	/**

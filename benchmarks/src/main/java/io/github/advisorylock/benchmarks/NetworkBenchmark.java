@@ -93,7 +93,7 @@ final class NetworkBenchmark {
 
 	/** The variants of the table, in its order. */
 	static final List<String> VARIANTS = List.of(CostBenchmark.FLOOR, CostBenchmark.CHECKED_FLOOR,
-			CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS, CostBenchmark.ARTICLE, CostBenchmark.INVOCATION,
+			CostBenchmark.FULLY_CHECKED_FLOOR, CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS, CostBenchmark.ARTICLE, CostBenchmark.INVOCATION,
 			CostBenchmark.SHEDLOCK, CostBenchmark.REGISTRY);
 
 	/**

@@ -81,8 +81,8 @@ final class Report {
 				  commit). It changes what the peers cost, since they write and commit rows, and not what an advisory
 				  lock costs: a transaction that only takes one writes no WAL, so its commit flushes nothing.
 				- **The library's share** is the annotation's (or `AdvisoryLockOperations`') cost divided by that of
-				  the hand-written lock with the same isolation check, which takes the same round trips. It is
-				  measured in pairs, apart from the rounds: one call of each, one right after the other, in
+				  the hand-written lock with the same isolation and recovery checks, which takes the same round
+				  trips. It is measured in pairs, apart from the rounds: one call of each, one right after the other, in
 				  alternating order, 200 pairs a block (40 through the slow relay), so that a disturbance of this
 				  shared machine falls on both calls of a pair; a ratio of totals per block, its median over the
 				  blocks, and a 95%% confidence interval of that median from 10,000 bootstrap resamples of the blocks.

@@ -21,6 +21,7 @@ import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 
+import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.sample.InvalidRequestException;
 import io.github.advisorylock.sample.NotFoundException;
@@ -54,8 +55,11 @@ public class LedgerService {
 
 	private final JdbcClient jdbc;
 
-	LedgerService(JdbcClient jdbc) {
+	private final AdvisoryLockOperations locks;
+
+	LedgerService(JdbcClient jdbc, AdvisoryLockOperations locks) {
 		this.jdbc = jdbc;
+		this.locks = locks;
 	}
 
 	/**
@@ -146,6 +150,9 @@ public class LedgerService {
 	}
 
 	private void debit(Account account, long amount) {
+		// The balance was read before this check: only the account's lock keeps it current. A new caller that
+		// reaches this through a method without @AdvisoryLocked, or through a call on 'this', fails here, loudly.
+		this.locks.assertHeld("account", account.id());
 		if (account.balance() < amount) {
 			throw new InsufficientFundsException(account.id(), amount, account.balance());
 		}

@@ -38,13 +38,16 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests that a call for a key that a suspended transaction of the same thread holds fails at once, in every wait mode
- * and scope, instead of waiting for itself or skipping, against real PostgreSQL.
+ * Tests of what the library knows it took in each transaction, against real PostgreSQL: {@code isHeld} and
+ * {@code assertHeld} answer for the current transaction only, follow suspend and resume and a rollback to a savepoint;
+ * a call for a key that a suspended transaction of the same thread holds fails at once, in every wait mode and scope,
+ * instead of waiting for itself or skipping.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
-class SuspendedTransactionLocksTests {
+class TransactionLocksTests {
 
 	private final HikariDataSource pool = TestDatabase.get().newDataSource(4);
 
@@ -55,6 +58,8 @@ class SuspendedTransactionLocksTests {
 	private final TransactionTemplate requiresNew = propagation(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 
 	private final TransactionTemplate notSupported = propagation(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+
+	private final TransactionTemplate nested = propagation(TransactionDefinition.PROPAGATION_NESTED);
 
 	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.pool);
 
@@ -123,6 +128,78 @@ class SuspendedTransactionLocksTests {
 				.of(this.namespace, 2)
 				.withScope(LockScope.INVOCATION)
 				.withTimeout(Duration.ofSeconds(5)), (handle) -> "ran").value()).isEqualTo("ran"));
+		});
+	}
+
+	@Test
+	void isHeldAnswersForTheKeysTheCurrentTransactionTook() {
+		assertThat(this.locks.isHeld(this.namespace, 1)).as("outside any transaction").isFalse();
+		this.outer.executeWithoutResult((status) -> {
+			assertThat(this.locks.isHeld(this.namespace, 1)).as("before the lock").isFalse();
+			this.locks.lock(this.namespace, 1, 2);
+			assertThat(this.locks.isHeld(this.namespace, 1)).isTrue();
+			assertThat(this.locks.isHeld(this.namespace, 2, 1)).isTrue();
+			assertThat(this.locks.isHeld(this.namespace, 1, 3)).as("one key of two not held").isFalse();
+			assertThat(this.locks.isHeld("other-" + this.namespace, 1)).as("another namespace").isFalse();
+			// A transaction of its own holds nothing of the suspended one's; resumed, the outer one holds it again.
+			this.requiresNew.executeWithoutResult((inner) -> assertThat(this.locks.isHeld(this.namespace, 1)).isFalse());
+			assertThat(this.locks.isHeld(this.namespace, 1)).isTrue();
+		});
+		this.outer.executeWithoutResult((status) -> assertThat(this.locks.isHeld(this.namespace, 1))
+			.as("a later transaction").isFalse());
+	}
+
+	@Test
+	void isHeldSeesTheKeysOfAnEnclosingInvocationScopedCall() {
+		LockRequest invocation = LockRequest.of(this.namespace, 7).withScope(LockScope.INVOCATION);
+		assertThat(this.locks.execute(invocation, (handle) -> this.locks.isHeld(this.namespace, 7)).value()).isTrue();
+		assertThat(this.locks.isHeld(this.namespace, 7)).as("after the call").isFalse();
+	}
+
+	@Test
+	void assertHeldNamesTheLockAndTheLikelyCause() {
+		this.outer.executeWithoutResult((status) -> {
+			assertThatIllegalStateException().isThrownBy(() -> this.locks.assertHeld(this.namespace, 5))
+				.withMessageContaining("Advisory lock " + this.namespace + ":[5] is not held")
+				.withMessageContaining("did not go through its Spring proxy");
+			this.locks.lock(this.namespace, 5);
+			this.locks.assertHeld(this.namespace, 5);
+		});
+	}
+
+	@Test
+	void aRollbackToASavepointReleasesAndForgetsTheLocksTakenAfterIt() {
+		this.outer.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			this.nested.executeWithoutResult((savepoint) -> {
+				this.locks.lock(this.namespace, 2);
+				savepoint.setRollbackOnly();
+			});
+			assertThat(this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 2))).as("released by PostgreSQL").isEmpty();
+			assertThat(this.locks.isHeld(this.namespace, 2)).as("forgotten").isFalse();
+			assertThat(this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 1))).hasSize(1);
+			assertThat(this.locks.isHeld(this.namespace, 1)).as("taken before the savepoint").isTrue();
+			// A nested call that completes keeps its lock until the outer transaction ends.
+			this.nested.executeWithoutResult((savepoint) -> this.locks.lock(this.namespace, 3));
+			assertThat(this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 3))).hasSize(1);
+			assertThat(this.locks.isHeld(this.namespace, 3)).isTrue();
+			// A later rollback to another savepoint leaves it alone.
+			this.nested.executeWithoutResult((savepoint) -> savepoint.setRollbackOnly());
+			assertThat(this.locks.isHeld(this.namespace, 1, 3)).isTrue();
+		});
+	}
+
+	@Test
+	void aRollbackToASavepointMadeBeforeTheFirstLockForgetsEveryLock() {
+		this.outer.executeWithoutResult((status) -> {
+			this.nested.executeWithoutResult((savepoint) -> {
+				this.nested.executeWithoutResult((inner) -> this.locks.lock(this.namespace, 1));
+				this.locks.lock(this.namespace, 2);
+				savepoint.setRollbackOnly();
+			});
+			assertThat(this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 1))).isEmpty();
+			assertThat(this.locks.isHeld(this.namespace, 1)).isFalse();
+			assertThat(this.locks.isHeld(this.namespace, 2)).isFalse();
 		});
 	}
 
