@@ -167,7 +167,7 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	private static String inMethod(AdvisoryLockAttribute attribute, @Nullable String message) {
-		return "@AdvisoryLocked " + AdvisoryLockAttributeSource.describe(attribute.method()) + ": " + message;
+		return "@AdvisoryLocked " + AdvisoryLockAttributeValidator.describe(attribute.method()) + ": " + message;
 	}
 
 	/**
