@@ -100,6 +100,12 @@ class AdvisoryLockAttributeValidator {
 			throw invalid(method, "namespace must not be blank; name the guarded rule, for example "
 					+ "namespace = \"setup_request\"");
 		}
+		if (annotation.namespace().length() > LockRequest.MAX_NAMESPACE_LENGTH) {
+			throw invalid(method, "namespace is " + annotation.namespace().length() + " characters long, more than "
+					+ "the limit of " + LockRequest.MAX_NAMESPACE_LENGTH + " (LockRequest.MAX_NAMESPACE_LENGTH): it "
+					+ "becomes a metric tag and part of every message about the lock, so name the guarded rule in a "
+					+ "few words, and let the key tell the resources apart");
+		}
 		if (annotation.key().length == 0) {
 			throw invalid(method, "key must name at least one SpEL expression, for example key = \"#userId\"");
 		}

@@ -66,6 +66,18 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
+	void namespaceLongerThanTheLimit() {
+		this.contextRunner.withBean(LongNamespace.class)
+			.run(failsWith(LongNamespace.class, "call(String)", "namespace is 101 characters long, more than the "
+					+ "limit of 100 (LockRequest.MAX_NAMESPACE_LENGTH)"));
+	}
+
+	@Test
+	void namespaceOfTheLimitIsValid() {
+		this.contextRunner.withBean(LongestNamespace.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void noKeyExpression() {
 		this.contextRunner.withBean(NoKey.class)
 			.run(failsWith(NoKey.class, "call(String)", "key must name at least one SpEL expression"));
@@ -224,6 +236,25 @@ class AdvisoryLockValidationTests {
 	static class BlankNamespace {
 
 		@AdvisoryLocked(namespace = " ", key = "#id")
+		public void call(String id) {
+		}
+
+	}
+
+	/** Ten characters, to write namespaces of a given length as compile-time constants. */
+	private static final String TEN = "0123456789";
+
+	static class LongestNamespace {
+
+		@AdvisoryLocked(namespace = TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN, key = "#id")
+		public void call(String id) {
+		}
+
+	}
+
+	static class LongNamespace {
+
+		@AdvisoryLocked(namespace = TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + "x", key = "#id")
 		public void call(String id) {
 		}
 
