@@ -114,13 +114,16 @@ class AdvisoryLockAttributeSource {
 
 	private @Nullable AdvisoryLockAttribute parse(Method method, @Nullable Class<?> targetClass) {
 		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
+		Method annotated = specificMethod;
 		AdvisoryLocked annotation = AnnotatedElementUtils.findMergedAnnotation(specificMethod, AdvisoryLocked.class);
 		if (annotation == null && specificMethod != method) {
+			annotated = method;
 			annotation = AnnotatedElementUtils.findMergedAnnotation(method, AdvisoryLocked.class);
 		}
 		if (annotation == null) {
 			return null;
 		}
+		this.validator.validateDeclaredOnce(annotated);
 		this.validator.validate(specificMethod, targetClass, annotation);
 		List<Integer> parameterIndexes = Arrays.stream(annotation.key())
 			.map((expression) -> this.evaluator.parameterIndex(expression, specificMethod))

@@ -21,6 +21,9 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -33,6 +36,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.RepeatableContainers;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -86,6 +93,38 @@ class AdvisoryLockAttributeValidator {
 					| Modifier.STATIC | Modifier.FINAL)) + " method, so the lock would never be taken: make it "
 					+ "public (or protected) and neither static nor final");
 		}
+	}
+
+	/**
+	 * Validate that no method of the hierarchy of an annotated one carries the annotation twice, directly and through
+	 * a composed annotation, or through two composed ones: only one of them would apply, and the other lock would be
+	 * dropped without a word. An override that carries its own annotation is not a second one: the nearest applies.
+	 * @param method the annotated method
+	 * @throws IllegalStateException naming the method and its annotations
+	 */
+	void validateDeclaredOnce(Method method) {
+		Map<Integer, List<MergedAnnotation<AdvisoryLocked>>> byDeclaration = MergedAnnotations
+			.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.none())
+			.stream(AdvisoryLocked.class)
+			.collect(Collectors.groupingBy(MergedAnnotation::getAggregateIndex, LinkedHashMap::new,
+					Collectors.toList()));
+		for (List<MergedAnnotation<AdvisoryLocked>> declared : byDeclaration.values()) {
+			if (declared.size() > 1) {
+				Method declaring = (declared.get(0).getSource() instanceof Method source) ? source : method;
+				List<String> names = declared.stream().map(AdvisoryLockAttributeValidator::describe).toList();
+				throw invalid(declaring, "it carries @AdvisoryLocked " + ((names.size() == 2) ? "twice"
+						: names.size() + " times") + ", so one lock would be silently dropped: "
+						+ String.join(" and ", names) + "; keep one: name the keys of one namespace in one "
+						+ "annotation (key = { \"#from\", \"#to\" }), or take the other lock with "
+						+ "AdvisoryLockOperations inside the method");
+			}
+		}
+	}
+
+	private static String describe(MergedAnnotation<AdvisoryLocked> annotation) {
+		Class<?> declared = annotation.getRoot().getType();
+		return (declared == AdvisoryLocked.class) ? "@AdvisoryLocked"
+				: "@" + ClassUtils.getShortName(declared) + " (meta-annotated with @AdvisoryLocked)";
 	}
 
 	/**

@@ -45,7 +45,7 @@ class AdvisoryLockValidationTests {
 		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
 
 	private static ContextConsumer<AssertableApplicationContext> failsWith(Class<?> bean, String method,
-			String problem) {
+			String... problems) {
 		return (context) -> {
 			assertThat(context).hasFailed();
 			Throwable failure = context.getStartupFailure();
@@ -55,7 +55,7 @@ class AdvisoryLockValidationTests {
 			}
 			assertThat(failure).as("the validation error in %s", context.getStartupFailure())
 				.hasMessageContaining("Invalid @AdvisoryLocked on " + bean.getName() + "." + method)
-				.hasMessageContaining(problem);
+				.hasMessageContainingAll(problems);
 		};
 	}
 
@@ -180,6 +180,28 @@ class AdvisoryLockValidationTests {
 	void composedAnnotationIsValidatedToo() {
 		this.contextRunner.withBean(ComposedBlankNamespace.class)
 			.run(failsWith(ComposedBlankNamespace.class, "call(String)", "namespace must not be blank"));
+	}
+
+	@Test
+	void annotationBesideAComposedOne() {
+		this.contextRunner.withBean(LockedTwiceDirectlyAndComposed.class)
+			.run(failsWith(LockedTwiceDirectlyAndComposed.class, "call(String)",
+					"carries @AdvisoryLocked twice, so one lock would be silently dropped: @AdvisoryLocked and "
+							+ "@AdvisoryLockValidationTests.AccountLock (meta-annotated with @AdvisoryLocked)",
+					"keep one"));
+	}
+
+	@Test
+	void twoComposedAnnotations() {
+		this.contextRunner.withBean(LockedTwiceComposed.class)
+			.run(failsWith(LockedTwiceComposed.class, "call(String)", "carries @AdvisoryLocked twice",
+					"@AdvisoryLockValidationTests.AccountLock", "@AdvisoryLockValidationTests.RequestLock"));
+	}
+
+	@Test
+	void composedAnnotationOnAnOverrideOfAnAnnotatedMethodIsValid() {
+		// The nearest declaration applies, as for @Transactional: an override is not a second annotation.
+		this.contextRunner.withBean(OverridingLock.class).run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
@@ -394,6 +416,55 @@ class AdvisoryLockValidationTests {
 	@java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)
 	@AdvisoryLocked(namespace = "", key = "#id")
 	@interface BlankLock {
+
+	}
+
+	@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+	@java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)
+	@AdvisoryLocked(namespace = "account", key = "#id")
+	@interface AccountLock {
+
+	}
+
+	@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+	@java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)
+	@AdvisoryLocked(namespace = "request", key = "#id")
+	@interface RequestLock {
+
+	}
+
+	static class LockedTwiceDirectlyAndComposed {
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		@AccountLock
+		public void call(String id) {
+		}
+
+	}
+
+	static class LockedTwiceComposed {
+
+		@AccountLock
+		@RequestLock
+		public void call(String id) {
+		}
+
+	}
+
+	static class LockedBase {
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		public void call(String id) {
+		}
+
+	}
+
+	static class OverridingLock extends LockedBase {
+
+		@Override
+		@AccountLock
+		public void call(String id) {
+		}
 
 	}
 
