@@ -53,6 +53,10 @@ import org.springframework.util.Assert;
  * {@code ScheduledAnnotationBeanPostProcessor}, so that a {@code @Scheduled} method is scheduled on the proxy.</li>
  * </ul>
  *
+ * <p>Both advisors thus sit inside {@code @Async}'s: on an {@code @Async} method, the transaction and the lock are
+ * taken on the executor's thread, around the whole work, which is why such a method may return a {@code Future},
+ * while any other method whose work outlives the call fails validation.
+ *
  * @author advisory-lock authors
  * @since 0.1.0
  */
