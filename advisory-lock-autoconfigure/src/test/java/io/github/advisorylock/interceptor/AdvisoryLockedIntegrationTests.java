@@ -270,6 +270,17 @@ class AdvisoryLockedIntegrationTests {
 	}
 
 	@Test
+	void aRecordKeyValueFailsNamingTheExpressionAndAskingForItsComponent() {
+		int bodyRuns = this.keys.bodyRuns();
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> this.keys.byRecord(new Command(UUID.randomUUID(), 5)))
+			.withMessageContaining("Keys.byRecord(Command)")
+			.withMessageContaining("key expression '#command': ")
+			.withMessageContaining("name the component in the key expression, for example #cmd.userId()");
+		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
+	}
+
+	@Test
 	void anExceptionThrownInAKeyExpressionFailsNamingTheMethodAndTheExpressionAndKeepsItsCause() {
 		int bodyRuns = this.keys.bodyRuns();
 		UUID id = UUID.randomUUID();
@@ -516,6 +527,12 @@ class AdvisoryLockedIntegrationTests {
 		@Transactional
 		@AdvisoryLocked(namespace = "by_day", key = { "#id", "#day" })
 		public Set<Long> byIdAndDay(UUID id, LocalDate day) {
+			return held();
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "by_record", key = "#command")
+		public Set<Long> byRecord(Command command) {
 			return held();
 		}
 
