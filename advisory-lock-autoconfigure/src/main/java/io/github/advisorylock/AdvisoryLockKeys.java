@@ -36,11 +36,12 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>{@code text(value)} is a {@link CharSequence} as is, a {@link UUID} in its canonical lower-case form, a
- * {@link Byte}, {@link Short}, {@link Integer}, {@link Long} or {@link BigInteger} in decimal, an {@link Enum} by its
- * {@link Enum#name() name}, and a {@link Record} by its {@code toString()}. Other types (floating point numbers,
- * dates, arbitrary objects) are refused with {@link InvalidLockKeyException}, because their text form is not the same
- * in every language: convert them explicitly in the key expression. So is a text holding a lone UTF-16 surrogate: it
- * has no UTF-8 form, and each language would substitute something different for it.
+ * {@link Byte}, {@link Short}, {@link Integer}, {@link Long} or {@link BigInteger} in decimal, and an {@link Enum} by
+ * its {@link Enum#name() name}. Other types (floating point numbers, dates, records, arbitrary objects) are refused
+ * with {@link InvalidLockKeyException}, because their text form is not the same in every language: convert them
+ * explicitly in the key expression, and for a record name its component ({@code #cmd.userId()}), since its
+ * {@code toString()} carries Java's class and component names. So is a text holding a lone UTF-16 surrogate: it has
+ * no UTF-8 form, and each language would substitute something different for it.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -117,8 +118,7 @@ public final class AdvisoryLockKeys {
 	 */
 	public static String text(@Nullable Object value) {
 		if (value instanceof CharSequence || value instanceof UUID || value instanceof Byte || value instanceof Short
-				|| value instanceof Integer || value instanceof Long || value instanceof BigInteger
-				|| value instanceof Record) {
+				|| value instanceof Integer || value instanceof Long || value instanceof BigInteger) {
 			return value.toString();
 		}
 		if (value instanceof Enum<?> constant) {
@@ -127,8 +127,13 @@ public final class AdvisoryLockKeys {
 		if (value == null) {
 			throw new InvalidLockKeyException("Advisory lock key value must not be null");
 		}
+		if (value instanceof Record) {
+			throw new InvalidLockKeyException("Advisory lock key value is a record " + value.getClass().getName()
+					+ ", whose toString() carries Java's class and component names, a text no other language "
+					+ "derives: name the component in the key expression, for example #cmd.userId()");
+		}
 		throw new InvalidLockKeyException("Unsupported advisory lock key type " + value.getClass().getName()
-				+ ": use a String, UUID, Byte, Short, Integer, Long, BigInteger, enum or record, "
+				+ ": use a String, UUID, Byte, Short, Integer, Long, BigInteger or enum, "
 				+ "or convert the value in the key expression (for example #date.toString())");
 	}
 

@@ -44,8 +44,12 @@ import java.lang.annotation.Target;
  * not run.
  *
  * <p>Calls through the Spring proxy are intercepted; a call from the same object ({@code this.method()}) is not.
- * The annotation is checked at startup: a blank namespace, an unparsable key expression, a bad timeout, or a private,
- * final or static method fails the application context, naming the method.
+ * The annotation is checked at startup: a blank or overlong namespace, an unparsable key expression, a bad timeout, a
+ * private, final or static method, a second {@code @AdvisoryLocked} on the same method (through a composed
+ * annotation), or a return type whose work outlives the call ({@code CompletionStage}, {@code Future} without
+ * {@code @Async}, a reactive {@code Publisher}, a Kotlin {@code suspend} function) fails the application context,
+ * naming the method. {@link AdvisoryLockOperations#assertHeld} lets a method prove at run time that it was reached
+ * through the proxy.
  *
  * <p>With {@code scope = LockScope.INVOCATION} the lock lasts as long as the call instead, across any number of
  * transactions, for scheduled and long-running work that must run on one instance at a time; with

@@ -17,8 +17,10 @@
 package io.github.advisorylock;
 
 /**
- * Thrown when a lock key cannot be used: a key expression gave {@code null}, an empty collection, or a value of an
- * unsupported type, or a call names more distinct keys than {@code advisory-lock.max-keys} allows.
+ * Thrown when a lock key cannot be used: a key expression gave {@code null}, an empty collection, a collection holding
+ * {@code null}, or a value of an unsupported type, or it threw (the exception is the cause), or a call names more
+ * distinct keys than {@code advisory-lock.max-keys} allows. For an {@link AdvisoryLocked @AdvisoryLocked} method,
+ * the message names the method and the key expression.
  *
  * @author advisory-lock authors
  * @since 0.1.0

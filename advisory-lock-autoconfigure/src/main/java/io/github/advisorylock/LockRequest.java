@@ -35,7 +35,7 @@ import org.springframework.util.Assert;
  *         (handle) -&gt; exporter.run(handle));
  * </pre>
  *
- * @param namespace the namespace of the keys, not blank
+ * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters
  * @param keys the key values; each one value, or a collection or array of values
  * @param mode exclusive or shared
  * @param waitMode wait up to the timeout, try once, or skip the work when a lock is held
@@ -55,8 +55,15 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	public static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
 	/**
+	 * The longest namespace, in characters ({@link String#length()}). A namespace names a rule, not a resource: it
+	 * becomes a metric tag, a part of the statement's SQL comment and of every message about the lock, so it is kept
+	 * to a few words. {@code @AdvisoryLocked} checks it at startup.
+	 */
+	public static final int MAX_NAMESPACE_LENGTH = 100;
+
+	/**
 	 * Create a new instance, checking its arguments.
-	 * @param namespace the namespace of the keys, not blank
+	 * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters
 	 * @param keys the key values
 	 * @param mode exclusive or shared
 	 * @param waitMode wait up to the timeout, try once, or skip
@@ -65,6 +72,9 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest {
 		Assert.hasText(namespace, "Advisory lock namespace must not be blank");
+		Assert.isTrue(namespace.length() <= MAX_NAMESPACE_LENGTH, () -> "Advisory lock namespace must be at most "
+				+ MAX_NAMESPACE_LENGTH + " characters, and it is " + namespace.length() + " characters long: name "
+				+ "the rule in a few words, and let the keys tell the resources apart");
 		Assert.notNull(keys, "Keys must not be null");
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");

@@ -48,7 +48,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Properties of {@link AdvisoryLockKeys} over generated values ({@link Generated}): any Unicode text, numbers, UUIDs,
- * enums, records, and values of every other kind.
+ * enums, and values of every other kind, records among them.
  */
 @ExtendWith(Generated.ReportSeed.class)
 class AdvisoryLockKeysPropertyTests {
@@ -87,8 +87,12 @@ class AdvisoryLockKeysPropertyTests {
 		return generated.anyOf(() -> generated.text(40), () -> (byte) generated.between(Byte.MIN_VALUE, Byte.MAX_VALUE),
 				() -> (short) generated.between(Short.MIN_VALUE, Short.MAX_VALUE), generated::anyInt,
 				generated::anyLong, () -> generated.bigInteger(200), generated::uuid,
-				() -> generated.oneOf(LockMode.class),
-				() -> new Order(generated.text(40), generated.anyInt(), generated.uuid()));
+				() -> generated.oneOf(LockMode.class));
+	}
+
+	/** A record of any components. */
+	private static Order order(Generated generated) {
+		return new Order(generated.text(40), generated.anyInt(), generated.uuid());
 	}
 
 	/** Anything a key expression might give: supported values, and null, floats, dates, collections, objects. */
@@ -102,7 +106,13 @@ class AdvisoryLockKeysPropertyTests {
 				() -> Float.intBitsToFloat(generated.anyInt()),
 				() -> (char) generated.between(Character.MIN_VALUE, Character.MAX_VALUE),
 				() -> generated.oneOf(true, false), () -> LocalDate.ofEpochDay(generated.between(0, 50_000)),
-				() -> generated.list(0, 3, generated::anyInt), Object::new, () -> new int[] { 1 });
+				() -> generated.list(0, 3, generated::anyInt), Object::new, () -> new int[] { 1 },
+				() -> order(generated));
+	}
+
+	static Stream<Arguments> namespacesAndRecords() {
+		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
+				named(order(generated))));
 	}
 
 	@ParameterizedTest
@@ -136,6 +146,14 @@ class AdvisoryLockKeysPropertyTests {
 		if (thrown != null) {
 			assertThat(thrown).isExactlyInstanceOf(InvalidLockKeyException.class).hasMessageContaining("key");
 		}
+	}
+
+	@ParameterizedTest
+	@MethodSource("namespacesAndRecords")
+	void recordsAreRefusedWhateverTheirComponents(String namespace, Order value) {
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> AdvisoryLockKeys.of(namespace, value))
+			.withMessageContaining("name the component");
 	}
 
 	@ParameterizedTest
@@ -185,7 +203,7 @@ class AdvisoryLockKeysPropertyTests {
 		}
 	}
 
-	/** A record key value: its text is its {@code toString()}. */
+	/** A record, refused as a key value: its {@code toString()} is Java's, not a text other languages derive. */
 	record Order(String customer, int line, UUID id) {
 
 	}

@@ -19,13 +19,17 @@ package io.github.advisorylock.interceptor;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
@@ -36,6 +40,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
+import org.springframework.util.ObjectUtils;
 import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -50,17 +55,24 @@ import org.springframework.util.function.SingletonSupplier;
  */
 public class AdvisoryLockAspectSupport {
 
+	private static final String MUST_NAME_A_RESOURCE = "; a key expression must give the resource to lock for every "
+			+ "call, before the method runs";
+
 	private final AdvisoryLockAttributeSource attributeSource;
 
 	private final LockKeyExpressionEvaluator evaluator;
 
 	private final Supplier<AdvisoryLockOperations> operations;
 
+	/** Tells which expression gave a value the key derivation refused; looked up at the first such failure. */
+	private final Supplier<LockKeyStrategy> keyStrategy;
+
 	/**
 	 * Create the support.
 	 * @param operations supplies the lock operations, looked up at the first call so that creating the interceptor
 	 * does not initialize the data source early
-	 * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
+	 * @param beanFactory resolves {@code @bean} references in key expressions, and supplies the
+	 * {@link LockKeyStrategy} with which a key error names its expression, or {@code null}
 	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null}
 	 */
 	public AdvisoryLockAspectSupport(Supplier<AdvisoryLockOperations> operations, @Nullable BeanFactory beanFactory,
@@ -68,6 +80,9 @@ public class AdvisoryLockAspectSupport {
 		this.operations = SingletonSupplier.of(operations);
 		this.evaluator = new LockKeyExpressionEvaluator(beanFactory);
 		this.attributeSource = new AdvisoryLockAttributeSource(this.evaluator, valueResolver);
+		this.keyStrategy = SingletonSupplier.of(() -> (beanFactory != null)
+				? beanFactory.getBeanProvider(LockKeyStrategy.class).getIfUnique(LockKeyStrategy::standard)
+				: LockKeyStrategy.standard());
 	}
 
 	AdvisoryLockAttributeSource getAttributeSource() {
@@ -90,13 +105,17 @@ public class AdvisoryLockAspectSupport {
 		if (attribute == null) {
 			return invocation.proceed();
 		}
-		LockRequest request = new LockRequest(attribute.namespace(), keys(attribute, targetClass, target, args),
-				attribute.mode(), attribute.waitMode(), attribute.timeout(), attribute.scope());
+		List<Object> keys = keys(attribute, targetClass, target, args);
+		LockRequest request = new LockRequest(attribute.namespace(), keys, attribute.mode(), attribute.waitMode(),
+				attribute.timeout(), attribute.scope());
 		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
 			try {
 				this.operations.get().lock(request);
 			}
-			catch (InvalidLockKeyException | LockTransactionException ex) {
+			catch (InvalidLockKeyException ex) {
+				throw keyError(attribute, keys, ex);
+			}
+			catch (LockTransactionException ex) {
 				throw inMethod(attribute, ex);
 			}
 			return invocation.proceed();
@@ -115,7 +134,10 @@ public class AdvisoryLockAspectSupport {
 		catch (BodyFailure ex) {
 			throw ex.getCause();
 		}
-		catch (InvalidLockKeyException | LockTransactionException ex) {
+		catch (InvalidLockKeyException ex) {
+			throw keyError(attribute, keys, ex);
+		}
+		catch (LockTransactionException ex) {
 			throw inMethod(attribute, ex);
 		}
 		if (result.executed()) {
@@ -125,10 +147,73 @@ public class AdvisoryLockAspectSupport {
 		return (attribute.method().getReturnType() == Optional.class) ? Optional.empty() : null;
 	}
 
-	private static RuntimeException inMethod(AdvisoryLockAttribute attribute, RuntimeException ex) {
-		String message = inMethod(attribute, ex.getMessage());
-		return (ex instanceof InvalidLockKeyException) ? new InvalidLockKeyException(message, ex)
-				: new LockTransactionException(message, ex);
+	/**
+	 * Return the refusal told again with the method: one exception in place of the one the lock operations threw,
+	 * with its cause and suppressed exceptions, rather than a second copy of the same text around it.
+	 */
+	private static LockTransactionException inMethod(AdvisoryLockAttribute attribute, LockTransactionException ex) {
+		LockTransactionException refusal = new LockTransactionException(inMethod(attribute, ex.getMessage()),
+				ex.getCause());
+		for (Throwable suppressed : ex.getSuppressed()) {
+			refusal.addSuppressed(suppressed);
+		}
+		refusal.setStackTrace(ex.getStackTrace());
+		return refusal;
+	}
+
+	/**
+	 * Return the key error of a call told again with the method and the expression that gave the refused value: one
+	 * exception in place of the one the lock operations threw, with its cause.
+	 */
+	private InvalidLockKeyException keyError(AdvisoryLockAttribute attribute, List<Object> keys,
+			InvalidLockKeyException ex) {
+		String message = inMethod(attribute, expressionsOf(attribute, keys, ex) + ": " + ex.getMessage());
+		Throwable cause = ex.getCause();
+		return (cause != null) ? new InvalidLockKeyException(message, cause) : new InvalidLockKeyException(message);
+	}
+
+	/**
+	 * Name the expression whose value the key derivation refused, found by deriving the keys again, in the order the
+	 * lock operations derive them, up to the first that fails the same way. Only a failed call pays for it. Where
+	 * none does (too many keys, or operations with another derivation than the application's), name them all.
+	 */
+	private String expressionsOf(AdvisoryLockAttribute attribute, List<Object> keys, InvalidLockKeyException ex) {
+		LockKeyStrategy strategy = this.keyStrategy.get();
+		for (int i = 0; i < keys.size(); i++) {
+			for (Object value : elements(keys.get(i))) {
+				try {
+					strategy.key(attribute.namespace(), value);
+				}
+				catch (RuntimeException refused) {
+					if (refused instanceof InvalidLockKeyException
+							&& Objects.equals(refused.getMessage(), ex.getMessage())) {
+						return "key expression '" + attribute.keyExpressions().get(i) + "'";
+					}
+					return allExpressions(attribute);
+				}
+			}
+		}
+		return allExpressions(attribute);
+	}
+
+	private static String allExpressions(AdvisoryLockAttribute attribute) {
+		List<String> expressions = attribute.keyExpressions();
+		return ((expressions.size() == 1) ? "key expression " : "key expressions ") + expressions.stream()
+			.map((expression) -> "'" + expression + "'")
+			.collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * Return the values of a collection or an array, or the value itself.
+	 */
+	private static Collection<?> elements(Object value) {
+		if (value instanceof Collection<?> collection) {
+			return collection;
+		}
+		if (value.getClass().isArray()) {
+			return Arrays.asList(ObjectUtils.toObjectArray(value));
+		}
+		return List.of(value);
 	}
 
 	private List<Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
@@ -151,8 +236,13 @@ public class AdvisoryLockAspectSupport {
 					value = this.evaluator.evaluate(expression, attribute.method(), targetClass, context);
 				}
 				catch (EvaluationException ex) {
-					throw new InvalidLockKeyException(
-							inMethod(attribute, "key expression '" + expression + "' failed: " + ex.getMessage()), ex);
+					throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression
+							+ "' failed: " + ex.getMessage() + MUST_NAME_A_RESOURCE), ex);
+				}
+				catch (RuntimeException ex) {
+					// SpEL lets what a method of the expression throws through as it is.
+					throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' threw "
+							+ ex.getClass().getSimpleName() + ": " + ex.getMessage() + MUST_NAME_A_RESOURCE), ex);
 				}
 			}
 			if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
@@ -161,13 +251,40 @@ public class AdvisoryLockAspectSupport {
 						+ ((value == null) ? "null" : "no value") + "; every call must name the resource to lock "
 						+ "(if the expression names a parameter, compile with -parameters or use #p0)"));
 			}
+			if (hasNullElement(value)) {
+				throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' gave a "
+						+ "null element; every value of a collection or array names a resource to lock"));
+			}
 			keys.add(value);
 		}
 		return keys;
 	}
 
+	/**
+	 * Return whether a collection or an array holds {@code null}, which names no resource.
+	 */
+	private static boolean hasNullElement(Object value) {
+		if (value instanceof Collection<?> collection) {
+			// Iterated: contains(null) throws on the immutable collections of List.of and Set.of.
+			for (Object element : collection) {
+				if (element == null) {
+					return true;
+				}
+			}
+			return false;
+		}
+		if (value instanceof Object[] array) {
+			for (Object element : array) {
+				if (element == null) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
 	private static String inMethod(AdvisoryLockAttribute attribute, @Nullable String message) {
-		return "@AdvisoryLocked " + AdvisoryLockAttributeSource.describe(attribute.method()) + ": " + message;
+		return "@AdvisoryLocked " + AdvisoryLockAttributeValidator.describe(attribute.method()) + ": " + message;
 	}
 
 	/**

@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.interceptor;
 
-import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.AdvisoryLockOperations;
@@ -24,7 +23,6 @@ import io.github.advisorylock.LockScope;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Advisor;
-import org.springframework.aop.Pointcut;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.ProxyFactory;
@@ -32,11 +30,11 @@ import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvis
 import org.springframework.aop.interceptor.AsyncExecutionInterceptor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.core.Ordered;
+import org.springframework.util.Assert;
 
 /**
  * Proxies beans with {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods, validating every such
@@ -55,6 +53,10 @@ import org.springframework.core.Ordered;
  * {@code ScheduledAnnotationBeanPostProcessor}, so that a {@code @Scheduled} method is scheduled on the proxy.</li>
  * </ul>
  *
+ * <p>Both advisors thus sit inside {@code @Async}'s: on an {@code @Async} method, the transaction and the lock are
+ * taken on the executor's thread, around the whole work, which is why such a method may return a {@code Future},
+ * while any other method whose work outlives the call fails validation.
+ *
  * @author advisory-lock authors
  * @since 0.1.0
  */
@@ -62,9 +64,9 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 
 	private final Supplier<AdvisoryLockOperations> operations;
 
-	private AdvisoryLockAttributeSource attributeSource;
+	private @Nullable AdvisoryLockAttributeSource attributeSource;
 
-	private Advisor invocationAdvisor;
+	private @Nullable Advisor invocationAdvisor;
 
 	/**
 	 * Create the post processor.
@@ -75,64 +77,63 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		// The lock must run inside any transaction interceptor already on the proxy.
 		setBeforeExistingAdvisors(false);
 		setOrder(Ordered.LOWEST_PRECEDENCE - 1);
-		initAdvisor(null);
 	}
 
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) {
 		super.setBeanFactory(beanFactory);
-		initAdvisor(beanFactory);
+		initAdvisors(beanFactory);
 	}
 
-	private void initAdvisor(@Nullable BeanFactory beanFactory) {
+	/**
+	 * Build the interceptor and its two advisors, once for every bean, as {@code AsyncAnnotationBeanPostProcessor}
+	 * does: with the bean factory when there is one, so that key expressions can name beans and timeouts can hold
+	 * placeholders.
+	 */
+	private void initAdvisors(@Nullable BeanFactory beanFactory) {
 		EmbeddedValueResolver valueResolver = (beanFactory instanceof ConfigurableBeanFactory configurable)
 				? new EmbeddedValueResolver(configurable) : null;
 		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, beanFactory,
 				valueResolver);
-		this.attributeSource = interceptor.getAttributeSource();
-		this.advisor = new DefaultPointcutAdvisor(pointcut(this.attributeSource, LockScope.TRANSACTION), interceptor);
-		this.invocationAdvisor = new DefaultPointcutAdvisor(pointcut(this.attributeSource, LockScope.INVOCATION),
+		AdvisoryLockAttributeSource source = interceptor.getAttributeSource();
+		this.attributeSource = source;
+		this.advisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.TRANSACTION),
 				interceptor);
-	}
-
-	private static Pointcut pointcut(AdvisoryLockAttributeSource source, LockScope scope) {
-		StaticMethodMatcherPointcut pointcut = new StaticMethodMatcherPointcut() {
-
-			@Override
-			public boolean matches(Method method, Class<?> targetClass) {
-				AdvisoryLockAttribute attribute = source.getAttribute(method, targetClass);
-				return attribute != null && attribute.scope() == scope;
-			}
-
-		};
-		pointcut.setClassFilter(source::isCandidateClass);
-		return pointcut;
+		this.invocationAdvisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.INVOCATION),
+				interceptor);
 	}
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (this.attributeSource == null) {
+			// Used outside a bean factory: key expressions cannot name beans, timeouts cannot hold placeholders.
+			initAdvisors(null);
+		}
+		AdvisoryLockAttributeSource source = this.attributeSource;
+		Advisor invocation = this.invocationAdvisor;
+		Assert.state(source != null && invocation != null, "Advisors not initialized");
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		this.attributeSource.validate(targetClass);
+		source.validate(targetClass);
 		Object proxy = super.postProcessAfterInitialization(bean, beanName);
-		if (!(bean instanceof AopInfrastructureBean) && AopUtils.canApply(this.invocationAdvisor, targetClass)) {
-			proxy = addInvocationAdvisor(proxy, beanName);
+		if (!(bean instanceof AopInfrastructureBean) && AopUtils.canApply(invocation, targetClass)) {
+			proxy = addInvocationAdvisor(proxy, beanName, invocation);
 		}
 		if (AopUtils.isJdkDynamicProxy(proxy) && proxy instanceof Advised advised) {
-			this.attributeSource.validateProxiedInterfaces(targetClass, advised.getProxiedInterfaces());
+			source.getValidator().validateProxiedInterfaces(targetClass, advised.getProxiedInterfaces());
 		}
 		return proxy;
 	}
 
-	private Object addInvocationAdvisor(Object bean, String beanName) {
+	private Object addInvocationAdvisor(Object bean, String beanName, Advisor invocationAdvisor) {
 		if (bean instanceof Advised advised && !advised.isFrozen()) {
-			advised.addAdvisor(outsideAllButAsync(advised), this.invocationAdvisor);
+			advised.addAdvisor(outsideAllButAsync(advised), invocationAdvisor);
 			return bean;
 		}
 		ProxyFactory proxyFactory = prepareProxyFactory(bean, beanName);
 		if (!proxyFactory.isProxyTargetClass()) {
 			evaluateProxyInterfaces(bean.getClass(), proxyFactory);
 		}
-		proxyFactory.addAdvisor(this.invocationAdvisor);
+		proxyFactory.addAdvisor(invocationAdvisor);
 		customizeProxyFactory(proxyFactory);
 		return proxyFactory.getProxy(getProxyClassLoader());
 	}

@@ -15,8 +15,9 @@
  */
 
 /**
- * The interception behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}: the annotation source, the
- * key expressions, the support class, the interceptor and the post processor that applies it.
+ * The interception behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}: the annotation source and its
+ * validator, the key expressions, the support class, the interceptor, and the pointcut and post processor that apply
+ * it.
  */
 @NullMarked
 package io.github.advisorylock.interceptor;

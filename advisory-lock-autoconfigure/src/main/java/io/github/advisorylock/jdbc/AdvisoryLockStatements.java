@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -144,7 +145,7 @@ final class AdvisoryLockStatements {
 	private static final Map<String, Map<String, String>> COMMENTED = new ConcurrentHashMap<>();
 
 	/** Bounds the comment, so that a long namespace cannot push the statement out of {@code pg_stat_activity}. */
-	private static final int MAX_COMMENT_NAMESPACE = 100;
+	private static final int MAX_COMMENT_NAMESPACE = LockRequest.MAX_NAMESPACE_LENGTH;
 
 	private AdvisoryLockStatements() {
 	}

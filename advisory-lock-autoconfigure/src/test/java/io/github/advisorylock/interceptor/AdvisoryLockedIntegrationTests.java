@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.interceptor;
 
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -242,10 +243,59 @@ class AdvisoryLockedIntegrationTests {
 		assertThatExceptionOfType(InvalidLockKeyException.class)
 			.isThrownBy(() -> this.keys.collection(java.util.Arrays.asList(1L, null)))
 			.withMessageContaining("Keys.collection(List)")
-			.withMessageContaining("must not be null");
+			.withMessageContaining("key expression '#ids' gave a null element")
+			.withNoCause();
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byProperty(null))
 			.withMessageContaining("Keys.byProperty(Command)")
 			.withMessageContaining("key expression '#command.userId()' failed");
+		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
+	}
+
+	@Test
+	void anUnsupportedKeyTypeFailsOnceNamingTheMethodAndTheExpression() {
+		int bodyRuns = this.keys.bodyRuns();
+		UUID id = UUID.randomUUID();
+		LocalDate day = LocalDate.of(2026, 11, 30);
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byIdAndDay(id, day))
+			.withMessageContaining("Keys.byIdAndDay(UUID, LocalDate)")
+			.withMessageContaining("key expression '#day': Unsupported advisory lock key type java.time.LocalDate")
+			.withMessageNotContaining("'#id'")
+			// One exception, not one wrapped in another with the same text.
+			.withNoCause();
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> this.keys.values(List.of(1L, 2.5d)))
+			.withMessageContaining("key expression '#values': Unsupported advisory lock key type java.lang.Double")
+			.withNoCause();
+		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
+	}
+
+	@Test
+	void aRecordKeyValueFailsNamingTheExpressionAndAskingForItsComponent() {
+		int bodyRuns = this.keys.bodyRuns();
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> this.keys.byRecord(new Command(UUID.randomUUID(), 5)))
+			.withMessageContaining("Keys.byRecord(Command)")
+			.withMessageContaining("key expression '#command': ")
+			.withMessageContaining("name the component in the key expression, for example #cmd.userId()");
+		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
+	}
+
+	@Test
+	void anExceptionThrownInAKeyExpressionFailsNamingTheMethodAndTheExpressionAndKeepsItsCause() {
+		int bodyRuns = this.keys.bodyRuns();
+		UUID id = UUID.randomUUID();
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byFailingBean(id))
+			.withMessageContaining("Keys.byFailingBean(UUID)")
+			.withMessageContaining("key expression '@tenants.failing(#id)' threw IllegalStateException: no tenant for")
+			.havingCause()
+			.isExactlyInstanceOf(IllegalStateException.class);
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> this.keys.byFailingProperty(new Command(id, -1)))
+			.withMessageContaining("Keys.byFailingProperty(Command)")
+			.withMessageContaining("key expression '#command.positiveAmount()' threw IllegalArgumentException")
+			.havingCause()
+			.isExactlyInstanceOf(IllegalArgumentException.class)
+			.withMessage("amount must be positive, was -1");
 		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
 	}
 
@@ -286,7 +336,9 @@ class AdvisoryLockedIntegrationTests {
 		List<Long> ids = java.util.stream.LongStream.rangeClosed(1, 65).boxed().toList();
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.collection(ids))
 			.withMessageContaining("Keys.collection(List)")
-			.withMessageContaining("more than 64 distinct keys");
+			.withMessageContaining("key expression '#ids'")
+			.withMessageContaining("more than 64 distinct keys")
+			.withNoCause();
 		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
 		assertThat(this.keys.collection(ids.subList(0, 64))).hasSize(64);
 	}
@@ -473,6 +525,36 @@ class AdvisoryLockedIntegrationTests {
 		}
 
 		@Transactional
+		@AdvisoryLocked(namespace = "by_day", key = { "#id", "#day" })
+		public Set<Long> byIdAndDay(UUID id, LocalDate day) {
+			return held();
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "by_record", key = "#command")
+		public Set<Long> byRecord(Command command) {
+			return held();
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "collection", key = "#values")
+		public Set<Long> values(List<?> values) {
+			return held();
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "by_bean", key = "@tenants.failing(#id)")
+		public Set<Long> byFailingBean(UUID id) {
+			return held();
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "by_property", key = "#command.positiveAmount()")
+		public Set<Long> byFailingProperty(Command command) {
+			return held();
+		}
+
+		@Transactional
 		@AdvisoryLocked(namespace = "collection", key = "#ids")
 		public Set<Long> collection(List<Long> ids) {
 			return held();
@@ -512,12 +594,23 @@ class AdvisoryLockedIntegrationTests {
 
 	record Command(UUID userId, int amount) {
 
+		public int positiveAmount() {
+			if (this.amount <= 0) {
+				throw new IllegalArgumentException("amount must be positive, was " + this.amount);
+			}
+			return this.amount;
+		}
+
 	}
 
 	static class Tenants {
 
 		public String of(UUID id) {
 			return "tenant-" + id;
+		}
+
+		public String failing(UUID id) {
+			throw new IllegalStateException("no tenant for " + id);
 		}
 
 	}

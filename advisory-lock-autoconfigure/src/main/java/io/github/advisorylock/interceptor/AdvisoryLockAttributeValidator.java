@@ -1,0 +1,334 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.WaitMode;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.RepeatableContainers;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * The rules an {@link AdvisoryLocked @AdvisoryLocked} method must keep, checked once, when its bean is proxied, so that
+ * misuse fails at startup naming the method and what to do, rather than at the first call or silently.
+ *
+ * @author advisory-lock authors
+ */
+class AdvisoryLockAttributeValidator {
+
+	/** What a method under {@code WaitMode.SKIP} can return when it did not run. */
+	private static final Set<Class<?>> SKIPPABLE_RETURN_TYPES = Set.of(void.class, Void.class, Optional.class);
+
+	private static final String REACTIVE_STREAMS_PUBLISHER = "org.reactivestreams.Publisher";
+
+	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+
+	private final LockKeyExpressionEvaluator evaluator;
+
+	private final @Nullable StringValueResolver valueResolver;
+
+	/**
+	 * Create a validator.
+	 * @param evaluator parses the key expressions, so that a bad one fails at startup
+	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null} for none
+	 */
+	AdvisoryLockAttributeValidator(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver) {
+		this.evaluator = evaluator;
+		this.valueResolver = valueResolver;
+	}
+
+	/**
+	 * Return whether a method is to be validated: it carries the annotation, directly or through a composed one, and
+	 * is one the compiler wrote from source.
+	 * @param method the method
+	 * @return whether it is an annotated method
+	 */
+	static boolean isAnnotated(Method method) {
+		return !method.isBridge() && !method.isSynthetic()
+				&& AnnotatedElementUtils.hasAnnotation(method, AdvisoryLocked.class);
+	}
+
+	/**
+	 * Validate that a proxy can intercept an annotated method.
+	 * @param method the annotated method
+	 * @throws IllegalStateException if it is private, static or final
+	 */
+	void validateInterceptable(Method method) {
+		int modifiers = method.getModifiers();
+		if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
+			throw invalid(method, "a proxy cannot intercept a " + Modifier.toString(modifiers & (Modifier.PRIVATE
+					| Modifier.STATIC | Modifier.FINAL)) + " method, so the lock would never be taken: make it "
+					+ "public (or protected) and neither static nor final");
+		}
+	}
+
+	/**
+	 * Validate that no method of the hierarchy of an annotated one carries the annotation twice, directly and through
+	 * a composed annotation, or through two composed ones: only one of them would apply, and the other lock would be
+	 * dropped without a word. An override that carries its own annotation is not a second one: the nearest applies.
+	 * @param method the annotated method
+	 * @throws IllegalStateException naming the method and its annotations
+	 */
+	void validateDeclaredOnce(Method method) {
+		Map<Integer, List<MergedAnnotation<AdvisoryLocked>>> byDeclaration = MergedAnnotations
+			.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.none())
+			.stream(AdvisoryLocked.class)
+			.collect(Collectors.groupingBy(MergedAnnotation::getAggregateIndex, LinkedHashMap::new,
+					Collectors.toList()));
+		for (List<MergedAnnotation<AdvisoryLocked>> declared : byDeclaration.values()) {
+			if (declared.size() > 1) {
+				Method declaring = (declared.get(0).getSource() instanceof Method source) ? source : method;
+				List<String> names = declared.stream().map(AdvisoryLockAttributeValidator::describe).toList();
+				throw invalid(declaring, "it carries @AdvisoryLocked " + ((names.size() == 2) ? "twice"
+						: names.size() + " times") + ", so one lock would be silently dropped: "
+						+ String.join(" and ", names) + "; keep one: name the keys of one namespace in one "
+						+ "annotation (key = { \"#from\", \"#to\" }), or take the other lock with "
+						+ "AdvisoryLockOperations inside the method");
+			}
+		}
+	}
+
+	private static String describe(MergedAnnotation<AdvisoryLocked> annotation) {
+		Class<?> declared = annotation.getRoot().getType();
+		return (declared == AdvisoryLocked.class) ? "@AdvisoryLocked"
+				: "@" + ClassUtils.getShortName(declared) + " (meta-annotated with @AdvisoryLocked)";
+	}
+
+	/**
+	 * Validate the annotation of a method.
+	 * @param method the annotated method, as declared on the target class
+	 * @param targetClass the target class, or {@code null} if unknown
+	 * @param annotation the annotation that applies to it, merged from a composed one where there is one
+	 * @throws IllegalStateException naming the method and the problem
+	 */
+	void validate(Method method, @Nullable Class<?> targetClass, AdvisoryLocked annotation) {
+		if (annotation.namespace().isBlank()) {
+			throw invalid(method, "namespace must not be blank; name the guarded rule, for example "
+					+ "namespace = \"setup_request\"");
+		}
+		if (annotation.namespace().length() > LockRequest.MAX_NAMESPACE_LENGTH) {
+			throw invalid(method, "namespace is " + annotation.namespace().length() + " characters long, more than "
+					+ "the limit of " + LockRequest.MAX_NAMESPACE_LENGTH + " (LockRequest.MAX_NAMESPACE_LENGTH): it "
+					+ "becomes a metric tag and part of every message about the lock, so name the guarded rule in a "
+					+ "few words, and let the key tell the resources apart");
+		}
+		if (annotation.key().length == 0) {
+			throw invalid(method, "key must name at least one SpEL expression, for example key = \"#userId\"");
+		}
+		for (String expression : annotation.key()) {
+			if (expression.isBlank()) {
+				throw invalid(method, "key expressions must not be blank");
+			}
+			try {
+				this.evaluator.validate(expression, method, targetClass);
+			}
+			catch (RuntimeException ex) {
+				throw invalid(method, "key expression '" + expression + "' is invalid: " + ex.getMessage(), ex);
+			}
+		}
+		validateWorkEndsWithTheCall(method, targetClass);
+		if (annotation.waitMode() == WaitMode.SKIP && !SKIPPABLE_RETURN_TYPES.contains(method.getReturnType())) {
+			throw invalid(method, "waitMode SKIP returns without running the method when the lock is held, "
+					+ "so the method must return void or Optional, and it returns "
+					+ method.getReturnType().getSimpleName() + ": return Optional<"
+					+ ClassUtils.resolvePrimitiveIfNecessary(method.getReturnType()).getSimpleName()
+					+ ">, or use waitMode TRY, which throws LockBusyException instead");
+		}
+	}
+
+	/**
+	 * Validate that the work of a method is done when it returns. The lock ends with the transaction or the call,
+	 * while a {@code CompletionStage}, a {@code Future}, a reactive {@code Publisher} or a Kotlin suspend function may
+	 * run its work after that, unguarded. Behind {@link Async @Async}, a method returning a {@code Future} is fine:
+	 * the lock's advice runs on the executor's thread inside {@code @Async}'s, around the whole work (see
+	 * {@link AdvisoryLockBeanPostProcessor}).
+	 * @param method the annotated method
+	 * @param targetClass the target class, or {@code null} if unknown
+	 * @throws IllegalStateException if its work may outlive the call
+	 */
+	private static void validateWorkEndsWithTheCall(Method method, @Nullable Class<?> targetClass) {
+		Class<?> returnType = method.getReturnType();
+		boolean future = Future.class.isAssignableFrom(returnType);
+		boolean stage = future || CompletionStage.class.isAssignableFrom(returnType);
+		if (future && isAsync(method, targetClass)) {
+			return;
+		}
+		String work;
+		if (stage) {
+			work = "it returns " + returnType.getSimpleName() + ", whose work";
+		}
+		else if (Flow.Publisher.class.isAssignableFrom(returnType)
+				|| isOrExtends(returnType, REACTIVE_STREAMS_PUBLISHER)) {
+			work = "it returns " + returnType.getSimpleName() + ", a reactive Publisher, whose work";
+		}
+		else if (isSuspendFunction(method)) {
+			work = "it is a Kotlin suspend function, whose work";
+		}
+		else {
+			return;
+		}
+		// Spring's @Async runs methods that return a Future, and nothing else that returns a value.
+		throw invalid(method, work + " may still run after the method has returned, and the lock ends with the "
+				+ "transaction or the call, before that work runs, so it would guard nothing: return the value itself"
+				+ (stage ? ", or put @Async on the method (declared to return a Future or CompletableFuture), so "
+						+ "that the transaction and the lock are taken on the executor's thread around the whole work"
+						: "")
+				+ ", or take the lock inside the asynchronous work");
+	}
+
+	private static boolean isAsync(Method method, @Nullable Class<?> targetClass) {
+		return AnnotatedElementUtils.hasAnnotation(method, Async.class)
+				|| AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), Async.class)
+				|| (targetClass != null && AnnotatedElementUtils.hasAnnotation(targetClass, Async.class));
+	}
+
+	/**
+	 * Return whether a type is, or extends, the named one: by name, so that the library need not be present.
+	 */
+	private static boolean isOrExtends(@Nullable Class<?> type, String name) {
+		if (type == null) {
+			return false;
+		}
+		if (type.getName().equals(name) || isOrExtends(type.getSuperclass(), name)) {
+			return true;
+		}
+		for (Class<?> implemented : type.getInterfaces()) {
+			if (isOrExtends(implemented, name)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Return whether a method is a Kotlin suspend function, which Kotlin compiles to a method that takes a
+	 * {@code Continuation} last; by name, so that the Kotlin standard library need not be present.
+	 */
+	private static boolean isSuspendFunction(Method method) {
+		Class<?>[] parameterTypes = method.getParameterTypes();
+		return parameterTypes.length > 0
+				&& parameterTypes[parameterTypes.length - 1].getName().equals(KOTLIN_CONTINUATION);
+	}
+
+	/**
+	 * Parse and validate the timeout of an annotation.
+	 * @param method the annotated method
+	 * @param annotation its annotation
+	 * @return the timeout, or {@code null} for the configured default
+	 * @throws IllegalStateException if the timeout is not a valid one for the wait mode
+	 */
+	@Nullable Duration timeout(Method method, AdvisoryLocked annotation) {
+		String text = annotation.timeout();
+		if (text.isEmpty()) {
+			return null;
+		}
+		if (annotation.waitMode() != WaitMode.BLOCK) {
+			throw invalid(method, "timeout '" + text + "' has no meaning for waitMode " + annotation.waitMode()
+					+ ", which never waits: remove it, or use waitMode BLOCK");
+		}
+		Duration timeout;
+		try {
+			String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(text) : text;
+			timeout = DurationFormatterUtils.detectAndParse((resolved != null) ? resolved.trim() : "");
+		}
+		catch (IllegalArgumentException | DateTimeParseException ex) {
+			throw invalid(method, "timeout '" + text + "' is not a duration (" + ex.getMessage() + "): write it as "
+					+ "\"200ms\", \"2s\", \"PT2S\" or a ${...} placeholder that resolves to one", ex);
+		}
+		try {
+			LockRequest.checkTimeout(timeout, "timeout '" + text + "'");
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(method, ex.getMessage(), ex);
+		}
+		return timeout;
+	}
+
+	/**
+	 * Validate that every annotated method of a class proxied through its interfaces is declared by one of them: a
+	 * JDK proxy sees no other method, so a call to it would run without its lock.
+	 * @param targetClass the class of a bean
+	 * @param interfaces the interfaces its proxy implements
+	 * @throws IllegalStateException naming the first method no interface declares
+	 */
+	void validateProxiedInterfaces(Class<?> targetClass, Class<?>[] interfaces) {
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		if (!AnnotationUtils.isCandidateClass(userClass, AdvisoryLocked.class)) {
+			return;
+		}
+		ReflectionUtils.doWithMethods(userClass, (method) -> {
+			for (Class<?> candidate : interfaces) {
+				for (Method declared : candidate.getMethods()) {
+					// Resolves generic interface methods (run(T)) to their implementation (run(String)).
+					if (AopUtils.getMostSpecificMethod(declared, userClass).equals(method)) {
+						return;
+					}
+				}
+			}
+			throw invalid(method, "the bean is proxied through its interfaces (spring.aop.proxy-target-class=false) "
+					+ "and none of them declares this method, so its calls would never be intercepted: declare it on "
+					+ "an interface, or let Spring proxy the class");
+		}, (method) -> isAnnotated(method) && !Modifier.isStatic(method.getModifiers()));
+	}
+
+	static IllegalStateException invalid(Method method, String problem) {
+		return new IllegalStateException("Invalid @AdvisoryLocked on " + describe(method) + ": " + problem);
+	}
+
+	private static IllegalStateException invalid(Method method, String problem, Throwable cause) {
+		return new IllegalStateException("Invalid @AdvisoryLocked on " + describe(method) + ": " + problem, cause);
+	}
+
+	/**
+	 * Describe a method for error messages: {@code com.example.SetupService.create(UUID)}.
+	 * @param method the method
+	 * @return its description
+	 */
+	static String describe(Method method) {
+		return method.getDeclaringClass().getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", ", "(", ")"));
+	}
+
+}
