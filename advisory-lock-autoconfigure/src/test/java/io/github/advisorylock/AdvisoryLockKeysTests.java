@@ -99,13 +99,13 @@ class AdvisoryLockKeysTests {
 	}
 
 	@Test
-	void refusesNull() {
+	void aNullValueIsRefused() {
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> AdvisoryLockKeys.of("a", null))
 			.withMessageContaining("must not be null");
 	}
 
 	@Test
-	void refusesBlankNamespace() {
+	void aBlankNamespaceIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> AdvisoryLockKeys.of(" ", 1))
 			.withMessageContaining("namespace must not be blank");
 	}

@@ -65,13 +65,13 @@ class AdvisoryLockOrderingTests {
 	}
 
 	@Test
-	void transactionalOnTheClass() {
+	void theLockJoinsTheTransactionOfATransactionalClass() {
 		this.contextRunner
 			.run((context) -> assertThat(context.getBean(TransactionalProbe.class).classLevel("a")).isTrue());
 	}
 
 	@Test
-	void transactionalOnACaller() {
+	void theLockJoinsTheTransactionOfATransactionalCaller() {
 		this.contextRunner.run((context) -> {
 			assertThat(context.getBean(Caller.class).callInTransaction("a")).isTrue();
 			// The same method without the caller's transaction has nothing to join.
@@ -108,7 +108,7 @@ class AdvisoryLockOrderingTests {
 	}
 
 	@Test
-	void interfaceBasedProxies() {
+	void theLockIsTakenThroughInterfaceBasedProxiesToo() {
 		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
 			.withUserConfiguration(InterfaceProxies.class)
 			.run((context) -> {

@@ -75,13 +75,13 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void blankNamespace() {
+	void aBlankNamespaceFailsAtStartup() {
 		this.contextRunner.withBean(BlankNamespace.class)
 			.run(failsWith(BlankNamespace.class, "call(String)", "namespace must not be blank"));
 	}
 
 	@Test
-	void namespaceLongerThanTheLimit() {
+	void aNamespaceLongerThanTheLimitFailsAtStartup() {
 		this.contextRunner.withBean(LongNamespace.class)
 			.run(failsWith(LongNamespace.class, "call(String)", "namespace is 101 characters long, more than the "
 					+ "limit of 100 (LockRequest.MAX_NAMESPACE_LENGTH)"));
@@ -93,55 +93,55 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void noKeyExpression() {
+	void aMethodWithoutAKeyExpressionFailsAtStartup() {
 		this.contextRunner.withBean(NoKey.class)
 			.run(failsWith(NoKey.class, "call(String)", "key must name at least one SpEL expression"));
 	}
 
 	@Test
-	void blankKeyExpression() {
+	void aBlankKeyExpressionFailsAtStartup() {
 		this.contextRunner.withBean(BlankKey.class)
 			.run(failsWith(BlankKey.class, "call(String)", "key expressions must not be blank"));
 	}
 
 	@Test
-	void unparsableKeyExpression() {
+	void anUnparsableKeyExpressionFailsAtStartup() {
 		this.contextRunner.withBean(UnparsableKey.class)
 			.run(failsWith(UnparsableKey.class, "call(String)", "key expression '#id +' is invalid"));
 	}
 
 	@Test
-	void keyExpressionNamingAnUnknownParameter() {
+	void aKeyExpressionNamingAnUnknownParameterFailsAtStartup() {
 		this.contextRunner.withBean(UnknownParameter.class)
 			.run(failsWith(UnknownParameter.class, "call(String)", "#userid is not a parameter of the method"));
 	}
 
 	@Test
-	void unparsableTimeout() {
+	void anUnparsableTimeoutFailsAtStartup() {
 		this.contextRunner.withBean(BadTimeout.class)
 			.run(failsWith(BadTimeout.class, "call(String)", "timeout 'soon' is not a duration"));
 	}
 
 	@Test
-	void zeroTimeout() {
+	void aZeroTimeoutFailsAtStartup() {
 		this.contextRunner.withBean(ZeroTimeout.class)
-			.run(failsWith(ZeroTimeout.class, "call(String)", "timeout '0ms' must be positive"));
+			.run(failsWith(ZeroTimeout.class, "call(String)", "timeout '0ms' must be between 1ms and"));
 	}
 
 	@Test
-	void negativeTimeout() {
+	void aNegativeTimeoutFailsAtStartup() {
 		this.contextRunner.withBean(NegativeTimeout.class)
-			.run(failsWith(NegativeTimeout.class, "call(String)", "timeout '-1s' must be positive"));
+			.run(failsWith(NegativeTimeout.class, "call(String)", "timeout '-1s' must be between 1ms and"));
 	}
 
 	@Test
-	void timeoutWithTry() {
+	void aTimeoutOnATryFailsAtStartup() {
 		this.contextRunner.withBean(TimeoutWithTry.class)
 			.run(failsWith(TimeoutWithTry.class, "call(String)", "has no meaning for waitMode TRY"));
 	}
 
 	@Test
-	void unresolvablePlaceholderTimeout() {
+	void anUnresolvablePlaceholderTimeoutFailsAtStartup() {
 		this.contextRunner.withBean(PlaceholderTimeout.class)
 			.run(failsWith(PlaceholderTimeout.class, "call(String)", "timeout '${app.lock-timeout}' is not a duration"));
 	}
@@ -154,32 +154,32 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void privateMethod() {
+	void aPrivateMethodFailsAtStartup() {
 		this.contextRunner.withBean(PrivateMethod.class)
 			.run(failsWith(PrivateMethod.class, "call(String)", "a proxy cannot intercept a private method"));
 	}
 
 	@Test
-	void finalMethod() {
+	void aFinalMethodFailsAtStartup() {
 		this.contextRunner.withBean(FinalMethod.class)
 			.run(failsWith(FinalMethod.class, "call(String)", "a proxy cannot intercept a final method"));
 	}
 
 	@Test
-	void staticMethod() {
+	void aStaticMethodFailsAtStartup() {
 		this.contextRunner.withBean(StaticMethod.class)
 			.run(failsWith(StaticMethod.class, "call(String)", "a proxy cannot intercept a static method"));
 	}
 
 	@Test
-	void methodMissingFromTheInterfacesOfAJdkProxy() {
+	void aMethodMissingFromTheInterfacesOfAJdkProxyFailsAtStartup() {
 		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
 			.withBean(NotOnInterface.class)
 			.run(failsWith(NotOnInterface.class, "extra(String)", "none of them declares this method"));
 	}
 
 	@Test
-	void genericInterfaceMethodImplementedWithAConcreteType() {
+	void aGenericInterfaceMethodImplementedWithAConcreteTypeIsValid() {
 		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false")
 			.withBean(StringHandler.class)
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(Handler.class));
@@ -198,7 +198,7 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void annotationBesideAComposedOne() {
+	void anAnnotationBesideAComposedOneFailsAtStartupNamingBoth() {
 		this.contextRunner.withBean(LockedTwiceDirectlyAndComposed.class)
 			.run(failsWith(LockedTwiceDirectlyAndComposed.class, "call(String)",
 					"carries @AdvisoryLocked twice, so one lock would be silently dropped: @AdvisoryLocked and "
@@ -207,7 +207,7 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void twoComposedAnnotations() {
+	void twoComposedAnnotationsFailAtStartupNamingBoth() {
 		this.contextRunner.withBean(LockedTwiceComposed.class)
 			.run(failsWith(LockedTwiceComposed.class, "call(String)", "carries @AdvisoryLocked twice",
 					"@AdvisoryLockValidationTests.AccountLock", "@AdvisoryLockValidationTests.RequestLock"));
@@ -220,7 +220,7 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void completableFutureWithoutAsync() {
+	void aCompletableFutureWithoutAsyncFailsAtStartup() {
 		this.contextRunner.withBean(ReturnsCompletableFuture.class)
 			.run(failsWith(ReturnsCompletableFuture.class, "supply(String)", "it returns CompletableFuture, whose "
 					+ "work may still run after the method has returned, and the lock ends with the transaction or "
@@ -230,7 +230,7 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void completionStageFutureAndFlowPublisherWithoutAsync() {
+	void aCompletionStageAFutureAndAFlowPublisherWithoutAsyncFailAtStartup() {
 		this.contextRunner.withBean(ReturnsCompletionStage.class)
 			.run(failsWith(ReturnsCompletionStage.class, "supply(String)", "it returns CompletionStage, whose work"));
 		this.contextRunner.withBean(ReturnsFuture.class)
@@ -241,13 +241,13 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void invocationScopeCompletableFutureWithoutAsync() {
+	void anInvocationScopedCompletableFutureWithoutAsyncFailsAtStartup() {
 		this.contextRunner.withBean(InvocationScopeReturnsCompletableFuture.class)
 			.run(failsWith(InvocationScopeReturnsCompletableFuture.class, "run()", "it returns CompletableFuture"));
 	}
 
 	@Test
-	void reactiveStreamsPublisher() {
+	void aReactiveStreamsPublisherFailsAtStartup() {
 		// Named as reactive-streams names it, without that library on the class path.
 		Class<?> publisher = LibraryTypes.lockedBean("StreamingService", "org.reactivestreams.Publisher", false);
 		this.contextRunner.withBean(publisher)
@@ -260,7 +260,7 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void kotlinSuspendFunction() {
+	void aKotlinSuspendFunctionFailsAtStartup() {
 		// Compiled from Kotlin, "suspend fun call(id: String): Any?" takes a Continuation as its last parameter.
 		Class<?> suspending = LibraryTypes.suspendingBean("SuspendingService");
 		this.contextRunner.withBean(suspending)
@@ -276,7 +276,7 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void asyncMethodDeclaredToReturnACompletionStage() {
+	void anAsyncMethodDeclaredToReturnACompletionStageFailsAtStartup() {
 		// @Async cannot run such a method: Spring's async advice submits Futures only.
 		this.contextRunner.withBean(AsyncCompletionStage.class)
 			.run(failsWith(AsyncCompletionStage.class, "supply(String)", "it returns CompletionStage",
@@ -284,14 +284,14 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
-	void timeoutOnSkip() {
+	void aTimeoutOnASkipFailsAtStartup() {
 		this.contextRunner.withBean(TimeoutOnSkip.class)
 			.run(failsWith(TimeoutOnSkip.class, "run()", "timeout '2s' has no meaning for waitMode SKIP, which never "
 					+ "waits: remove it, or use waitMode BLOCK"));
 	}
 
 	@Test
-	void skipOnAMethodReturningAValue() {
+	void aSkipOnAMethodReturningAValueFailsAtStartup() {
 		this.contextRunner.withBean(SkipReturningValue.class)
 			.run(failsWith(SkipReturningValue.class, "count()", "waitMode SKIP returns without running the method "
 					+ "when the lock is held, so the method must return void or Optional, and it returns int: return "
