@@ -387,7 +387,7 @@ class AdvisoryLockTemplateTests {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(0))) {
 			Future<List<Long>> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(20)));
-				return this.jdbc.queryForList("SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks "
+				return this.jdbc.queryForList("SELECT " + PgLocks.KEY_EXPRESSION + " FROM pg_locks "
 						+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() ORDER BY 1", Long.class);
 			});
 			this.pgLocks.awaitWaiters(keys.get(0), 1);

@@ -36,6 +36,7 @@ import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -128,7 +129,7 @@ class ObservingLockAcquisitionListenerTests {
 			});
 			invocationLocks.execute(invocation, (handle) -> {
 				new JdbcTemplate(this.dataSource).queryForObject("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
-						+ "locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = ?", Boolean.class,
+						+ "locktype = 'advisory' AND " + PgLocks.KEY_EXPRESSION + " = ?", Boolean.class,
 						AdvisoryLockKeys.of(this.namespace, "job"));
 				await().atMost(Duration.ofSeconds(30)).until(handle::isLost);
 				return null;
