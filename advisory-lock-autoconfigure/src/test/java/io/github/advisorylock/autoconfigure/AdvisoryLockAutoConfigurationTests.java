@@ -23,6 +23,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -32,6 +33,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -39,6 +41,7 @@ import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.pglocks.DirectConnections;
+import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -50,6 +53,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -65,7 +69,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link AdvisoryLockAutoConfiguration}: its conditions, its properties, and user beans backing it off.
+ * Tests for {@link AdvisoryLockAutoConfiguration}: its conditions, its properties, user beans backing it off, and the
+ * diagnosis of busy locks that it configures.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockAutoConfigurationTests {
@@ -76,6 +81,9 @@ class AdvisoryLockAutoConfigurationTests {
 
 	private final ApplicationContextRunner withDataSource = this.contextRunner.withBean(DataSource.class,
 			() -> TestDatabase.get().dataSource());
+
+	/** A namespace of its own for each test, so no two tests share a key. */
+	private final String namespace = "autoconfigured-" + UUID.randomUUID();
 
 	@Test
 	void providesOperationsKeyStrategyAndPostProcessor() {
@@ -333,6 +341,51 @@ class AdvisoryLockAutoConfigurationTests {
 			return TestDatabase.get().dataSource();
 		}
 
+	}
+
+	@Test
+	void timeoutsNameTheirHoldersByDefault() {
+		this.withDataSource.run((context) -> {
+			assertThat(context).hasSingleBean(LockHolderDiagnosis.class);
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
+					AdvisoryLockKeys.of(this.namespace, 1))) {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> lockWithin(context, 100))
+					.satisfies((ex) -> assertThat(ex).hasMessageContaining("held by pid " + holder.pid()));
+			}
+		});
+	}
+
+	@Test
+	void diagnosisCanBeTurnedOff() {
+		this.withDataSource.withPropertyValues("advisory-lock.diagnosis.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(LockHolderDiagnosis.class);
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
+					AdvisoryLockKeys.of(this.namespace, 1))) {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> lockWithin(context, 100))
+					.satisfies((ex) -> {
+						assertThat(ex.isDiagnosed()).isFalse();
+						assertThat(ex).hasMessageNotContaining("held by").hasMessageNotContaining("not diagnosed");
+					});
+			}
+		});
+	}
+
+	@Test
+	void diagnosisTimeoutBindsAndMustBeAtLeastOneSecond() {
+		this.withDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=3s")
+			.run((context) -> assertThat(context.getBean(PgLocksHolderDiagnosis.class).getTimeout())
+				.isEqualTo(Duration.ofSeconds(3)));
+		this.withDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=500ms")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("advisory-lock.diagnosis.timeout must be at least 1s"));
+	}
+
+	private void lockWithin(AssertableApplicationContext context, long millis) {
+		new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+			.executeWithoutResult((status) -> context.getBean(AdvisoryLockOperations.class)
+				.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(millis))));
 	}
 
 }
