@@ -47,6 +47,7 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.UnconnectedDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -79,15 +80,20 @@ class AdvisoryLockAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class));
 
+	/** The test database, for the tests that take locks. */
 	private final ApplicationContextRunner withDataSource = this.contextRunner.withBean(DataSource.class,
 			() -> TestDatabase.get().dataSource());
+
+	/** A data source that never connects, for the tests of which beans exist: they need no server. */
+	private final ApplicationContextRunner withUnconnectedDataSource = this.contextRunner.withBean(DataSource.class,
+			UnconnectedDataSource::new);
 
 	/** A namespace of its own for each test, so no two tests share a key. */
 	private final String namespace = "autoconfigured-" + UUID.randomUUID();
 
 	@Test
 	void providesOperationsKeyStrategyAndPostProcessor() {
-		this.withDataSource.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockTemplate.class)
+		this.withUnconnectedDataSource.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockTemplate.class)
 			.hasSingleBean(LockKeyStrategy.class)
 			.hasSingleBean(AdvisoryLockBeanPostProcessor.class)
 			.hasSingleBean(AdvisoryLockProperties.class));
@@ -126,13 +132,13 @@ class AdvisoryLockAutoConfigurationTests {
 	@Test
 	void backsOffWithoutTransactionManager() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class))
-			.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
+			.withBean(DataSource.class, UnconnectedDataSource::new)
 			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
 	}
 
 	@Test
 	void backsOffWithoutSpringJdbc() {
-		this.withDataSource.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
+		this.withUnconnectedDataSource.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
 			.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
 			.run((context) -> assertThat(context).hasSingleBean(PlatformTransactionManager.class)
 				.doesNotHaveBean(AdvisoryLockOperations.class));
@@ -153,17 +159,17 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void annotationDisabledKeepsTheOperationsButNotTheAnnotation() {
-		this.withDataSource.withPropertyValues("advisory-lock.annotation.enabled=false")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.annotation.enabled=false")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
 				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
 	}
 
 	@Test
 	void theDeprecatedOldNameStillTurnsTheAnnotationOff() {
-		this.withDataSource.withPropertyValues("advisory-lock.enabled=false")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.enabled=false")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
 				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
-		this.withDataSource.withPropertyValues("advisory-lock.enabled=true")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.enabled=true")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockBeanPostProcessor.class));
 	}
 
@@ -180,8 +186,8 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void userOperationsBackOff() {
-		AdvisoryLockOperations custom = new AdvisoryLockTemplate(TestDatabase.get().dataSource());
-		this.withDataSource.withBean(AdvisoryLockOperations.class, () -> custom)
+		AdvisoryLockOperations custom = new AdvisoryLockTemplate(new UnconnectedDataSource());
+		this.withUnconnectedDataSource.withBean(AdvisoryLockOperations.class, () -> custom)
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
 				.getBean(AdvisoryLockOperations.class)
 				.isSameAs(custom));
@@ -190,7 +196,7 @@ class AdvisoryLockAutoConfigurationTests {
 	@Test
 	void userPostProcessorBacksOff() {
 		AdvisoryLockBeanPostProcessor custom = new AdvisoryLockBeanPostProcessor(() -> null);
-		this.withDataSource.withBean(AdvisoryLockBeanPostProcessor.class, () -> custom)
+		this.withUnconnectedDataSource.withBean(AdvisoryLockBeanPostProcessor.class, () -> custom)
 			.run((context) -> assertThat(context).getBean(AdvisoryLockBeanPostProcessor.class).isSameAs(custom));
 	}
 
@@ -221,11 +227,11 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void invalidPropertiesFailNamingTheProperty() {
-		this.withDataSource.withPropertyValues("advisory-lock.default-timeout=0s")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.default-timeout=0s")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("advisory-lock.default-timeout must be between 1ms and"));
-		this.withDataSource.withPropertyValues("advisory-lock.max-keys=0")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.max-keys=0")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("advisory-lock.max-keys must be positive"));
@@ -233,10 +239,10 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void postProcessorProxiesClassesUnlessTheApplicationAsksForInterfaces() {
-		this.withDataSource
+		this.withUnconnectedDataSource
 			.run((context) -> assertThat(context.getBean(AdvisoryLockBeanPostProcessor.class).isProxyTargetClass())
 				.isTrue());
-		this.withDataSource.withPropertyValues("spring.aop.proxy-target-class=false")
+		this.withUnconnectedDataSource.withPropertyValues("spring.aop.proxy-target-class=false")
 			.run((context) -> assertThat(context.getBean(AdvisoryLockBeanPostProcessor.class).isProxyTargetClass())
 				.isFalse());
 	}
@@ -282,8 +288,8 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	private static PlatformTransactionManager transactionManager() {
-		// Manages the test pool without exposing it as a DataSource bean.
-		return new JdbcTransactionManager(TestDatabase.get().dataSource());
+		// Manages a pool without exposing it as a DataSource bean; the tests that use it run no SQL.
+		return new JdbcTransactionManager(new UnconnectedDataSource());
 	}
 
 	private static void inTransaction(PlatformTransactionManager transactionManager, Runnable work) {
@@ -372,10 +378,10 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void diagnosisTimeoutBindsAndMustBeAtLeastOneSecond() {
-		this.withDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=3s")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=3s")
 			.run((context) -> assertThat(context.getBean(PgLocksHolderDiagnosis.class).getTimeout())
 				.isEqualTo(Duration.ofSeconds(3)));
-		this.withDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=500ms")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=500ms")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()

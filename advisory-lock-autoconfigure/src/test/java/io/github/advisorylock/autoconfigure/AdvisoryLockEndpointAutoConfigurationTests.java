@@ -25,10 +25,8 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.UnconnectedDataSource;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -40,17 +38,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests for {@link AdvisoryLockEndpointAutoConfiguration}: when the {@link AdvisoryLocksEndpoint} and its
- * {@link KeyLabels} exist, and how their properties bind. What the endpoint shows is tested in
- * {@code io.github.advisorylock.actuate.AdvisoryLocksEndpointTests}.
+ * {@link KeyLabels} exist, and how their properties bind. None of them reads a lock, so none starts the test
+ * database; what the endpoint shows is tested in {@code io.github.advisorylock.actuate.AdvisoryLocksEndpointTests}.
  */
-@ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockEndpointAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
 				AdvisoryLockEndpointAutoConfiguration.class))
-		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
+		.withBean(DataSource.class, UnconnectedDataSource::new);
 
 	private final ApplicationContextRunner exposed = this.contextRunner
 		.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks");
@@ -84,7 +81,7 @@ class AdvisoryLockEndpointAutoConfigurationTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class,
 					AdvisoryLockEndpointAutoConfiguration.class))
-			.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
+			.withBean(DataSource.class, UnconnectedDataSource::new)
 			.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(AdvisoryLockOperations.class)
