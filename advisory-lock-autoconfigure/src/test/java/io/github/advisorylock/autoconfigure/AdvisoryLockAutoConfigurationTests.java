@@ -201,7 +201,7 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	@Test
-	void defaultTimeoutProperty() {
+	void defaultTimeoutPropertyIsTheTimeoutOfARequestThatGivesNone() {
 		this.withDataSource.withPropertyValues("advisory-lock.default-timeout=150ms").run((context) -> {
 			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
 					AdvisoryLockKeys.of("timeout", 77))) {
@@ -215,7 +215,7 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	@Test
-	void maxKeysProperty() {
+	void maxKeysPropertyLimitsTheDistinctKeysOfOneCall() {
 		this.withDataSource.withPropertyValues("advisory-lock.max-keys=2").run((context) -> {
 			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
 			assertThatExceptionOfType(InvalidLockKeyException.class)

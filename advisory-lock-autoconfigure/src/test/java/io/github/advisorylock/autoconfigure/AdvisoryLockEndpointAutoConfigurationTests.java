@@ -53,14 +53,14 @@ class AdvisoryLockEndpointAutoConfigurationTests {
 		.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks");
 
 	@Test
-	void absentUnlessExposed() {
+	void endpointIsAbsentUnlessExposed() {
 		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
 			.doesNotHaveBean(AdvisoryLocksEndpoint.class)
 			.doesNotHaveBean(KeyLabels.class));
 	}
 
 	@Test
-	void absentWithoutActuator() {
+	void endpointIsAbsentWithoutActuator() {
 		this.exposed.withClassLoader(new FilteredClassLoader(Endpoint.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(AdvisoryLockOperations.class)

@@ -56,7 +56,7 @@ class AdvisoryLockObservationAutoConfigurationTests {
 	private final String namespace = "observed-" + UUID.randomUUID();
 
 	@Test
-	void autoConfiguredWithAnObservationRegistryAndAbsentWithoutMicrometer() {
+	void listenerObservesTheLocksWithAnObservationRegistryAndIsAbsentWithoutOneOrWithoutMicrometer() {
 		TestObservationRegistry registry = TestObservationRegistry.create();
 		this.contextRunner.withBean(ObservationRegistry.class, () -> registry).run((context) -> {
 			assertThat(context).hasSingleBean(ObservingLockAcquisitionListener.class);

@@ -87,7 +87,7 @@ class DirectConnectionsTests {
 	}
 
 	@Test
-	void noDirectConnectionsWithoutAHikariPool() {
+	void aDataSourceThatIsNotAHikariPoolHasNoDirectConnections() {
 		DataSource plain = new DelegatingDataSource(new SingleConnectionDataSource());
 		assertThat(DirectConnections.of(plain, Duration.ofSeconds(1))).isNull();
 	}

@@ -130,7 +130,7 @@ class HttpApiTests extends SampleHttpTests {
 	}
 
 	@Test
-	void theLedgerOverHttp() {
+	void withdrawalsAndTransfersOverHttpSucceedUntilTheDailyLimitOrTheBalanceAnswersConflict() {
 		String from = Http.json(http().post("/accounts", "{\"balance\":1000,\"dailyWithdrawalLimit\":300}"), "$.id");
 		String to = Http.json(http().post("/accounts", "{\"balance\":0,\"dailyWithdrawalLimit\":300}"), "$.id");
 		HttpResponse<String> withdrawal = http().post("/accounts/" + from + "/withdrawals", "{\"amount\":300}");
