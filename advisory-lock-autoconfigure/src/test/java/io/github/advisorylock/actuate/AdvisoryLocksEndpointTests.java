@@ -20,7 +20,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -34,7 +33,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
@@ -51,10 +49,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -63,7 +58,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the {@link AdvisoryLocksEndpoint} and its auto-configuration, with real held and awaited locks.
+ * Tests for the {@link AdvisoryLocksEndpoint}: what it shows of real held and awaited locks, and that it answers while
+ * the pool is exhausted. When it exists is tested in
+ * {@code io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfigurationTests}.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLocksEndpointTests {
@@ -85,22 +82,6 @@ class AdvisoryLocksEndpointTests {
 	final TestThreads threads = new TestThreads();
 
 	private final String namespace = "endpoint-" + UUID.randomUUID();
-
-	@Test
-	void absentUnlessExposed() {
-		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
-			.doesNotHaveBean(AdvisoryLocksEndpoint.class)
-			.doesNotHaveBean(KeyLabels.class));
-	}
-
-	@Test
-	void absentWithoutActuator() {
-		this.exposed.withClassLoader(new FilteredClassLoader(Endpoint.class))
-			.run((context) -> assertThat(context).hasNotFailed()
-				.hasSingleBean(AdvisoryLockOperations.class)
-				.doesNotHaveBean(AdvisoryLocksEndpoint.class)
-				.doesNotHaveBean(KeyLabels.class));
-	}
 
 	@Test
 	void listsAHeldAndAWaitingLockOnANegativeKeyWithItsLabel() {
@@ -228,13 +209,6 @@ class AdvisoryLocksEndpointTests {
 	}
 
 	@Test
-	void keyLabelsCanBeTurnedOff() {
-		this.exposed.withPropertyValues("advisory-lock.endpoint.key-labels=0")
-			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLocksEndpoint.class)
-				.doesNotHaveBean(KeyLabels.class));
-	}
-
-	@Test
 	void answersPromptlyWhileEveryPoolConnectionIsHeldByAWaiter() throws Exception {
 		long key = AdvisoryLockKeys.of(this.namespace, "starved");
 		try (HikariDataSource pool = TestDatabase.get().newDataSource(2)) {
@@ -271,44 +245,6 @@ class AdvisoryLocksEndpointTests {
 					}
 				});
 		}
-	}
-
-	@Test
-	void keepsTheEndpointButNoKeyLabelsWhenTheLockAutoConfigurationBacksOff() {
-		// No transaction manager: AdvisoryLockAutoConfiguration backs off, and nothing would feed the labels.
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class,
-					AdvisoryLockEndpointAutoConfiguration.class))
-			.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
-			.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
-			.run((context) -> assertThat(context).hasNotFailed()
-				.doesNotHaveBean(AdvisoryLockOperations.class)
-				.hasSingleBean(AdvisoryLocksEndpoint.class)
-				.doesNotHaveBean(KeyLabels.class));
-	}
-
-	@Test
-	void keyLabelsThatAreNotANumberAreABindingErrorNamingTheProperty() {
-		this.exposed.withPropertyValues("advisory-lock.endpoint.key-labels=lots")
-			.run((context) -> assertThat(context).getFailure()
-				.hasRootCauseInstanceOf(NumberFormatException.class)
-				.satisfies((failure) -> assertThat(causes(failure)).filteredOn(BindException.class::isInstance)
-					.first()
-					.asString()
-					.contains("advisory-lock.endpoint.key-labels")));
-		this.exposed.withPropertyValues("advisory-lock.endpoint.key-labels=-1")
-			.run((context) -> assertThat(context).getFailure()
-				.satisfies((failure) -> assertThat(causes(failure)).filteredOn(BindException.class::isInstance)
-					.isNotEmpty())
-				.hasRootCauseMessage("advisory-lock.endpoint.key-labels must not be negative, was -1"));
-	}
-
-	private static List<Throwable> causes(Throwable failure) {
-		List<Throwable> causes = new ArrayList<>();
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			causes.add(cause);
-		}
-		return causes;
 	}
 
 	@Test

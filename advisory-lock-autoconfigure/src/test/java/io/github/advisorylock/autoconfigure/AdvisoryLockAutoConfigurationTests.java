@@ -23,6 +23,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -32,6 +33,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -39,17 +41,20 @@ import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.pglocks.DirectConnections;
+import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.UnconnectedDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -65,7 +70,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link AdvisoryLockAutoConfiguration}: its conditions, its properties, and user beans backing it off.
+ * Tests for {@link AdvisoryLockAutoConfiguration}: its conditions, its properties, user beans backing it off, and the
+ * diagnosis of busy locks that it configures.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockAutoConfigurationTests {
@@ -74,12 +80,20 @@ class AdvisoryLockAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class));
 
+	/** The test database, for the tests that take locks. */
 	private final ApplicationContextRunner withDataSource = this.contextRunner.withBean(DataSource.class,
 			() -> TestDatabase.get().dataSource());
 
+	/** A data source that never connects, for the tests of which beans exist: they need no server. */
+	private final ApplicationContextRunner withUnconnectedDataSource = this.contextRunner.withBean(DataSource.class,
+			UnconnectedDataSource::new);
+
+	/** A namespace of its own for each test, so no two tests share a key. */
+	private final String namespace = "autoconfigured-" + UUID.randomUUID();
+
 	@Test
 	void providesOperationsKeyStrategyAndPostProcessor() {
-		this.withDataSource.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockTemplate.class)
+		this.withUnconnectedDataSource.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockTemplate.class)
 			.hasSingleBean(LockKeyStrategy.class)
 			.hasSingleBean(AdvisoryLockBeanPostProcessor.class)
 			.hasSingleBean(AdvisoryLockProperties.class));
@@ -118,13 +132,13 @@ class AdvisoryLockAutoConfigurationTests {
 	@Test
 	void backsOffWithoutTransactionManager() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class))
-			.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
+			.withBean(DataSource.class, UnconnectedDataSource::new)
 			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
 	}
 
 	@Test
 	void backsOffWithoutSpringJdbc() {
-		this.withDataSource.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
+		this.withUnconnectedDataSource.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
 			.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
 			.run((context) -> assertThat(context).hasSingleBean(PlatformTransactionManager.class)
 				.doesNotHaveBean(AdvisoryLockOperations.class));
@@ -145,17 +159,17 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void annotationDisabledKeepsTheOperationsButNotTheAnnotation() {
-		this.withDataSource.withPropertyValues("advisory-lock.annotation.enabled=false")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.annotation.enabled=false")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
 				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
 	}
 
 	@Test
 	void theDeprecatedOldNameStillTurnsTheAnnotationOff() {
-		this.withDataSource.withPropertyValues("advisory-lock.enabled=false")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.enabled=false")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
 				.doesNotHaveBean(AdvisoryLockBeanPostProcessor.class));
-		this.withDataSource.withPropertyValues("advisory-lock.enabled=true")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.enabled=true")
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockBeanPostProcessor.class));
 	}
 
@@ -172,8 +186,8 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void userOperationsBackOff() {
-		AdvisoryLockOperations custom = new AdvisoryLockTemplate(TestDatabase.get().dataSource());
-		this.withDataSource.withBean(AdvisoryLockOperations.class, () -> custom)
+		AdvisoryLockOperations custom = new AdvisoryLockTemplate(new UnconnectedDataSource());
+		this.withUnconnectedDataSource.withBean(AdvisoryLockOperations.class, () -> custom)
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLockOperations.class)
 				.getBean(AdvisoryLockOperations.class)
 				.isSameAs(custom));
@@ -182,12 +196,12 @@ class AdvisoryLockAutoConfigurationTests {
 	@Test
 	void userPostProcessorBacksOff() {
 		AdvisoryLockBeanPostProcessor custom = new AdvisoryLockBeanPostProcessor(() -> null);
-		this.withDataSource.withBean(AdvisoryLockBeanPostProcessor.class, () -> custom)
+		this.withUnconnectedDataSource.withBean(AdvisoryLockBeanPostProcessor.class, () -> custom)
 			.run((context) -> assertThat(context).getBean(AdvisoryLockBeanPostProcessor.class).isSameAs(custom));
 	}
 
 	@Test
-	void defaultTimeoutProperty() {
+	void defaultTimeoutPropertyIsTheTimeoutOfARequestThatGivesNone() {
 		this.withDataSource.withPropertyValues("advisory-lock.default-timeout=150ms").run((context) -> {
 			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
 					AdvisoryLockKeys.of("timeout", 77))) {
@@ -201,7 +215,7 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	@Test
-	void maxKeysProperty() {
+	void maxKeysPropertyLimitsTheDistinctKeysOfOneCall() {
 		this.withDataSource.withPropertyValues("advisory-lock.max-keys=2").run((context) -> {
 			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
 			assertThatExceptionOfType(InvalidLockKeyException.class)
@@ -213,11 +227,11 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void invalidPropertiesFailNamingTheProperty() {
-		this.withDataSource.withPropertyValues("advisory-lock.default-timeout=0s")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.default-timeout=0s")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("advisory-lock.default-timeout must be between 1ms and"));
-		this.withDataSource.withPropertyValues("advisory-lock.max-keys=0")
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.max-keys=0")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("advisory-lock.max-keys must be positive"));
@@ -225,10 +239,10 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void postProcessorProxiesClassesUnlessTheApplicationAsksForInterfaces() {
-		this.withDataSource
+		this.withUnconnectedDataSource
 			.run((context) -> assertThat(context.getBean(AdvisoryLockBeanPostProcessor.class).isProxyTargetClass())
 				.isTrue());
-		this.withDataSource.withPropertyValues("spring.aop.proxy-target-class=false")
+		this.withUnconnectedDataSource.withPropertyValues("spring.aop.proxy-target-class=false")
 			.run((context) -> assertThat(context.getBean(AdvisoryLockBeanPostProcessor.class).isProxyTargetClass())
 				.isFalse());
 	}
@@ -274,8 +288,8 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	private static PlatformTransactionManager transactionManager() {
-		// Manages the test pool without exposing it as a DataSource bean.
-		return new JdbcTransactionManager(TestDatabase.get().dataSource());
+		// Manages a pool without exposing it as a DataSource bean; the tests that use it run no SQL.
+		return new JdbcTransactionManager(new UnconnectedDataSource());
 	}
 
 	private static void inTransaction(PlatformTransactionManager transactionManager, Runnable work) {
@@ -333,6 +347,51 @@ class AdvisoryLockAutoConfigurationTests {
 			return TestDatabase.get().dataSource();
 		}
 
+	}
+
+	@Test
+	void timeoutsNameTheirHoldersByDefault() {
+		this.withDataSource.run((context) -> {
+			assertThat(context).hasSingleBean(LockHolderDiagnosis.class);
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
+					AdvisoryLockKeys.of(this.namespace, 1))) {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> lockWithin(context, 100))
+					.satisfies((ex) -> assertThat(ex).hasMessageContaining("held by pid " + holder.pid()));
+			}
+		});
+	}
+
+	@Test
+	void diagnosisCanBeTurnedOff() {
+		this.withDataSource.withPropertyValues("advisory-lock.diagnosis.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(LockHolderDiagnosis.class);
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
+					AdvisoryLockKeys.of(this.namespace, 1))) {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> lockWithin(context, 100))
+					.satisfies((ex) -> {
+						assertThat(ex.isDiagnosed()).isFalse();
+						assertThat(ex).hasMessageNotContaining("held by").hasMessageNotContaining("not diagnosed");
+					});
+			}
+		});
+	}
+
+	@Test
+	void diagnosisTimeoutBindsAndMustBeAtLeastOneSecond() {
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=3s")
+			.run((context) -> assertThat(context.getBean(PgLocksHolderDiagnosis.class).getTimeout())
+				.isEqualTo(Duration.ofSeconds(3)));
+		this.withUnconnectedDataSource.withPropertyValues("advisory-lock.diagnosis.timeout=500ms")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("advisory-lock.diagnosis.timeout must be at least 1s"));
+	}
+
+	private void lockWithin(AssertableApplicationContext context, long millis) {
+		new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+			.executeWithoutResult((status) -> context.getBean(AdvisoryLockOperations.class)
+				.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(millis))));
 	}
 
 }

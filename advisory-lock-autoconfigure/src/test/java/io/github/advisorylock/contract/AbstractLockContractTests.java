@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.contract;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,13 +138,24 @@ abstract class AbstractLockContractTests {
 	}
 
 	@Test
-	void blockTimesOutWithLockBusyException() {
+	void blockTimesOutWithLockBusyExceptionThenSucceedsAfterTheHolderRollsBack() {
 		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)))
-				.satisfies((ex) -> assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200)));
+				.satisfies((ex) -> {
+					assertThat(ex.getNamespace()).isEqualTo(this.namespace);
+					assertThat(ex.getKeyValues()).containsExactly("7");
+					assertThat(ex.getKeys()).containsExactly(key(7));
+					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
+					assertThat(ex.getCause()).isInstanceOf(SQLException.class);
+					assertThat(((SQLException) ex.getCause()).getSQLState()).isEqualTo("55P03");
+					assertThat(ex).hasMessageContaining("not acquired within 200ms");
+				});
 			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+			holder.rollback();
+			assertThatNoException()
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)));
 		}
 	}
 
@@ -153,9 +165,16 @@ abstract class AbstractLockContractTests {
 			this.transaction.executeWithoutResult((status) -> {
 				assertThat(this.locks.tryLock(this.namespace, 7)).isFalse();
 				assertThat(this.locks.tryLock(this.namespace, 8)).isTrue();
+				assertThat(this.pgLocks.on(key(8))).singleElement()
+					.satisfies((lock) -> assertThat(lock.granted()).isTrue());
 				assertThatExceptionOfType(LockBusyException.class)
-					.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY)));
+					.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY)))
+					.satisfies((ex) -> {
+						assertThat(ex.getTimeout()).isNull();
+						assertThat(ex).hasMessageContaining("held by another transaction");
+					});
 			});
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 		}
 	}
 
@@ -179,7 +198,7 @@ abstract class AbstractLockContractTests {
 	}
 
 	@Test
-	void releasedAtCommit() throws Exception {
+	void releasesAtCommit() throws Exception {
 		this.transaction.executeWithoutResult((status) -> {
 			this.locks.lock(this.namespace, 1);
 			assertThat(this.pgLocks.on(key(1))).hasSize(1);
@@ -190,13 +209,20 @@ abstract class AbstractLockContractTests {
 	}
 
 	@Test
-	void releasedAtRollback() throws Exception {
+	void releasesAtRollback() throws Exception {
 		assertThatIllegalStateException().isThrownBy(() -> this.transaction.executeWithoutResult((status) -> {
 			this.locks.lock(this.namespace, 1);
 			assertThat(this.pgLocks.on(key(1))).hasSize(1);
 			throw new IllegalStateException("business rule broken");
 		}));
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
+		// Marked rollback-only, the transaction ends without an exception reaching the caller: the lock goes too.
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 2);
+			assertThat(this.pgLocks.on(key(2))).hasSize(1);
+			status.setRollbackOnly();
+		});
+		assertThat(this.pgLocks.on(key(2))).isEmpty();
 		assertThat(this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))
 			.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 	}

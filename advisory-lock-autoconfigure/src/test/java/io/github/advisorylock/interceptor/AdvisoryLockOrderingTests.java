@@ -134,7 +134,8 @@ class AdvisoryLockOrderingTests {
 	static boolean lockedInsideTransaction(JdbcTemplate jdbc, String namespace, String value) {
 		long key = AdvisoryLockKeys.of(namespace, value);
 		Integer held = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-				+ "AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = ?", Integer.class, key);
+				+ "AND pid = pg_backend_pid() AND " + io.github.advisorylock.test.PgLocks.KEY_EXPRESSION + " = ?",
+				Integer.class, key);
 		return TransactionSynchronizationManager.isActualTransactionActive() && held == 1;
 	}
 

@@ -582,10 +582,10 @@ class AdvisoryLockedIntegrationTests {
 		private Set<Long> held() {
 			this.bodyRuns.incrementAndGet();
 			this.lastPid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
-			List<Long> keys = this.jdbc.queryForList("SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks "
+			List<Long> keys = this.jdbc.queryForList("SELECT " + PgLocks.KEY_EXPRESSION + " FROM pg_locks "
 					+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()", Long.class);
 			this.lastHolders = this.jdbc.queryForList("SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' "
-					+ "AND granted AND ((classid::bigint << 32) | objid::bigint) = ANY (?)", Integer.class,
+					+ "AND granted AND " + PgLocks.KEY_EXPRESSION + " = ANY (?)", Integer.class,
 					(Object) keys.toArray(Long[]::new));
 			return Set.copyOf(keys);
 		}

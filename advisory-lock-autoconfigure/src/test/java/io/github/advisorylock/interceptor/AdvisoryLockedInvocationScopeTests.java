@@ -180,9 +180,9 @@ class AdvisoryLockedInvocationScopeTests {
 	static Seen look(JdbcTemplate jdbc) {
 		boolean active = TransactionSynchronizationManager.isActualTransactionActive();
 		Integer holderPid = jdbc.queryForObject("SELECT coalesce(max(pid), 0) FROM pg_locks WHERE locktype = "
-				+ "'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = ?", Integer.class, KEY);
+				+ "'advisory' AND granted AND " + PgLocks.KEY_EXPRESSION + " = ?", Integer.class, KEY);
 		Integer holders = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-				+ "AND ((classid::bigint << 32) | objid::bigint) = ?", Integer.class, KEY);
+				+ "AND " + PgLocks.KEY_EXPRESSION + " = ?", Integer.class, KEY);
 		Integer pid = jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
 		return new Seen(active, holders, holderPid, pid);
 	}

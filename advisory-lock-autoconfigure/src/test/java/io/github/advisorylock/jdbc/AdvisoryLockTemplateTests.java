@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -59,7 +58,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Tests for {@link AdvisoryLockTemplate} against real PostgreSQL, from several connections at once.
+ * Tests for {@link AdvisoryLockTemplate} against real PostgreSQL, from several connections at once: how it takes its
+ * keys, bounds its waits, counts its round trips and refuses what it cannot lock. What must hold on every server and
+ * through PgBouncer (blocking, timing out, TRY, shared, release at commit and at rollback) is the contract suite's,
+ * {@code io.github.advisorylock.contract.AbstractLockContractTests}, and is not repeated here.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockTemplateTests {
@@ -86,70 +88,6 @@ class AdvisoryLockTemplateTests {
 
 	private long key(Object value) {
 		return AdvisoryLockKeys.of(this.namespace, value);
-	}
-
-	@Test
-	void locksOnTheTransactionsOwnConnection() {
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(this.namespace, 42);
-			Integer pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
-			assertThat(this.pgLocks.on(key(42)))
-				.containsExactly(new AdvisoryLock(pid, key(42), "ExclusiveLock", true));
-		});
-	}
-
-	@Test
-	void releasesAtCommit() {
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(this.namespace, 1);
-			assertThat(this.pgLocks.on(key(1))).hasSize(1);
-		});
-		assertThat(this.pgLocks.on(key(1))).isEmpty();
-	}
-
-	@Test
-	void releasesAtRollback() {
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(this.namespace, 1);
-			assertThat(this.pgLocks.on(key(1))).hasSize(1);
-			status.setRollbackOnly();
-		});
-		assertThat(this.pgLocks.on(key(1))).isEmpty();
-	}
-
-	@Test
-	void secondTransactionWaitsUntilTheHolderCommits() throws Exception {
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			Future<Boolean> waiter = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(this.namespace, 7);
-				return true;
-			});
-			this.pgLocks.awaitWaiters(key(7), 1);
-			assertThat(waiter).isNotDone();
-			holder.commit();
-			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
-		}
-	}
-
-	@Test
-	void blockTimesOutWithLockBusyExceptionThenSucceedsAfterTheHolderRollsBack() {
-		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)))
-				.satisfies((ex) -> {
-					assertThat(ex.getNamespace()).isEqualTo(this.namespace);
-					assertThat(ex.getKeyValues()).containsExactly("7");
-					assertThat(ex.getKeys()).containsExactly(key(7));
-					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
-					assertThat(ex.getCause()).isInstanceOf(SQLException.class);
-					assertThat(((SQLException) ex.getCause()).getSQLState()).isEqualTo("55P03");
-					assertThat(ex).hasMessageContaining("not acquired within 200ms");
-				});
-			holder.rollback();
-			assertThatNoException()
-				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)));
-		}
 	}
 
 	@Test
@@ -225,30 +163,6 @@ class AdvisoryLockTemplateTests {
 		// For each call: the key of its try; then, as the try found it held, the timeout in milliseconds of its wait.
 		assertThat(this.dataSource.parameters()).containsExactly(String.valueOf(key(1)), "200",
 				String.valueOf(key(2)), "150", String.valueOf(key(3)), "1", String.valueOf(key(4)), "1000");
-	}
-
-	@Test
-	void tryFailsAtOnceWhenHeld() {
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			this.transaction.executeWithoutResult((status) -> {
-				assertThat(this.locks.tryLock(this.namespace, 7)).isFalse();
-				assertThatExceptionOfType(LockBusyException.class)
-					.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY)))
-					.satisfies((ex) -> {
-						assertThat(ex.getTimeout()).isNull();
-						assertThat(ex).hasMessageContaining("held by another transaction");
-					});
-			});
-			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
-		}
-	}
-
-	@Test
-	void tryLockTakesAFreeLock() {
-		this.transaction.executeWithoutResult((status) -> {
-			assertThat(this.locks.tryLock(this.namespace, 7)).isTrue();
-			assertThat(this.pgLocks.on(key(7))).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
-		});
 	}
 
 	@Test
@@ -387,7 +301,7 @@ class AdvisoryLockTemplateTests {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(0))) {
 			Future<List<Long>> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(20)));
-				return this.jdbc.queryForList("SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks "
+				return this.jdbc.queryForList("SELECT " + PgLocks.KEY_EXPRESSION + " FROM pg_locks "
 						+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() ORDER BY 1", Long.class);
 			});
 			this.pgLocks.awaitWaiters(keys.get(0), 1);
@@ -590,28 +504,4 @@ class AdvisoryLockTemplateTests {
 			.withMessageContaining("must be positive");
 	}
 
-	@Test
-	void manyConcurrentCallersOnOneKeyAreSerialized() throws Exception {
-		// Each caller increments a counter it has read, so a lost update shows any overlap.
-		this.jdbc.execute("CREATE TABLE IF NOT EXISTS template_counter (name text PRIMARY KEY, value int NOT NULL)");
-		this.jdbc.update("INSERT INTO template_counter VALUES (?, 0)", this.namespace);
-		List<CompletableFuture<Void>> callers = new ArrayList<>();
-		for (int i = 0; i < 8; i++) {
-			callers.add(CompletableFuture.runAsync(() -> {
-				for (int j = 0; j < 10; j++) {
-					this.transaction.executeWithoutResult((status) -> {
-						this.locks.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)));
-						Integer value = this.jdbc.queryForObject(
-								"SELECT value FROM template_counter WHERE name = ?", Integer.class, this.namespace);
-						this.jdbc.update("UPDATE template_counter SET value = ? WHERE name = ?", value + 1,
-								this.namespace);
-					});
-				}
-			}, this.threads));
-		}
-		CompletableFuture.allOf(callers.toArray(CompletableFuture[]::new)).get(HANG_SECONDS * 2, TimeUnit.SECONDS);
-		assertThat(this.jdbc.queryForObject("SELECT value FROM template_counter WHERE name = ?", Integer.class,
-				this.namespace))
-			.isEqualTo(80);
-	}
 }

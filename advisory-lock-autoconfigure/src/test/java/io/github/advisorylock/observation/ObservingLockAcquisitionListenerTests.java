@@ -24,18 +24,15 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
-import io.github.advisorylock.autoconfigure.AdvisoryLockObservationAutoConfiguration;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -48,12 +45,8 @@ import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.FilteredClassLoader;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -62,7 +55,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link ObservingLockAcquisitionListener} and its auto-configuration, against real locks.
+ * Tests for {@link ObservingLockAcquisitionListener}: the meters and observations of real locks. Its
+ * auto-configuration is tested in
+ * {@code io.github.advisorylock.autoconfigure.AdvisoryLockObservationAutoConfigurationTests}.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class ObservingLockAcquisitionListenerTests {
@@ -128,7 +123,7 @@ class ObservingLockAcquisitionListenerTests {
 			});
 			invocationLocks.execute(invocation, (handle) -> {
 				new JdbcTemplate(this.dataSource).queryForObject("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
-						+ "locktype = 'advisory' AND ((classid::bigint << 32) | objid::bigint) = ?", Boolean.class,
+						+ "locktype = 'advisory' AND " + PgLocks.KEY_EXPRESSION + " = ?", Boolean.class,
 						AdvisoryLockKeys.of(this.namespace, "job"));
 				await().atMost(Duration.ofSeconds(30)).until(handle::isLost);
 				return null;
@@ -243,29 +238,6 @@ class ObservingLockAcquisitionListenerTests {
 			.that()
 			.hasLowCardinalityKeyValue("outcome", "committed")
 			.hasBeenStopped();
-	}
-
-	@Test
-	void autoConfiguredWithAnObservationRegistryAndAbsentWithoutMicrometer() {
-		ApplicationContextRunner runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
-					BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
-					AdvisoryLockObservationAutoConfiguration.class))
-			.withBean(DataSource.class, () -> this.dataSource);
-		TestObservationRegistry registry = TestObservationRegistry.create();
-		runner.withBean(ObservationRegistry.class, () -> registry).run((context) -> {
-			assertThat(context).hasSingleBean(ObservingLockAcquisitionListener.class);
-			new TransactionTemplate(context.getBean(PlatformTransactionManager.class)).executeWithoutResult(
-					(status) -> context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1));
-			TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("advisory.lock.acquire");
-		});
-		runner.run((context) -> assertThat(context).hasNotFailed()
-			.doesNotHaveBean(ObservingLockAcquisitionListener.class));
-		runner.withClassLoader(new FilteredClassLoader("io.micrometer")).run((context) -> {
-			assertThat(context).hasNotFailed().doesNotHaveBean(ObservingLockAcquisitionListener.class);
-			new TransactionTemplate(context.getBean(PlatformTransactionManager.class)).executeWithoutResult(
-					(status) -> context.getBean(AdvisoryLockOperations.class).lock(this.namespace, 1));
-		});
 	}
 
 }

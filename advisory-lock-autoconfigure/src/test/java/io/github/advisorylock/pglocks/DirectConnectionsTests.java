@@ -20,7 +20,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -88,31 +87,15 @@ class DirectConnectionsTests {
 	}
 
 	@Test
-	void noDirectConnectionsWithoutAHikariPool() {
+	void aDataSourceThatIsNotAHikariPoolHasNoDirectConnections() {
 		DataSource plain = new DelegatingDataSource(new SingleConnectionDataSource());
 		assertThat(DirectConnections.of(plain, Duration.ofSeconds(1))).isNull();
 	}
 
 	@Test
 	void theDiagnosisAndTheInspectorShareOneBoundAndAThirdReadIsRefusedRatherThanQueued() throws Exception {
-		CountDownLatch connecting = new CountDownLatch(2);
-		CountDownLatch release = new CountDownLatch(1);
-		DataSource stalling = new DelegatingDataSource(TestDatabase.get().dataSource()) {
-
-			@Override
-			public Connection getConnection() throws SQLException {
-				// Two reads stall while connecting, as they would against a slow server.
-				connecting.countDown();
-				try {
-					release.await(HANG_SECONDS, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-				return super.getConnection();
-			}
-
-		};
+		// Two reads stall while connecting.
+		StallingDataSource stalling = StallingDataSource.thenConnecting(TestDatabase.get().dataSource(), 2);
 		DirectConnections shared = new DirectConnections(stalling, Duration.ofSeconds(1));
 		AdvisoryLockInspector inspector = new AdvisoryLockInspector(shared, false);
 		PgLocksHolderDiagnosis diagnosis = new PgLocksHolderDiagnosis(Duration.ofSeconds(1), shared);
@@ -122,10 +105,10 @@ class DirectConnectionsTests {
 				return diagnosis.afterTimeout(caller, List.of(1L), LockMode.EXCLUSIVE);
 			}
 		});
-		assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThat(stalling.awaitStalled()).isTrue();
 		assertThatExceptionOfType(TransientDataAccessResourceException.class).isThrownBy(inspector::locks)
 			.withMessageContaining("all 2 connections outside the pool are in use");
-		release.countDown();
+		stalling.release();
 		assertThat(stalledRead.get(HANG_SECONDS, TimeUnit.SECONDS).truncated()).isFalse();
 		assertThat(stalledDiagnosis.get(HANG_SECONDS, TimeUnit.SECONDS).holders()).isEmpty();
 		// The permits came back.

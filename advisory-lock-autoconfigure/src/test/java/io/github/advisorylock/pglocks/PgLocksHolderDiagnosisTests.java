@@ -23,7 +23,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -227,24 +226,8 @@ class PgLocksHolderDiagnosisTests {
 
 	@Test
 	void aStormOfTimeoutsOpensAtMostTwoDiagnosisConnections() throws Exception {
-		CountDownLatch connecting = new CountDownLatch(2);
-		CountDownLatch release = new CountDownLatch(1);
-		DataSource direct = new DelegatingDataSource(this.dataSource) {
-
-			@Override
-			public Connection getConnection() throws SQLException {
-				// Two diagnoses stall while connecting, as they would against a slow server.
-				connecting.countDown();
-				try {
-					release.await(HANG_SECONDS, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-				throw new SQLException("stalled connect");
-			}
-
-		};
+		// Two diagnoses stall while connecting, then fail.
+		StallingDataSource direct = StallingDataSource.thenFailing(this.dataSource, 2);
 		PgLocksHolderDiagnosis diagnosis = new PgLocksHolderDiagnosis(Duration.ofSeconds(1),
 				new DirectConnections(direct, Duration.ofSeconds(1)));
 		AdvisoryLockTemplate locks = template(this.dataSource, diagnosis);
@@ -252,10 +235,10 @@ class PgLocksHolderDiagnosisTests {
 				() -> locks.lock(LockRequest.of(this.namespace, 11).withTimeout(Duration.ofMillis(50))));
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(11))) {
 			List<Future<?>> stalled = List.of(this.threads.submit(timeout), this.threads.submit(timeout));
-			assertThat(connecting.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+			assertThat(direct.awaitStalled()).isTrue();
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(timeout::run)
 				.withMessageContaining("holders not diagnosed: skipped: all 2 connections outside the pool are in use");
-			release.countDown();
+			direct.release();
 			for (Future<?> call : stalled) {
 				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> call.get(HANG_SECONDS, TimeUnit.SECONDS))
 					.havingCause()

@@ -39,18 +39,20 @@ public final class PgLocks {
 	/** Long enough for any real wait on a loaded machine; it only turns a hang into a failure. */
 	public static final Duration HANG_TIMEOUT = Duration.ofSeconds(30);
 
-	/*
-	 * A bigint key k is stored as classid = k >> 32 and objid = k & 0xffffffff (objsubid = 1); the two-int form has
-	 * objsubid = 2 and is left out here.
+	/**
+	 * The SQL expression of the 64-bit key of a {@code pg_locks} row, for tests that query {@code pg_locks} on a
+	 * session of their own (their own backend's locks, or to terminate a holder). A bigint key {@code k} is stored as
+	 * {@code classid = k >> 32} and {@code objid = k & 0xffffffff} ({@code objsubid = 1}); the two-int form has
+	 * {@code objsubid = 2}, and the queries here leave it out.
 	 */
-	private static final String KEY = "((classid::bigint << 32) | objid::bigint)";
+	public static final String KEY_EXPRESSION = "((classid::bigint << 32) | objid::bigint)";
 
-	private static final String ADVISORY_LOCKS = "SELECT pid, " + KEY + " AS key, mode, granted FROM pg_locks "
-			+ "WHERE locktype = 'advisory' AND objsubid = 1 ORDER BY key, granted DESC, pid";
+	private static final String ADVISORY_LOCKS = "SELECT pid, " + KEY_EXPRESSION + " AS key, mode, granted "
+			+ "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 ORDER BY key, granted DESC, pid";
 
 	private static final String WAITING_FOR = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
-			+ "AND objsubid = 1 AND NOT granted AND " + KEY + " = ? AND waitstart <= clock_timestamp() - ? * interval "
-			+ "'1 millisecond'";
+			+ "AND objsubid = 1 AND NOT granted AND " + KEY_EXPRESSION
+			+ " = ? AND waitstart <= clock_timestamp() - ? * interval '1 millisecond'";
 
 	private final DataSource observer;
 

@@ -122,6 +122,14 @@ public final class TestDatabase {
 		return database;
 	}
 
+	/**
+	 * Return whether the test database of this JVM has been started, by a first {@link #get()}.
+	 * @return whether it has
+	 */
+	static boolean started() {
+		return instance != null;
+	}
+
 	private static TestDatabase start() {
 		String url = setting("ADVISORY_LOCK_TEST_URL", "advisory-lock.test.url");
 		String user = orDefault(setting("ADVISORY_LOCK_TEST_USER", "advisory-lock.test.user"), "postgres");

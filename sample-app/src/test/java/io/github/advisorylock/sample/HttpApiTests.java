@@ -21,15 +21,10 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 import io.github.advisorylock.sample.Concurrently.Outcome;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,38 +32,27 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The sample's HTTP API against real PostgreSQL: status codes, problem details, and concurrent requests that never
  * end in a server error.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
-class HttpApiTests extends SampleDatabaseTests {
+class HttpApiTests extends SampleHttpTests {
 
 	private static final String PROBLEM = "application/problem+json";
 
 	private static final UUID NOBODY = UUID.fromString("00000000-0000-0000-0000-000000000000");
 
-	@Value("${local.server.port}")
-	private int port;
-
-	private Http http;
-
-	@BeforeEach
-	void client() {
-		this.http = new Http(this.port);
-	}
-
 	@Test
 	void createsAUserAndARequestThenRejectsTheSecondWithProblemDetails() {
-		HttpResponse<String> user = this.http.post("/users", "{\"plan\":\"free\"}");
+		HttpResponse<String> user = http().post("/users", "{\"plan\":\"free\"}");
 		assertThat(user.statusCode()).isEqualTo(201);
 		String userId = Http.json(user, "$.id");
 		assertThat(user.headers().firstValue("Location")).hasValue("/users/" + userId);
 		assertThat(Http.<Integer>json(user, "$.pendingLimit")).isOne();
 
-		HttpResponse<String> created = this.http.post("/users/" + userId + "/setup-requests", null);
+		HttpResponse<String> created = http().post("/users/" + userId + "/setup-requests", null);
 		assertThat(created.statusCode()).isEqualTo(201);
 		assertThat(created.headers().firstValue("Location"))
 			.hasValue("/users/" + userId + "/setup-requests/" + Http.json(created, "$.id"));
 		assertThat(Http.<String>json(created, "$.status")).isEqualTo("pending");
 
-		HttpResponse<String> rejected = this.http.post("/users/" + userId + "/setup-requests", null);
+		HttpResponse<String> rejected = http().post("/users/" + userId + "/setup-requests", null);
 		assertThat(rejected.statusCode()).isEqualTo(409);
 		assertThat(rejected.headers().firstValue("Content-Type")).hasValue(PROBLEM);
 		assertThat(Http.<String>json(rejected, "$.title")).isEqualTo("Pending limit reached");
@@ -77,46 +61,46 @@ class HttpApiTests extends SampleDatabaseTests {
 
 	@Test
 	void concurrentRequestsForOneUserGetOneCreatedAndTheRestConflict() {
-		String userId = Http.json(this.http.post("/users", "{\"plan\":\"free\"}"), "$.id");
+		String userId = Http.json(http().post("/users", "{\"plan\":\"free\"}"), "$.id");
 		List<Outcome<HttpResponse<String>>> outcomes = Concurrently.run(12,
-				(i) -> this.http.post("/users/" + userId + "/setup-requests", null));
+				(i) -> http().post("/users/" + userId + "/setup-requests", null));
 		List<Integer> statuses = outcomes.stream().map((outcome) -> outcome.value().statusCode()).toList();
 		assertThat(statuses).containsOnly(201, 409).containsOnlyOnce(201);
-		assertThat(this.http.get("/users/" + userId + "/setup-requests?status=pending").body()).containsOnlyOnce("\"id\"");
+		assertThat(http().get("/users/" + userId + "/setup-requests?status=pending").body()).containsOnlyOnce("\"id\"");
 	}
 
 	@Test
 	void cancellingFreesTheSlotAndFinishingTwiceConflicts() {
-		String userId = Http.json(this.http.post("/users", "{\"plan\":\"free\"}"), "$.id");
+		String userId = Http.json(http().post("/users", "{\"plan\":\"free\"}"), "$.id");
 		String requests = "/users/" + userId + "/setup-requests";
-		String first = Http.json(this.http.post(requests, null), "$.id");
-		HttpResponse<String> cancelled = this.http.post(requests + "/" + first + "/cancel", null);
+		String first = Http.json(http().post(requests, null), "$.id");
+		HttpResponse<String> cancelled = http().post(requests + "/" + first + "/cancel", null);
 		assertThat(cancelled.statusCode()).isEqualTo(200);
 		assertThat(Http.<String>json(cancelled, "$.status")).isEqualTo("cancelled");
-		HttpResponse<String> again = this.http.post(requests + "/" + first + "/complete", null);
+		HttpResponse<String> again = http().post(requests + "/" + first + "/complete", null);
 		assertThat(again.statusCode()).isEqualTo(409);
 		assertThat(Http.<String>json(again, "$.detail")).isEqualTo("Setup request " + first + " is already cancelled");
-		assertThat(this.http.post(requests, null).statusCode()).isEqualTo(201);
-		assertThat(Http.<List<String>>json(this.http.get(requests), "$[*].status")).containsExactly("cancelled",
+		assertThat(http().post(requests, null).statusCode()).isEqualTo(201);
+		assertThat(Http.<List<String>>json(http().get(requests), "$[*].status")).containsExactly("cancelled",
 				"pending");
 	}
 
 	@Test
 	void unknownUsersAndRequestsAreNotFound() {
-		HttpResponse<String> noUser = this.http.post("/users/" + NOBODY + "/setup-requests", null);
+		HttpResponse<String> noUser = http().post("/users/" + NOBODY + "/setup-requests", null);
 		assertThat(noUser.statusCode()).isEqualTo(404);
 		assertThat(noUser.headers().firstValue("Content-Type")).hasValue(PROBLEM);
 		assertThat(Http.<String>json(noUser, "$.detail")).isEqualTo("User " + NOBODY + " does not exist");
-		String userId = Http.json(this.http.post("/users", "{\"plan\":\"pro\"}"), "$.id");
-		assertThat(this.http.post("/users/" + userId + "/setup-requests/" + NOBODY + "/cancel", null).statusCode())
+		String userId = Http.json(http().post("/users", "{\"plan\":\"pro\"}"), "$.id");
+		assertThat(http().post("/users/" + userId + "/setup-requests/" + NOBODY + "/cancel", null).statusCode())
 			.isEqualTo(404);
-		assertThat(this.http.get("/accounts/" + NOBODY).statusCode()).isEqualTo(404);
+		assertThat(http().get("/accounts/" + NOBODY).statusCode()).isEqualTo(404);
 	}
 
 	@ParameterizedTest(name = "{0} {1} {2}")
 	@MethodSource("badRequests")
 	void badInputIsABadRequestWithProblemDetails(String method, String path, String body, String detail) {
-		HttpResponse<String> response = "GET".equals(method) ? this.http.get(path) : this.http.post(path, body);
+		HttpResponse<String> response = "GET".equals(method) ? http().get(path) : http().post(path, body);
 		assertThat(response.statusCode()).isEqualTo(400);
 		assertThat(response.headers().firstValue("Content-Type")).hasValue(PROBLEM);
 		assertThat(Http.<String>json(response, "$.detail")).contains(detail);
@@ -146,36 +130,36 @@ class HttpApiTests extends SampleDatabaseTests {
 	}
 
 	@Test
-	void theLedgerOverHttp() {
-		String from = Http.json(this.http.post("/accounts", "{\"balance\":1000,\"dailyWithdrawalLimit\":300}"), "$.id");
-		String to = Http.json(this.http.post("/accounts", "{\"balance\":0,\"dailyWithdrawalLimit\":300}"), "$.id");
-		HttpResponse<String> withdrawal = this.http.post("/accounts/" + from + "/withdrawals", "{\"amount\":300}");
+	void withdrawalsAndTransfersOverHttpSucceedUntilTheDailyLimitOrTheBalanceAnswersConflict() {
+		String from = Http.json(http().post("/accounts", "{\"balance\":1000,\"dailyWithdrawalLimit\":300}"), "$.id");
+		String to = Http.json(http().post("/accounts", "{\"balance\":0,\"dailyWithdrawalLimit\":300}"), "$.id");
+		HttpResponse<String> withdrawal = http().post("/accounts/" + from + "/withdrawals", "{\"amount\":300}");
 		assertThat(withdrawal.statusCode()).isEqualTo(201);
-		HttpResponse<String> overLimit = this.http.post("/accounts/" + from + "/withdrawals", "{\"amount\":1}");
+		HttpResponse<String> overLimit = http().post("/accounts/" + from + "/withdrawals", "{\"amount\":1}");
 		assertThat(overLimit.statusCode()).isEqualTo(409);
 		assertThat(Http.<String>json(overLimit, "$.title")).isEqualTo("Daily limit exceeded");
-		HttpResponse<String> transfer = this.http.post("/transfers",
+		HttpResponse<String> transfer = http().post("/transfers",
 				"{\"from\":\"" + from + "\",\"to\":\"" + to + "\",\"amount\":700}");
 		assertThat(transfer.statusCode()).isEqualTo(201);
-		HttpResponse<String> overdrawn = this.http.post("/transfers",
+		HttpResponse<String> overdrawn = http().post("/transfers",
 				"{\"from\":\"" + from + "\",\"to\":\"" + to + "\",\"amount\":1}");
 		assertThat(overdrawn.statusCode()).isEqualTo(409);
 		assertThat(Http.<String>json(overdrawn, "$.title")).isEqualTo("Insufficient funds");
-		HttpResponse<String> account = this.http.get("/accounts/" + from);
+		HttpResponse<String> account = http().get("/accounts/" + from);
 		assertThat(Http.<Integer>json(account, "$.balance")).isZero();
 		assertThat(Http.<Integer>json(account, "$.withdrawnToday")).isEqualTo(300);
 	}
 
 	@Test
 	void concurrentWithdrawalsOverHttpStayWithinTheLimitWithoutServerErrors() {
-		String account = Http.json(this.http.post("/accounts", "{\"balance\":5000,\"dailyWithdrawalLimit\":1000}"),
+		String account = Http.json(http().post("/accounts", "{\"balance\":5000,\"dailyWithdrawalLimit\":1000}"),
 				"$.id");
 		List<Outcome<HttpResponse<String>>> outcomes = Concurrently.run(16,
-				(i) -> this.http.post("/accounts/" + account + "/withdrawals", "{\"amount\":100}"));
+				(i) -> http().post("/accounts/" + account + "/withdrawals", "{\"amount\":100}"));
 		List<Integer> statuses = outcomes.stream().map((outcome) -> outcome.value().statusCode()).toList();
 		assertThat(statuses).containsOnly(201, 409);
 		assertThat(statuses).filteredOn((status) -> status == 201).hasSize(10);
-		assertThat(Http.<Integer>json(this.http.get("/accounts/" + account), "$.withdrawnToday")).isEqualTo(1000);
+		assertThat(Http.<Integer>json(http().get("/accounts/" + account), "$.withdrawnToday")).isEqualTo(1000);
 	}
 
 }

@@ -20,15 +20,10 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 import io.github.advisorylock.test.Generated;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,21 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Malformed input at volume: generated ids, amounts and bodies ({@link Generated}) that the sample's HTTP API must
  * answer with 400 and problem details naming what to fix, never with a 5xx.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ExtendWith(Generated.ReportSeed.class)
-class MalformedInputTests extends SampleDatabaseTests {
+class MalformedInputTests extends SampleHttpTests {
 
 	private static final String NOBODY = new UUID(0, 0).toString();
-
-	@Value("${local.server.port}")
-	private int port;
-
-	private Http http;
-
-	@BeforeEach
-	void client() {
-		this.http = new Http(this.port);
-	}
 
 	/** URL-safe text of hex digits, dashes and other letters that is not a UUID. */
 	static Stream<Named<String>> notUuids() {
@@ -85,14 +69,14 @@ class MalformedInputTests extends SampleDatabaseTests {
 	@ParameterizedTest
 	@MethodSource("notUuids")
 	void aMalformedIdInThePathIsABadRequest(String id) {
-		HttpResponse<String> response = this.http.post("/users/" + id + "/setup-requests", null);
+		HttpResponse<String> response = http().post("/users/" + id + "/setup-requests", null);
 		assertBadRequest(response, "userId must be a UUID, got '" + id + "'");
 	}
 
 	@ParameterizedTest
 	@MethodSource("nonPositiveAmounts")
 	void aNonPositiveAmountIsABadRequest(long amount) {
-		HttpResponse<String> response = this.http.post("/accounts/" + NOBODY + "/withdrawals",
+		HttpResponse<String> response = http().post("/accounts/" + NOBODY + "/withdrawals",
 				"{\"amount\":" + amount + "}");
 		assertBadRequest(response, "amount: must be greater than 0");
 	}
@@ -100,7 +84,7 @@ class MalformedInputTests extends SampleDatabaseTests {
 	@ParameterizedTest
 	@MethodSource("hugeNumbers")
 	void anAmountBeyondALongIsABadRequest(String amount) {
-		HttpResponse<String> response = this.http.post("/transfers",
+		HttpResponse<String> response = http().post("/transfers",
 				"{\"from\":\"" + NOBODY + "\",\"to\":\"" + NOBODY + "\",\"amount\":" + amount + "}");
 		assertBadRequest(response, "Unreadable request body");
 	}
@@ -108,7 +92,7 @@ class MalformedInputTests extends SampleDatabaseTests {
 	@ParameterizedTest
 	@MethodSource("notAccounts")
 	void anyBodyThatIsNotAnAccountIsABadRequest(String body) {
-		assertBadRequest(this.http.post("/accounts", body), "");
+		assertBadRequest(http().post("/accounts", body), "");
 	}
 
 	private static boolean isUuid(String id) {
