@@ -91,7 +91,8 @@ public class AdvisoryLockAspectSupport {
 			return invocation.proceed();
 		}
 		LockRequest request = new LockRequest(attribute.namespace(), keys(attribute, targetClass, target, args),
-				attribute.mode(), attribute.waitMode(), attribute.timeout(), attribute.scope());
+				attribute.mode(), attribute.waitMode(), attribute.timeout(), attribute.scope(),
+				attribute.dataSource());
 		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
 			try {
 				this.operations.get().lock(request);

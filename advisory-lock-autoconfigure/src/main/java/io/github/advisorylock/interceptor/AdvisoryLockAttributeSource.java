@@ -183,12 +183,16 @@ class AdvisoryLockAttributeSource {
 					+ ClassUtils.resolvePrimitiveIfNecessary(specificMethod.getReturnType()).getSimpleName()
 					+ ">, or use waitMode TRY, which throws LockBusyException instead");
 		}
+		if (!annotation.dataSource().isEmpty() && annotation.dataSource().isBlank()) {
+			throw invalid(specificMethod, "dataSource must name a DataSource bean, or be left empty for the one of "
+					+ "the current transaction");
+		}
 		List<Integer> parameterIndexes = Arrays.stream(annotation.key())
 			.map((expression) -> this.evaluator.parameterIndex(expression, specificMethod))
 			.toList();
 		return new AdvisoryLockAttribute(specificMethod, annotation.namespace(), List.of(annotation.key()),
 				parameterIndexes, annotation.mode(), annotation.waitMode(), timeout(specificMethod, annotation),
-				annotation.scope());
+				annotation.scope(), annotation.dataSource().isEmpty() ? null : annotation.dataSource());
 	}
 
 	private @Nullable Duration timeout(Method method, AdvisoryLocked annotation) {
