@@ -16,14 +16,19 @@
 package io.github.advisorylock.jdbc;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import javax.sql.DataSource;
+
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockTransactionException;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -35,6 +40,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>Bound to the transaction as a resource, like Spring's own resource holders; suspended, it moves to a stack of the
  * thread, and back when the transaction resumes. Only what the library took is known, not SQL run by hand.
+ *
+ * <p>Each key is recorded with the {@code DataSource} and the connection it was taken on. A key held on another
+ * {@code DataSource} is no conflict (another database, as far as the library can tell), and neither is one held on
+ * the very connection the call locks on: a transaction of another manager inside this one suspends this record, but
+ * leaves its connection bound, and a call that joins that connection takes the key again re-entrantly.
  */
 final class SuspendedTransactionLocks implements TransactionSynchronization {
 
@@ -44,7 +54,7 @@ final class SuspendedTransactionLocks implements TransactionSynchronization {
 	/** The records of this thread's suspended transactions, innermost last. */
 	private static final ThreadLocal<Deque<SuspendedTransactionLocks>> suspended = new ThreadLocal<>();
 
-	private final Map<Long, LockMode> keys = new HashMap<>();
+	private final List<Held> held = new ArrayList<>(1);
 
 	private SuspendedTransactionLocks() {
 	}
@@ -53,8 +63,10 @@ final class SuspendedTransactionLocks implements TransactionSynchronization {
 	 * Record keys the current transaction now holds; nothing when it has no synchronization to follow it with.
 	 * @param mode the mode they were taken in
 	 * @param keys the keys
+	 * @param target the innermost {@code DataSource} of the connection they were taken on
+	 * @param holder the holder of that connection
 	 */
-	static void record(LockMode mode, List<Long> keys) {
+	static void record(LockMode mode, List<Long> keys, DataSource target, ConnectionHolder holder) {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return;
 		}
@@ -65,9 +77,21 @@ final class SuspendedTransactionLocks implements TransactionSynchronization {
 			TransactionSynchronizationManager.bindResource(RESOURCE, locks);
 			TransactionSynchronizationManager.registerSynchronization(locks);
 		}
+		Held held = locks.held(target, holder);
 		for (Long key : keys) {
-			locks.keys.merge(key, mode, (held, asked) -> (held == LockMode.SHARED) ? asked : held);
+			held.keys.merge(key, mode, (taken, asked) -> (taken == LockMode.SHARED) ? asked : taken);
 		}
+	}
+
+	private Held held(DataSource target, ConnectionHolder holder) {
+		for (Held candidate : this.held) {
+			if (candidate.target == target && candidate.holder == holder) {
+				return candidate;
+			}
+		}
+		Held held = new Held(target, holder);
+		this.held.add(held);
+		return held;
 	}
 
 	/**
@@ -75,22 +99,30 @@ final class SuspendedTransactionLocks implements TransactionSynchronization {
 	 * @param namespace the namespace, for the message
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
+	 * @param target the innermost {@code DataSource} the call locks on
+	 * @param holder the holder of the connection the call locks on, or {@code null} for a connection of its own
 	 * @throws LockTransactionException naming the key and why it can never be had
 	 */
-	static void check(String namespace, LockMode mode, LockKeys keys) {
+	static void check(String namespace, LockMode mode, LockKeys keys, DataSource target,
+			@Nullable ConnectionHolder holder) {
 		Deque<SuspendedTransactionLocks> locks = suspended.get();
 		if (locks == null) {
 			return;
 		}
 		for (SuspendedTransactionLocks transaction : locks) {
-			for (int i = 0; i < keys.keys().size(); i++) {
-				LockMode held = transaction.keys.get(keys.keys().get(i));
-				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw new LockTransactionException("Advisory lock " + namespace + ":" + keys.values().get(i)
-							+ " is held " + held + " by a transaction of this same thread that is suspended "
-							+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
-							+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
-							+ "lock in the inner one only");
+			for (Held held : transaction.held) {
+				if (held.target != target || held.holder == holder) {
+					continue;
+				}
+				for (int i = 0; i < keys.keys().size(); i++) {
+					LockMode taken = held.keys.get(keys.keys().get(i));
+					if (taken != null && (taken == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
+						throw new LockTransactionException("Advisory lock " + namespace + ":" + keys.values().get(i)
+								+ " is held " + taken + " by a transaction of this same thread that is suspended "
+								+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the "
+								+ "call could only wait for itself. Do the locked work in the outer transaction, or "
+								+ "take the lock in the inner one only");
+					}
 				}
 			}
 		}
@@ -122,6 +154,24 @@ final class SuspendedTransactionLocks implements TransactionSynchronization {
 	@Override
 	public void afterCompletion(int status) {
 		TransactionSynchronizationManager.unbindResourceIfPossible(RESOURCE);
+	}
+
+	/**
+	 * The keys taken on one connection of the transaction.
+	 */
+	private static final class Held {
+
+		final DataSource target;
+
+		final ConnectionHolder holder;
+
+		final Map<Long, LockMode> keys = new HashMap<>();
+
+		Held(DataSource target, ConnectionHolder holder) {
+			this.target = target;
+			this.holder = holder;
+		}
+
 	}
 
 }
