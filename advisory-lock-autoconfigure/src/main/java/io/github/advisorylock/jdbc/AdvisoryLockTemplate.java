@@ -456,7 +456,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * nested call in an invocation-scoped one still finds the keys that one holds.
 	 */
 	private @Nullable DataSource heldLocksTarget(LockRequest request) {
-		Bound bound = this.dataSources.boundIfUnique(request.dataSource());
+		Bound bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
 		if (bound != null) {
 			return LockDataSources.target(bound.resource());
 		}

@@ -162,14 +162,16 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the bound connection a call would join, or {@code null} where {@link #bound} would throw.
+	 * Return the bound connection a call would join, or {@code null} where {@link #bound} would throw a
+	 * {@link LockTransactionException}.
+	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
-	@Nullable Bound boundIfUnique(@Nullable String name) {
+	@Nullable Bound boundIfUnique(String namespace, @Nullable String name) {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
 			return null;
 		}
 		try {
-			return bound("", name);
+			return bound(namespace, name);
 		}
 		catch (LockTransactionException ex) {
 			return null;
