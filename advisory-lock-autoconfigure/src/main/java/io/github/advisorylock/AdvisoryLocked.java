@@ -122,4 +122,15 @@ public @interface AdvisoryLocked {
 	 */
 	LockScope scope() default LockScope.TRANSACTION;
 
+	/**
+	 * Return the bean name of the {@code DataSource} to lock on. Empty (the default) means the one whose connection
+	 * is bound to the current transaction, which is the only one in an application with a single {@code DataSource};
+	 * for {@link LockScope#INVOCATION}, the default {@code DataSource} (the primary one). Name one where transactions
+	 * of several {@code DataSource}s are bound at once (a transaction of one manager inside another's), which
+	 * otherwise fails with {@link LockTransactionException} naming them, or to hold an invocation-scoped lock on
+	 * another than the default. A name that is no {@code DataSource} bean fails the call, naming the known ones.
+	 * @return the bean name, or empty for the one of the current transaction
+	 */
+	String dataSource() default "";
+
 }

@@ -19,6 +19,8 @@ package io.github.advisorylock;
 import java.sql.Connection;
 import java.util.List;
 
+import javax.sql.DataSource;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,13 +47,15 @@ public interface LockHolderDiagnosis {
 
 	/**
 	 * Diagnose a {@link WaitMode#BLOCK} that ran out of time: PostgreSQL has aborted the caller's transaction, so
-	 * its connection can run nothing until the rollback.
+	 * its connection can run nothing until the rollback, and the diagnosis must ask the server on another.
+	 * @param dataSource the {@code DataSource} the caller's connection is of, which tells the server to ask where
+	 * the application has several
 	 * @param caller the caller's connection, to tell its own locks apart
 	 * @param keys the keys the call was waiting for: the one found held and those after it
 	 * @param mode the mode requested
 	 * @return what was found; never throws
 	 */
-	Diagnosis afterTimeout(Connection caller, List<Long> keys, LockMode mode);
+	Diagnosis afterTimeout(DataSource dataSource, Connection caller, List<Long> keys, LockMode mode);
 
 	/**
 	 * What a diagnosis found: the holders, or why there are none to report.

@@ -27,13 +27,17 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A request for advisory locks: the namespace, the key values, the lock mode, the wait mode, the timeout and the scope.
+ * A request for advisory locks: the namespace, the key values, the lock mode, the wait mode, the timeout, the scope and,
+ * where the application has several {@code DataSource}s, the one to lock on.
  *
  * <pre class="code">
  * locks.lock(LockRequest.of("report", reportId).withMode(LockMode.SHARED).withTimeout(Duration.ofMillis(200)));
  * locks.execute(LockRequest.of("job", "nightly-export").withScope(LockScope.INVOCATION).withWaitMode(WaitMode.SKIP),
  *         (handle) -&gt; exporter.run(handle));
+ * locks.lock(LockRequest.of("ledger", accountId).withDataSource("ledgerDataSource"));
  * </pre>
+ *
+ * <p>Instances are immutable: each {@code with...} method returns a copy.
  *
  * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters
  * @param keys the key values; each one value, or a collection or array of values
@@ -43,11 +47,14 @@ import org.springframework.util.Assert;
  * {@link WaitMode#TRY} and {@link WaitMode#SKIP}
  * @param scope whether the locks last as long as the current transaction (the default) or as the
  * {@link AdvisoryLockOperations#execute execute} call
+ * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} to take the one the current
+ * transaction is bound to (for {@link LockScope#INVOCATION}: the default one); needed only where transactions of
+ * several {@code DataSource}s are bound at once, or to hold an invocation-scoped lock on another than the default
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public record LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
-		@Nullable Duration timeout, LockScope scope) {
+		@Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
 
 	/**
 	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of milliseconds.
@@ -69,6 +76,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @param waitMode wait up to the timeout, try once, or skip
 	 * @param timeout the wait bound, or {@code null} for the default
 	 * @param scope how long the locks last
+	 * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} for the one of the
+	 * current transaction
 	 */
 	public LockRequest {
 		Assert.hasText(namespace, "Advisory lock namespace must not be blank");
@@ -79,11 +88,27 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
 		Assert.notNull(scope, "LockScope must not be null");
+		Assert.isTrue(dataSource == null || !dataSource.isBlank(), "DataSource name must not be blank; give the bean "
+				+ "name of a DataSource, or null for the one the current transaction is bound to");
 		if (timeout != null) {
 			checkTimeout(timeout, "Advisory lock timeout");
 		}
 		// A copy that may hold nulls, which the key derivation reports with InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
+	}
+
+	/**
+	 * Create a new instance for the {@code DataSource} of the current transaction, checking its arguments.
+	 * @param namespace the namespace of the keys, not blank
+	 * @param keys the key values
+	 * @param mode exclusive or shared
+	 * @param waitMode wait up to the timeout, try once, or skip
+	 * @param timeout the wait bound, or {@code null} for the default
+	 * @param scope how long the locks last
+	 */
+	public LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
+			@Nullable Duration timeout, LockScope scope) {
+		this(namespace, keys, mode, waitMode, timeout, scope, null);
 	}
 
 	/**
@@ -116,7 +141,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public static LockRequest of(String namespace, @Nullable Object... keys) {
 		return new LockRequest(namespace, Arrays.asList(keys), LockMode.EXCLUSIVE, WaitMode.BLOCK, null,
-				LockScope.TRANSACTION);
+				LockScope.TRANSACTION, null);
 	}
 
 	/**
@@ -125,7 +150,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @return the new request
 	 */
 	public LockRequest withMode(LockMode mode) {
-		return new LockRequest(this.namespace, this.keys, mode, this.waitMode, this.timeout, this.scope);
+		return new LockRequest(this.namespace, this.keys, mode, this.waitMode, this.timeout, this.scope,
+				this.dataSource);
 	}
 
 	/**
@@ -134,7 +160,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @return the new request
 	 */
 	public LockRequest withWaitMode(WaitMode waitMode) {
-		return new LockRequest(this.namespace, this.keys, this.mode, waitMode, this.timeout, this.scope);
+		return new LockRequest(this.namespace, this.keys, this.mode, waitMode, this.timeout, this.scope,
+				this.dataSource);
 	}
 
 	/**
@@ -143,7 +170,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @return the new request
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {
-		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, timeout, this.scope);
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, timeout, this.scope,
+				this.dataSource);
 	}
 
 	/**
@@ -153,7 +181,23 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @return the new request
 	 */
 	public LockRequest withScope(LockScope scope) {
-		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, scope);
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, scope,
+				this.dataSource);
+	}
+
+	/**
+	 * Return a copy that locks on the given {@code DataSource}. In {@link LockScope#TRANSACTION} scope it picks, among
+	 * the {@code DataSource}s whose connections are bound to the current transactions of this thread (several
+	 * transaction managers, one inside the other), the one the lock must join; in {@link LockScope#INVOCATION} scope
+	 * it is where the lock's own connection comes from. A name that is no known {@code DataSource} bean fails the
+	 * call, naming the known ones.
+	 * @param dataSource the bean name of the {@code DataSource}, or {@code null} for the one the current transaction
+	 * is bound to (for {@link LockScope#INVOCATION}: the default one)
+	 * @return the new request
+	 */
+	public LockRequest withDataSource(@Nullable String dataSource) {
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, this.scope,
+				dataSource);
 	}
 
 }

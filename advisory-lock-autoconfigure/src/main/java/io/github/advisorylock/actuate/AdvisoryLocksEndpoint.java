@@ -18,21 +18,30 @@ package io.github.advisorylock.actuate;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.util.Assert;
 
 /**
  * {@link Endpoint @Endpoint} {@code advisorylocks}: every advisory lock of the current database, held and awaited,
  * with the session behind it, and the {@code namespace:value} this application derived the key from where it did so
  * recently. Answers "who holds it, since when, and who waits?" without writing SQL.
+ *
+ * <p>Where the application has several {@code DataSource}s, {@code /advisorylocks} shows the database of the default
+ * (primary) one, and {@code /advisorylocks/{dataSource}} that of the {@code DataSource} bean of that name. Without a
+ * default, {@code /advisorylocks} is a bad request that names the {@code DataSource}s to choose from.
  *
  * <p>Like every Actuator endpoint but health, it is not exposed over HTTP unless the application adds it to
  * {@code management.endpoints.web.exposure.include}. Labels are key values, and query text (only with
@@ -44,28 +53,75 @@ import org.springframework.util.Assert;
 @Endpoint(id = "advisorylocks")
 public class AdvisoryLocksEndpoint {
 
-	private final AdvisoryLockInspector inspector;
+	/** The name {@link #AdvisoryLocksEndpoint(AdvisoryLockInspector, KeyLabels)} gives its only inspector. */
+	private static final String DEFAULT_DATA_SOURCE_NAME = "dataSource";
+
+	private final Map<String, AdvisoryLockInspector> inspectors;
+
+	private final @Nullable String defaultDataSource;
 
 	private final @Nullable KeyLabels labels;
 
 	/**
-	 * Create an endpoint.
+	 * Create an endpoint for an application with one {@code DataSource}.
 	 * @param inspector reads the locks
 	 * @param labels the recently derived keys, or {@code null} to show no labels
 	 */
 	public AdvisoryLocksEndpoint(AdvisoryLockInspector inspector, @Nullable KeyLabels labels) {
-		Assert.notNull(inspector, "AdvisoryLockInspector must not be null");
-		this.inspector = inspector;
-		this.labels = labels;
+		this(Map.of(DEFAULT_DATA_SOURCE_NAME, nonNull(inspector)), DEFAULT_DATA_SOURCE_NAME, labels);
 	}
 
 	/**
-	 * Return the advisory locks of the current database.
+	 * Create an endpoint for an application with several {@code DataSource}s.
+	 * @param inspectors read the locks of each {@code DataSource}, by bean name; at least one
+	 * @param defaultDataSource the name of the one {@code /advisorylocks} shows, or {@code null} for none
+	 * @param labels the recently derived keys, or {@code null} to show no labels
+	 */
+	public AdvisoryLocksEndpoint(Map<String, AdvisoryLockInspector> inspectors, @Nullable String defaultDataSource,
+			@Nullable KeyLabels labels) {
+		Assert.notEmpty(inspectors, "At least one AdvisoryLockInspector is required");
+		Assert.noNullElements(inspectors.values(), "AdvisoryLockInspectors must not be null");
+		Assert.isTrue(defaultDataSource == null || inspectors.containsKey(defaultDataSource),
+				() -> "The default DataSource '" + defaultDataSource + "' is none of " + inspectors.keySet());
+		this.inspectors = Collections.unmodifiableMap(new LinkedHashMap<>(inspectors));
+		this.defaultDataSource = defaultDataSource;
+		this.labels = labels;
+	}
+
+	private static AdvisoryLockInspector nonNull(AdvisoryLockInspector inspector) {
+		Assert.notNull(inspector, "AdvisoryLockInspector must not be null");
+		return inspector;
+	}
+
+	/**
+	 * Return the advisory locks of the database of the default {@code DataSource}.
 	 * @return the locks, grouped by key, holders first
+	 * @throws InvalidEndpointRequestException if there are several {@code DataSource}s and none is the default
 	 */
 	@ReadOperation
 	public AdvisoryLocksDescriptor advisoryLocks() {
-		AdvisoryLockInspector.Snapshot snapshot = this.inspector.locks();
+		if (this.defaultDataSource == null) {
+			String reason = "There are several DataSources and none is primary: ask /advisorylocks/{dataSource}, "
+					+ "one of " + this.inspectors.keySet();
+			throw new InvalidEndpointRequestException(reason, reason);
+		}
+		return describe(this.inspectors.get(this.defaultDataSource));
+	}
+
+	/**
+	 * Return the advisory locks of the database of the {@code DataSource} bean of the given name.
+	 * @param dataSource the bean name
+	 * @return the locks, grouped by key, holders first; {@code null} (not found) for a name that is no
+	 * {@code DataSource} bean
+	 */
+	@ReadOperation
+	public @Nullable AdvisoryLocksDescriptor advisoryLocksOf(@Selector String dataSource) {
+		AdvisoryLockInspector inspector = this.inspectors.get(dataSource);
+		return (inspector != null) ? describe(inspector) : null;
+	}
+
+	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector inspector) {
+		AdvisoryLockInspector.Snapshot snapshot = inspector.locks();
 		return new AdvisoryLocksDescriptor(snapshot.locks().stream().map(this::describe).toList(),
 				snapshot.truncated());
 	}

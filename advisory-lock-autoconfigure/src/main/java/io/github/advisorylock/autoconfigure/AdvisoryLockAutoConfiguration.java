@@ -16,6 +16,8 @@
 
 package io.github.advisorylock.autoconfigure;
 
+import java.util.Map;
+
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
@@ -24,7 +26,7 @@ import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.LockAcquisitionListener;
-import io.github.advisorylock.pglocks.DirectConnections;
+import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,7 +37,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -48,12 +49,14 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of advisory locks:
- * {@link AdvisoryLockOperations} on the application's {@link DataSource}, and the interception of
+ * {@link AdvisoryLockOperations} on the application's {@link DataSource}s, and the interception of
  * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods.
  *
- * <p>Applies when spring-jdbc is present, there is a single {@link DataSource} candidate and a
- * {@link PlatformTransactionManager}. Every bean backs off when the application defines its own. Other
- * auto-configurations are named rather than referenced, because their packages differ between Spring Boot 3 and 4.
+ * <p>Applies when spring-jdbc is present, with a {@link DataSource} and a {@link PlatformTransactionManager}. The
+ * operations know every {@code DataSource} bean that is a default candidate, by bean name, and the primary one (or
+ * the only one) as their default; with several and no primary one, there is no default. Every bean backs off when
+ * the application defines its own. Other auto-configurations are named rather than referenced, because their packages
+ * differ between Spring Boot 3 and 4.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -70,8 +73,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
 		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration" })
 @ConditionalOnClass({ DataSourceUtils.class, PlatformTransactionManager.class })
-@ConditionalOnSingleCandidate(DataSource.class)
-@ConditionalOnBean(PlatformTransactionManager.class)
+@ConditionalOnBean({ DataSource.class, PlatformTransactionManager.class })
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
 @Import(DirectConnectionsConfiguration.class)
 public final class AdvisoryLockAutoConfiguration {
@@ -84,11 +86,12 @@ public final class AdvisoryLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(AdvisoryLockOperations.class)
-	AdvisoryLockTemplate advisoryLockOperations(DataSource dataSource, LockKeyStrategy keyStrategy,
-			AdvisoryLockProperties properties, ObjectProvider<LockHolderDiagnosis> holderDiagnosis,
-			ObjectProvider<LockAcquisitionListener> listeners,
+	AdvisoryLockTemplate advisoryLockOperations(Map<String, DataSource> dataSources,
+			ObjectProvider<DataSource> dataSource, LockKeyStrategy keyStrategy, AdvisoryLockProperties properties,
+			ObjectProvider<LockHolderDiagnosis> holderDiagnosis, ObjectProvider<LockAcquisitionListener> listeners,
 			@InvocationLockDataSource ObjectProvider<DataSource> invocationDataSource) {
-		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSource);
+		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSources,
+				DataSourceBeans.defaultName(dataSources, dataSource));
 		template.setInvocationDataSource(invocationDataSource.getIfAvailable());
 		template.setHeartbeat(properties.getInvocation().getHeartbeat());
 		template.setMaxInvocationConnections(properties.getInvocation().getMaxConnections());
@@ -104,9 +107,8 @@ public final class AdvisoryLockAutoConfiguration {
 	@ConditionalOnMissingBean(LockHolderDiagnosis.class)
 	@ConditionalOnProperty(prefix = "advisory-lock.diagnosis", name = "enabled", havingValue = "true",
 			matchIfMissing = true)
-	PgLocksHolderDiagnosis advisoryLockHolderDiagnosis(AdvisoryLockProperties properties,
-			ObjectProvider<DirectConnections> directConnections) {
-		return new PgLocksHolderDiagnosis(properties.getDiagnosis().getTimeout(), directConnections.getIfAvailable());
+	PgLocksHolderDiagnosis advisoryLockHolderDiagnosis(DirectConnectionsRegistry directConnections) {
+		return new PgLocksHolderDiagnosis(directConnections);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -16,6 +16,9 @@
 
 package io.github.advisorylock.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
@@ -23,6 +26,7 @@ import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.DirectConnections;
+import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -32,7 +36,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -52,7 +55,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  *
  * <p>The endpoint reads {@code pg_locks} on a connection outside the application's pool when the pool is Hikari (see
  * {@link DirectConnections}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
- * cannot make it wait.
+ * cannot make it wait. With several {@code DataSource}s it reads the database of the primary one, or of the one its
+ * selector names by bean name (see {@link AdvisoryLocksEndpoint}).
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -61,7 +65,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
 		"org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
 @ConditionalOnAvailableEndpoint(AdvisoryLocksEndpoint.class)
-@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBean(DataSource.class)
 // The endpoint shows every advisory lock, so it stays when AdvisoryLockAutoConfiguration backs off (no transaction
 // manager), and then needs the properties registered here.
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
@@ -70,14 +74,19 @@ public final class AdvisoryLockEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	AdvisoryLocksEndpoint advisoryLocksEndpoint(DataSource dataSource, AdvisoryLockProperties properties,
-			ObjectProvider<DirectConnections> directConnections, ObjectProvider<KeyLabels> labels) {
-		// Outside the pool, bounded like a diagnosis: the endpoint must answer when the pool is exhausted.
-		DirectConnections direct = directConnections.getIfAvailable();
+	AdvisoryLocksEndpoint advisoryLocksEndpoint(Map<String, DataSource> dataSources,
+			ObjectProvider<DataSource> dataSource, AdvisoryLockProperties properties,
+			DirectConnectionsRegistry directConnections, ObjectProvider<KeyLabels> labels) {
 		boolean includeQuery = properties.getEndpoint().isIncludeQuery();
-		AdvisoryLockInspector inspector = (direct != null) ? new AdvisoryLockInspector(direct, includeQuery)
-				: new AdvisoryLockInspector(dataSource, includeQuery);
-		return new AdvisoryLocksEndpoint(inspector, labels.getIfUnique());
+		Map<String, AdvisoryLockInspector> inspectors = new LinkedHashMap<>();
+		dataSources.forEach((name, each) -> {
+			// Outside the pool, bounded like a diagnosis: the endpoint must answer when the pool is exhausted.
+			DirectConnections direct = directConnections.forDataSource(each);
+			inspectors.put(name, (direct != null) ? new AdvisoryLockInspector(direct, includeQuery)
+					: new AdvisoryLockInspector(each, includeQuery));
+		});
+		return new AdvisoryLocksEndpoint(inspectors, DataSourceBeans.defaultName(dataSources, dataSource),
+				labels.getIfUnique());
 	}
 
 	@Bean

@@ -185,8 +185,8 @@ public class AdvisoryLockProperties {
 		private Duration heartbeat = AdvisoryLockTemplate.DEFAULT_HEARTBEAT;
 
 		/**
-		 * Most invocation-scoped locks held at once by this instance, each by a connection outside the application's
-		 * pool; one more fails at once rather than waits.
+		 * Most invocation-scoped locks held at once by this instance on each DataSource, each by a connection outside
+		 * the application's pool; one more fails at once rather than waits.
 		 */
 		private int maxConnections = AdvisoryLockTemplate.DEFAULT_MAX_INVOCATION_CONNECTIONS;
 
@@ -208,7 +208,7 @@ public class AdvisoryLockProperties {
 		}
 
 		/**
-		 * Return the most invocation-scoped locks held at once.
+		 * Return the most invocation-scoped locks held at once on each {@code DataSource}.
 		 * @return the bound
 		 */
 		public int getMaxConnections() {
@@ -216,7 +216,7 @@ public class AdvisoryLockProperties {
 		}
 
 		/**
-		 * Set the most invocation-scoped locks held at once.
+		 * Set the most invocation-scoped locks held at once on each {@code DataSource}.
 		 * @param maxConnections the bound, positive
 		 */
 		public void setMaxConnections(int maxConnections) {

@@ -16,19 +16,18 @@
 
 package io.github.advisorylock.autoconfigure;
 
-import javax.sql.DataSource;
-
 import io.github.advisorylock.pglocks.DirectConnections;
-import org.jspecify.annotations.Nullable;
+import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@link DirectConnections} that the diagnosis of busy locks and the {@code advisorylocks} endpoint share, so that
- * their reads outside the application's pool have one bound between them. Imported by both auto-configurations; the
- * bean is {@code null} (absent to its users) when the data source is not a Hikari pool with a JDBC URL.
+ * The {@link DirectConnections} of each {@code DataSource}, which the diagnosis of busy locks and the
+ * {@code advisorylocks} endpoint share, so that their reads outside the application's pool have one bound between them
+ * per {@code DataSource}. Imported by both auto-configurations. A {@code DataSource} that is not a Hikari pool with a
+ * JDBC URL has none.
  *
  * @author advisory-lock authors
  */
@@ -37,8 +36,8 @@ class DirectConnectionsConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@Nullable DirectConnections advisoryLockDirectConnections(DataSource dataSource, AdvisoryLockProperties properties) {
-		return DirectConnections.of(dataSource, properties.getDiagnosis().getTimeout());
+	DirectConnectionsRegistry advisoryLockDirectConnections(AdvisoryLockProperties properties) {
+		return new DirectConnectionsRegistry(properties.getDiagnosis().getTimeout());
 	}
 
 }

@@ -107,7 +107,7 @@ public class AdvisoryLockAspectSupport {
 		}
 		List<Object> keys = keys(attribute, targetClass, target, args);
 		LockRequest request = new LockRequest(attribute.namespace(), keys, attribute.mode(), attribute.waitMode(),
-				attribute.timeout(), attribute.scope());
+				attribute.timeout(), attribute.scope(), attribute.dataSource());
 		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
 			try {
 				this.operations.get().lock(request);

@@ -37,10 +37,12 @@ import org.jspecify.annotations.Nullable;
  * @param waitMode block, try or skip
  * @param timeout the BLOCK timeout, or {@code null} for the configured default (and for TRY and SKIP)
  * @param scope transaction or invocation
+ * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} for the one of the current
+ * transaction
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
 		List<Integer> parameterIndexes, LockMode mode,
-		WaitMode waitMode, @Nullable Duration timeout, LockScope scope) {
+		WaitMode waitMode, @Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
 
 }

@@ -130,7 +130,8 @@ class AdvisoryLockAttributeSource {
 			.toList();
 		return new AdvisoryLockAttribute(specificMethod, annotation.namespace(), List.of(annotation.key()),
 				parameterIndexes, annotation.mode(), annotation.waitMode(),
-				this.validator.timeout(specificMethod, annotation), annotation.scope());
+				this.validator.timeout(specificMethod, annotation), annotation.scope(),
+				annotation.dataSource().isEmpty() ? null : annotation.dataSource());
 	}
 
 }

@@ -175,6 +175,10 @@ class AdvisoryLockAttributeValidator {
 					+ ClassUtils.resolvePrimitiveIfNecessary(method.getReturnType()).getSimpleName()
 					+ ">, or use waitMode TRY, which throws LockBusyException instead");
 		}
+		if (!annotation.dataSource().isEmpty() && annotation.dataSource().isBlank()) {
+			throw invalid(method, "dataSource must name a DataSource bean, or be left empty for the one of "
+					+ "the current transaction");
+		}
 	}
 
 	/**

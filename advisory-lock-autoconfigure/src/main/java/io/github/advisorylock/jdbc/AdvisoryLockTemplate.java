@@ -23,6 +23,8 @@ import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -42,6 +44,7 @@ import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.AdvisoryLockStatements.Refusal;
 import io.github.advisorylock.jdbc.AdvisoryLockStatements.Tried;
+import io.github.advisorylock.jdbc.LockDataSources.Bound;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import org.apache.commons.logging.Log;
@@ -62,18 +65,27 @@ import org.springframework.util.Assert;
  *
  * <p>Works with any transaction manager that binds a {@link ConnectionHolder} for the {@link DataSource} to the
  * transaction, such as {@code DataSourceTransactionManager}, {@code JdbcTransactionManager} and
- * {@code JpaTransactionManager} with Hibernate. An acquisition whose locks are free is one statement (see
- * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the check that a lock is allowed (isolation, recovery).
+ * {@code JpaTransactionManager} with Hibernate (which binds one when it knows its {@code DataSource}, as it does in
+ * Spring Boot's auto-configuration). An acquisition whose locks are free is one statement (see
+ * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the check that a lock is allowed
+ * (isolation, recovery).
  * A {@link WaitMode#BLOCK} that finds a key held sends a second statement, which waits within the timeout. The template
  * never releases a lock: PostgreSQL does, at COMMIT or ROLLBACK.
+ *
+ * <p>A template may know several {@code DataSource}s, by bean name (see {@link #AdvisoryLockTemplate(Map, String)}): a
+ * transaction-scoped call joins the connection bound to the current transaction, whichever of them it is of, and where
+ * connections of several are bound at once (a transaction of one manager inside another's) the request must name one
+ * ({@link LockRequest#dataSource()}). An invocation-scoped call takes its own connection from the one it names, or
+ * from the default one.
  *
  * <p>Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException}, any other
  * {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a deadlock between two calls is a
  * {@code PessimisticLockingFailureException} ({@code DeadlockLoserDataAccessException} on Spring Framework 6).
  *
  * <p>{@link LockScope#INVOCATION Invocation-scoped} locks run through {@link #execute}: each holds a connection of its
- * own (see {@link #setInvocationDataSource}) in a read-only transaction for the whole call, kept alive by a heartbeat.
- * {@link #close()} stops the heartbeats and closes those connections.
+ * own (see {@link #setInvocationDataSource}) in a read-only transaction for the whole call, kept alive by a heartbeat;
+ * each {@code DataSource} has its own source of them, with its own bound. {@link #close()} stops the heartbeats and
+ * closes those connections.
  *
  * <p>Optionally, a {@link LockHolderDiagnosis} names the holders in each {@code LockBusyException} (on the failure path
  * only), and {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing, key labels).
@@ -97,8 +109,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/** The default interval of an invocation-scoped lock's heartbeat. */
 	public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(10);
 
-	/** The default bound on the invocation-scoped locks held at once. */
+	/** The default bound on the invocation-scoped locks held at once on one {@code DataSource}. */
 	public static final int DEFAULT_MAX_INVOCATION_CONNECTIONS = 4;
+
+	/** The name {@link #AdvisoryLockTemplate(DataSource)} gives its {@code DataSource}, Spring Boot's name of it. */
+	public static final String DEFAULT_DATA_SOURCE_NAME = "dataSource";
 
 	/** A transaction-scoped lock is never lost while its transaction can still run statements. */
 	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
@@ -117,7 +132,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/** PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when {@code lock_timeout} runs out. */
 	private static final String LOCK_NOT_AVAILABLE = "55P03";
 
-	private final DataSource dataSource;
+	private final LockDataSources dataSources;
 
 	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
 
@@ -139,16 +154,34 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
-	private volatile @Nullable InvocationLocks invocationLocks;
+	/** The support of invocation-scoped locks, by name of the {@code DataSource} they hold connections of. */
+	private final Map<String, InvocationLocks> invocationLocks = new ConcurrentHashMap<>();
 
 	/**
-	 * Create a template that locks on the connections of the given {@link DataSource}.
+	 * Create a template that locks on the connections of the given {@link DataSource}, the only one it knows, under
+	 * the name {@value #DEFAULT_DATA_SOURCE_NAME}.
 	 * @param dataSource the data source whose transactions the locks join
 	 */
 	public AdvisoryLockTemplate(DataSource dataSource) {
-		Assert.notNull(dataSource, "DataSource must not be null");
-		this.dataSource = dataSource;
+		this(Map.of(DEFAULT_DATA_SOURCE_NAME, nonNull(dataSource)), DEFAULT_DATA_SOURCE_NAME);
+	}
+
+	/**
+	 * Create a template that locks on the connections of several {@link DataSource}s: a transaction-scoped call joins
+	 * the one bound to its transaction, and an invocation-scoped call takes its own from the one it names or from the
+	 * default. Without a default, an invocation-scoped call must name one.
+	 * @param dataSources the data sources by bean name, at least one
+	 * @param defaultDataSource the name of the default one (the primary one), or {@code null} for none
+	 */
+	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
+		Assert.notNull(dataSources, "DataSources must not be null");
+		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
 		this.exceptionTranslator = SqlExceptions.postgresTranslator();
+	}
+
+	private static DataSource nonNull(DataSource dataSource) {
+		Assert.notNull(dataSource, "DataSource must not be null");
+		return dataSource;
 	}
 
 	/**
@@ -217,12 +250,17 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the source of the connections that hold invocation-scoped locks. It must not be the pool the work uses:
-	 * a lock held for a whole call takes one of its connections for that long. Defaults to a pool derived from the
-	 * template's {@link DataSource} when that is a Hikari pool; otherwise invocation-scoped calls fail, saying so.
+	 * Set the source of the connections that hold invocation-scoped locks on the default {@link DataSource}. It must
+	 * not be the pool the work uses: a lock held for a whole call takes one of its connections for that long.
+	 * Defaults to a pool derived from that {@code DataSource} when it is a Hikari pool; otherwise invocation-scoped
+	 * calls fail, saying so. Invocation-scoped locks on another {@code DataSource} always use a pool derived from it.
 	 * @param invocationDataSource the source, or {@code null} to derive one
+	 * @throws IllegalStateException if a source is given and the template has no default {@code DataSource}
 	 */
 	public void setInvocationDataSource(@Nullable DataSource invocationDataSource) {
+		Assert.state(invocationDataSource == null || this.dataSources.defaultName() != null, () -> "An invocation "
+				+ "lock DataSource serves the locks of the default DataSource, and there is none among "
+				+ this.dataSources.names() + ": mark one DataSource bean @Primary");
 		this.invocationDataSource = invocationDataSource;
 	}
 
@@ -249,7 +287,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the most invocation-scoped locks held at once, each by a connection of its own. Defaults to 4.
+	 * Set the most invocation-scoped locks held at once on each {@code DataSource}, each by a connection of its own.
+	 * Defaults to 4.
 	 * @param maxInvocationConnections the bound (see {@link #checkMaxInvocationConnections})
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
@@ -277,47 +316,58 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		this.instanceName = instanceName;
 	}
 
-	private InvocationLocks invocationLocks() {
-		InvocationLocks locks = this.invocationLocks;
-		if (locks == null) {
-			synchronized (this) {
-				locks = this.invocationLocks;
-				if (locks == null) {
-					// Made at the first invocation-scoped call, so that an application without one starts no thread
-					// and no pool; a source that cannot be derived fails that call, and the next ones, saying why.
-					DataSource configured = this.invocationDataSource;
-					LockConnections connections = (configured != null)
-							? new LockConnections(configured, false, this.maxInvocationConnections)
-							: new LockConnections(derivedInvocationDataSource(), true, this.maxInvocationConnections);
-					locks = new InvocationLocks(connections, this.heartbeat, this.instanceName);
-					this.invocationLocks = locks;
-				}
-			}
-		}
-		return locks;
+	private InvocationLocks invocationLocks(String name) {
+		// Made at the first invocation-scoped call on each DataSource, so that an application without one starts no
+		// thread and no pool; a source that cannot be derived fails that call, and the next ones, saying why.
+		return this.invocationLocks.computeIfAbsent(name, (key) -> {
+			DataSource dataSource = this.dataSources.dataSource(name);
+			DataSource configured = name.equals(this.dataSources.defaultName()) ? this.invocationDataSource : null;
+			LockConnections connections = (configured != null)
+					? new LockConnections(configured, false, this.maxInvocationConnections)
+					: new LockConnections(derivedInvocationDataSource(name, dataSource), true,
+							this.maxInvocationConnections);
+			return new InvocationLocks(connections, LockDataSources.target(dataSource), this.heartbeat,
+					this.instanceName);
+		});
 	}
 
-	private DataSource derivedInvocationDataSource() {
-		DataSource pool = LockConnections.derivedPool(this.dataSource, this.maxInvocationConnections);
+	private DataSource derivedInvocationDataSource(String name, DataSource dataSource) {
+		DataSource pool = LockConnections.derivedPool(dataSource, this.maxInvocationConnections);
 		if (pool == null) {
+			boolean isDefault = name.equals(this.dataSources.defaultName());
 			throw new IllegalStateException("Invocation-scoped advisory locks need connections of their own, outside "
-					+ "the application's pool, and none can be derived from " + this.dataSource.getClass().getName()
-					+ " (they are derived from a Hikari pool only, found through DataSource.unwrap): define a "
-					+ "DataSource bean with @Bean(defaultCandidate = false) @InvocationLockDataSource, or call "
-					+ "AdvisoryLockTemplate.setInvocationDataSource");
+					+ "the application's pool, and none can be derived from " + dataSource.getClass().getName()
+					+ ((this.dataSources.names().size() > 1) ? " (DataSource '" + name + "')" : "")
+					+ " (they are derived from a Hikari pool only, found through DataSource.unwrap): "
+					+ (isDefault ? "define a DataSource bean with @Bean(defaultCandidate = false) "
+							+ "@InvocationLockDataSource, or call AdvisoryLockTemplate.setInvocationDataSource"
+							: "make that DataSource a Hikari pool, or hold the lock on the default DataSource"));
 		}
 		return pool;
 	}
 
 	/**
 	 * Stop the heartbeats and close the connections of invocation-scoped locks, if any were used.
-	 * @throws Exception if closing the derived pool fails
+	 * @throws Exception if closing a derived pool fails (the others are closed all the same)
 	 */
 	@Override
 	public void close() throws Exception {
-		InvocationLocks locks = this.invocationLocks;
-		if (locks != null) {
-			locks.close();
+		Exception failure = null;
+		for (InvocationLocks locks : this.invocationLocks.values()) {
+			try {
+				locks.close();
+			}
+			catch (Exception ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
 		}
 	}
 
@@ -346,7 +396,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Assert.notNull(callback, "LockCallback must not be null");
 		LockKeys keys = resolve(request);
 		if (request.scope() == LockScope.INVOCATION) {
-			return invocationLocks().execute(request, keys, this, callback);
+			String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
+			return invocationLocks(name).execute(request, keys, this, callback);
 		}
 		if (!acquire(request, keys, true)) {
 			return LockResult.skipped();
@@ -398,31 +449,49 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * that found one held
 	 */
 	private boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
-		LockKeys keys = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), requested);
+		LockKeys keys = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), requested,
+				() -> heldLocksTarget(request));
 		if (keys.keys().isEmpty()) {
 			return true;
 		}
 		Acquisition acquisition = starting(request, keys);
+		Bound bound = null;
 		Connection connection = null;
 		Attempt attempt;
 		try {
-			TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), keys);
-			connection = transactionConnection(request.namespace());
+			bound = transactionBound(request.namespace(), request.dataSource());
+			TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), keys,
+					LockDataSources.target(bound.resource()), bound.holder());
+			connection = transactionConnection(request.namespace(), bound);
 			attempt = attempt(connection, request, keys);
 		}
 		catch (RuntimeException ex) {
-			release(connection);
+			release(connection, bound);
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
 		// The listeners hear the outcome before a diagnosis, which may take a second.
 		acquisition.finished(attempt.outcome(), attempt.timedOut());
 		try {
-			return settle(attempt, request, keys, connection, throwIfBusy);
+			return settle(attempt, request, keys, bound, connection, throwIfBusy);
 		}
 		finally {
-			release(connection);
+			release(connection, bound);
 		}
+	}
+
+	/**
+	 * Return the data source whose enclosing invocation-scoped locks a transaction-scoped call may find its keys
+	 * among: the one it would lock on; without a transaction to tell, the one it names or the default, so that a
+	 * nested call in an invocation-scoped one still finds the keys that one holds.
+	 */
+	private @Nullable DataSource heldLocksTarget(LockRequest request) {
+		Bound bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
+		if (bound != null) {
+			return LockDataSources.target(bound.resource());
+		}
+		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
+		return (name != null) ? LockDataSources.target(this.dataSources.named(request.namespace(), name)) : null;
 	}
 
 	/**
@@ -446,11 +515,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * Act on what an attempt found, after the listeners heard it.
 	 */
-	private boolean settle(Attempt attempt, LockRequest request, LockKeys keys, Connection connection,
+	private boolean settle(Attempt attempt, LockRequest request, LockKeys keys, Bound bound, Connection connection,
 			boolean throwIfBusy) {
 		switch (attempt.outcome()) {
 			case ACQUIRED -> {
-				TransactionLocks.record(request.mode(), keys.keys());
+				TransactionLocks.record(request.mode(), keys.keys(), LockDataSources.target(bound.resource()),
+						bound.holder());
 				return true;
 			}
 			case SKIPPED -> {
@@ -458,8 +528,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				return false;
 			}
 			case TIMEOUT -> throw busy(request, keys, timeout(request), attempt.timedOut(),
-					(diagnosis) -> diagnosis.afterTimeout(connection, waitedFor(keys, attempt.busyKey()),
-							request.mode()));
+					(diagnosis) -> diagnosis.afterTimeout(bound.dataSource(), connection,
+							waitedFor(keys, attempt.busyKey()), request.mode()));
 			default -> {
 				if (throwIfBusy) {
 					throw busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
@@ -470,9 +540,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		}
 	}
 
-	private void release(@Nullable Connection connection) {
-		if (connection != null) {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+	private static void release(@Nullable Connection connection, @Nullable Bound bound) {
+		if (connection != null && bound != null) {
+			DataSourceUtils.releaseConnection(connection, bound.resource());
 		}
 	}
 
@@ -598,7 +668,16 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		return ex;
 	}
 
-	private Connection transactionConnection(String namespace) {
+	/**
+	 * Find the connection of the current transaction that a call joins, after checking the transaction.
+	 * @param namespace the namespace of the call, for messages
+	 * @param dataSource the name of the data source the call gives, or {@code null}
+	 */
+	private Bound transactionBound(String namespace, @Nullable String dataSource) {
+		if (dataSource != null) {
+			// A wrong name is a mistake in the code, whatever the transaction: say it first.
+			this.dataSources.named(namespace, dataSource);
+		}
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
 			throw new LockTransactionException("Advisory lock '" + namespace + "' needs an actual transaction, and "
 					+ "none is active: call it inside @Transactional (propagation REQUIRED, REQUIRES_NEW or MANDATORY; "
@@ -609,14 +688,14 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		if (declared != null && declared > Connection.TRANSACTION_READ_COMMITTED) {
 			throw isolationTooHigh(namespace, isolationName(declared));
 		}
-		if (!(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)
-				|| holder.getConnectionHandle() == null) {
-			throw new LockTransactionException("Advisory lock '" + namespace + "' found no JDBC connection of its "
-					+ "DataSource bound to the current transaction: the transaction manager must manage that "
-					+ "DataSource (DataSourceTransactionManager, JdbcTransactionManager or JpaTransactionManager), "
-					+ "or the lock would be taken in another session and protect nothing");
-		}
-		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		return this.dataSources.bound(namespace, dataSource);
+	}
+
+	/**
+	 * Get the bound connection, checking that it is in the transaction.
+	 */
+	private Connection transactionConnection(String namespace, Bound bound) {
+		Connection connection = DataSourceUtils.getConnection(bound.resource());
 		try {
 			// A holder bound by a JdbcTemplate call outside this DataSource's transaction: the lock would end with
 			// its statement. Drivers answer this from local state, without a round trip. (A pool that hands out
@@ -628,11 +707,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			}
 		}
 		catch (SQLException ex) {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			DataSourceUtils.releaseConnection(connection, bound.resource());
 			throw translate(ex, "Check the transaction of advisory lock '" + namespace + "'", null);
 		}
 		catch (LockTransactionException ex) {
-			DataSourceUtils.releaseConnection(connection, this.dataSource);
+			DataSourceUtils.releaseConnection(connection, bound.resource());
 			throw ex;
 		}
 		return connection;

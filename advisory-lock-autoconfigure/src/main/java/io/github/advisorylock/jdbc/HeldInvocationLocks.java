@@ -19,6 +19,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
 
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockMode;
@@ -28,7 +31,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The invocation-scoped locks the current thread holds, innermost last: what makes a nested call for the same key
  * re-entrant. Without it, a nested call would ask for the key on another session and wait for itself until its
- * timeout.
+ * timeout. Only locks on the same {@code DataSource} count: a key held on one database is no lock on another.
  */
 final class HeldInvocationLocks {
 
@@ -43,20 +46,26 @@ final class HeldInvocationLocks {
 	 * @param namespace the namespace, for messages
 	 * @param mode the mode the call asks for
 	 * @param keys the call's keys
+	 * @param target the innermost {@code DataSource} the call locks on (see {@link LockDataSources#target}), or
+	 * {@code null} when it is unknown; asked only when the thread holds invocation-scoped locks
 	 * @return the keys still to acquire, possibly none; {@code keys} itself when the thread holds none of them
 	 * @throws io.github.advisorylock.LockLostException if a lock holding one of them was lost
 	 * @throws LockTransactionException if the call asks EXCLUSIVE for a key the thread holds SHARED
 	 */
-	static LockKeys notHeld(String namespace, LockMode mode, LockKeys keys) {
+	static LockKeys notHeld(String namespace, LockMode mode, LockKeys keys, Supplier<@Nullable DataSource> target) {
 		Deque<InvocationLock> locks = held.get();
 		if (locks == null || locks.isEmpty()) {
+			return keys;
+		}
+		DataSource dataSource = target.get();
+		if (dataSource == null) {
 			return keys;
 		}
 		List<Long> remaining = new ArrayList<>(keys.keys().size());
 		List<String> values = new ArrayList<>(keys.keys().size());
 		for (int i = 0; i < keys.keys().size(); i++) {
 			long key = keys.keys().get(i);
-			InvocationLock holder = holder(locks, key, mode);
+			InvocationLock holder = holder(locks, key, mode, dataSource);
 			if (holder == null) {
 				remaining.add(key);
 				values.add(keys.values().get(i));
@@ -69,10 +78,11 @@ final class HeldInvocationLocks {
 				List.copyOf(values));
 	}
 
-	private static @Nullable InvocationLock holder(Deque<InvocationLock> locks, long key, LockMode mode) {
+	private static @Nullable InvocationLock holder(Deque<InvocationLock> locks, long key, LockMode mode,
+			DataSource target) {
 		InvocationLock shared = null;
 		for (InvocationLock lock : locks) {
-			if (lock.keys().keys().contains(key)) {
+			if (lock.target() == target && lock.keys().keys().contains(key)) {
 				if (lock.mode() == LockMode.EXCLUSIVE || mode == LockMode.SHARED) {
 					return lock;
 				}

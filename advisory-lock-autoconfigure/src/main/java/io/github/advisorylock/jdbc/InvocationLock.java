@@ -23,6 +23,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import javax.sql.DataSource;
+
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
@@ -55,6 +57,8 @@ final class InvocationLock implements LockHandle {
 
 	private final LockKeys keys;
 
+	private final DataSource target;
+
 	private final Connection connection;
 
 	private final Acquisition acquisition;
@@ -75,16 +79,19 @@ final class InvocationLock implements LockHandle {
 
 	/**
 	 * Create the lock of a call, just acquired.
+	 * @param target the innermost {@code DataSource} its connection is of (see {@link LockDataSources#target})
 	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the lock was sent
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
 	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the lock's transaction, or
 	 * {@code null} for none
 	 */
-	InvocationLock(String namespace, LockMode mode, LockKeys keys, Connection connection, Acquisition acquisition,
-			String heartbeatSql, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
+	InvocationLock(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
+			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
+			@Nullable Duration transactionTimeout) {
 		this.namespace = namespace;
 		this.mode = mode;
 		this.keys = keys;
+		this.target = target;
 		this.connection = connection;
 		this.acquisition = acquisition;
 		this.heartbeatSql = heartbeatSql;
@@ -99,6 +106,10 @@ final class InvocationLock implements LockHandle {
 
 	LockKeys keys() {
 		return this.keys;
+	}
+
+	DataSource target() {
+		return this.target;
 	}
 
 	/**

@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import javax.sql.DataSource;
+
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockBusyException;
@@ -61,6 +63,9 @@ final class InvocationLocks implements AutoCloseable {
 
 	private final LockConnections connections;
 
+	/** The innermost {@code DataSource} the locks are held on: what a nested call on the same one finds them by. */
+	private final DataSource target;
+
 	private final Duration heartbeat;
 
 	/** Three heartbeats, so that one late or lost heartbeat does not end a healthy holder's lock. */
@@ -80,11 +85,13 @@ final class InvocationLocks implements AutoCloseable {
 	/**
 	 * Create the support.
 	 * @param connections where the locks' connections come from, at most as many at once as heartbeat threads
+	 * @param target the innermost {@code DataSource} they are connections of (see {@link LockDataSources#target})
 	 * @param heartbeat how often a held lock's session is checked; three of them make the dead-man switch
 	 * @param instance names this process in each lock session's {@code application_name}
 	 */
-	InvocationLocks(LockConnections connections, Duration heartbeat, String instance) {
+	InvocationLocks(LockConnections connections, DataSource target, Duration heartbeat, String instance) {
 		this.connections = connections;
+		this.target = target;
 		this.heartbeat = heartbeat;
 		this.deadMan = heartbeat.multipliedBy(3);
 		this.instance = instance;
@@ -107,7 +114,7 @@ final class InvocationLocks implements AutoCloseable {
 	 */
 	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, AdvisoryLockTemplate template,
 			LockCallback<T> callback) {
-		LockKeys needed = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), keys);
+		LockKeys needed = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), keys, () -> this.target);
 		if (needed.keys().isEmpty()) {
 			// Re-entrant: an enclosing call on this thread holds every key, and outlives this one.
 			return LockResult.executed(callback.doWithLock(HeldInvocationLocks.current()));
@@ -119,7 +126,7 @@ final class InvocationLocks implements AutoCloseable {
 					+ "committed yet. Call it outside the transaction (put @Transactional on the method itself or "
 					+ "on what it calls), or use scope TRANSACTION");
 		}
-		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed);
+		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
 		if (this.closed) {
 			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' was called "
 					+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");
@@ -233,8 +240,8 @@ final class InvocationLocks implements AutoCloseable {
 			throw ex;
 		}
 		acquisition.finished(Outcome.ACQUIRED, null);
-		return new InvocationLock(request.namespace(), request.mode(), keys, connection, acquisition, keepAlive, sent,
-				this.deadMan, transactionTimeout);
+		return new InvocationLock(request.namespace(), request.mode(), keys, this.target, connection, acquisition,
+				keepAlive, sent, this.deadMan, transactionTimeout);
 	}
 
 	/**

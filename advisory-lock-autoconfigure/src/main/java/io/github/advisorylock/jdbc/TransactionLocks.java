@@ -22,10 +22,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import javax.sql.DataSource;
+
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -44,6 +47,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * thread, and back when the transaction resumes. A rollback to a savepoint ({@code Propagation.NESTED}) releases, in
  * PostgreSQL, the locks taken after the savepoint, so it forgets them too. Only what the library took is known, not
  * SQL run by hand.
+ *
+ * <p>Each key is recorded with the {@code DataSource} and the connection it was taken on. A key held on another
+ * {@code DataSource} is no conflict (another database, as far as the library can tell), and neither is one held on
+ * the very connection the call locks on: a transaction of another manager inside this one suspends this record, but
+ * leaves its connection bound, and a call that joins that connection takes the key again re-entrantly.
  */
 final class TransactionLocks implements TransactionSynchronization {
 
@@ -53,7 +61,7 @@ final class TransactionLocks implements TransactionSynchronization {
 	/** The records of this thread's suspended transactions, innermost last. */
 	private static final ThreadLocal<Deque<TransactionLocks>> suspended = new ThreadLocal<>();
 
-	/** The keys taken, in order, each with its mode: a savepoint is a position in this list. */
+	/** The keys taken, in order, each with its mode and connection: a savepoint is a position in this list. */
 	private final List<Taken> taken = new ArrayList<>();
 
 	/** Each savepoint Spring made in this transaction, with how many keys were taken before it. */
@@ -66,8 +74,10 @@ final class TransactionLocks implements TransactionSynchronization {
 	 * Record keys the current transaction now holds; nothing when it has no synchronization to follow it with.
 	 * @param mode the mode they were taken in
 	 * @param keys the keys
+	 * @param target the innermost {@code DataSource} of the connection they were taken on
+	 * @param holder the holder of that connection
 	 */
-	static void record(LockMode mode, List<Long> keys) {
+	static void record(LockMode mode, List<Long> keys, DataSource target, ConnectionHolder holder) {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return;
 		}
@@ -78,7 +88,7 @@ final class TransactionLocks implements TransactionSynchronization {
 			TransactionSynchronizationManager.registerSynchronization(locks);
 		}
 		for (Long key : keys) {
-			locks.taken.add(new Taken(key, mode));
+			locks.taken.add(new Taken(key, mode, target, holder));
 		}
 	}
 
@@ -89,7 +99,7 @@ final class TransactionLocks implements TransactionSynchronization {
 	 */
 	static boolean holds(long key) {
 		TransactionLocks locks = (TransactionLocks) TransactionSynchronizationManager.getResource(RESOURCE);
-		return locks != null && locks.mode(key) != null;
+		return locks != null && locks.taken.stream().anyMatch((taken) -> taken.key() == key);
 	}
 
 	/**
@@ -97,16 +107,19 @@ final class TransactionLocks implements TransactionSynchronization {
 	 * @param namespace the namespace, for the message
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
+	 * @param target the innermost {@code DataSource} the call locks on
+	 * @param holder the holder of the connection the call locks on, or {@code null} for a connection of its own
 	 * @throws LockTransactionException naming the key and why it can never be had
 	 */
-	static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys) {
+	static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, DataSource target,
+			@Nullable ConnectionHolder holder) {
 		Deque<TransactionLocks> locks = suspended.get();
 		if (locks == null) {
 			return;
 		}
 		for (TransactionLocks transaction : locks) {
 			for (int i = 0; i < keys.keys().size(); i++) {
-				LockMode held = transaction.mode(keys.keys().get(i));
+				LockMode held = transaction.mode(keys.keys().get(i), target, holder);
 				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
 					throw new LockTransactionException("Advisory lock " + namespace + ":" + keys.values().get(i)
 							+ " is held " + held + " by a transaction of this same thread that is suspended "
@@ -119,12 +132,13 @@ final class TransactionLocks implements TransactionSynchronization {
 	}
 
 	/**
-	 * Return the strongest mode this transaction holds a key in.
+	 * Return the strongest mode this transaction holds a key in on a {@code DataSource}, other than on the given
+	 * connection.
 	 */
-	private @Nullable LockMode mode(long key) {
+	private @Nullable LockMode mode(long key, DataSource target, @Nullable ConnectionHolder holder) {
 		LockMode mode = null;
 		for (Taken each : this.taken) {
-			if (each.key() == key) {
+			if (each.key() == key && each.target() == target && each.holder() != holder) {
 				if (each.mode() == LockMode.EXCLUSIVE) {
 					return LockMode.EXCLUSIVE;
 				}
@@ -185,9 +199,9 @@ final class TransactionLocks implements TransactionSynchronization {
 	}
 
 	/**
-	 * A key taken, in a mode.
+	 * A key taken, in a mode, on a connection.
 	 */
-	private record Taken(long key, LockMode mode) {
+	private record Taken(long key, LockMode mode, DataSource target, ConnectionHolder holder) {
 
 	}
 

@@ -25,6 +25,7 @@ import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -49,8 +50,9 @@ import org.springframework.util.ClassUtils;
  * asks the caller to roll back.</li>
  * <li>After a {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}), PostgreSQL has aborted the transaction and its
  * connection can run nothing until the rollback. The diagnosis then opens a short-lived physical connection of its
- * own, <em>outside</em> the application's pool, from {@link DirectConnections}: a pool that is exhausted (often the
- * very reason locks time out) is never waited on. Opening it costs a connection handshake on that error path only;
+ * own, <em>outside</em> the application's pool, from the {@link DirectConnections} of the caller's
+ * {@code DataSource} (so on the server the lock was asked of, where the application has several): a pool that is
+ * exhausted (often the very reason locks time out) is never waited on. Opening it costs a connection handshake on that error path only;
  * {@code DirectConnections} bounds how many are open at once and how long each step may take, and a diagnosis it
  * refuses is skipped rather than queued. Without direct connections (a pool that is not Hikari, or Hikari configured
  * without a JDBC URL), timeouts are not diagnosed, and the message says so.</li>
@@ -95,21 +97,38 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 
 	private final Duration timeout;
 
-	private final @Nullable DirectConnections directConnections;
+	/** The direct connections of the caller's {@code DataSource}, or {@code null} for none. */
+	private final Function<DataSource, @Nullable DirectConnections> directConnections;
 
 	/**
-	 * Create a diagnosis.
+	 * Create a diagnosis that asks the same server after every timeout, whatever the caller's {@code DataSource}: for
+	 * an application with one.
 	 * @param timeout the bound on a query on the caller's connection (see {@link DirectConnections#checkTimeout})
 	 * @param directConnections where timeouts are diagnosed, or {@code null} to leave them undiagnosed
 	 */
 	public PgLocksHolderDiagnosis(Duration timeout, @Nullable DirectConnections directConnections) {
+		this(timeout, (dataSource) -> directConnections);
+	}
+
+	/**
+	 * Create a diagnosis that asks, after a timeout, the server of the caller's {@code DataSource}, on the direct
+	 * connections the registry derives from it.
+	 * @param directConnections the direct connections of each {@code DataSource}; their timeout also bounds a query
+	 * on the caller's connection
+	 */
+	public PgLocksHolderDiagnosis(DirectConnectionsRegistry directConnections) {
+		this(directConnections.getTimeout(), directConnections::forDataSource);
+	}
+
+	private PgLocksHolderDiagnosis(Duration timeout,
+			Function<DataSource, @Nullable DirectConnections> directConnections) {
 		DirectConnections.checkTimeout(timeout, "Lock holder diagnosis timeout");
 		this.timeout = timeout;
 		this.directConnections = directConnections;
 	}
 
 	/**
-	 * Create a diagnosis for the application's {@link DataSource}, diagnosing timeouts on
+	 * Create a diagnosis for the application's only {@link DataSource}, diagnosing timeouts on
 	 * {@linkplain DirectConnections#of direct connections} when it is a Hikari pool with a JDBC URL.
 	 * @param dataSource the application's data source
 	 * @param timeout the bound on connecting and on each query
@@ -138,8 +157,8 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 	}
 
 	@Override
-	public Diagnosis afterTimeout(Connection caller, List<Long> keys, LockMode mode) {
-		DirectConnections direct = this.directConnections;
+	public Diagnosis afterTimeout(DataSource dataSource, Connection caller, List<Long> keys, LockMode mode) {
+		DirectConnections direct = this.directConnections.apply(dataSource);
 		if (direct == null) {
 			return Diagnosis.notDiagnosed("the transaction was aborted by the timeout, and no connection outside the "
 					+ "pool is configured to ask PostgreSQL (see PgLocksHolderDiagnosis)", null);

@@ -102,7 +102,7 @@ class DirectConnectionsTests {
 		Future<AdvisoryLockInspector.Snapshot> stalledRead = this.threads.submit(inspector::locks);
 		Future<LockHolderDiagnosis.Diagnosis> stalledDiagnosis = this.threads.submit(() -> {
 			try (Connection caller = TestDatabase.get().dataSource().getConnection()) {
-				return diagnosis.afterTimeout(caller, List.of(1L), LockMode.EXCLUSIVE);
+				return diagnosis.afterTimeout(TestDatabase.get().dataSource(), caller, List.of(1L), LockMode.EXCLUSIVE);
 			}
 		});
 		assertThat(stalling.awaitStalled()).isTrue();

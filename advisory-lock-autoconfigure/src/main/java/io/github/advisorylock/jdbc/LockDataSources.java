@@ -1,0 +1,295 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.LockTransactionException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
+import org.springframework.util.Assert;
+
+/**
+ * The {@link DataSource}s a template may lock on, by bean name, and the default one: which one's connection a
+ * transaction-scoped call joins, found among the connections bound to the current transactions of the thread, and
+ * which one an invocation-scoped call takes its own connection from.
+ *
+ * <p>A bound resource belongs to a {@code DataSource} when one wraps the other, or both wrap the same one: each is
+ * unwrapped as Spring unwraps transactional resources, then along {@link DelegatingDataSource#getTargetDataSource()}
+ * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy}). Connections of a
+ * {@code DataSource} that is none of these are not the template's, and are ignored.
+ *
+ * @author advisory-lock authors
+ */
+final class LockDataSources {
+
+	/** The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot loop. */
+	private static final int MAX_LAYERS = 16;
+
+	private final Map<String, DataSource> byName;
+
+	private final @Nullable String defaultName;
+
+	/**
+	 * Create the data sources.
+	 * @param byName the data sources by bean name, at least one
+	 * @param defaultName the name of the default one, or {@code null} for none
+	 */
+	LockDataSources(Map<String, DataSource> byName, @Nullable String defaultName) {
+		Assert.notEmpty(byName, "At least one DataSource is required");
+		byName.forEach((name, dataSource) -> {
+			Assert.hasText(name, "DataSource names must not be blank");
+			Assert.notNull(dataSource, () -> "DataSource '" + name + "' must not be null");
+		});
+		Assert.isTrue(defaultName == null || byName.containsKey(defaultName),
+				() -> "The default DataSource '" + defaultName + "' is none of " + byName.keySet());
+		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(byName));
+		this.defaultName = defaultName;
+	}
+
+	Set<String> names() {
+		return this.byName.keySet();
+	}
+
+	@Nullable String defaultName() {
+		return this.defaultName;
+	}
+
+	@Nullable DataSource defaultDataSource() {
+		return (this.defaultName != null) ? this.byName.get(this.defaultName) : null;
+	}
+
+	/**
+	 * Return the data source of a name known to be one of them.
+	 */
+	DataSource dataSource(String name) {
+		DataSource dataSource = this.byName.get(name);
+		Assert.state(dataSource != null, () -> "No DataSource '" + name + "'");
+		return dataSource;
+	}
+
+	/**
+	 * Return the data source of a name.
+	 * @param namespace the namespace of the call, for the message
+	 * @param name the bean name
+	 * @return the data source
+	 * @throws IllegalArgumentException if the name is none of the known ones
+	 */
+	DataSource named(String namespace, String name) {
+		DataSource dataSource = this.byName.get(name);
+		if (dataSource == null) {
+			throw new IllegalArgumentException("Advisory lock '" + namespace + "' names DataSource '" + name + "', "
+					+ "and no DataSource bean has that name; the known ones are " + this.byName.keySet() + ". Correct "
+					+ "@AdvisoryLocked(dataSource = ...) or LockRequest.withDataSource(...)");
+		}
+		return dataSource;
+	}
+
+	/**
+	 * Return the data source an invocation-scoped call takes its connection from: the one it names, or the default.
+	 * @param namespace the namespace of the call, for messages
+	 * @param name the name the call gives, or {@code null}
+	 * @return the name of the data source
+	 * @throws IllegalArgumentException if the name is none of the known ones
+	 * @throws IllegalStateException if the call names none and there is no default
+	 */
+	String invocationName(String namespace, @Nullable String name) {
+		if (name != null) {
+			named(namespace, name);
+			return name;
+		}
+		if (this.defaultName == null) {
+			throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' needs a DataSource "
+					+ "for its own connection, and there are several (" + this.byName.keySet() + ") with no primary "
+					+ "one: name it with @AdvisoryLocked(dataSource = \"...\") or LockRequest.withDataSource(\"...\"), "
+					+ "or mark one DataSource bean @Primary");
+		}
+		return this.defaultName;
+	}
+
+	/**
+	 * Return the connection of the current transaction that a call joins: among the connections bound to the thread,
+	 * the one of the named data source, or else the only one of any known data source.
+	 * @param namespace the namespace of the call, for messages
+	 * @param name the name the call gives, or {@code null}
+	 * @return the bound connection
+	 * @throws LockTransactionException if none is bound, or several and the call names none
+	 * @throws IllegalArgumentException if the name is none of the known ones
+	 */
+	Bound bound(String namespace, @Nullable String name) {
+		DataSource named = (name != null) ? named(namespace, name) : null;
+		Bound found = null;
+		int count = 0;
+		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
+			if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
+					&& holder.getConnectionHandle() != null) {
+				String owner = (named != null) ? (sameDataSource(named, resource) ? name : null) : owner(resource);
+				if (owner != null) {
+					count++;
+					found = new Bound(owner, this.byName.get(owner), resource, holder);
+				}
+			}
+		}
+		if (count == 1) {
+			return found;
+		}
+		throw (count == 0) ? noConnection(namespace, name) : severalBound(namespace, name);
+	}
+
+	/**
+	 * Return the bound connection a call would join, or {@code null} where {@link #bound} would throw a
+	 * {@link LockTransactionException}.
+	 * @throws IllegalArgumentException if the name is none of the known ones
+	 */
+	@Nullable Bound boundIfUnique(String namespace, @Nullable String name) {
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			return null;
+		}
+		try {
+			return bound(namespace, name);
+		}
+		catch (LockTransactionException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Return the name of the known data source a bound resource belongs to: the default one if it does, otherwise
+	 * the first in order; {@code null} for none.
+	 */
+	private @Nullable String owner(DataSource resource) {
+		DataSource defaultDataSource = defaultDataSource();
+		if (defaultDataSource != null && sameDataSource(defaultDataSource, resource)) {
+			return this.defaultName;
+		}
+		for (Map.Entry<String, DataSource> candidate : this.byName.entrySet()) {
+			if (sameDataSource(candidate.getValue(), resource)) {
+				return candidate.getKey();
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Return the names of the known data sources with a connection bound, in their order (the resources' order is
+	 * a hash map's).
+	 */
+	private List<String> boundNames() {
+		List<String> names = new ArrayList<>();
+		for (Map.Entry<String, DataSource> candidate : this.byName.entrySet()) {
+			for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
+				if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
+						&& holder.getConnectionHandle() != null && sameDataSource(candidate.getValue(), resource)) {
+					names.add(candidate.getKey());
+					break;
+				}
+			}
+		}
+		return names;
+	}
+
+	private LockTransactionException noConnection(String namespace, @Nullable String name) {
+		String which;
+		if (name != null) {
+			List<String> bound = boundNames();
+			which = "of DataSource '" + name + "'" + (bound.isEmpty() ? "" : " (only of " + bound + ")");
+		}
+		else {
+			which = "of its DataSource" + ((this.byName.size() > 1) ? "s " + this.byName.keySet() : "");
+		}
+		return new LockTransactionException("Advisory lock '" + namespace + "' found no JDBC connection " + which
+				+ " bound to the current transaction: the transaction manager must manage that DataSource "
+				+ "(DataSourceTransactionManager, JdbcTransactionManager, or JpaTransactionManager knowing its "
+				+ "DataSource), or the lock would be taken in another session and protect nothing");
+	}
+
+	private LockTransactionException severalBound(String namespace, @Nullable String name) {
+		List<String> bound = boundNames();
+		// Two managers of one pool (one of them through a wrapper) give two connections that no name tells apart.
+		String fix = (name == null && bound.size() > 1) ? "name the one the lock must join, for example "
+				+ "@AdvisoryLocked(dataSource = \"" + bound.get(0) + "\") or LockRequest.withDataSource(\""
+				+ bound.get(0) + "\")" : "they belong to the same DataSource, so no name tells them apart; let one "
+						+ "transaction manager manage it";
+		return new LockTransactionException("Advisory lock '" + namespace + "' found connections of several "
+				+ "DataSources bound to the transactions of this thread, " + bound + " (a transaction of one "
+				+ "manager runs inside another's), and cannot tell which one the lock must join: " + fix);
+	}
+
+	/**
+	 * Return whether two data sources are the same, one wraps the other, or both wrap the same one.
+	 */
+	static boolean sameDataSource(DataSource first, DataSource second) {
+		DataSource outer = first;
+		for (int i = 0; outer != null && i < MAX_LAYERS; i++, outer = unwrap(outer)) {
+			DataSource inner = second;
+			for (int j = 0; inner != null && j < MAX_LAYERS; j++, inner = unwrap(inner)) {
+				if (outer == inner) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Return the innermost data source a data source wraps, or itself: what tells calls on the same pool apart from
+	 * calls on another, whatever wrapper each went through.
+	 */
+	static DataSource target(DataSource dataSource) {
+		DataSource target = dataSource;
+		for (int i = 0; i < MAX_LAYERS; i++) {
+			DataSource inner = unwrap(target);
+			if (inner == null) {
+				break;
+			}
+			target = inner;
+		}
+		return target;
+	}
+
+	private static @Nullable DataSource unwrap(DataSource dataSource) {
+		Object unwrapped = TransactionSynchronizationUtils.unwrapResourceIfNecessary(dataSource);
+		if (unwrapped != dataSource && unwrapped instanceof DataSource inner) {
+			return inner;
+		}
+		return (dataSource instanceof DelegatingDataSource delegating) ? delegating.getTargetDataSource() : null;
+	}
+
+	/**
+	 * A connection bound to a transaction of the thread, and the known data source it belongs to.
+	 *
+	 * @param name the bean name of the known data source
+	 * @param dataSource the known data source
+	 * @param resource the key the connection is bound under, which {@code DataSourceUtils} gets and releases it by
+	 * @param holder the holder of the connection
+	 */
+	record Bound(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder) {
+
+	}
+
+}

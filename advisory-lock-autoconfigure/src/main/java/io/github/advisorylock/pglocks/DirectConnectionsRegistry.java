@@ -1,0 +1,76 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.pglocks;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * The {@link DirectConnections} of each {@link DataSource} of an application, derived at first use and kept: so that
+ * the reads of {@code pg_locks} about a lock go to the server that lock was taken on, and the diagnosis of busy locks
+ * and the {@code advisorylocks} endpoint share one bound per {@code DataSource}.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public final class DirectConnectionsRegistry {
+
+	private final Duration timeout;
+
+	/** Empty for a data source that has none, so that it is not derived again at each read. */
+	private final Map<DataSource, Optional<DirectConnections>> byDataSource = new ConcurrentHashMap<>();
+
+	/**
+	 * Create a registry.
+	 * @param timeout the bound on connecting, on each read and on each query of every direct connection (see
+	 * {@link DirectConnections#checkTimeout})
+	 */
+	public DirectConnectionsRegistry(Duration timeout) {
+		DirectConnections.checkTimeout(timeout, "Direct connection timeout");
+		this.timeout = timeout;
+	}
+
+	/**
+	 * Return the bound on connecting, on each read and on each query.
+	 * @return the timeout
+	 */
+	public Duration getTimeout() {
+		return this.timeout;
+	}
+
+	/**
+	 * Return the direct connections of a data source, deriving them at the first call (see
+	 * {@link DirectConnections#of}).
+	 * @param dataSource the data source
+	 * @return its direct connections, or {@code null} when it is not a Hikari pool with a JDBC URL
+	 */
+	public @Nullable DirectConnections forDataSource(DataSource dataSource) {
+		Assert.notNull(dataSource, "DataSource must not be null");
+		return this.byDataSource
+			.computeIfAbsent(dataSource, (key) -> Optional.ofNullable(DirectConnections.of(key, this.timeout)))
+			.orElse(null);
+	}
+
+}

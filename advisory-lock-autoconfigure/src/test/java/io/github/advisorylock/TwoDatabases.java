@@ -1,0 +1,111 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
+
+/**
+ * Two databases of the test server, for an application with two {@link DataSource}s: the test database, and a second
+ * one made once per JVM. Advisory locks of one database are not those of the other, so where a lock was taken shows
+ * in {@link #locksIn(DataSource)}.
+ */
+public final class TwoDatabases {
+
+	/** The name of the second database. */
+	public static final String SECOND = "advisory_lock_second";
+
+	private static String secondUrl;
+
+	private TwoDatabases() {
+	}
+
+	/**
+	 * Return a new pool on the test database; the caller closes it.
+	 * @param maximumPoolSize the most connections
+	 * @return the pool
+	 */
+	public static HikariDataSource first(int maximumPoolSize) {
+		return TestDatabase.get().newDataSource(maximumPoolSize);
+	}
+
+	/**
+	 * Return a new pool on the second database; the caller closes it.
+	 * @param maximumPoolSize the most connections
+	 * @return the pool
+	 */
+	public static HikariDataSource second(int maximumPoolSize) {
+		return TestDatabase.get().newDataSource(secondUrl(), maximumPoolSize);
+	}
+
+	/**
+	 * Return the JDBC URL of the second database, making it at the first call.
+	 * @return the URL
+	 */
+	public static synchronized String secondUrl() {
+		if (secondUrl == null) {
+			secondUrl = TestDatabase.get().createDatabase(SECOND);
+		}
+		return secondUrl;
+	}
+
+	/**
+	 * Return the advisory locks, held and awaited, of the database a data source connects to, read on a connection of
+	 * its own (never one bound to the caller's transaction).
+	 * @param dataSource the data source
+	 * @return the locks on bigint keys, by key, granted first
+	 */
+	public static List<AdvisoryLock> locksIn(DataSource dataSource) {
+		String sql = "SELECT pid, (classid::bigint << 32) | objid::bigint AS key, mode, granted FROM pg_locks "
+				+ "WHERE locktype = 'advisory' AND objsubid = 1 "
+				+ "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+				+ "ORDER BY key, granted DESC, pid";
+		try (Connection connection = dataSource.getConnection();
+				PreparedStatement statement = connection.prepareStatement(sql);
+				ResultSet result = statement.executeQuery()) {
+			List<AdvisoryLock> locks = new ArrayList<>();
+			while (result.next()) {
+				locks.add(new AdvisoryLock(result.getInt("pid"), result.getLong("key"), result.getString("mode"),
+						result.getBoolean("granted")));
+			}
+			return locks;
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read pg_locks", ex);
+		}
+	}
+
+	/**
+	 * Return the keys of the advisory locks held in the database a data source connects to.
+	 * @param dataSource the data source
+	 * @return the keys
+	 */
+	public static List<Long> keysIn(DataSource dataSource) {
+		return locksIn(dataSource).stream().filter(AdvisoryLock::granted).map(AdvisoryLock::key).toList();
+	}
+
+}

@@ -1,0 +1,122 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.pglocks;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHolderInfo;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.TwoDatabases;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests that the diagnosis of a busy lock reads {@code pg_locks} of the database the lock was asked of, where the
+ * application has two {@link DataSource}s on two databases: a holder on the second one is named.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class SeveralDataSourcesDiagnosisTests {
+
+	private final HikariDataSource first = TwoDatabases.first(2);
+
+	private final HikariDataSource second = TwoDatabases.second(2);
+
+	private final AdvisoryLockTemplate locks = template();
+
+	private final TransactionTemplate secondTransaction = new TransactionTemplate(
+			new DataSourceTransactionManager(this.second));
+
+	private final String namespace = "several-diagnosis-" + UUID.randomUUID();
+
+	private AdvisoryLockTemplate template() {
+		Map<String, DataSource> dataSources = new LinkedHashMap<>();
+		dataSources.put("first", this.first);
+		dataSources.put("second", this.second);
+		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSources, "first");
+		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
+		return template;
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.locks.close();
+		this.first.close();
+		this.second.close();
+	}
+
+	private long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
+	}
+
+	@Test
+	void aTryNamesTheHolderOnTheSecondDatabase() {
+		try (LockHolder holder = LockHolder.exclusive(this.second, key(1))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.secondTransaction.executeWithoutResult((status) -> this.locks
+					.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY))))
+				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
+					.containsExactly(holder.pid()));
+		}
+	}
+
+	@Test
+	void aTimeoutNamesTheHolderOnTheSecondDatabaseReadOutsideItsPool() {
+		try (LockHolder holder = LockHolder.exclusive(this.second, key(1))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.secondTransaction.executeWithoutResult((status) -> this.locks
+					.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(100)))))
+				.satisfies((ex) -> {
+					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(100));
+					assertThat(ex.getHolders()).extracting(LockHolderInfo::pid).containsExactly(holder.pid());
+				});
+		}
+	}
+
+	@Test
+	void eachDataSourceHasDirectConnectionsOfItsOwnMadeOnce() {
+		DirectConnectionsRegistry registry = new DirectConnectionsRegistry(Duration.ofSeconds(2));
+		DirectConnections first = registry.forDataSource(this.first);
+		assertThat(first).isNotNull().isSameAs(registry.forDataSource(this.first));
+		assertThat(first.getTimeout()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(registry.forDataSource(this.second)).isNotNull().isNotSameAs(first);
+		// Not a Hikari pool: none, asked once.
+		DataSource plain = new SimpleDriverDataSource();
+		assertThat(registry.forDataSource(plain)).isNull();
+		assertThat(registry.forDataSource(plain)).isNull();
+	}
+
+}
