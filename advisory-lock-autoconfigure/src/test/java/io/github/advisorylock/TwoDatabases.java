@@ -16,16 +16,14 @@
 
 package io.github.advisorylock;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
 
@@ -74,30 +72,28 @@ public final class TwoDatabases {
 	}
 
 	/**
+	 * Return the two pools by the bean names the tests give them, {@code first} and {@code second}, in that order.
+	 * @param first the pool on the test database
+	 * @param second the pool on the second database
+	 * @return the data sources by name
+	 */
+	public static Map<String, DataSource> byName(DataSource first, DataSource second) {
+		Map<String, DataSource> dataSources = new LinkedHashMap<>();
+		dataSources.put("first", first);
+		dataSources.put("second", second);
+		return dataSources;
+	}
+
+	/**
 	 * Return the advisory locks, held and awaited, of the database a data source connects to, read on a connection of
 	 * its own (never one bound to the caller's transaction).
 	 * @param dataSource the data source
 	 * @return the locks on bigint keys, by key, granted first
 	 */
 	public static List<AdvisoryLock> locksIn(DataSource dataSource) {
-		String sql = "SELECT pid, (classid::bigint << 32) | objid::bigint AS key, mode, granted FROM pg_locks "
-				+ "WHERE locktype = 'advisory' AND objsubid = 1 "
-				+ "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-				+ "ORDER BY key, granted DESC, pid";
-		try (Connection connection = dataSource.getConnection();
-				PreparedStatement statement = connection.prepareStatement(sql);
-				ResultSet result = statement.executeQuery()) {
-			List<AdvisoryLock> locks = new ArrayList<>();
-			while (result.next()) {
-				locks.add(new AdvisoryLock(result.getInt("pid"), result.getLong("key"), result.getString("mode"),
-						result.getBoolean("granted")));
-			}
-			return locks;
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("Could not read pg_locks", ex);
-		}
+		return new PgLocks(dataSource).inThisDatabase();
 	}
+
 
 	/**
 	 * Return the keys of the advisory locks held in the database a data source connects to.

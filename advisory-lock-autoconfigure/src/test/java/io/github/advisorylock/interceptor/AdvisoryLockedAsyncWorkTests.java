@@ -71,14 +71,15 @@ class AdvisoryLockedAsyncWorkTests {
 		.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
 		.withPropertyValues("advisory-lock.default-timeout=30s");
 
-	private final JdbcTemplate jdbc = new JdbcTemplate(TestDatabase.get().dataSource());
-
-	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
-
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
 
+	/** The one user of every call: the rule allows one request for them. */
 	private final UUID user = UUID.randomUUID();
+
+	private final JdbcTemplate jdbc = new JdbcTemplate(TestDatabase.get().dataSource());
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
 	@BeforeEach
 	void schema() {

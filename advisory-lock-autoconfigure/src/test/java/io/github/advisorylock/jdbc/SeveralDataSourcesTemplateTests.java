@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.jdbc;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
@@ -65,16 +64,11 @@ class SeveralDataSourcesTemplateTests {
 	private final TransactionTemplate secondTransaction = new TransactionTemplate(
 			new DataSourceTransactionManager(this.second));
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(dataSources(this.first, this.second), "first");
+	private final Map<String, DataSource> byName = TwoDatabases.byName(this.first, this.second);
+
+	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.byName, "first");
 
 	private final String namespace = "several-" + UUID.randomUUID();
-
-	private static Map<String, DataSource> dataSources(DataSource first, DataSource second) {
-		Map<String, DataSource> dataSources = new LinkedHashMap<>();
-		dataSources.put("first", first);
-		dataSources.put("second", second);
-		return dataSources;
-	}
 
 	@AfterEach
 	void close() throws Exception {
@@ -218,7 +212,7 @@ class SeveralDataSourcesTemplateTests {
 	void wrappersOnEitherSideMatchTheDataSourceTheyWrap() throws Exception {
 		// The template knows a proxy of the pool; the manager manages a lazy proxy of it.
 		try (AdvisoryLockTemplate wrapped = new AdvisoryLockTemplate(
-				dataSources(this.first, new TransactionAwareDataSourceProxy(this.second)), "first")) {
+				TwoDatabases.byName(this.first, new TransactionAwareDataSourceProxy(this.second)), "first")) {
 			DataSource lazy = new LazyConnectionDataSourceProxy(this.second);
 			new TransactionTemplate(new DataSourceTransactionManager(lazy)).executeWithoutResult((status) -> {
 				wrapped.lock(this.namespace, 1);
@@ -258,7 +252,7 @@ class SeveralDataSourcesTemplateTests {
 
 	@Test
 	void withoutADefaultAnInvocationScopedCallMustNameItsDataSource() throws Exception {
-		try (AdvisoryLockTemplate noDefault = new AdvisoryLockTemplate(dataSources(this.first, this.second), null)) {
+		try (AdvisoryLockTemplate noDefault = new AdvisoryLockTemplate(this.byName, null)) {
 			LockRequest job = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
 			assertThatIllegalStateException().isThrownBy(() -> noDefault.execute(job, (handle) -> "ran"))
 				.withMessageContaining("there are several ([first, second]) with no primary one")
@@ -270,7 +264,7 @@ class SeveralDataSourcesTemplateTests {
 
 	@Test
 	void anInvocationLockDataSourceNeedsADefaultDataSource() throws Exception {
-		try (AdvisoryLockTemplate noDefault = new AdvisoryLockTemplate(dataSources(this.first, this.second), null)) {
+		try (AdvisoryLockTemplate noDefault = new AdvisoryLockTemplate(this.byName, null)) {
 			assertThatIllegalStateException().isThrownBy(() -> noDefault.setInvocationDataSource(this.first))
 				.withMessageContaining("there is none among [first, second]: mark one DataSource bean @Primary");
 		}
@@ -279,7 +273,7 @@ class SeveralDataSourcesTemplateTests {
 	@Test
 	void rejectsAnUnknownDefault() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdvisoryLockTemplate(dataSources(this.first, this.second), "third"))
+			.isThrownBy(() -> new AdvisoryLockTemplate(this.byName, "third"))
 			.withMessageContaining("The default DataSource 'third' is none of [first, second]");
 	}
 

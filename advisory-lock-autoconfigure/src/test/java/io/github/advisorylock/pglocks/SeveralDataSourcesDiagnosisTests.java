@@ -17,8 +17,6 @@
 package io.github.advisorylock.pglocks;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -62,11 +60,12 @@ class SeveralDataSourcesDiagnosisTests {
 
 	private final String namespace = "several-diagnosis-" + UUID.randomUUID();
 
+	/** The key every test holds on the second database: value 1 of the namespace. */
+	private final long heldKey = AdvisoryLockKeys.of(this.namespace, 1);
+
 	private AdvisoryLockTemplate template() {
-		Map<String, DataSource> dataSources = new LinkedHashMap<>();
-		dataSources.put("first", this.first);
-		dataSources.put("second", this.second);
-		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSources, "first");
+		AdvisoryLockTemplate template = new AdvisoryLockTemplate(TwoDatabases.byName(this.first, this.second),
+				"first");
 		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
 		return template;
 	}
@@ -78,13 +77,9 @@ class SeveralDataSourcesDiagnosisTests {
 		this.second.close();
 	}
 
-	private long key(Object value) {
-		return AdvisoryLockKeys.of(this.namespace, value);
-	}
-
 	@Test
 	void aTryNamesTheHolderOnTheSecondDatabase() {
-		try (LockHolder holder = LockHolder.exclusive(this.second, key(1))) {
+		try (LockHolder holder = LockHolder.exclusive(this.second, this.heldKey)) {
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> this.secondTransaction.executeWithoutResult((status) -> this.locks
 					.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY))))
@@ -95,7 +90,7 @@ class SeveralDataSourcesDiagnosisTests {
 
 	@Test
 	void aTimeoutNamesTheHolderOnTheSecondDatabaseReadOutsideItsPool() {
-		try (LockHolder holder = LockHolder.exclusive(this.second, key(1))) {
+		try (LockHolder holder = LockHolder.exclusive(this.second, this.heldKey)) {
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> this.secondTransaction.executeWithoutResult((status) -> this.locks
 					.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(100)))))

@@ -48,7 +48,12 @@ public final class PgLocks {
 	public static final String KEY_EXPRESSION = "((classid::bigint << 32) | objid::bigint)";
 
 	private static final String ADVISORY_LOCKS = "SELECT pid, " + KEY_EXPRESSION + " AS key, mode, granted "
-			+ "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 ORDER BY key, granted DESC, pid";
+			+ "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 %s ORDER BY key, granted DESC, pid";
+
+	private static final String EVERY_DATABASE = ADVISORY_LOCKS.formatted("");
+
+	private static final String THIS_DATABASE = ADVISORY_LOCKS
+		.formatted("AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
 
 	private static final String WAITING_FOR = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
 			+ "AND objsubid = 1 AND NOT granted AND " + KEY_EXPRESSION
@@ -69,8 +74,21 @@ public final class PgLocks {
 	 * @return the locks, by key, granted first
 	 */
 	public List<AdvisoryLock> all() {
+		return read(EVERY_DATABASE);
+	}
+
+	/**
+	 * Return the advisory locks, held and awaited, of the database the observer connects to only: where a test with
+	 * several databases on one server needs to tell them apart.
+	 * @return the locks, by key, granted first
+	 */
+	public List<AdvisoryLock> inThisDatabase() {
+		return read(THIS_DATABASE);
+	}
+
+	private List<AdvisoryLock> read(String sql) {
 		try (Connection connection = this.observer.getConnection();
-				PreparedStatement statement = connection.prepareStatement(ADVISORY_LOCKS);
+				PreparedStatement statement = connection.prepareStatement(sql);
 				ResultSet result = statement.executeQuery()) {
 			List<AdvisoryLock> locks = new ArrayList<>();
 			while (result.next()) {
