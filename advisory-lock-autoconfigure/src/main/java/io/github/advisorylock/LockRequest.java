@@ -81,9 +81,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest {
 		Assert.hasText(namespace, "Advisory lock namespace must not be blank");
-		Assert.isTrue(namespace.length() <= MAX_NAMESPACE_LENGTH, () -> "Advisory lock namespace must be at most "
-				+ MAX_NAMESPACE_LENGTH + " characters, and it is " + namespace.length() + " characters long: name "
-				+ "the rule in a few words, and let the keys tell the resources apart");
+		checkNamespaceLength(namespace, "Advisory lock namespace");
 		Assert.notNull(keys, "Keys must not be null");
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
@@ -98,20 +96,6 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Create a new instance for the {@code DataSource} of the current transaction, checking its arguments.
-	 * @param namespace the namespace of the keys, not blank
-	 * @param keys the key values
-	 * @param mode exclusive or shared
-	 * @param waitMode wait up to the timeout, try once, or skip
-	 * @param timeout the wait bound, or {@code null} for the default
-	 * @param scope how long the locks last
-	 */
-	public LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
-			@Nullable Duration timeout, LockScope scope) {
-		this(namespace, keys, mode, waitMode, timeout, scope, null);
-	}
-
-	/**
 	 * Return whether a duration can bound a {@link WaitMode#BLOCK} acquisition: positive (PostgreSQL reads a zero
 	 * {@code lock_timeout} as "wait forever") and at most {@link #MAX_TIMEOUT}.
 	 * @param timeout the duration
@@ -119,6 +103,20 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public static boolean isValidTimeout(Duration timeout) {
 		return !timeout.isNegative() && !timeout.isZero() && timeout.compareTo(MAX_TIMEOUT) <= 0;
+	}
+
+	/**
+	 * Check that a namespace is at most {@link #MAX_NAMESPACE_LENGTH} characters long. The one home of this rule and
+	 * its message, for requests and the annotation.
+	 * @param namespace the namespace
+	 * @param setting what is being set, named in the message
+	 * @throws IllegalArgumentException if it is longer
+	 */
+	public static void checkNamespaceLength(String namespace, String setting) {
+		Assert.isTrue(namespace.length() <= MAX_NAMESPACE_LENGTH, () -> setting + " is " + namespace.length()
+				+ " characters long, more than the limit of " + MAX_NAMESPACE_LENGTH
+				+ " (LockRequest.MAX_NAMESPACE_LENGTH): it becomes a metric tag and part of every message about the "
+				+ "lock, so name the guarded rule in a few words, and let the keys tell the resources apart");
 	}
 
 	/**

@@ -32,8 +32,8 @@ class LockRequestDataSourceTests {
 	@Test
 	void namesNoneUnlessAsked() {
 		assertThat(LockRequest.of("report", 1).dataSource()).isNull();
-		assertThat(new LockRequest("report", List.of(1), LockMode.SHARED, WaitMode.TRY, null, LockScope.TRANSACTION)
-			.dataSource()).isNull();
+		assertThat(LockRequest.of("report", 1).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY).dataSource())
+			.isNull();
 	}
 
 	@Test

@@ -37,7 +37,7 @@ class LockRequestTests {
 		assertThat(LockRequest.MAX_NAMESPACE_LENGTH).isEqualTo(100);
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("n".repeat(101), 1))
 			.withMessageContaining("101 characters")
-			.withMessageContaining("at most " + LockRequest.MAX_NAMESPACE_LENGTH);
+			.withMessageContaining("more than the limit of " + LockRequest.MAX_NAMESPACE_LENGTH);
 	}
 
 	@Test

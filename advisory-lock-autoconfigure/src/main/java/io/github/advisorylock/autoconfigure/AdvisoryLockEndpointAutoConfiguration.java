@@ -25,7 +25,6 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
-import io.github.advisorylock.pglocks.DirectConnections;
 import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -54,7 +53,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * acquisition, exist only then, and only when {@link AdvisoryLockAutoConfiguration} made the locks they listen to.
  *
  * <p>The endpoint reads {@code pg_locks} on a connection outside the application's pool when the pool is Hikari (see
- * {@link DirectConnections}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
+ * {@code DirectConnections}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
  * cannot make it wait. With several {@code DataSource}s it reads the database of the primary one, or of the one its
  * selector names by bean name (see {@link AdvisoryLocksEndpoint}).
  *
@@ -79,12 +78,9 @@ public final class AdvisoryLockEndpointAutoConfiguration {
 			DirectConnectionsRegistry directConnections, ObjectProvider<KeyLabels> labels) {
 		boolean includeQuery = properties.getEndpoint().isIncludeQuery();
 		Map<String, AdvisoryLockInspector> inspectors = new LinkedHashMap<>();
-		dataSources.forEach((name, each) -> {
-			// Outside the pool, bounded like a diagnosis: the endpoint must answer when the pool is exhausted.
-			DirectConnections direct = directConnections.forDataSource(each);
-			inspectors.put(name, (direct != null) ? new AdvisoryLockInspector(direct, includeQuery)
-					: new AdvisoryLockInspector(each, includeQuery));
-		});
+		// Outside the pool, bounded like a diagnosis: the endpoint must answer when the pool is exhausted.
+		dataSources.forEach((name, each) -> inspectors.put(name,
+				AdvisoryLockInspector.forDataSource(each, directConnections, includeQuery)));
 		return new AdvisoryLocksEndpoint(inspectors, DataSourceBeans.defaultName(dataSources, dataSource),
 				labels.getIfUnique());
 	}

@@ -39,12 +39,12 @@ public class AdvisoryLockProperties {
 	/**
 	 * How long a BLOCK acquisition waits when the annotation or request gives no timeout.
 	 */
-	private Duration defaultTimeout = Duration.ofSeconds(2);
+	private Duration defaultTimeout = AdvisoryLockTemplate.DEFAULT_TIMEOUT;
 
 	/**
 	 * Most distinct keys one call may lock; each takes an entry in PostgreSQL's shared lock table.
 	 */
-	private int maxKeys = 64;
+	private int maxKeys = AdvisoryLockTemplate.DEFAULT_MAX_KEYS;
 
 	private final Annotation annotation = new Annotation();
 

@@ -79,7 +79,7 @@ public class AdvisoryLockAspectSupport {
 			@Nullable StringValueResolver valueResolver) {
 		this.operations = SingletonSupplier.of(operations);
 		this.evaluator = new LockKeyExpressionEvaluator(beanFactory);
-		this.attributeSource = new AdvisoryLockAttributeSource(this.evaluator, valueResolver);
+		this.attributeSource = new AdvisoryLockAttributeSource(this.evaluator, valueResolver, beanFactory);
 		this.keyStrategy = SingletonSupplier.of(() -> (beanFactory != null)
 				? beanFactory.getBeanProvider(LockKeyStrategy.class).getIfUnique(LockKeyStrategy::standard)
 				: LockKeyStrategy.standard());

@@ -28,6 +28,7 @@ import io.github.advisorylock.AdvisoryLocked;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -55,10 +56,12 @@ class AdvisoryLockAttributeSource {
 	 * Create a new source.
 	 * @param evaluator parses the key expressions, so that a bad one fails at startup
 	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null} for none
+	 * @param beanFactory tells whether a {@code dataSource} name is a {@code DataSource} bean's, or {@code null}
 	 */
-	AdvisoryLockAttributeSource(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver) {
+	AdvisoryLockAttributeSource(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver,
+			@Nullable BeanFactory beanFactory) {
 		this.evaluator = evaluator;
-		this.validator = new AdvisoryLockAttributeValidator(evaluator, valueResolver);
+		this.validator = new AdvisoryLockAttributeValidator(evaluator, valueResolver, beanFactory);
 	}
 
 	/**

@@ -31,12 +31,16 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
+import javax.sql.DataSource;
+
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotation;
@@ -68,14 +72,19 @@ class AdvisoryLockAttributeValidator {
 
 	private final @Nullable StringValueResolver valueResolver;
 
+	private final @Nullable ListableBeanFactory beanFactory;
+
 	/**
 	 * Create a validator.
 	 * @param evaluator parses the key expressions, so that a bad one fails at startup
 	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null} for none
+	 * @param beanFactory tells whether a {@code dataSource} name is a {@code DataSource} bean's, or {@code null}
 	 */
-	AdvisoryLockAttributeValidator(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver) {
+	AdvisoryLockAttributeValidator(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver,
+			@Nullable BeanFactory beanFactory) {
 		this.evaluator = evaluator;
 		this.valueResolver = valueResolver;
+		this.beanFactory = (beanFactory instanceof ListableBeanFactory listable) ? listable : null;
 	}
 
 	/**
@@ -147,11 +156,11 @@ class AdvisoryLockAttributeValidator {
 			throw invalid(method, "namespace must not be blank; name the guarded rule, for example "
 					+ "namespace = \"setup_request\"");
 		}
-		if (annotation.namespace().length() > LockRequest.MAX_NAMESPACE_LENGTH) {
-			throw invalid(method, "namespace is " + annotation.namespace().length() + " characters long, more than "
-					+ "the limit of " + LockRequest.MAX_NAMESPACE_LENGTH + " (LockRequest.MAX_NAMESPACE_LENGTH): it "
-					+ "becomes a metric tag and part of every message about the lock, so name the guarded rule in a "
-					+ "few words, and let the key tell the resources apart");
+		try {
+			LockRequest.checkNamespaceLength(annotation.namespace(), "namespace");
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(method, ex.getMessage(), ex);
 		}
 		if (annotation.key().length == 0) {
 			throw invalid(method, "key must name at least one SpEL expression, for example key = \"#userId\"");
@@ -178,6 +187,23 @@ class AdvisoryLockAttributeValidator {
 		if (!annotation.dataSource().isEmpty() && annotation.dataSource().isBlank()) {
 			throw invalid(method, "dataSource must name a DataSource bean, or be left empty for the one of "
 					+ "the current transaction");
+		}
+		validateDataSourceName(method, annotation.dataSource());
+	}
+
+	/**
+	 * Validate that a {@code dataSource} name is a {@code DataSource} bean's, where the bean factory can tell; the
+	 * lock operations check it again at each call, for {@code LockRequest.withDataSource}.
+	 */
+	private void validateDataSourceName(Method method, String name) {
+		ListableBeanFactory beanFactory = this.beanFactory;
+		if (name.isEmpty() || beanFactory == null) {
+			return;
+		}
+		if (!beanFactory.containsBean(name) || !beanFactory.isTypeMatch(name, DataSource.class)) {
+			throw invalid(method, "dataSource '" + name + "' is no DataSource bean; name one of "
+					+ Arrays.toString(beanFactory.getBeanNamesForType(DataSource.class, true, false))
+					+ ", or leave it empty for the one of the current transaction");
 		}
 	}
 

@@ -27,7 +27,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -143,9 +142,6 @@ final class AdvisoryLockStatements {
 
 	/** By namespace, each statement with its comment. */
 	private static final Map<String, Map<String, String>> COMMENTED = new ConcurrentHashMap<>();
-
-	/** Bounds the comment, so that a long namespace cannot push the statement out of {@code pg_stat_activity}. */
-	private static final int MAX_COMMENT_NAMESPACE = LockRequest.MAX_NAMESPACE_LENGTH;
 
 	private AdvisoryLockStatements() {
 	}
@@ -328,13 +324,9 @@ final class AdvisoryLockStatements {
 	 * @return the text for the comment
 	 */
 	static String commentSafe(String namespace) {
+		// No cut: LockRequest bounds a namespace to MAX_NAMESPACE_LENGTH, so it cannot push the statement out of
+		// pg_stat_activity's query text.
 		String text = namespace;
-		if (namespace.length() > MAX_COMMENT_NAMESPACE) {
-			// Never cut between the two halves of a surrogate pair: a lone half is not valid UTF-8 for PostgreSQL.
-			int end = Character.isHighSurrogate(namespace.charAt(MAX_COMMENT_NAMESPACE - 1)) ? MAX_COMMENT_NAMESPACE - 1
-					: MAX_COMMENT_NAMESPACE;
-			text = namespace.substring(0, end) + "...";
-		}
 		StringBuilder safe = new StringBuilder(text.length() + 4);
 		for (int i = 0; i < text.length(); i++) {
 			char c = text.charAt(i);

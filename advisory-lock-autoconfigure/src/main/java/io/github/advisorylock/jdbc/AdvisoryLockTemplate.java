@@ -157,6 +157,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/** The support of invocation-scoped locks, by name of the {@code DataSource} they hold connections of. */
 	private final Map<String, InvocationLocks> invocationLocks = new ConcurrentHashMap<>();
 
+	private volatile boolean closed;
+
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource}, the only one it knows, under
 	 * the name {@value #DEFAULT_DATA_SOURCE_NAME}.
@@ -317,6 +319,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	private InvocationLocks invocationLocks(String name) {
+		// Closed, it makes no pool and no scheduler that nothing would close; the existing ones refuse on their own.
+		Assert.state(!this.closed || this.invocationLocks.containsKey(name), () -> "An invocation-scoped advisory "
+				+ "lock was called after its AdvisoryLockTemplate was closed (the application is shutting down)");
 		// Made at the first invocation-scoped call on each DataSource, so that an application without one starts no
 		// thread and no pool; a source that cannot be derived fails that call, and the next ones, saying why.
 		return this.invocationLocks.computeIfAbsent(name, (key) -> {
@@ -352,6 +357,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	@Override
 	public void close() throws Exception {
+		this.closed = true;
 		Exception failure = null;
 		for (InvocationLocks locks : this.invocationLocks.values()) {
 			try {
@@ -412,13 +418,15 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
-		return isHeld(resolve(LockRequest.of(namespace, keys)));
+		LockRequest request = LockRequest.of(namespace, keys);
+		return isHeld(resolve(request), heldLocksTarget(request));
 	}
 
 	@Override
 	public void assertHeld(String namespace, @Nullable Object... keys) {
-		LockKeys resolved = resolve(LockRequest.of(namespace, keys));
-		if (!isHeld(resolved)) {
+		LockRequest request = LockRequest.of(namespace, keys);
+		LockKeys resolved = resolve(request);
+		if (!isHeld(resolved, heldLocksTarget(request))) {
 			throw new IllegalStateException("Advisory lock " + namespace + ":" + resolved.values() + " is not held by "
 					+ "the current transaction, nor by an enclosing invocation-scoped call on this thread. Most often "
 					+ "the call to the locked method did not go through its Spring proxy: a call on 'this' from "
@@ -427,9 +435,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		}
 	}
 
-	private static boolean isHeld(LockKeys keys) {
+	/**
+	 * Return whether every key is held on the {@code DataSource} a call would lock on, or on any when that is not
+	 * known (no transaction, several bound, no default).
+	 */
+	private static boolean isHeld(LockKeys keys, @Nullable DataSource target) {
 		for (long key : keys.keys()) {
-			if (!HeldInvocationLocks.holds(key) && !TransactionLocks.holds(key)) {
+			if (!HeldInvocationLocks.holds(key, target) && !TransactionLocks.holds(key, target)) {
 				return false;
 			}
 		}
@@ -531,6 +543,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 					(diagnosis) -> diagnosis.afterTimeout(bound.dataSource(), connection,
 							waitedFor(keys, attempt.busyKey()), request.mode()));
 			default -> {
+				// The keys before the one found held were taken, and stay held until the transaction ends.
+				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
+				if (!taken.isEmpty()) {
+					TransactionLocks.record(request.mode(), taken, LockDataSources.target(bound.resource()),
+							bound.holder());
+				}
 				if (throwIfBusy) {
 					throw busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
 							List.of(attempt.busyKey()), request.mode()));
@@ -650,13 +668,26 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
+	 * Ask the diagnosis, never letting it throw.
+	 */
+	private static Diagnosis diagnose(LockHolderDiagnosis holderDiagnosis,
+			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+		try {
+			return diagnose.apply(holderDiagnosis);
+		}
+		catch (RuntimeException ex) {
+			// A diagnosis must never hide the busy lock, even one that breaks its contract and throws.
+			return Diagnosis.notDiagnosed("the diagnosis failed (" + ex + ")", ex);
+		}
+	}
+
+	/**
 	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is configured.
 	 * @param diagnose asks the diagnosis, on the failure path only
 	 */
 	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
 			@Nullable SQLException cause, Function<LockHolderDiagnosis, Diagnosis> diagnose) {
-		Diagnosis diagnosis = (this.holderDiagnosis != null) ? diagnose.apply(this.holderDiagnosis)
-				: null;
+		Diagnosis diagnosis = (this.holderDiagnosis != null) ? diagnose(this.holderDiagnosis, diagnose) : null;
 		if (diagnosis == null) {
 			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause);
 		}

@@ -100,11 +100,13 @@ final class HeldInvocationLocks {
 	/**
 	 * Return whether an invocation-scoped lock of the current thread holds a key, in either mode.
 	 * @param key the key
+	 * @param target the innermost {@code DataSource} it must be held on, or {@code null} for any
 	 * @return whether it does
 	 */
-	static boolean holds(long key) {
+	static boolean holds(long key, @Nullable DataSource target) {
 		Deque<InvocationLock> locks = held.get();
-		return locks != null && locks.stream().anyMatch((lock) -> lock.keys().keys().contains(key));
+		return locks != null && locks.stream()
+			.anyMatch((lock) -> (target == null || lock.target() == target) && lock.keys().keys().contains(key));
 	}
 
 	static void push(InvocationLock lock) {

@@ -95,11 +95,13 @@ final class TransactionLocks implements TransactionSynchronization {
 	/**
 	 * Return whether the current transaction holds a key, as far as this library took it.
 	 * @param key the key
+	 * @param target the innermost {@code DataSource} it must be held on, or {@code null} for any
 	 * @return whether it is held, in either mode
 	 */
-	static boolean holds(long key) {
+	static boolean holds(long key, @Nullable DataSource target) {
 		TransactionLocks locks = (TransactionLocks) TransactionSynchronizationManager.getResource(RESOURCE);
-		return locks != null && locks.taken.stream().anyMatch((taken) -> taken.key() == key);
+		return locks != null && locks.taken.stream()
+			.anyMatch((taken) -> taken.key() == key && (target == null || taken.target() == target));
 	}
 
 	/**

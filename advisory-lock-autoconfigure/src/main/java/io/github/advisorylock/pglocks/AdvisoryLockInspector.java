@@ -109,16 +109,17 @@ public class AdvisoryLockInspector {
 	}
 
 	/**
-	 * Create an inspector for the application's {@link DataSource}: on {@linkplain DirectConnections#of direct
-	 * connections} when it is a Hikari pool configured with a JDBC URL, otherwise on connections borrowed from the
-	 * data source itself.
-	 * @param dataSource the application's data source
-	 * @param timeout the bound on connecting and on the query (see {@link DirectConnections#checkTimeout})
+	 * Create an inspector for one of the application's {@link DataSource}s: on its direct connections from the registry
+	 * (shared with the diagnosis, so one bound serves both) when it is a Hikari pool configured with a JDBC URL,
+	 * otherwise on connections borrowed from the data source itself.
+	 * @param dataSource the data source
+	 * @param directConnections the registry of direct connections
 	 * @param includeQuery whether to read each session's query text, which may hold personal data
 	 * @return the inspector
 	 */
-	public static AdvisoryLockInspector forDataSource(DataSource dataSource, Duration timeout, boolean includeQuery) {
-		DirectConnections direct = DirectConnections.of(dataSource, timeout);
+	public static AdvisoryLockInspector forDataSource(DataSource dataSource, DirectConnectionsRegistry directConnections,
+			boolean includeQuery) {
+		DirectConnections direct = directConnections.forDataSource(dataSource);
 		return (direct != null) ? new AdvisoryLockInspector(direct, includeQuery)
 				: new AdvisoryLockInspector(dataSource, includeQuery);
 	}

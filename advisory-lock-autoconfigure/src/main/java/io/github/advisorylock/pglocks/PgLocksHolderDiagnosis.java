@@ -102,11 +102,11 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 
 	/**
 	 * Create a diagnosis that asks the same server after every timeout, whatever the caller's {@code DataSource}: for
-	 * an application with one.
+	 * tests of one server. Applications share one {@link DirectConnectionsRegistry}, and with it one bound.
 	 * @param timeout the bound on a query on the caller's connection (see {@link DirectConnections#checkTimeout})
 	 * @param directConnections where timeouts are diagnosed, or {@code null} to leave them undiagnosed
 	 */
-	public PgLocksHolderDiagnosis(Duration timeout, @Nullable DirectConnections directConnections) {
+	PgLocksHolderDiagnosis(Duration timeout, @Nullable DirectConnections directConnections) {
 		this(timeout, (dataSource) -> directConnections);
 	}
 
@@ -128,13 +128,13 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 	}
 
 	/**
-	 * Create a diagnosis for the application's only {@link DataSource}, diagnosing timeouts on
-	 * {@linkplain DirectConnections#of direct connections} when it is a Hikari pool with a JDBC URL.
-	 * @param dataSource the application's data source
+	 * Create a diagnosis for one {@link DataSource}, diagnosing timeouts on {@linkplain DirectConnections#of direct
+	 * connections} of its own when it is a Hikari pool with a JDBC URL: for tests.
+	 * @param dataSource the data source
 	 * @param timeout the bound on connecting and on each query
 	 * @return the diagnosis
 	 */
-	public static PgLocksHolderDiagnosis forDataSource(DataSource dataSource, Duration timeout) {
+	static PgLocksHolderDiagnosis forDataSource(DataSource dataSource, Duration timeout) {
 		return new PgLocksHolderDiagnosis(timeout, DirectConnections.of(dataSource, timeout));
 	}
 

@@ -263,7 +263,7 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void configurationMetadataGivesTheDefaultsOfTheTypesThatOwnThem() throws IOException {
-		// The processor cannot read a default from another class's constant, so these two are written down in
+		// The processor cannot read a default from another class's constant, so these are written down in
 		// additional-spring-configuration-metadata.json: this keeps them equal to the constants.
 		try (InputStream metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(metadata).isNotNull();
@@ -271,6 +271,13 @@ class AdvisoryLockAutoConfigurationTests {
 			assertThat(defaultValue(json, "advisory-lock.endpoint.key-labels")).isEqualTo(KeyLabels.DEFAULT_CAPACITY);
 			assertThat(DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.diagnosis.timeout").toString()))
 				.isEqualTo(DirectConnections.DEFAULT_TIMEOUT);
+			assertThat(DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.default-timeout").toString()))
+				.isEqualTo(AdvisoryLockTemplate.DEFAULT_TIMEOUT);
+			assertThat(defaultValue(json, "advisory-lock.max-keys")).isEqualTo(AdvisoryLockTemplate.DEFAULT_MAX_KEYS);
+			assertThat(DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.invocation.heartbeat").toString()))
+				.isEqualTo(AdvisoryLockTemplate.DEFAULT_HEARTBEAT);
+			assertThat(defaultValue(json, "advisory-lock.invocation.max-connections"))
+				.isEqualTo(AdvisoryLockTemplate.DEFAULT_MAX_INVOCATION_CONNECTIONS);
 		}
 	}
 

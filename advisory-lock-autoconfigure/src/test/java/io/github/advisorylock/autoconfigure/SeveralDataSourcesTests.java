@@ -117,11 +117,12 @@ class SeveralDataSourcesTests {
 	}
 
 	@Test
-	void aNameThatIsNoDataSourceBeanFailsNamingTheKnownOnes() {
-		this.contextRunner.run((context) -> assertThatIllegalArgumentException()
-			.isThrownBy(() -> context.getBean(Locked.class).unknown(this.value))
-			.withMessageContaining("names DataSource 'third', and no DataSource bean has that name; the known ones are "
-					+ "[first, second]"));
+	void aNameThatIsNoDataSourceBeanFailsAtStartupNamingTheMethodAndTheKnownOnes() {
+		this.contextRunner.withUserConfiguration(UnknownName.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining(UnknownName.class.getName() + ".run()")
+				.hasMessageContaining("dataSource 'third' is no DataSource bean; name one of [first, second]"));
 	}
 
 	@Test
@@ -268,14 +269,17 @@ class SeveralDataSourcesTests {
 			return Seen.now(this.first, this.second);
 		}
 
-		@Transactional("secondTransactionManager")
-		@AdvisoryLocked(namespace = NAMESPACE, key = "#value", dataSource = "third")
-		public void unknown(String value) {
-		}
-
 		@AdvisoryLocked(namespace = NAMESPACE, key = "#value", scope = LockScope.INVOCATION, dataSource = "second")
 		public Seen jobOnSecond(String value) {
 			return Seen.now(this.first, this.second);
+		}
+
+	}
+
+	static class UnknownName {
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION, dataSource = "third")
+		public void run() {
 		}
 
 	}

@@ -93,7 +93,7 @@ class AdvisoryLockBeanPostProcessorTests {
 	}
 
 	private static AdvisoryLockAttributeSource source() {
-		return new AdvisoryLockAttributeSource(new LockKeyExpressionEvaluator(null), null);
+		return new AdvisoryLockAttributeSource(new LockKeyExpressionEvaluator(null), null, null);
 	}
 
 	private static List<Advisor> advisors(Object proxy) {

@@ -37,6 +37,7 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -93,7 +94,7 @@ class InvocationScopeTests {
 		AdvisoryLockTemplate template = new AdvisoryLockTemplate(this.pool);
 		template.setHeartbeat(Duration.ofMillis(200));
 		template.setMaxInvocationConnections(maxConnections);
-		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(Duration.ofSeconds(1), null));
+		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
 		return template;
 	}
 

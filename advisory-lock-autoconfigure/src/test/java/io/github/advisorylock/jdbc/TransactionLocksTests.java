@@ -16,7 +16,10 @@
 package io.github.advisorylock.jdbc;
 
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
@@ -25,6 +28,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
@@ -201,6 +205,27 @@ class TransactionLocksTests {
 			assertThat(this.locks.isHeld(this.namespace, 1)).isFalse();
 			assertThat(this.locks.isHeld(this.namespace, 2)).isFalse();
 		});
+	}
+
+	@Test
+	void theKeysATryTookBeforeTheOneFoundHeldAreKnownHeldAndRefusedToASuspendedCall() {
+		// Keys are tried in ascending order: the holder takes the highest, so the try takes the other two first.
+		List<Integer> byKey = Stream.of(1, 2, 3)
+			.sorted(Comparator.comparingLong((value) -> AdvisoryLockKeys.of(this.namespace, value)))
+			.toList();
+		int busy = byKey.get(2);
+		List<Integer> taken = byKey.subList(0, 2);
+		try (LockHolder holder = LockHolder.exclusive(this.pool, AdvisoryLockKeys.of(this.namespace, busy))) {
+			this.outer.executeWithoutResult((status) -> {
+				assertThat(this.locks.tryLock(this.namespace, 1, 2, 3)).isFalse();
+				assertThat(this.locks.isHeld(this.namespace, taken.toArray())).isTrue();
+				assertThat(this.locks.isHeld(this.namespace, busy)).isFalse();
+				assertThatExceptionOfType(LockTransactionException.class)
+					.isThrownBy(() -> this.requiresNew.executeWithoutResult((inner) -> this.locks
+						.lock(LockRequest.of(this.namespace, taken.get(0)).withTimeout(PgLocks.HANG_TIMEOUT))))
+					.withMessageContaining("suspended");
+			});
+		}
 	}
 
 }
