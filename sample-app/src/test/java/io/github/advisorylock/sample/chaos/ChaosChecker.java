@@ -54,6 +54,12 @@ final class ChaosChecker {
 	/** What it logs at WARN when the session is found gone only at the release, after the work returned. */
 	static final String ROLLBACK_FAILED = "rolling back its transaction failed";
 
+	/**
+	 * What PostgreSQL says when the lock order failed (a deadlock) or a rule reached the last line of defence (a
+	 * {@code CHECK}, such as a balance below zero).
+	 */
+	private static final List<String> RULE_BROKEN = List.of("deadlock detected", "violates check constraint");
+
 	private final DataSource observer;
 
 	private final JdbcClient jdbc;
@@ -81,6 +87,7 @@ final class ChaosChecker {
 		checkSetupRequests();
 		checkLedger();
 		checkJobRuns(instances);
+		checkInstanceLogs(instances);
 		checkNoLockLeft();
 		return this.findings;
 	}
@@ -284,6 +291,25 @@ final class ChaosChecker {
 				this.findings.violations.add("job claims " + between.toMillis() + " ms apart, less than a period: "
 						+ byClaim.get(i - 1) + " and " + byClaim.get(i));
 			}
+		}
+	}
+
+	/**
+	 * No instance met a deadlock or a broken constraint: a fault explains a lost connection, never these. A 5xx the
+	 * client got inside a fault's window could otherwise hide one, since its body does not tell the cause.
+	 */
+	private void checkInstanceLogs(List<SampleInstance> instances) {
+		for (SampleInstance instance : instances) {
+			Map<String, Integer> found = new TreeMap<>();
+			for (String line : instance.output()) {
+				for (String symptom : RULE_BROKEN) {
+					if (line.contains(symptom)) {
+						found.merge(symptom, 1, Integer::sum);
+					}
+				}
+			}
+			found.forEach((symptom, count) -> this.findings.violations
+				.add(instance.name() + " logged '" + symptom + "' " + count + " time(s)"));
 		}
 	}
 

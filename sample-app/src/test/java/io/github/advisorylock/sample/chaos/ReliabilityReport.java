@@ -84,7 +84,8 @@ final class ReliabilityReport {
 		line("| writes of unknown outcome (no answer, or a 5xx) | " + findings.unknown + " |");
 		line("| requests | " + answers.size() + ", of which " + errors + " got a 5xx, no answer, or were refused "
 				+ "(the instance was down), every one inside a fault's window or counted as a violation |");
-		line("| faults injected | " + windows.size() + " |");
+		line("| faults injected | " + windows.size() + "; their windows, tails included, cover " + covered(windows, run)
+				+ "% of the load's time |");
 		line("| checks of every rule during the run | " + sampler.samples() + " (every "
 				+ "200 ms, one snapshot each; " + sampler.unreadable() + " could not run while the server was down) |");
 		line("| longest wait of any request answered | " + answers.stream()
@@ -124,6 +125,8 @@ final class ReliabilityReport {
 		line("- Malformed and hostile requests (bad ids, huge and negative amounts, transfers to oneself, unknown "
 				+ "users and accounts) must get exactly their 400 or 404 with `application/problem+json`, during "
 				+ "faults too, unless the fault left them without an answer.");
+		line("- Every instance's log is searched for `deadlock detected` and `violates check constraint`: a fault "
+				+ "explains a lost connection, never these, and a 5xx inside a window does not say its cause.");
 		line("- The rules (every user within the plan, money conserved, no negative balance, every daily limit) "
 				+ "are checked every 200 ms during the run, each in one statement, and once more at the end.");
 		line("- PostgreSQL is restarted with `pg_ctl stop -m " + ChaosCluster.STOP_MODE + "`: open transactions "
@@ -134,6 +137,24 @@ final class ReliabilityReport {
 				+ "this run's first version: 15 s recoveries from a 0.3 s restart). Operators: lower it, or expect "
 				+ "that.");
 		return this.text.toString();
+	}
+
+	/**
+	 * Return the share of the load's time inside some fault's window: an error there is laid to the fault, so the
+	 * larger it is, the more the check of the instances' logs for deadlocks and broken constraints matters.
+	 */
+	private static long covered(List<FaultWindow> windows, RunDescription run) {
+		long total = 0;
+		long end = -1;
+		for (FaultWindow window : windows) {
+			long to = window.recovered() ? window.recoveredMillis() + FaultWindow.TAIL_MILLIS : window.startMillis();
+			long from = Math.max(window.startMillis(), end);
+			if (to > from) {
+				total += to - from;
+			}
+			end = Math.max(end, to);
+		}
+		return Math.min(100, total * 100 / Math.max(1, run.duration().toMillis()));
 	}
 
 	private void operations(List<Answer> answers) {
