@@ -32,6 +32,9 @@ final class ClientLog {
 
 	private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
 
+	/** The busy answers alone, so that waiting for one does not read the whole log again and again. */
+	private final Queue<Answer> busy = new ConcurrentLinkedQueue<>();
+
 	/**
 	 * Return the time since the run started, the clock of every answer and fault window.
 	 * @return milliseconds
@@ -46,6 +49,9 @@ final class ClientLog {
 	 */
 	void add(Answer answer) {
 		this.answers.add(answer);
+		if (answer.busy()) {
+			this.busy.add(answer);
+		}
 	}
 
 	/**
@@ -64,8 +70,8 @@ final class ClientLog {
 	 * @return whether such an answer is in the log
 	 */
 	boolean busySince(UUID subject, long sentSince) {
-		return this.answers.stream()
-			.anyMatch((answer) -> answer.busy() && subject.equals(answer.subject()) && answer.sentMillis() >= sentSince);
+		return this.busy.stream()
+			.anyMatch((answer) -> subject.equals(answer.subject()) && answer.sentMillis() >= sentSince);
 	}
 
 }

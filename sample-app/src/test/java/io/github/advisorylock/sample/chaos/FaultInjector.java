@@ -99,7 +99,12 @@ final class FaultInjector {
 			long start = this.log.now();
 			String detail = inject(kind);
 			long recovered = awaitRecovered();
-			this.windows.add(new FaultWindow(kind, detail, start, recovered));
+			FaultWindow window = new FaultWindow(kind, detail, start, recovered);
+			this.windows.add(window);
+			// Each fault with its window in the build log too, as it happens.
+			System.out.println("== fault " + this.windows.size() + ": " + kind + " (" + detail + ") at " + start
+					+ " ms, " + (window.recovered() ? "recovered after " + window.recoveryMillis() + " ms"
+							: "no recovery within " + RECOVERY_BOUND));
 			if (recovered < 0) {
 				this.failures.add("The system did not answer again within " + RECOVERY_BOUND + " after " + kind
 						+ " (" + detail + ")");
