@@ -48,7 +48,8 @@ class ChaosTests {
 
 	@Test
 	void everyRuleHoldsAndNoAcknowledgedWriteIsLostWhileFaultsAreInjected() throws IOException {
-		Duration duration = DurationStyle.detectAndParse(System.getProperty("chaos.duration", "60s"));
+		String durationText = System.getProperty("chaos.duration", "60s");
+		Duration duration = DurationStyle.detectAndParse(durationText);
 		long seed = Long.parseLong(System.getProperty("chaos.seed", "42"));
 		long began = System.nanoTime();
 		String loadBefore = loadAverage();
@@ -79,8 +80,8 @@ class ChaosTests {
 					+ ", load average " + loadBefore + " before the run and " + loadAverage() + " after it; "
 					+ System.getProperty("os.name") + " " + System.getProperty("os.version");
 			String versions = cluster.versions() + "; Java " + System.getProperty("java.version");
-			String command = "./mvnw -pl sample-app -am test -Dgroups=chaos -Dchaos.duration=" + duration.toSeconds()
-					+ "s -Dchaos.seed=" + seed
+			String command = "./mvnw -pl sample-app -am test -Dgroups=chaos -Dchaos.duration=" + durationText
+					+ " -Dchaos.seed=" + seed
 					+ ((System.getProperty("chaos.report") != null)
 							? " -Dchaos.report=" + System.getProperty("chaos.report") : "");
 			String report = new ReliabilityReport().write(new ReliabilityReport.RunDescription(command, seed,
