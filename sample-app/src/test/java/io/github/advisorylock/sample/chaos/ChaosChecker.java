@@ -16,6 +16,7 @@
 package io.github.advisorylock.sample.chaos;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,6 +61,9 @@ final class ChaosChecker {
 	 */
 	private static final List<String> RULE_BROKEN = List.of("deadlock detected", "violates check constraint");
 
+	/** How long after a run returned the loss of its lock may still be logged: the release comes after it. */
+	private static final Duration LOSS_SLACK = Duration.ofSeconds(5);
+
 	private final DataSource observer;
 
 	private final JdbcClient jdbc;
@@ -102,7 +106,7 @@ final class ChaosChecker {
 				// The latest fault injected before the answer came, still unrecovered, is the likeliest cause; else
 				// the latest one in whose tail it came.
 				Optional<FaultWindow> cause = this.windows.stream()
-					.filter((window) -> window.covers(answer.sentMillis(), answer.receivedMillis()))
+					.filter((window) -> window.explains(answer))
 					.filter((window) -> window.startMillis() <= answer.receivedMillis())
 					.max(Comparator.comparing((FaultWindow window) -> window.recovered()
 							&& answer.sentMillis() > window.recoveredMillis() ? 0 : 1)
@@ -112,7 +116,9 @@ final class ChaosChecker {
 						.merge(answer.outcome(), 1, Integer::sum);
 				}
 				else {
-					this.findings.violations.add(answer.outcome() + " outside any fault's window: " + describe(answer));
+					this.findings.violations
+						.add(answer.outcome() + " that no fault explains (none touched that instance then): "
+								+ describe(answer));
 				}
 			}
 			else if (!answer.operation().expects(answer.status())) {
@@ -270,16 +276,19 @@ final class ChaosChecker {
 			}
 			for (int j = i + 1; j < runs.size() && runs.get(j).startedAt().isBefore(earlier.finishedAt()); j++) {
 				Run later = runs.get(j);
-				List<String> lost = losses.getOrDefault(earlier.instance(), List.of());
+				List<String> lost = losses.getOrDefault(earlier.instance(), List.of())
+					.stream()
+					.filter((line) -> during(line, earlier))
+					.toList();
 				String overlap = "run " + earlier.id() + " on " + earlier.instance() + " (" + earlier.startedAt()
 						+ " to " + earlier.finishedAt() + ") overlaps run " + later.id() + " on " + later.instance()
 						+ " (from " + later.startedAt() + ")";
 				if (lost.isEmpty()) {
-					this.findings.violations.add(overlap + ", and " + earlier.instance() + " reported no loss");
+					this.findings.violations.add(overlap + ", and " + earlier.instance() + " reported no loss during it");
 				}
 				else {
 					this.findings.overlapsAfterLoss.add(overlap + "; " + earlier.instance() + " reported: "
-							+ lost.get(lost.size() - 1).strip());
+							+ lost.get(0).strip());
 				}
 			}
 		}
@@ -291,6 +300,22 @@ final class ChaosChecker {
 				this.findings.violations.add("job claims " + between.toMillis() + " ms apart, less than a period: "
 						+ byClaim.get(i - 1) + " and " + byClaim.get(i));
 			}
+		}
+	}
+
+	/**
+	 * Return whether a loss the instance logged belongs to a run: logged after the run started, and at most
+	 * {@link #LOSS_SLACK} after it finished (a loss found at the release is logged just after the run returned).
+	 * Both clocks are this machine's; a line without a timestamp belongs to no run.
+	 */
+	private static boolean during(String line, Run run) {
+		try {
+			Instant logged = Instant.parse(line.substring(0, line.indexOf(' ')));
+			return !logged.isBefore(run.startedAt().toInstant())
+					&& !logged.isAfter(run.finishedAt().toInstant().plus(LOSS_SLACK));
+		}
+		catch (RuntimeException ex) {
+			return false;
 		}
 	}
 

@@ -38,6 +38,7 @@ import io.github.advisorylock.test.TestDatabase;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.util.FileSystemUtils;
 
@@ -87,6 +88,9 @@ final class ChaosCluster implements AutoCloseable {
 	private final PgBouncer bouncer;
 
 	private final AtomicReferenceArray<SampleInstance> instances = new AtomicReferenceArray<>(INSTANCES);
+
+	/** One client per instance: each JDK HTTP client has a thread and a connection pool of its own. */
+	private final AtomicReferenceArray<Http> clients = new AtomicReferenceArray<>(INSTANCES);
 
 	/** Every instance started, the killed ones included: their logs tell the locks they lost. */
 	private final List<SampleInstance> started = new CopyOnWriteArrayList<>();
@@ -185,6 +189,7 @@ final class ChaosCluster implements AutoCloseable {
 				dataSource, this.arguments.toArray(String[]::new));
 		this.started.add(instance);
 		this.instances.set(index, instance);
+		this.clients.set(index, instance.http());
 		return instance;
 	}
 
@@ -203,7 +208,7 @@ final class ChaosCluster implements AutoCloseable {
 	 * @return the client
 	 */
 	Http http(int index) {
-		return instance(index).http();
+		return this.clients.get(index);
 	}
 
 	/**
@@ -268,8 +273,7 @@ final class ChaosCluster implements AutoCloseable {
 	 * @return PostgreSQL's and PgBouncer's versions
 	 */
 	String versions() {
-		String postgres = new org.springframework.jdbc.core.JdbcTemplate(this.observer)
-			.queryForObject("SELECT version()", String.class);
+		String postgres = new JdbcTemplate(this.observer).queryForObject("SELECT version()", String.class);
 		return postgres + "; PgBouncer " + this.bouncer.version();
 	}
 

@@ -21,13 +21,17 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.SampleInstance;
@@ -52,10 +56,15 @@ final class FaultInjector {
 	static final int PAUSE_MIN_MILLIS = 100;
 
 	/** How much longer than the shortest a pause may be: short, so that a 10-minute run gets many faults. */
-	static final int PAUSE_SPREAD_MILLIS = 700;
+	static final int PAUSE_SPREAD_MILLIS = 400;
 
 	/** The bound on waiting for a fact that a fault needs (a job run to freeze, a busy answer). */
 	private static final Duration FACT_BOUND = Duration.ofSeconds(60);
+
+	/** Every instance: a fault that may touch any of them. */
+	private static final Set<Integer> ALL = IntStream.range(0, ChaosCluster.INSTANCES)
+		.boxed()
+		.collect(Collectors.toUnmodifiableSet());
 
 	private final ChaosCluster cluster;
 
@@ -97,17 +106,18 @@ final class FaultInjector {
 			}
 			FaultKind kind = next();
 			long start = this.log.now();
-			String detail = inject(kind);
+			Injected injected = inject(kind);
 			long recovered = awaitRecovered();
-			FaultWindow window = new FaultWindow(kind, detail, start, recovered);
+			FaultWindow window = new FaultWindow(kind, injected.detail(), injected.instances(), start, recovered);
 			this.windows.add(window);
 			// Each fault with its window in the build log too, as it happens.
-			System.out.println("== fault " + this.windows.size() + ": " + kind + " (" + detail + ") at " + start
+			System.out.println("== fault " + this.windows.size() + ": " + kind + " (" + injected.detail() + ") at "
+					+ start
 					+ " ms, " + (window.recovered() ? "recovered after " + window.recoveryMillis() + " ms"
 							: "no recovery within " + RECOVERY_BOUND));
 			if (recovered < 0) {
 				this.failures.add("The system did not answer again within " + RECOVERY_BOUND + " after " + kind
-						+ " (" + detail + ")");
+						+ " (" + injected.detail() + ")");
 				return;
 			}
 		}
@@ -137,34 +147,36 @@ final class FaultInjector {
 		return this.round.remove(0);
 	}
 
-	private String inject(FaultKind kind) throws IOException {
+	private Injected inject(FaultKind kind) throws IOException {
 		return switch (kind) {
 			case KILL_INSTANCE -> killInstance();
 			case FREEZE_JOB_RUNNER -> freezeJobRunner();
 			case TERMINATE_SESSIONS -> terminateSessions();
 			case RESTART_POSTGRES -> {
 				this.cluster.restartServer();
-				yield "stop mode " + ChaosCluster.STOP_MODE;
+				yield new Injected("stop mode " + ChaosCluster.STOP_MODE, ALL);
 			}
 			case RESTART_PGBOUNCER -> {
 				this.cluster.restartPgBouncer();
-				yield "instance-" + ChaosCluster.THROUGH_PGBOUNCER + "'s PgBouncer";
+				yield new Injected("instance-" + ChaosCluster.THROUGH_PGBOUNCER + "'s PgBouncer",
+						Set.of(ChaosCluster.THROUGH_PGBOUNCER));
 			}
-			case HOLD_HOT_LOCK -> holdHotLock();
+			// Requests for the user wait and answer busy: a 409, never a failure.
+			case HOLD_HOT_LOCK -> new Injected(holdHotLock(), Set.of());
 		};
 	}
 
-	private String killInstance() throws IOException {
+	private Injected killInstance() throws IOException {
 		int index = this.random.nextInt(ChaosCluster.INSTANCES);
 		this.cluster.killAndRestart(index);
-		return "instance-" + index;
+		return new Injected("instance-" + index, Set.of(index));
 	}
 
 	/**
 	 * Freeze the instance that runs the job now, until another instance has started a run: the frozen one's lock
 	 * session, silent, was ended by PostgreSQL after three heartbeats. Then let it go on; it learns of its loss.
 	 */
-	private String freezeJobRunner() {
+	private Injected freezeJobRunner() {
 		Optional<String> running = await(() -> this.jdbc
 			.sql("SELECT instance FROM job_runs WHERE job = ? AND finished_at IS NULL "
 					+ "AND started_at > clock_timestamp() - ?::interval ORDER BY started_at DESC LIMIT 1")
@@ -173,9 +185,10 @@ final class FaultInjector {
 			.optional());
 		if (running.isEmpty()) {
 			this.failures.add("No run of the job in progress was seen within " + FACT_BOUND + " to freeze");
-			return "no run in progress";
+			return new Injected("no run in progress", Set.of());
 		}
-		SampleInstance frozen = this.cluster.instance(ChaosCluster.index(running.get()));
+		int index = ChaosCluster.index(running.get());
+		SampleInstance frozen = this.cluster.instance(index);
 		OffsetDateTime frozenAt = this.jdbc.sql("SELECT clock_timestamp()").query(OffsetDateTime.class).single();
 		frozen.suspend();
 		try {
@@ -187,16 +200,16 @@ final class FaultInjector {
 			if (next.isEmpty()) {
 				this.failures.add("No other instance ran the job within " + FACT_BOUND + " while " + running.get()
 						+ ", which ran it, was frozen");
-				return running.get() + ", no takeover";
+				return new Injected(running.get() + ", no takeover", Set.of(index));
 			}
-			return running.get() + ", taken over by " + next.get();
+			return new Injected(running.get() + ", taken over by " + next.get(), Set.of(index));
 		}
 		finally {
 			frozen.resume();
 		}
 	}
 
-	private String terminateSessions() {
+	private Injected terminateSessions() {
 		List<Session> sessions = new ArrayList<>(this.jdbc
 			.sql("SELECT pid, application_name FROM pg_stat_activity WHERE backend_type = 'client backend' "
 					+ "AND pid <> pg_backend_pid() AND application_name <> ? ORDER BY pid")
@@ -208,7 +221,13 @@ final class FaultInjector {
 		for (Session victim : victims) {
 			this.jdbc.sql("SELECT pg_terminate_backend(?)").param(victim.pid()).query(Boolean.class).single();
 		}
-		return victims.stream().map(Session::toString).toList().toString();
+		Set<Integer> instances = new HashSet<>();
+		for (Session victim : victims) {
+			// A pool session names its instance; another (a job's lock session names pid@host) may be any one's.
+			instances.addAll(victim.applicationName().startsWith("chaos-instance-")
+					? Set.of(ChaosCluster.index(victim.applicationName().substring("chaos-".length()))) : ALL);
+		}
+		return new Injected(victims.stream().map(Session::toString).toList().toString(), instances);
 	}
 
 	/**
@@ -278,6 +297,15 @@ final class FaultInjector {
 			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
 		}
 		return Optional.empty();
+	}
+
+	/**
+	 * What a fault did, and the instances whose requests it may make fail.
+	 *
+	 * @param detail what was done
+	 * @param instances the instances touched
+	 */
+	private record Injected(String detail, Set<Integer> instances) {
 	}
 
 	/**

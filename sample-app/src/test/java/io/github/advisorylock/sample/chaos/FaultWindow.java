@@ -15,17 +15,21 @@
  */
 package io.github.advisorylock.sample.chaos;
 
+import java.util.Set;
+
 /**
  * One injected fault and its window, in milliseconds since the run started: from the moment it was injected to the
  * moment every instance answered again.
  *
  * @param kind the fault
  * @param detail what exactly was done (which instance, which sessions, which user)
+ * @param instances the instances whose requests the fault may make fail: the one killed or frozen, those whose
+ * sessions were ended, all for a server restart, the one behind PgBouncer for its restart, none for a lock held
  * @param startMillis when it was injected
  * @param recoveredMillis when every instance answered again, or -1 if none did within the bound
  * @author advisory-lock authors
  */
-record FaultWindow(FaultKind kind, String detail, long startMillis, long recoveredMillis) {
+record FaultWindow(FaultKind kind, String detail, Set<Integer> instances, long startMillis, long recoveredMillis) {
 
 	/**
 	 * After a fault's recovery, the time in which an error is still laid to it: a pooled connection the fault broke
@@ -58,6 +62,16 @@ record FaultWindow(FaultKind kind, String detail, long startMillis, long recover
 	boolean covers(long sent, long received) {
 		long end = recovered() ? this.recoveredMillis + TAIL_MILLIS : Long.MAX_VALUE;
 		return sent <= end && received >= this.startMillis;
+	}
+
+	/**
+	 * Return whether the fault may explain a request's failure: the request overlaps the window, and went to an
+	 * instance the fault touched.
+	 * @param answer the request and its outcome
+	 * @return whether the fault may explain it
+	 */
+	boolean explains(Answer answer) {
+		return this.instances.contains(answer.instance()) && covers(answer.sentMillis(), answer.receivedMillis());
 	}
 
 }

@@ -18,6 +18,7 @@ package io.github.advisorylock.sample.chaos;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import com.jayway.jsonpath.JsonPath;
@@ -52,6 +54,9 @@ final class LoadGenerator {
 	static final long OPENING_BALANCE = 100_000;
 
 	static final long DAILY_LIMIT = 20_000;
+
+	/** How long a client waits after a refused connection. */
+	private static final Duration REFUSED_BACKOFF = Duration.ofMillis(50);
 
 	/** Above {@code LedgerService.MAX_AMOUNT}. */
 	private static final long HUGE = 10_000_000_000_000L;
@@ -267,6 +272,10 @@ final class LoadGenerator {
 					target, null);
 		}
 		this.log.add(answer);
+		if (answer.status() == Answer.REFUSED) {
+			// The instance is down: back off a moment, as a real client would, rather than spin on a closed port.
+			LockSupport.parkNanos(REFUSED_BACKOFF.toNanos());
+		}
 		if (operation == Operation.CREATE_REQUEST && answer.created() != null) {
 			this.open.get(subject).add(answer.created());
 		}

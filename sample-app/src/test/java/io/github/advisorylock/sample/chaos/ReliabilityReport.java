@@ -21,7 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -113,6 +115,7 @@ final class ReliabilityReport {
 		if (!findings.overlapsAfterLoss.isEmpty()) {
 			line("");
 		}
+		failures(answers);
 		faultLog(windows, answers);
 		list("Violations", findings.violations);
 		list("Lost acknowledged writes", findings.lost);
@@ -122,8 +125,10 @@ final class ReliabilityReport {
 				+ "its row must be in the database, in that state. A request that got no answer, or a 5xx, may have "
 				+ "committed or not: it is *unknown*, and it may explain at most one row the client was not told of. "
 				+ "A request rejected with a business 409, or whose connection was refused, explains none.");
-		line("- An error is laid to the latest fault injected before it whose window it falls in, preferring one "
-				+ "not yet recovered over the tail of an earlier one.");
+		line("- An error is laid to a fault only if it went to an instance that fault touched (the one killed or "
+				+ "frozen, those whose sessions were ended, the one behind PgBouncer for its restart, all for a server "
+				+ "restart, none for a lock held from outside), and to the latest such fault whose window it falls "
+				+ "in, preferring one not yet recovered over the tail of an earlier one.");
 		line("- A fault's window runs from its injection to the moment every instance answered a request that reads "
 				+ "the database, plus " + FaultWindow.TAIL_MILLIS + " ms: a pooled connection a fault broke is found "
 				+ "broken only when next used. An error outside every window is a violation. *Recovery* is the window "
@@ -164,7 +169,7 @@ final class ReliabilityReport {
 	}
 
 	private void operations(List<Answer> answers) {
-		Map<String, Predicate<Answer>> columns = new java.util.LinkedHashMap<>();
+		Map<String, Predicate<Answer>> columns = new LinkedHashMap<>();
 		columns.put("200", (answer) -> answer.status() == 200);
 		columns.put("201", (answer) -> answer.status() == 201);
 		columns.put("400", (answer) -> answer.status() == 400);
@@ -241,20 +246,40 @@ final class ReliabilityReport {
 		line("");
 	}
 
+	private void failures(List<Answer> answers) {
+		line("### Requests without an answer, by cause");
+		line("");
+		line("| cause | requests |");
+		line("| --- | ---: |");
+		answers.stream()
+			.filter((answer) -> answer.failure() != null)
+			.collect(Collectors.groupingBy((answer) -> answer.failure().replaceAll("[0-9]+", "N"), TreeMap::new,
+					Collectors.counting()))
+			.entrySet()
+			.stream()
+			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+			.limit(10)
+			.forEach((entry) -> line("| " + entry.getKey().replace("|", "\\|") + " | " + entry.getValue() + " |"));
+		line("");
+	}
+
 	private void faultLog(List<FaultWindow> windows, List<Answer> answers) {
 		line("### Fault log");
 		line("");
-		line("Each fault with its window (milliseconds since the load started) and the requests that got a 5xx or "
-				+ "no answer while it lasted, its tail included.");
+		line("Each fault with its window (milliseconds since the load started), the instances whose requests it may "
+				+ "make fail, and the failed requests to those instances while it lasted, its tail included.");
 		line("");
-		line("| # | fault | what | injected at | recovered at | recovery (ms) | 5xx | no answer | refused |");
-		line("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+		line("| # | fault | what | instances touched | injected at | recovered at | recovery (ms) | 5xx | no answer "
+				+ "| refused |");
+		line("| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
 		int number = 1;
 		for (FaultWindow window : windows) {
 			List<Answer> inside = answers.stream()
-				.filter((answer) -> answer.failed() && window.covers(answer.sentMillis(), answer.receivedMillis()))
+				.filter((answer) -> answer.failed() && window.explains(answer))
 				.toList();
-			line("| " + number++ + " | " + window.kind() + " | " + window.detail() + " | " + window.startMillis()
+			line("| " + number++ + " | " + window.kind() + " | " + window.detail() + " | "
+					+ window.instances().stream().sorted().map(String::valueOf).collect(Collectors.joining(", "))
+					+ " | " + window.startMillis()
 					+ " | " + (window.recovered() ? window.recoveredMillis() : "never") + " | "
 					+ (window.recovered() ? window.recoveryMillis() : "-") + " | "
 					+ inside.stream().filter((answer) -> answer.status() >= 500).count() + " | "
@@ -277,7 +302,7 @@ final class ReliabilityReport {
 	}
 
 	private static String label(Operation operation) {
-		return (operation.hostile() ? "hostile: " : "") + operation.name().toLowerCase().replace('_', ' ');
+		return (operation.hostile() ? "hostile: " : "") + operation.name().toLowerCase(Locale.ROOT).replace('_', ' ');
 	}
 
 	private void line(String line) {
