@@ -90,7 +90,12 @@ public final class PgBouncer {
 
 	private static boolean skipReported;
 
-	private final Process process;
+	/** Replaced by {@link #start()} after a {@link #stop()}. */
+	private volatile Process process;
+
+	private final List<String> command;
+
+	private final Path log;
 
 	private final int port;
 
@@ -98,8 +103,11 @@ public final class PgBouncer {
 
 	private final boolean tracksPreparedStatements;
 
-	private PgBouncer(Process process, int port, String version, boolean tracksPreparedStatements) {
+	private PgBouncer(Process process, List<String> command, Path log, int port, String version,
+			boolean tracksPreparedStatements) {
 		this.process = process;
+		this.command = command;
+		this.log = log;
 		this.port = port;
 		this.version = version;
 		this.tracksPreparedStatements = tracksPreparedStatements;
@@ -211,8 +219,10 @@ public final class PgBouncer {
 			Process process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(log.toFile())
 				.start();
-			PgBouncer bouncer = new PgBouncer(process, port, version, tracksPreparedStatements);
-			Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "pgbouncer-shutdown"));
+			PgBouncer bouncer = new PgBouncer(process, List.copyOf(command), log, port, version,
+					tracksPreparedStatements);
+			// The current process, which a stop and start may have replaced.
+			Runtime.getRuntime().addShutdownHook(new Thread(() -> bouncer.process.destroy(), "pgbouncer-shutdown"));
 			bouncer.awaitListening(log);
 			return bouncer;
 		}
@@ -239,6 +249,9 @@ public final class PgBouncer {
 		config.append("auth_type = scram-sha-256\n");
 		config.append("auth_file = " + users + "\n");
 		config.append("max_client_conn = 200\n");
+		// After a failed login to the server (it is restarting), try again within a second, not after the default
+		// 15 s: tests that restart the server measure its recovery, not this wait.
+		config.append("server_login_retry = 1\n");
 		if (tracksPreparedStatements) {
 			config.append("max_prepared_statements = 200\n");
 		}
@@ -286,6 +299,45 @@ public final class PgBouncer {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not find a free port for PgBouncer", ex);
+		}
+	}
+
+	/**
+	 * Stop PgBouncer with SIGTERM, its immediate shutdown: every client and server connection is closed at once, as
+	 * when it crashes or an operator restarts it. Return once it has exited. For fault injection: {@link #start()}
+	 * starts it again, on the same port.
+	 */
+	public synchronized void stop() {
+		Process running = this.process;
+		running.destroy();
+		try {
+			if (!running.waitFor(30, TimeUnit.SECONDS)) {
+				running.destroyForcibly();
+				running.waitFor(30, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			running.destroyForcibly();
+		}
+	}
+
+	/**
+	 * Start a {@link #stop() stopped} PgBouncer again, from the same configuration and on the same port; return once
+	 * it listens. Does nothing if it runs.
+	 */
+	public synchronized void start() {
+		if (this.process.isAlive()) {
+			return;
+		}
+		try {
+			this.process = new ProcessBuilder(this.command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.log.toFile()))
+				.start();
+			awaitListening(this.log);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start PgBouncer again: " + this.command, ex);
 		}
 	}
 

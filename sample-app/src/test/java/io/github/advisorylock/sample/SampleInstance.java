@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,7 +47,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
  * a free loopback port, with its output copied to a log file and kept for assertions; the test can stop, kill,
  * suspend and resume it.
  */
-final class SampleInstance {
+public final class SampleInstance {
 
 	private static final Set<Process> alive = ConcurrentHashMap.newKeySet();
 
@@ -84,7 +85,22 @@ final class SampleInstance {
 	 * @return the instance, starting
 	 * @throws IOException if the process cannot be started
 	 */
-	static SampleInstance start(String name, Path logs, String... arguments) throws IOException {
+	public static SampleInstance start(String name, Path logs, String... arguments) throws IOException {
+		return start(name, logs, TestDatabase.get().springDataSourceProperties(), arguments);
+	}
+
+	/**
+	 * Start an instance on a data source of its own choosing, such as a PgBouncer in front of the test database;
+	 * it is ready after {@link #awaitStarted()}.
+	 * @param name its name, given as {@code sample.instance} and naming its log
+	 * @param logs the directory of the log
+	 * @param dataSource the {@code spring.datasource.*} properties, in place of the test database's
+	 * @param arguments more command line arguments
+	 * @return the instance, starting
+	 * @throws IOException if the process cannot be started
+	 */
+	public static SampleInstance start(String name, Path logs, Map<String, String> dataSource, String... arguments)
+			throws IOException {
 		int port = freePort();
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
@@ -92,9 +108,7 @@ final class SampleInstance {
 				"--server.address=127.0.0.1", "--spring.main.banner-mode=off", "--spring.sql.init.mode=never",
 				"--sample.instance=" + name));
 		command.addAll(List.of(arguments));
-		TestDatabase.get()
-			.springDataSourceProperties()
-			.forEach((property, value) -> command.add("--" + property + "=" + value));
+		dataSource.forEach((property, value) -> command.add("--" + property + "=" + value));
 		Files.createDirectories(logs);
 		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 		alive.add(process);
@@ -108,7 +122,7 @@ final class SampleInstance {
 	 * @throws IllegalStateException if it exits first, or does not start within three hang timeouts (three JVMs
 	 * starting at once on two cores)
 	 */
-	void awaitStarted() {
+	public void awaitStarted() {
 		try {
 			this.started.get(PgLocks.HANG_TIMEOUT.toSeconds() * 3, TimeUnit.SECONDS);
 		}
@@ -125,7 +139,7 @@ final class SampleInstance {
 	 * Return the name, as given in {@code sample.instance}.
 	 * @return the name
 	 */
-	String name() {
+	public String name() {
 		return this.name;
 	}
 
@@ -133,7 +147,7 @@ final class SampleInstance {
 	 * Return a client of the instance's HTTP API.
 	 * @return the client
 	 */
-	Http http() {
+	public Http http() {
 		return new Http(this.port);
 	}
 
@@ -141,7 +155,7 @@ final class SampleInstance {
 	 * Return the lines the instance has written so far.
 	 * @return a snapshot of its output
 	 */
-	List<String> output() {
+	public List<String> output() {
 		return List.copyOf(this.output);
 	}
 
@@ -153,7 +167,7 @@ final class SampleInstance {
 	 * @return the first matching line
 	 * @throws AssertionError if none appears within the hang timeout
 	 */
-	String awaitOutput(int from, String description, Predicate<String> line) {
+	public String awaitOutput(int from, String description, Predicate<String> line) {
 		long deadline = System.nanoTime() + PgLocks.HANG_TIMEOUT.toNanos();
 		while (true) {
 			List<String> lines = output();
@@ -174,7 +188,7 @@ final class SampleInstance {
 	 * Kill the process with SIGKILL, as a crash or an OOM killer would: no shutdown hook, no rollback, its sockets
 	 * closed by the kernel. Return once it has exited.
 	 */
-	void kill() {
+	public void kill() {
 		this.process.destroyForcibly();
 		awaitExit();
 	}
@@ -183,7 +197,7 @@ final class SampleInstance {
 	 * Freeze the process with SIGSTOP, as a long GC pause, a stalled VM or a debugger would: every thread stops, its
 	 * connections stay open and send nothing.
 	 */
-	void suspend() {
+	public void suspend() {
 		signal("STOP");
 		this.suspended = true;
 	}
@@ -191,7 +205,7 @@ final class SampleInstance {
 	/**
 	 * Let a {@link #suspend() suspended} process go on, with SIGCONT.
 	 */
-	void resume() {
+	public void resume() {
 		signal("CONT");
 		this.suspended = false;
 	}
@@ -201,7 +215,7 @@ final class SampleInstance {
 	 * their shutdowns overlap; one that has not exited after the hang timeout is killed.
 	 * @param instances the instances
 	 */
-	static void stopAll(List<SampleInstance> instances) {
+	public static void stopAll(List<SampleInstance> instances) {
 		for (SampleInstance instance : instances) {
 			if (instance.suspended) {
 				instance.resume();

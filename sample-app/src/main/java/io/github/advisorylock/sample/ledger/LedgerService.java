@@ -133,9 +133,7 @@ public class LedgerService {
 	@Transactional
 	@AdvisoryLocked(namespace = "account", key = { "#from", "#to" })
 	public Transfer transfer(UUID from, UUID to, long amount) {
-		if (from.equals(to)) {
-			throw new InvalidRequestException("A transfer needs two different accounts, got " + from + " twice");
-		}
+		requireDistinct(from, to);
 		Account source = find(from);
 		find(to);
 		debit(source, amount);
@@ -147,6 +145,18 @@ public class LedgerService {
 			.query((rs, row) -> new Transfer(uuid(rs, "id"), uuid(rs, "from_account_id"), uuid(rs, "to_account_id"),
 					rs.getLong("amount"), rs.getObject("created_at", OffsetDateTime.class)))
 			.single();
+	}
+
+	/**
+	 * Refuse a transfer from an account to itself.
+	 * @param from the account debited
+	 * @param to the account credited
+	 * @throws InvalidRequestException if both are the same
+	 */
+	static void requireDistinct(UUID from, UUID to) {
+		if (from.equals(to)) {
+			throw new InvalidRequestException("A transfer needs two different accounts, got " + from + " twice");
+		}
 	}
 
 	private void debit(Account account, long amount) {

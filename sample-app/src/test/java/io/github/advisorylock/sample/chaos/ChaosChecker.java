@@ -1,0 +1,409 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.sample.chaos;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.sample.SampleInstance;
+import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
+import io.github.advisorylock.test.PgLocks;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * The checks after a chaos run, with SQL against the client's own log of answers: no rule broken, no acknowledged
+ * write lost, no write kept that the client saw rejected, no two runs of the job overlapping but after a loss the job
+ * reported, no advisory lock left, and every error inside a fault's window.
+ *
+ * @author advisory-lock authors
+ */
+final class ChaosChecker {
+
+	/** What the library logs at ERROR when a heartbeat finds the lock's session gone. */
+	static final String LOST = "(invocation scope) was lost while its work runs";
+
+	/** What it logs at WARN when the session is found gone only at the release, after the work returned. */
+	static final String ROLLBACK_FAILED = "rolling back its transaction failed";
+
+	/**
+	 * What PostgreSQL says when the lock order failed (a deadlock) or a rule reached the last line of defence (a
+	 * {@code CHECK}, such as a balance below zero).
+	 */
+	private static final List<String> RULE_BROKEN = List.of("deadlock detected", "violates check constraint");
+
+	/** How long after a run returned the loss of its lock may still be logged: the release comes after it. */
+	private static final Duration LOSS_SLACK = Duration.ofSeconds(5);
+
+	private final DataSource observer;
+
+	private final JdbcClient jdbc;
+
+	private final List<Answer> answers;
+
+	private final List<FaultWindow> windows;
+
+	private final Findings findings = new Findings();
+
+	ChaosChecker(ChaosCluster cluster, List<Answer> answers, List<FaultWindow> windows) {
+		this.observer = cluster.observer();
+		this.jdbc = JdbcClient.create(this.observer);
+		this.answers = answers;
+		this.windows = windows;
+	}
+
+	/**
+	 * Run every check on the client's log and the database; the instances have stopped.
+	 * @param instances every instance the run started, for the losses they logged
+	 * @return what the checks found
+	 */
+	Findings check(List<SampleInstance> instances) {
+		checkAnswers();
+		checkSetupRequests();
+		checkLedger();
+		checkJobRuns(instances);
+		checkInstanceLogs(instances);
+		checkNoLockLeft();
+		return this.findings;
+	}
+
+	/**
+	 * Every answer is one its operation may get, with problem details when it is an error; every 5xx and every
+	 * missing answer falls inside a fault's window, and is counted by that fault.
+	 */
+	private void checkAnswers() {
+		for (Answer answer : this.answers) {
+			if (answer.failed()) {
+				// The latest fault injected before the answer came, still unrecovered, is the likeliest cause; else
+				// the latest one in whose tail it came.
+				Optional<FaultWindow> cause = this.windows.stream()
+					.filter((window) -> window.explains(answer))
+					.filter((window) -> window.startMillis() <= answer.receivedMillis())
+					.max(Comparator.comparing((FaultWindow window) -> window.recovered()
+							&& answer.sentMillis() > window.recoveredMillis() ? 0 : 1)
+						.thenComparingLong(FaultWindow::startMillis));
+				if (cause.isPresent()) {
+					this.findings.errorsByCause.computeIfAbsent(cause.get().kind(), (kind) -> new TreeMap<>())
+						.merge(answer.outcome(), 1, Integer::sum);
+				}
+				else {
+					this.findings.violations
+						.add(answer.outcome() + " that no fault explains (none touched that instance then): "
+								+ describe(answer));
+				}
+			}
+			else if (!answer.operation().expects(answer.status())) {
+				this.findings.violations.add("unexpected " + answer.status() + " (expected one of "
+						+ answer.operation().expected() + "): " + describe(answer));
+			}
+			else if (answer.status() >= 400 && !answer.problem()) {
+				this.findings.violations.add(answer.status() + " without problem details: " + describe(answer));
+			}
+		}
+	}
+
+	/**
+	 * Every acknowledged creation, completion and cancellation is in the database; every row the client was not told
+	 * of is explained by a request whose answer never came; every user within the plan at the end.
+	 */
+	private void checkSetupRequests() {
+		Map<UUID, Row> rows = new HashMap<>();
+		this.jdbc.sql("SELECT id, user_id, status FROM setup_requests")
+			.query((rs, row) -> new Row(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3)))
+			.list()
+			.forEach((row) -> rows.put(row.id(), row));
+		Set<UUID> acknowledged = new HashSet<>();
+		Map<UUID, Integer> unknownCreations = new HashMap<>();
+		Map<UUID, Set<String>> finishedOrUnknown = new HashMap<>();
+		for (Answer answer : this.answers) {
+			switch (answer.operation()) {
+				case CREATE_REQUEST -> {
+					if (answer.created() != null) {
+						acknowledged.add(answer.created());
+						this.findings.acknowledged++;
+						Row row = rows.get(answer.created());
+						if (row == null || !row.owner().equals(answer.subject())) {
+							this.findings.lost.add("setup request " + answer.created() + " of user " + answer.subject()
+									+ ", answered 201 at " + answer.receivedMillis() + " ms, is not in the database");
+						}
+					}
+					else if (answer.unknown()) {
+						unknownCreations.merge(answer.subject(), 1, Integer::sum);
+					}
+				}
+				case COMPLETE_REQUEST, CANCEL_REQUEST -> {
+					String status = (answer.operation() == Operation.COMPLETE_REQUEST) ? "completed" : "cancelled";
+					if (answer.status() == 200 || answer.unknown()) {
+						finishedOrUnknown.computeIfAbsent(answer.target(), (id) -> new HashSet<>()).add(status);
+					}
+					if (answer.status() == 200) {
+						this.findings.acknowledged++;
+						Row row = rows.get(answer.target());
+						if (row == null || !row.status().equals(status)) {
+							this.findings.lost.add("setup request " + answer.target() + ", answered 200 " + status
+									+ " at " + answer.receivedMillis() + " ms, is "
+									+ ((row != null) ? row.status() : "missing") + " in the database");
+						}
+					}
+				}
+				default -> {
+				}
+			}
+		}
+		Map<UUID, Integer> unacknowledged = new HashMap<>();
+		for (Row row : rows.values()) {
+			if (!acknowledged.contains(row.id())) {
+				unacknowledged.merge(row.owner(), 1, Integer::sum);
+			}
+			if ((row.status().equals("completed") || row.status().equals("cancelled"))
+					&& !finishedOrUnknown.getOrDefault(row.id(), Set.of()).contains(row.status())) {
+				this.findings.violations.add("setup request " + row.id() + " is " + row.status()
+						+ ", but no request to do so was answered 200 or went unanswered");
+			}
+		}
+		unacknowledged.forEach((user, count) -> {
+			int unknown = unknownCreations.getOrDefault(user, 0);
+			if (count > unknown) {
+				this.findings.violations.add("user " + user + " has " + count + " setup request(s) the client was "
+						+ "not told of, but only " + unknown + " creation(s) went unanswered: a rejected one was kept");
+			}
+		});
+		this.findings.unknown += unknownCreations.values().stream().mapToInt(Integer::intValue).sum();
+	}
+
+	/**
+	 * Every acknowledged withdrawal and transfer is in the database, and every row the client was not told of is
+	 * explained by a request whose answer never came.
+	 */
+	private void checkLedger() {
+		checkWrites(Operation.WITHDRAW, "withdrawals", "account_id");
+		checkWrites(Operation.TRANSFER, "transfers", "from_account_id");
+	}
+
+	private void checkWrites(Operation operation, String table, String ownerColumn) {
+		Map<UUID, UUID> rows = new HashMap<>();
+		this.jdbc.sql("SELECT id, " + ownerColumn + " FROM " + table)
+			.query((rs, row) -> rows.put(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class)))
+			.list();
+		Set<UUID> acknowledged = new HashSet<>();
+		Map<UUID, Integer> unknown = new HashMap<>();
+		for (Answer answer : this.answers) {
+			if (answer.operation() != operation) {
+				continue;
+			}
+			if (answer.created() != null) {
+				acknowledged.add(answer.created());
+				this.findings.acknowledged++;
+				if (!answer.subject().equals(rows.get(answer.created()))) {
+					this.findings.lost.add(operation + " " + answer.created() + " from " + answer.subject()
+							+ ", answered 201 at " + answer.receivedMillis() + " ms, is not in " + table);
+				}
+			}
+			else if (answer.unknown()) {
+				unknown.merge(answer.subject(), 1, Integer::sum);
+			}
+		}
+		Map<UUID, Integer> unacknowledged = new HashMap<>();
+		rows.forEach((id, owner) -> {
+			if (!acknowledged.contains(id)) {
+				unacknowledged.merge(owner, 1, Integer::sum);
+			}
+		});
+		unacknowledged.forEach((account, count) -> {
+			int unanswered = unknown.getOrDefault(account, 0);
+			if (count > unanswered) {
+				this.findings.violations.add("account " + account + " has " + count + " row(s) in " + table
+						+ " the client was not told of, but only " + unanswered + " went unanswered");
+			}
+		});
+		this.findings.unknown += unknown.values().stream().mapToInt(Integer::intValue).sum();
+	}
+
+	/**
+	 * No two runs of the job overlap, except after a loss the job reported (listed with it), and claims are at
+	 * least a period apart. Times are the database's clock.
+	 */
+	private void checkJobRuns(List<SampleInstance> instances) {
+		List<Run> runs = this.jdbc
+			.sql("SELECT id, instance, claimed_at, started_at, finished_at FROM job_runs WHERE job = ? "
+					+ "ORDER BY started_at")
+			.param(StaleRequestExpiry.JOB)
+			.query(Run.class)
+			.list();
+		Map<String, List<String>> losses = new TreeMap<>();
+		for (SampleInstance instance : instances) {
+			instance.output()
+				.stream()
+				.filter((line) -> line.contains(LOST) || line.contains(ROLLBACK_FAILED))
+				.forEach((line) -> losses.computeIfAbsent(instance.name(), (name) -> new ArrayList<>()).add(line));
+		}
+		this.findings.jobRuns = runs.size();
+		this.findings.unfinishedRuns = (int) runs.stream().filter((run) -> run.finishedAt() == null).count();
+		this.findings.lossesReported = losses.values().stream().mapToInt(List::size).sum();
+		for (int i = 0; i < runs.size(); i++) {
+			Run earlier = runs.get(i);
+			if (earlier.finishedAt() == null) {
+				continue;
+			}
+			for (int j = i + 1; j < runs.size() && runs.get(j).startedAt().isBefore(earlier.finishedAt()); j++) {
+				Run later = runs.get(j);
+				List<String> lost = losses.getOrDefault(earlier.instance(), List.of())
+					.stream()
+					.filter((line) -> during(line, earlier))
+					.toList();
+				String overlap = "run " + earlier.id() + " on " + earlier.instance() + " (" + earlier.startedAt()
+						+ " to " + earlier.finishedAt() + ") overlaps run " + later.id() + " on " + later.instance()
+						+ " (from " + later.startedAt() + ")";
+				if (lost.isEmpty()) {
+					this.findings.violations.add(overlap + ", and " + earlier.instance() + " reported no loss during it");
+				}
+				else {
+					this.findings.overlapsAfterLoss.add(overlap + "; " + earlier.instance() + " reported: "
+							+ lost.get(0).strip());
+				}
+			}
+		}
+		List<Run> byClaim = new ArrayList<>(runs);
+		byClaim.sort((a, b) -> a.claimedAt().compareTo(b.claimedAt()));
+		for (int i = 1; i < byClaim.size(); i++) {
+			Duration between = Duration.between(byClaim.get(i - 1).claimedAt(), byClaim.get(i).claimedAt());
+			if (between.compareTo(ChaosCluster.JOB_PERIOD) < 0) {
+				this.findings.violations.add("job claims " + between.toMillis() + " ms apart, less than a period: "
+						+ byClaim.get(i - 1) + " and " + byClaim.get(i));
+			}
+		}
+	}
+
+	/**
+	 * Return whether a loss the instance logged belongs to a run: logged after the run started, and at most
+	 * {@link #LOSS_SLACK} after it finished (a loss found at the release is logged just after the run returned).
+	 * Both clocks are this machine's; a line without a timestamp belongs to no run.
+	 */
+	private static boolean during(String line, Run run) {
+		try {
+			Instant logged = Instant.parse(line.substring(0, line.indexOf(' ')));
+			return !logged.isBefore(run.startedAt().toInstant())
+					&& !logged.isAfter(run.finishedAt().toInstant().plus(LOSS_SLACK));
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * No instance met a deadlock or a broken constraint: a fault explains a lost connection, never these. A 5xx the
+	 * client got inside a fault's window could otherwise hide one, since its body does not tell the cause.
+	 */
+	private void checkInstanceLogs(List<SampleInstance> instances) {
+		for (SampleInstance instance : instances) {
+			Map<String, Integer> found = new TreeMap<>();
+			for (String line : instance.output()) {
+				for (String symptom : RULE_BROKEN) {
+					if (line.contains(symptom)) {
+						found.merge(symptom, 1, Integer::sum);
+					}
+				}
+			}
+			found.forEach((symptom, count) -> this.findings.violations
+				.add(instance.name() + " logged '" + symptom + "' " + count + " time(s)"));
+		}
+	}
+
+	/**
+	 * No advisory lock is held or awaited once every instance has stopped; PostgreSQL ends the sessions of an ended
+	 * process when it reads their closed sockets, so wait for that, within the hang bound.
+	 */
+	private void checkNoLockLeft() {
+		PgLocks pgLocks = new PgLocks(this.observer);
+		long deadline = System.nanoTime() + PgLocks.HANG_TIMEOUT.toNanos();
+		List<PgLocks.AdvisoryLock> left = pgLocks.all();
+		while (!left.isEmpty() && System.nanoTime() < deadline) {
+			LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+			left = pgLocks.all();
+		}
+		if (!left.isEmpty()) {
+			this.findings.violations.add("advisory locks left after every instance stopped: " + left);
+		}
+	}
+
+	private static String describe(Answer answer) {
+		return answer.operation() + " to instance-" + answer.instance() + " sent at " + answer.sentMillis()
+				+ " ms, answered at " + answer.receivedMillis() + " ms"
+				+ ((answer.title() != null) ? ", title '" + answer.title() + "'" : "")
+				+ ((answer.failure() != null) ? ", " + answer.failure() : "");
+	}
+
+	/**
+	 * A row of {@code setup_requests}.
+	 */
+	private record Row(UUID id, UUID owner, String status) {
+	}
+
+	/**
+	 * A row of {@code job_runs}.
+	 */
+	record Run(long id, String instance, OffsetDateTime claimedAt, OffsetDateTime startedAt,
+			@Nullable OffsetDateTime finishedAt) {
+	}
+
+	/**
+	 * What the checks found.
+	 */
+	static final class Findings {
+
+		/** Every rule broken, every answer that should not have come, every error outside a fault. */
+		final List<String> violations = new ArrayList<>();
+
+		/** Every acknowledged write not in the database. */
+		final List<String> lost = new ArrayList<>();
+
+		/** The errors laid to each kind of fault, by outcome (a 5xx status, or no answer). */
+		final Map<FaultKind, Map<String, Integer>> errorsByCause = new EnumMap<>(FaultKind.class);
+
+		/** Each overlap of two job runs, with the loss its first run's instance reported. */
+		final List<String> overlapsAfterLoss = new ArrayList<>();
+
+		/** How many writes the client saw acknowledged. */
+		int acknowledged;
+
+		/** How many writes went unanswered, so may or may not have happened. */
+		int unknown;
+
+		int jobRuns;
+
+		int unfinishedRuns;
+
+		int lossesReported;
+
+	}
+
+}

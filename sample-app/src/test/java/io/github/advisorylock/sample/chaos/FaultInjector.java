@@ -1,0 +1,326 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.sample.chaos;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.sample.SampleInstance;
+import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
+import io.github.advisorylock.test.LockHolder;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Injects one fault at a time, at random (seeded) moments, each only after the system has recovered from the
+ * previous one: every instance answered a request that reads the database. The kinds come in rounds, each a seeded
+ * shuffle of all of them, so that every kind gets its share. Each fault is recorded with its window.
+ *
+ * @author advisory-lock authors
+ */
+final class FaultInjector {
+
+	/** The bound on any one recovery (a JVM start on two loaded cores included): past it the run stops injecting. */
+	static final Duration RECOVERY_BOUND = Duration.ofMinutes(2);
+
+	/** The shortest random pause between one fault's recovery and the next fault. */
+	static final int PAUSE_MIN_MILLIS = 100;
+
+	/** How much longer than the shortest a pause may be: short, so that a 10-minute run gets many faults. */
+	static final int PAUSE_SPREAD_MILLIS = 400;
+
+	/** The bound on waiting for a fact that a fault needs (a job run to freeze, a busy answer). */
+	private static final Duration FACT_BOUND = Duration.ofSeconds(60);
+
+	/** Every instance: a fault that may touch any of them. */
+	private static final Set<Integer> ALL = IntStream.range(0, ChaosCluster.INSTANCES)
+		.boxed()
+		.collect(Collectors.toUnmodifiableSet());
+
+	private final ChaosCluster cluster;
+
+	private final LoadGenerator load;
+
+	private final ClientLog log;
+
+	private final Random random;
+
+	private final JdbcClient jdbc;
+
+	private final List<FaultWindow> windows = new CopyOnWriteArrayList<>();
+
+	/** What a fault could not do that it should have: no takeover after a freeze, no recovery. */
+	private final List<String> failures = new CopyOnWriteArrayList<>();
+
+	private final List<FaultKind> round = new ArrayList<>();
+
+	FaultInjector(ChaosCluster cluster, LoadGenerator load, ClientLog log, long seed) {
+		this.cluster = cluster;
+		this.load = load;
+		this.log = log;
+		this.random = new Random(seed);
+		this.jdbc = JdbcClient.create(cluster.observer());
+	}
+
+	/**
+	 * Inject faults until a time, then return once the last one has recovered.
+	 * @param untilMillis the time, in the log's clock, after which no fault starts
+	 * @throws IOException if an instance cannot be started again
+	 */
+	void run(long untilMillis) throws IOException {
+		while (true) {
+			// A random pause between faults: the one wait here that is not a fact.
+			long pause = PAUSE_MIN_MILLIS + this.random.nextInt(PAUSE_SPREAD_MILLIS);
+			LockSupport.parkNanos(Duration.ofMillis(pause).toNanos());
+			if (this.log.now() >= untilMillis) {
+				return;
+			}
+			FaultKind kind = next();
+			long start = this.log.now();
+			Injected injected = inject(kind);
+			long recovered = awaitRecovered();
+			FaultWindow window = new FaultWindow(kind, injected.detail(), injected.instances(), start, recovered);
+			this.windows.add(window);
+			// Each fault with its window in the build log too, as it happens.
+			System.out.println("== fault " + this.windows.size() + ": " + kind + " (" + injected.detail() + ") at "
+					+ start
+					+ " ms, " + (window.recovered() ? "recovered after " + window.recoveryMillis() + " ms"
+							: "no recovery within " + RECOVERY_BOUND));
+			if (recovered < 0) {
+				this.failures.add("The system did not answer again within " + RECOVERY_BOUND + " after " + kind
+						+ " (" + injected.detail() + ")");
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Return the faults injected.
+	 * @return their windows, in order
+	 */
+	List<FaultWindow> windows() {
+		return List.copyOf(this.windows);
+	}
+
+	/**
+	 * Return what the faults could not do that they should have.
+	 * @return the failures, each a sentence
+	 */
+	List<String> failures() {
+		return List.copyOf(this.failures);
+	}
+
+	private FaultKind next() {
+		if (this.round.isEmpty()) {
+			this.round.addAll(List.of(FaultKind.values()));
+			Collections.shuffle(this.round, this.random);
+		}
+		return this.round.remove(0);
+	}
+
+	private Injected inject(FaultKind kind) throws IOException {
+		return switch (kind) {
+			case KILL_INSTANCE -> killInstance();
+			case FREEZE_JOB_RUNNER -> freezeJobRunner();
+			case TERMINATE_SESSIONS -> terminateSessions();
+			case RESTART_POSTGRES -> {
+				this.cluster.restartServer();
+				yield new Injected("stop mode " + ChaosCluster.STOP_MODE, ALL);
+			}
+			case RESTART_PGBOUNCER -> {
+				this.cluster.restartPgBouncer();
+				yield new Injected("instance-" + ChaosCluster.THROUGH_PGBOUNCER + "'s PgBouncer",
+						Set.of(ChaosCluster.THROUGH_PGBOUNCER));
+			}
+			// Requests for the user wait and answer busy: a 409, never a failure.
+			case HOLD_HOT_LOCK -> new Injected(holdHotLock(), Set.of());
+		};
+	}
+
+	private Injected killInstance() throws IOException {
+		int index = this.random.nextInt(ChaosCluster.INSTANCES);
+		this.cluster.killAndRestart(index);
+		return new Injected("instance-" + index, Set.of(index));
+	}
+
+	/**
+	 * Freeze the instance that runs the job now, until another instance has started a run: the frozen one's lock
+	 * session, silent, was ended by PostgreSQL after three heartbeats. Then let it go on; it learns of its loss.
+	 */
+	private Injected freezeJobRunner() {
+		Optional<String> running = await(() -> this.jdbc
+			.sql("SELECT instance FROM job_runs WHERE job = ? AND finished_at IS NULL "
+					+ "AND started_at > clock_timestamp() - ?::interval ORDER BY started_at DESC LIMIT 1")
+			.params(StaleRequestExpiry.JOB, ChaosCluster.JOB_WORK_TIME.dividedBy(2).toString())
+			.query(String.class)
+			.optional());
+		if (running.isEmpty()) {
+			this.failures.add("No run of the job in progress was seen within " + FACT_BOUND + " to freeze");
+			return new Injected("no run in progress", Set.of());
+		}
+		int index = ChaosCluster.index(running.get());
+		SampleInstance frozen = this.cluster.instance(index);
+		OffsetDateTime frozenAt = this.jdbc.sql("SELECT clock_timestamp()").query(OffsetDateTime.class).single();
+		frozen.suspend();
+		try {
+			Optional<String> next = await(() -> this.jdbc
+				.sql("SELECT instance FROM job_runs WHERE job = ? AND started_at > ? AND instance <> ? LIMIT 1")
+				.params(StaleRequestExpiry.JOB, frozenAt, running.get())
+				.query(String.class)
+				.optional());
+			if (next.isEmpty()) {
+				this.failures.add("No other instance ran the job within " + FACT_BOUND + " while " + running.get()
+						+ ", which ran it, was frozen");
+				return new Injected(running.get() + ", no takeover", Set.of(index));
+			}
+			return new Injected(running.get() + ", taken over by " + next.get(), Set.of(index));
+		}
+		finally {
+			frozen.resume();
+		}
+	}
+
+	private Injected terminateSessions() {
+		List<Session> sessions = new ArrayList<>(this.jdbc
+			.sql("SELECT pid, application_name FROM pg_stat_activity WHERE backend_type = 'client backend' "
+					+ "AND pid <> pg_backend_pid() AND application_name <> ? ORDER BY pid")
+			.param(ChaosCluster.OBSERVER)
+			.query(Session.class)
+			.list());
+		Collections.shuffle(sessions, this.random);
+		List<Session> victims = sessions.subList(0, Math.min(sessions.size(), 1 + this.random.nextInt(3)));
+		for (Session victim : victims) {
+			this.jdbc.sql("SELECT pg_terminate_backend(?)").param(victim.pid()).query(Boolean.class).single();
+		}
+		Set<Integer> instances = new HashSet<>();
+		for (Session victim : victims) {
+			// A pool session names its instance; another (a job's lock session names pid@host) may be any one's.
+			instances.addAll(victim.applicationName().startsWith("chaos-instance-")
+					? Set.of(ChaosCluster.index(victim.applicationName().substring("chaos-".length()))) : ALL);
+		}
+		return new Injected(victims.stream().map(Session::toString).toList().toString(), instances);
+	}
+
+	/**
+	 * Hold a hot user's setup-request lock from a session of the run's own until a request for that user has
+	 * answered busy (it waited the whole lock timeout), then roll back.
+	 */
+	private String holdHotLock() {
+		UUID user = this.load.hotUser(this.random);
+		long since = this.log.now();
+		LockHolder holder = LockHolder.exclusive(this.cluster.observer(), AdvisoryLockKeys.of("setup_request", user));
+		try {
+			if (await(() -> Optional.of(true).filter((ignored) -> this.log.busySince(user, since))).isEmpty()) {
+				this.failures.add("No request for " + user + " answered busy within " + FACT_BOUND
+						+ " while its lock was held from outside");
+				return "user " + user + ", no busy answer";
+			}
+			return "user " + user;
+		}
+		finally {
+			holder.rollback();
+		}
+	}
+
+	/**
+	 * Wait until every instance answers a request that reads the database.
+	 * @return when, in the log's clock, or -1 if not within {@link #RECOVERY_BOUND}
+	 */
+	private long awaitRecovered() {
+		UUID user = this.load.users().get(LoadGenerator.USERS - 1);
+		long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
+		boolean[] answered = new boolean[ChaosCluster.INSTANCES];
+		while (System.nanoTime() < deadline) {
+			boolean all = true;
+			for (int i = 0; i < ChaosCluster.INSTANCES; i++) {
+				if (!answered[i]) {
+					try {
+						answered[i] = this.cluster.http(i).get("/users/" + user).statusCode() == 200;
+					}
+					catch (UncheckedIOException notYet) {
+						// Its port is closed, or a connection it had was reset: not recovered yet.
+					}
+					all &= answered[i];
+				}
+			}
+			if (all) {
+				return this.log.now();
+			}
+			LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+		}
+		return -1;
+	}
+
+	private static <T> Optional<T> await(Supplier<Optional<T>> fact) {
+		long deadline = System.nanoTime() + FACT_BOUND.toNanos();
+		while (System.nanoTime() < deadline) {
+			Optional<T> value;
+			try {
+				value = fact.get();
+			}
+			catch (RuntimeException ex) {
+				// The observer's connection failed: a fault of the server; ask again.
+				value = Optional.empty();
+			}
+			if (value.isPresent()) {
+				return value;
+			}
+			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+		}
+		return Optional.empty();
+	}
+
+	/**
+	 * What a fault did, and the instances whose requests it may make fail.
+	 *
+	 * @param detail what was done
+	 * @param instances the instances touched
+	 */
+	private record Injected(String detail, Set<Integer> instances) {
+	}
+
+	/**
+	 * A client session of the server.
+	 *
+	 * @param pid its backend's process id
+	 * @param applicationName whose it is
+	 */
+	record Session(int pid, String applicationName) {
+
+		@Override
+		public String toString() {
+			return this.pid + " (" + this.applicationName + ")";
+		}
+
+	}
+
+}

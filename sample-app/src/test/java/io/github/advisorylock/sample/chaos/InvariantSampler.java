@@ -1,0 +1,168 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.sample.chaos;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Checks the rules while the run goes on, as often as it can: each check is one statement, so one snapshot of the
+ * database, and sees what any reader could see at that moment. A check that fails to run (the server is restarting)
+ * is counted, not a violation.
+ *
+ * @author advisory-lock authors
+ */
+final class InvariantSampler {
+
+	private static final Duration INTERVAL = Duration.ofMillis(200);
+
+	/** Pending requests per user, and every user's plan. */
+	private static final String PENDING = "SELECT u.id, count(r.id) FROM users u LEFT JOIN setup_requests r "
+			+ "ON r.user_id = u.id AND r.status = 'pending' GROUP BY u.id";
+
+	/**
+	 * In one snapshot: the money in the accounts and withdrawn from them, the accounts below zero, and the days on
+	 * which an account's withdrawals exceeded its limit.
+	 */
+	private static final String LEDGER = "SELECT (SELECT coalesce(sum(balance), 0) FROM accounts) "
+			+ "+ (SELECT coalesce(sum(amount), 0) FROM withdrawals) AS money, "
+			+ "(SELECT count(*) FROM accounts WHERE balance < 0) AS negative, "
+			+ "(SELECT count(*) FROM (SELECT w.account_id FROM withdrawals w JOIN accounts a ON a.id = w.account_id "
+			+ "GROUP BY w.account_id, a.daily_withdrawal_limit, date_trunc('day', w.created_at, 'UTC') "
+			+ "HAVING sum(w.amount) > a.daily_withdrawal_limit) d) AS over_daily";
+
+	private final JdbcClient jdbc;
+
+	private final Map<UUID, Integer> limits;
+
+	private final long money;
+
+	private final ClientLog log;
+
+	private final List<String> violations = new CopyOnWriteArrayList<>();
+
+	private final AtomicInteger samples = new AtomicInteger();
+
+	private final AtomicInteger unreadable = new AtomicInteger();
+
+	private volatile boolean stopped;
+
+	private Thread thread;
+
+	InvariantSampler(ChaosCluster cluster, ClientLog log, Map<UUID, Integer> limits, long money) {
+		this.jdbc = JdbcClient.create(cluster.observer());
+		this.log = log;
+		this.limits = limits;
+		this.money = money;
+	}
+
+	/**
+	 * Start checking, in a thread of its own.
+	 */
+	void start() {
+		this.thread = new Thread(() -> {
+			while (!this.stopped) {
+				sample();
+				LockSupport.parkNanos(INTERVAL.toNanos());
+			}
+		}, "chaos-sampler");
+		this.thread.setDaemon(true);
+		this.thread.start();
+	}
+
+	/**
+	 * Stop checking, after the check in progress.
+	 */
+	void stop() {
+		this.stopped = true;
+		try {
+			this.thread.join(TimeUnit.SECONDS.toMillis(60));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Run every check once.
+	 */
+	void sample() {
+		try {
+			long at = this.log.now();
+			this.jdbc.sql(PENDING).query((rs, row) -> {
+				UUID user = rs.getObject(1, UUID.class);
+				long pending = rs.getLong(2);
+				Integer limit = this.limits.get(user);
+				if (limit != null && pending > limit) {
+					this.violations.add("at " + at + " ms user " + user + " had " + pending + " pending requests, "
+							+ "over the limit of " + limit);
+				}
+				return null;
+			}).list();
+			this.jdbc.sql(LEDGER).query((rs, row) -> {
+				if (rs.getLong("money") != this.money) {
+					this.violations.add("at " + at + " ms the accounts and withdrawals held " + rs.getLong("money")
+							+ ", not the " + this.money + " the accounts opened with");
+				}
+				if (rs.getLong("negative") > 0) {
+					this.violations.add("at " + at + " ms " + rs.getLong("negative") + " account(s) below zero");
+				}
+				if (rs.getLong("over_daily") > 0) {
+					this.violations.add("at " + at + " ms " + rs.getLong("over_daily")
+							+ " account-day(s) over the daily withdrawal limit");
+				}
+				return null;
+			}).list();
+			this.samples.incrementAndGet();
+		}
+		catch (RuntimeException ex) {
+			this.unreadable.incrementAndGet();
+		}
+	}
+
+	/**
+	 * Return the violations seen.
+	 * @return each a sentence
+	 */
+	List<String> violations() {
+		return List.copyOf(this.violations);
+	}
+
+	/**
+	 * Return how many times every check ran.
+	 * @return the count
+	 */
+	int samples() {
+		return this.samples.get();
+	}
+
+	/**
+	 * Return how many times the checks could not run (the server was down).
+	 * @return the count
+	 */
+	int unreadable() {
+		return this.unreadable.get();
+	}
+
+}
