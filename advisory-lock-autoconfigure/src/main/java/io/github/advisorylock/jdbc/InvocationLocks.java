@@ -119,21 +119,11 @@ final class InvocationLocks implements AutoCloseable {
 			// Re-entrant: an enclosing call on this thread holds every key, and outlives this one.
 			return LockResult.executed(callback.doWithLock(HeldInvocationLocks.current()));
 		}
-		if (TransactionSynchronizationManager.isActualTransactionActive()) {
-			throw new LockTransactionException("Invocation-scoped advisory lock '" + request.namespace() + "' was "
-					+ "called inside a transaction that began before it: the lock would be released when the call "
-					+ "returns, before that transaction commits, so another instance could act on what it has not "
-					+ "committed yet. Call it outside the transaction (put @Transactional on the method itself or "
-					+ "on what it calls), or use scope TRANSACTION");
-		}
-		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
-		if (this.closed) {
-			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' was called "
-					+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");
-		}
+		// The listeners hear every refusal as an ERROR, as they do for a transaction-scoped call.
 		Acquisition acquisition = template.starting(request, needed);
 		Connection connection;
 		try {
+			checkCanStart(request, needed);
 			connection = this.connections.obtain(request.namespace());
 		}
 		catch (RuntimeException ex) {
@@ -166,6 +156,24 @@ final class InvocationLocks implements AutoCloseable {
 				usable = rollback(connection);
 			}
 			this.connections.release(connection, usable);
+		}
+	}
+
+	/**
+	 * Refuse a call that could protect nothing, or only wait for itself, before any connection is taken.
+	 */
+	private void checkCanStart(LockRequest request, LockKeys needed) {
+		if (TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw new LockTransactionException("Invocation-scoped advisory lock '" + request.namespace() + "' was "
+					+ "called inside a transaction that began before it: the lock would be released when the call "
+					+ "returns, before that transaction commits, so another instance could act on what it has not "
+					+ "committed yet. Call it outside the transaction (put @Transactional on the method itself or "
+					+ "on what it calls), or use scope TRANSACTION");
+		}
+		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
+		if (this.closed) {
+			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' was called "
+					+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");
 		}
 	}
 

@@ -142,6 +142,10 @@ final class LockDataSources {
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
 	Bound bound(String namespace, @Nullable String name) {
+		Bound only = boundToTheOnlyDataSource(name);
+		if (only != null) {
+			return only;
+		}
 		DataSource named = (name != null) ? named(namespace, name) : null;
 		Bound found = null;
 		int count = 0;
@@ -159,6 +163,25 @@ final class LockDataSources {
 			return found;
 		}
 		throw (count == 0) ? noConnection(namespace, name) : severalBound(namespace, name);
+	}
+
+	/**
+	 * The common case, looked up directly rather than by a scan of the thread's resources: one known data source,
+	 * bound under its own key (connections of data sources the template does not know are ignored either way).
+	 * @return its bound connection, or {@code null} to scan
+	 */
+	private @Nullable Bound boundToTheOnlyDataSource(@Nullable String name) {
+		if (this.byName.size() != 1 || (name != null && !this.byName.containsKey(name))) {
+			return null;
+		}
+		Map.Entry<String, DataSource> only = this.byName.entrySet().iterator().next();
+		// Bound under the unwrapped key, as getResource looks it up.
+		if (TransactionSynchronizationManager.getResource(only.getValue()) instanceof ConnectionHolder holder
+				&& holder.getConnectionHandle() != null
+				&& TransactionSynchronizationUtils.unwrapResourceIfNecessary(only.getValue()) instanceof DataSource key) {
+			return new Bound(only.getKey(), only.getValue(), key, holder);
+		}
+		return null;
 	}
 
 	/**

@@ -19,10 +19,12 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -226,6 +228,23 @@ class TransactionLocksTests {
 					.withMessageContaining("suspended");
 			});
 		}
+	}
+
+	@Test
+	void aRefusalIsToldToTheListenersAsAnErrorInEitherScope() {
+		List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+		this.locks.setListeners(List.of((namespace, scope, mode, waitMode, keys, values) -> (outcome,
+				error) -> outcomes.add(outcome)));
+		this.outer.executeWithoutResult((status) -> {
+			this.locks.lock(this.namespace, 1);
+			// Invocation scope inside a transaction that began before it.
+			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> this.locks
+				.execute(LockRequest.of(this.namespace, 2).withScope(LockScope.INVOCATION), (handle) -> "ran"));
+			// Transaction scope, for a key the suspended outer transaction holds.
+			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> this.requiresNew
+				.executeWithoutResult((inner) -> this.locks.lock(this.namespace, 1)));
+		});
+		assertThat(outcomes).containsExactly(Outcome.ACQUIRED, Outcome.ERROR, Outcome.ERROR);
 	}
 
 }

@@ -46,7 +46,9 @@ public final class Benchmarks {
 
 	static final String CHART = "benchmarks-scaling.svg";
 
-	/** What the library may add to a hand-written lock with the same isolation and recovery checks and round trips. */
+	/**
+	 * What the library may add to a hand-written lock with the same isolation and recovery checks and round trips.
+	 */
 	static final double SHARE_GOAL = 1.03;
 
 	private final Settings settings;
@@ -158,8 +160,8 @@ public final class Benchmarks {
 
 	/**
 	 * Tabulate the library's share, the annotation's and {@code AdvisoryLockOperations}' cost over the hand-written
-	 * lock with the same isolation and recovery checks and round trips, measured in pairs, with 95% intervals over the blocks, and
-	 * put it in the headline.
+	 * lock with the same isolation and recovery checks and round trips, measured in pairs, with 95% intervals over the
+	 * blocks, and put it in the headline.
 	 * @param where where it was measured, for the headline
 	 */
 	private String share(Map<String, PairedShare.Blocks> blocks, String where) {

@@ -93,8 +93,8 @@ final class NetworkBenchmark {
 
 	/** The variants of the table, in its order. */
 	static final List<String> VARIANTS = List.of(CostBenchmark.FLOOR, CostBenchmark.CHECKED_FLOOR,
-			CostBenchmark.FULLY_CHECKED_FLOOR, CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS, CostBenchmark.ARTICLE, CostBenchmark.INVOCATION,
-			CostBenchmark.SHEDLOCK, CostBenchmark.REGISTRY);
+			CostBenchmark.FULLY_CHECKED_FLOOR, CostBenchmark.ANNOTATION, CostBenchmark.OPERATIONS,
+			CostBenchmark.ARTICLE, CostBenchmark.INVOCATION, CostBenchmark.SHEDLOCK, CostBenchmark.REGISTRY);
 
 	/**
 	 * What one pass measured.

@@ -82,8 +82,8 @@ final class Report {
 				  lock costs: a transaction that only takes one writes no WAL, so its commit flushes nothing.
 				- **The library's share** is the annotation's (or `AdvisoryLockOperations`') cost divided by that of
 				  the hand-written lock with the same isolation and recovery checks, which takes the same round
-				  trips. It is measured in pairs, apart from the rounds: one call of each, one right after the other, in
-				  alternating order, 200 pairs a block (40 through the slow relay), so that a disturbance of this
+				  trips. It is measured in pairs, apart from the rounds: one call of each, one right after the
+				  other, in alternating order, 200 pairs a block (40 through the slow relay), so that a disturbance of this
 				  shared machine falls on both calls of a pair; a ratio of totals per block, its median over the
 				  blocks, and a 95%% confidence interval of that median from 10,000 bootstrap resamples of the blocks.
 				  The goal, at most %s, is "met" when the whole interval is at or below it, "NOT met" when the whole
@@ -239,7 +239,7 @@ final class Report {
 				  `namespace:value`, 1.7 µs), the record of the keys the transaction took, which lets a call refuse a
 				  key its own suspended transaction holds (0.9 µs: a transaction resource and a synchronization), and
 				  the template's own work around the statement (0.7 µs). The record is the price of that refusal; at
-				  a 0.5 ms round trip all of it is about 1%.
+				  a 0.5 ms round trip all of it is about 1%%.
 				""".formatted(environment, Benchmarks.SHARE_GOAL, cost, keys, samples(settings), handOff, capacity, scaling, Benchmarks.CHART,
 				TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds() + " s", invocation, NetworkBenchmark.ONE_WAY_MICROS,
 				settings.rounds(11), network, CrowdBenchmark.MAX_CONNECTIONS, crowd));
