@@ -35,6 +35,7 @@ import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.actuate.KeyLabels;
@@ -365,6 +366,31 @@ class AdvisoryLockAutoConfigurationTests {
 					AdvisoryLockKeys.of(this.namespace, 1))) {
 				assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> lockWithin(context, 100))
 					.satisfies((ex) -> assertThat(ex).hasMessageContaining("held by pid " + holder.pid()));
+			}
+		});
+	}
+
+	@Test
+	void aLockHolderDiagnosisBeanOfTheApplicationReplacesTheDefaultOne() {
+		LockHolderDiagnosis own = new LockHolderDiagnosis() {
+
+			@Override
+			public Diagnosis onConnection(Connection connection, List<Long> keys, LockMode mode) {
+				return Diagnosis.notDiagnosed("asked the application's own diagnosis", null);
+			}
+
+			@Override
+			public Diagnosis afterTimeout(DataSource dataSource, Connection caller, List<Long> keys, LockMode mode) {
+				return Diagnosis.notDiagnosed("asked the application's own diagnosis after a timeout", null);
+			}
+
+		};
+		this.withDataSource.withBean(LockHolderDiagnosis.class, () -> own).run((context) -> {
+			assertThat(context).getBean(LockHolderDiagnosis.class).isSameAs(own);
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
+					AdvisoryLockKeys.of(this.namespace, 1))) {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> lockWithin(context, 100))
+					.withMessageContaining("asked the application's own diagnosis after a timeout");
 			}
 		});
 	}
