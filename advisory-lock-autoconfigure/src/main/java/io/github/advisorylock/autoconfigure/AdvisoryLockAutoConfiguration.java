@@ -52,7 +52,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@link AdvisoryLockOperations} on the application's {@link DataSource}s, and the interception of
  * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods.
  *
- * <p>Applies when spring-jdbc is present, with a {@link DataSource} and a {@link PlatformTransactionManager}. The
+ * <p>Applies when spring-jdbc is present, with a {@link DataSource} and a {@link PlatformTransactionManager}; without
+ * them it backs off, and {@link AdvisoryLockPrerequisitesAutoConfiguration} fails the startup of an application that
+ * uses the locks, so that no {@code @AdvisoryLocked} method runs unlocked. The
  * operations know every {@code DataSource} bean that is a default candidate, by bean name, and the primary one (or
  * the only one) as their default; with several and no primary one, there is no default. Every bean backs off when
  * the application defines its own. Other auto-configurations are named rather than referenced, because their packages

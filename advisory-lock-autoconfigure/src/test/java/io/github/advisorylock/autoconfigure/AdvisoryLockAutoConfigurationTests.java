@@ -121,9 +121,14 @@ class AdvisoryLockAutoConfigurationTests {
 			});
 	}
 
+	// Without a DataSource, a transaction manager or spring-jdbc the locks cannot be taken. An application that uses
+	// them (an @AdvisoryLocked method, AdvisoryLockOperations injected) then fails to start: LockPrerequisitesTests.
+	// One that does not starts as before, with no lock beans: these tests.
+
 	@Test
-	void backsOffWithoutDataSource() {
-		this.contextRunner.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
+	void backsOffWithoutDataSourceWhereNothingUsesTheLocks() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(AdvisoryLockPrerequisitesAutoConfiguration.class))
+			.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(PlatformTransactionManager.class)
 				.doesNotHaveBean(AdvisoryLockOperations.class)
@@ -131,17 +136,21 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	@Test
-	void backsOffWithoutTransactionManager() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class))
+	void backsOffWithoutTransactionManagerWhereNothingUsesTheLocks() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class,
+					AdvisoryLockPrerequisitesAutoConfiguration.class))
 			.withBean(DataSource.class, UnconnectedDataSource::new)
-			.run((context) -> assertThat(context).doesNotHaveBean(AdvisoryLockOperations.class));
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(AdvisoryLockOperations.class));
 	}
 
 	@Test
-	void backsOffWithoutSpringJdbc() {
+	void backsOffWithoutSpringJdbcWhereNothingUsesTheLocks() {
 		this.withUnconnectedDataSource.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
+			.withConfiguration(AutoConfigurations.of(AdvisoryLockPrerequisitesAutoConfiguration.class))
 			.withBean(PlatformTransactionManager.class, AdvisoryLockAutoConfigurationTests::transactionManager)
-			.run((context) -> assertThat(context).hasSingleBean(PlatformTransactionManager.class)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(PlatformTransactionManager.class)
 				.doesNotHaveBean(AdvisoryLockOperations.class));
 	}
 

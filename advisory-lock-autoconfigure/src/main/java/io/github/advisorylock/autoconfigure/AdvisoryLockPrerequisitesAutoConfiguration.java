@@ -1,0 +1,57 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.autoconfigure;
+
+import io.github.advisorylock.AdvisoryLocked;
+
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the startup check that
+ * an application using advisory locks has what they need: spring-jdbc, a {@code DataSource}, a
+ * {@code PlatformTransactionManager} and the PostgreSQL JDBC driver.
+ *
+ * <p>{@link AdvisoryLockAutoConfiguration} backs off without the first three, like every auto-configuration: then
+ * {@link AdvisoryLocked @AdvisoryLocked} methods would run without their lock. So the application fails to start
+ * instead, with a report that names what to add, when it has an {@code @AdvisoryLocked} method (unless
+ * {@code advisory-lock.annotation.enabled} is {@code false}) or has {@code AdvisoryLockOperations} injected; an
+ * application that does neither starts as before. This configuration has no condition, as it must apply exactly when
+ * the other backs off, and refers to no class of spring-jdbc, which may be what is missing. The rule in full is
+ * {@code LockPrerequisitesCheck}'s; the reports are described in {@code docs/getting-started-errors.md}.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+@AutoConfiguration
+public final class AdvisoryLockPrerequisitesAutoConfiguration {
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static LockPrerequisitesCheck advisoryLockPrerequisitesCheck(ConfigurableListableBeanFactory beanFactory,
+			Environment environment) {
+		// The property as AnnotationEnabledCondition reads it, old name included.
+		boolean annotationEnabled = environment.getProperty("advisory-lock.annotation.enabled", Boolean.class, true)
+				&& environment.getProperty("advisory-lock.enabled", Boolean.class, true);
+		return new LockPrerequisitesCheck(beanFactory, annotationEnabled);
+	}
+
+}
