@@ -33,7 +33,7 @@ public record BootLine(String springBoot, int springFrameworkMajor, int jacksonM
 	 */
 	public static final String JAVA_MISMATCH = "Java feature version of the JVM running the tests: the default "
 			+ "build runs on a JDK 17 (java on the PATH, or JAVA_HOME), -Pboot4 on a JDK 25 "
-			+ "(JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64); to run a line on another JDK on purpose, pass "
+			+ "(JAVA_HOME=\"$JAVA25_HOME\"); to run a line on another JDK on purpose, pass "
 			+ "-Dboot-line.java=<feature version>";
 
 	private static final String PREFIX = "advisory-lock.expected.";

@@ -44,7 +44,7 @@ final class Report {
 				```
 
 				The database is chosen as for the tests: embedded PostgreSQL 18 unless `ADVISORY_LOCK_TEST_URL` names a
-				server (see the README). `-Dbenchmarks.scale=0.2` gives a quick, noisier look; the figures below are
+				server (see CONTRIBUTING.md). `-Dbenchmarks.scale=0.2` gives a quick, noisier look; the figures below are
 				from a full run (scale %s).
 
 				## Headline
