@@ -22,6 +22,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Serialize the annotated method on a PostgreSQL transaction-level advisory lock taken inside the current Spring
  * transaction.
@@ -72,6 +74,10 @@ import java.lang.annotation.Target;
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+// As on @Transactional: Spring's AOT processing registers every annotated method of a bean for reflection, which a
+// native image needs to find the annotation and the parameter names of key expressions at startup, and to call the
+// method from its proxy.
+@Reflective
 public @interface AdvisoryLocked {
 
 	/**

@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -78,6 +79,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 @ConditionalOnBean({ DataSource.class, PlatformTransactionManager.class })
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
 @Import(DirectConnectionsConfiguration.class)
+@ImportRuntimeHints(AdvisoryLockRuntimeHints.class)
 public final class AdvisoryLockAutoConfiguration {
 
 	@Bean

@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
@@ -69,6 +70,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 // manager), and then needs the properties registered here.
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
 @Import(DirectConnectionsConfiguration.class)
+@ImportRuntimeHints(AdvisoryLockRuntimeHints.class)
 public final class AdvisoryLockEndpointAutoConfiguration {
 
 	@Bean

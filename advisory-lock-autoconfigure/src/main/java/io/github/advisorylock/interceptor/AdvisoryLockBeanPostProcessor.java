@@ -23,6 +23,7 @@ import io.github.advisorylock.LockScope;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Advisor;
+import org.springframework.aop.SpringProxy;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.ProxyFactory;
@@ -34,6 +35,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.core.Ordered;
+import org.springframework.core.SmartClassLoader;
 import org.springframework.util.Assert;
 
 /**
@@ -52,6 +54,9 @@ import org.springframework.util.Assert;
  * post processor runs just before the ones at {@link Ordered#LOWEST_PRECEDENCE}, such as
  * {@code ScheduledAnnotationBeanPostProcessor}, so that a {@code @Scheduled} method is scheduled on the proxy.</li>
  * </ul>
+ *
+ * <p>For Spring's AOT processing, {@link #determineBeanType} names the class of the proxy that will be made at runtime,
+ * so that its class is generated at build time, as a native image needs.
  *
  * <p>Both advisors thus sit inside {@code @Async}'s: on an {@code @Async} method, the transaction and the lock are
  * taken on the executor's thread, around the whole work, which is why such a method may return a {@code Future},
@@ -101,6 +106,45 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 				interceptor);
 		this.invocationAdvisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.INVOCATION),
 				interceptor);
+	}
+
+	/**
+	 * Return the class of the proxy that {@link #postProcessAfterInitialization} will make of a bean of the given
+	 * class, so that Spring's AOT processing generates it at build time, as it does for {@code @Async} and
+	 * {@code @Validated}. The inherited method knows only the transaction-scope advisor; a bean whose annotated
+	 * methods are all invocation-scoped would otherwise get its proxy class generated at runtime, which a native
+	 * image cannot do.
+	 * @param beanClass the class of the bean, or of the proxy an earlier post processor predicted for it
+	 * @param beanName the name of the bean
+	 * @return the class of the proxy, or {@code beanClass} when this post processor adds no proxy of its own
+	 */
+	@Override
+	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
+		if (SpringProxy.class.isAssignableFrom(beanClass)) {
+			// An earlier post processor (the auto-proxy creator of @Transactional, say) proxies this bean: our
+			// advisors are added to that proxy at runtime, so no class of our own is made (the inherited method
+			// would generate a second, unused proxy class of the same bean).
+			return beanClass;
+		}
+		Class<?> type = super.determineBeanType(beanClass, beanName);
+		Advisor invocation = this.invocationAdvisor;
+		if (type != beanClass || invocation == null || !AopUtils.canApply(invocation, beanClass)) {
+			return type;
+		}
+		// The proxy that addInvocationAdvisor makes of a bean not proxied yet, as the inherited method builds it.
+		ProxyFactory proxyFactory = new ProxyFactory();
+		proxyFactory.copyFrom(this);
+		proxyFactory.setTargetClass(beanClass);
+		if (!proxyFactory.isProxyTargetClass()) {
+			evaluateProxyInterfaces(beanClass, proxyFactory);
+		}
+		proxyFactory.addAdvisor(invocation);
+		customizeProxyFactory(proxyFactory);
+		ClassLoader classLoader = getProxyClassLoader();
+		if (classLoader instanceof SmartClassLoader smartClassLoader && classLoader != beanClass.getClassLoader()) {
+			classLoader = smartClassLoader.getOriginalClassLoader();
+		}
+		return proxyFactory.getProxyClass(classLoader);
 	}
 
 	@Override
