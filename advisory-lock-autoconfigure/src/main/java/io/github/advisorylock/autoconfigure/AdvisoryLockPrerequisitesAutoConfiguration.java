@@ -22,6 +22,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
@@ -42,6 +43,7 @@ import org.springframework.core.env.Environment;
  * @since 0.1.0
  */
 @AutoConfiguration
+@ImportRuntimeHints(AdvisoryLockRuntimeHints.class)
 public final class AdvisoryLockPrerequisitesAutoConfiguration {
 
 	@Bean

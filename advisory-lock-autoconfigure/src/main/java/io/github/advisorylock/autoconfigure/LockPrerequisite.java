@@ -56,10 +56,10 @@ enum LockPrerequisite {
 	/** The class of the PostgreSQL JDBC driver, {@code org.postgresql:postgresql}. */
 	static final String DRIVER_CLASS = "org.postgresql.Driver";
 
-	private static final String SPRING_JDBC_CLASS = "org.springframework.jdbc.datasource.DataSourceUtils";
+	static final String SPRING_JDBC_CLASS = "org.springframework.jdbc.datasource.DataSourceUtils";
 
 	// Named, not referenced: spring-tx comes with spring-jdbc, which may be what is missing.
-	private static final String TRANSACTION_MANAGER_CLASS = "org.springframework.transaction.PlatformTransactionManager";
+	static final String TRANSACTION_MANAGER_CLASS = "org.springframework.transaction.PlatformTransactionManager";
 
 	private final String missing;
 

@@ -73,6 +73,29 @@ class AdvisoryLockRuntimeHintsTests {
 	}
 
 	@Test
+	void whatTheStartupCheckLooksForByNameIsRegistered() {
+		assertThat(RuntimeHintsPredicates.reflection().onType(TypeReference.of(LockPrerequisite.DRIVER_CLASS)))
+			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(TypeReference.of(LockPrerequisite.SPRING_JDBC_CLASS)))
+			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(TypeReference.of(LockPrerequisite.TRANSACTION_MANAGER_CLASS))).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(MissingLockPrerequisiteFailureAnalyzer.class)
+			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);
+	}
+
+	@Test
+	void theStartupCheckContributesTheHintsWhereTheAutoConfigurationBacksOff() {
+		// No DataSource, no transaction manager: only the prerequisites' auto-configuration applies.
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AdvisoryLockPrerequisitesAutoConfiguration.class,
+					AdvisoryLockAutoConfiguration.class))
+			.prepare((context) -> assertThat(ROOT_OBJECT_HINTED)
+				.accepts(processAheadOfTime(context.getSourceApplicationContext(GenericApplicationContext.class))));
+	}
+
+	@Test
 	void everyFieldThatCopyStateToCopiesIsRegistered() {
 		// What HikariConfig.copyStateTo copies: the non-final fields, and the content of the final AtomicReference
 		// ones (the credentials, from HikariCP 6 on).
