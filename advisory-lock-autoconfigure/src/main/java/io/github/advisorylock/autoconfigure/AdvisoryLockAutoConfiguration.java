@@ -28,6 +28,7 @@ import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -42,6 +43,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.PropertyResolver;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -152,6 +154,21 @@ public final class AdvisoryLockAutoConfiguration {
 		@ConditionalOnProperty(prefix = "advisory-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
 		static final class NotDisabledByTheOldName {
 
+		}
+
+		/**
+		 * Return whether this condition matches in an environment, by the rule of {@code @ConditionalOnProperty}
+		 * above: each property absent, or {@code true} ignoring case. For the startup check, which must agree.
+		 * @param environment the application's environment
+		 * @return whether {@code @AdvisoryLocked} methods are intercepted
+		 */
+		static boolean matches(PropertyResolver environment) {
+			return isTrueOrAbsent(environment.getProperty("advisory-lock.annotation.enabled"))
+					&& isTrueOrAbsent(environment.getProperty("advisory-lock.enabled"));
+		}
+
+		private static boolean isTrueOrAbsent(@Nullable String value) {
+			return value == null || "true".equalsIgnoreCase(value);
 		}
 
 	}

@@ -50,10 +50,8 @@ public final class AdvisoryLockPrerequisitesAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static LockPrerequisitesCheck advisoryLockPrerequisitesCheck(ConfigurableListableBeanFactory beanFactory,
 			Environment environment) {
-		// The property as AnnotationEnabledCondition reads it, old name included.
-		boolean annotationEnabled = environment.getProperty("advisory-lock.annotation.enabled", Boolean.class, true)
-				&& environment.getProperty("advisory-lock.enabled", Boolean.class, true);
-		return new LockPrerequisitesCheck(beanFactory, annotationEnabled);
+		return new LockPrerequisitesCheck(beanFactory,
+				AdvisoryLockAutoConfiguration.AnnotationEnabledCondition.matches(environment));
 	}
 
 }

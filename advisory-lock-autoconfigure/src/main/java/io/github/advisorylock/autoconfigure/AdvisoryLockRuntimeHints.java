@@ -78,9 +78,6 @@ public class AdvisoryLockRuntimeHints implements RuntimeHintsRegistrar {
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.DRIVER_CLASS);
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.SPRING_JDBC_CLASS);
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.TRANSACTION_MANAGER_CLASS);
-		// Spring Boot creates the failure analyzers listed in spring.factories through their constructors.
-		hints.reflection()
-			.registerType(MissingLockPrerequisiteFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS);
 		// #root.method, #root.args and #root.target in key expressions: SpEL finds and calls the getters of the
 		// root object through reflection. By name: the type is package-private in the interceptor package.
 		hints.reflection().registerType(TypeReference.of(KEY_ROOT_OBJECT), MemberCategory.INVOKE_PUBLIC_METHODS);

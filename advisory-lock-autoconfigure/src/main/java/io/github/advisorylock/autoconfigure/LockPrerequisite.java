@@ -24,6 +24,7 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
@@ -48,6 +49,14 @@ enum LockPrerequisite {
 			"the lock joins the current Spring transaction, and PostgreSQL releases it when that transaction commits "
 					+ "or rolls back",
 			Action.TRANSACTION_MANAGER),
+
+	/**
+	 * {@code AdvisoryLockAutoConfiguration} itself, which did not apply although nothing above is missing: excluded,
+	 * or evaluated before what defines the {@code DataSource} or the transaction manager.
+	 */
+	AUTO_CONFIGURATION("AdvisoryLockAutoConfiguration did not apply, although spring-jdbc, a DataSource and a "
+			+ "PlatformTransactionManager are there", "it defines the interception of @AdvisoryLocked methods",
+			Action.AUTO_CONFIGURATION),
 
 	/** The PostgreSQL JDBC driver. */
 	POSTGRESQL_DRIVER("the PostgreSQL JDBC driver (" + LockPrerequisite.DRIVER_CLASS + ") is not on the class path",
@@ -146,7 +155,8 @@ enum LockPrerequisite {
 	}
 
 	private static boolean hasBean(ConfigurableListableBeanFactory beanFactory, Class<?> type) {
-		return beanFactory.getBeanNamesForType(type, true, false).length > 0;
+		// Ancestors included, as @ConditionalOnBean searches them.
+		return BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false).length > 0;
 	}
 
 	/**
@@ -162,6 +172,11 @@ enum LockPrerequisite {
 				+ "a JpaTransactionManager with JPA. Spring Boot defines one by itself with spring-boot-starter-jdbc, "
 				+ "spring-boot-starter-data-jpa or spring-boot-starter-data-jdbc, when there is one DataSource or a "
 				+ "@Primary one."),
+
+		AUTO_CONFIGURATION("Check that AdvisoryLockAutoConfiguration is not excluded (spring.autoconfigure.exclude, "
+				+ "@SpringBootApplication(exclude = ...)), and that an auto-configuration defining your DataSource or "
+				+ "transaction manager is ordered before it (@AutoConfiguration(before = AdvisoryLockAutoConfiguration"
+				+ ".class)); a configuration class of your own always is. Run with --debug for the conditions report."),
 
 		DRIVER("Add the PostgreSQL JDBC driver, org.postgresql:postgresql, to your dependencies with runtime scope "
 				+ "(Spring Boot manages its version).\n"

@@ -21,6 +21,7 @@ import java.util.Set;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -105,6 +106,11 @@ final class LockPrerequisitesCheck implements BeanPostProcessor, SmartInitializi
 		if (missing == null) {
 			// Every bean definition is known once post processors are created; once is enough.
 			missing = LockPrerequisite.missing(this.beanFactory);
+			// What decides is whether the annotation's interceptor is there; the list above only says why not.
+			if (this.annotationEnabled && !LockPrerequisite.backsOff(missing) && this.beanFactory
+				.getBeanNamesForType(AdvisoryLockBeanPostProcessor.class, true, false).length == 0) {
+				missing.add(LockPrerequisite.AUTO_CONFIGURATION);
+			}
 			this.missing = missing;
 		}
 		return missing;

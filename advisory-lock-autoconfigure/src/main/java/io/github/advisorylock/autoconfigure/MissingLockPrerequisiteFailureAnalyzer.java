@@ -49,14 +49,15 @@ import org.springframework.core.Ordered;
  */
 final class MissingLockPrerequisiteFailureAnalyzer implements FailureAnalyzer, Ordered {
 
-	private final ConfigurableListableBeanFactory beanFactory;
+	private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	/**
-	 * Create an analyzer; Spring Boot passes the failed application's bean factory.
-	 * @param beanFactory the bean factory of the application that failed to start
+	 * Create an analyzer; Spring Boot passes the failed application's bean factory, or {@code null} for a failure
+	 * before there was one.
+	 * @param beanFactory the bean factory of the application that failed to start, if any
 	 */
-	MissingLockPrerequisiteFailureAnalyzer(BeanFactory beanFactory) {
-		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+	MissingLockPrerequisiteFailureAnalyzer(@Nullable BeanFactory beanFactory) {
+		this.beanFactory = (beanFactory instanceof ConfigurableListableBeanFactory listable) ? listable : null;
 	}
 
 	@Override
@@ -66,17 +67,19 @@ final class MissingLockPrerequisiteFailureAnalyzer implements FailureAnalyzer, O
 			return analysis(missing.getUser(), missing.getMissing(), missing);
 		}
 		NoSuchBeanDefinitionException noBean = find(failure, NoSuchBeanDefinitionException.class);
-		if (noBean != null && noBean.getBeanType() == AdvisoryLockOperations.class) {
-			return operationsNotDefined(failure, noBean);
+		if (noBean != null && noBean.getBeanType() == AdvisoryLockOperations.class && this.beanFactory != null) {
+			return operationsNotDefined(this.beanFactory, failure, noBean);
 		}
-		if (!LockPrerequisite.driverPresent(this.beanFactory.getBeanClassLoader())) {
+		if (!LockPrerequisite.driverPresent(
+				(this.beanFactory != null) ? this.beanFactory.getBeanClassLoader() : getClass().getClassLoader())) {
 			return driverNeeded(failure);
 		}
 		return null;
 	}
 
-	private @Nullable FailureAnalysis operationsNotDefined(Throwable failure, NoSuchBeanDefinitionException noBean) {
-		Set<LockPrerequisite> missing = LockPrerequisite.missing(this.beanFactory);
+	private static @Nullable FailureAnalysis operationsNotDefined(ConfigurableListableBeanFactory beanFactory,
+			Throwable failure, NoSuchBeanDefinitionException noBean) {
+		Set<LockPrerequisite> missing = LockPrerequisite.missing(beanFactory);
 		// Otherwise the auto-configuration was excluded or replaced: Spring Boot's report says more.
 		if (!LockPrerequisite.backsOff(missing)) {
 			return null;

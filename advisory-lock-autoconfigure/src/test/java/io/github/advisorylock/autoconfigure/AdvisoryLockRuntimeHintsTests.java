@@ -80,9 +80,6 @@ class AdvisoryLockRuntimeHintsTests {
 			.accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(TypeReference.of(LockPrerequisite.TRANSACTION_MANAGER_CLASS))).accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection()
-			.onType(MissingLockPrerequisiteFailureAnalyzer.class)
-			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);
 	}
 
 	@Test

@@ -186,6 +186,49 @@ class LockPrerequisitesTests {
 	}
 
 	@Test
+	void anAdvisoryLockedMethodWhereTheAutoConfigurationDidNotApplyFailsTheStartup() {
+		// Excluded, or ordered before what defines the DataSource: everything is there but the interceptor.
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AdvisoryLockPrerequisitesAutoConfiguration.class))
+			.withInitializer((context) -> this.started = context)
+			.withBean(DataSource.class, UnconnectedDataSource::new)
+			.withBean(PlatformTransactionManager.class, () -> new JdbcTransactionManager(new UnconnectedDataSource()))
+			.withUserConfiguration(LockedService.class)
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).contains("is annotated with @AdvisoryLocked",
+						"AdvisoryLockAutoConfiguration did not apply")
+					.doesNotContain("there is no");
+				assertThat(analysis.getAction()).contains("is not excluded", "--debug");
+			});
+	}
+
+	@Test
+	void aDataSourceAndATransactionManagerOfTheParentContextAreEnough() {
+		// @ConditionalOnBean finds them in the parent, so the interceptor is there and the locks work.
+		new ApplicationContextRunner().withBean(DataSource.class, UnconnectedDataSource::new)
+			.withBean(PlatformTransactionManager.class, () -> new JdbcTransactionManager(new UnconnectedDataSource()))
+			.run((parent) -> this.contextRunner.withParent(parent)
+				.withUserConfiguration(LockedService.class)
+				.run((child) -> assertThat(child).hasNotFailed().hasSingleBean(AdvisoryLockOperations.class)));
+	}
+
+	@Test
+	void theAnnotationTurnedOffAsTheConditionReadsItIsNotChecked() {
+		// @ConditionalOnProperty turns the interception off for any value but "true", even "on"; the check agrees,
+		// rather than fail an application whose annotation is off.
+		this.withDataSourceOnly.withUserConfiguration(LockedService.class)
+			.withPropertyValues("advisory-lock.annotation.enabled=on")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void aFailureBeforeThereIsABeanFactoryIsLeftToSpringBoot() {
+		assertThat(new MissingLockPrerequisiteFailureAnalyzer(null).analyze(new IllegalStateException("no context")))
+			.isNull();
+	}
+
+	@Test
 	void anAdvisoryLockedMethodWithoutTheDriverFailsTheStartupNamingTheDependency() {
 		// A DataSource not built by Spring Boot, such as a pool created lazily from a URL: nothing connects at startup.
 		this.withTransactionManager.withClassLoader(this.withoutDriver)

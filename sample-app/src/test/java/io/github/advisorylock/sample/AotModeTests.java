@@ -35,25 +35,25 @@ import io.github.advisorylock.sample.setup.UserService;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aot.AotDetector;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.test.context.aot.AotTestContextInitializers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample in Spring's AOT mode (the {@code aot} profile, docs/aot.md): the proxies of the annotated beans are
  * instances of the classes generated at build time, not of classes generated at runtime, and the lock is taken
- * through them. The other tests of the sample run in the same mode; this one is skipped outside it.
+ * through them. The other tests of the sample run in the same mode; this one, tagged {@code aot}, runs only there.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE)
-@EnabledIfSystemProperty(named = "sample.aot", matches = "true",
-		disabledReason = "runs in the aot profile only, on its build-time output")
+@Tag("aot")
 class AotModeTests extends SampleDatabaseTests {
 
 	/** Where process-test-aot writes the classes it generates, relative to the module. */
@@ -74,6 +74,12 @@ class AotModeTests extends SampleDatabaseTests {
 	@Test
 	void theContextStartedFromTheBuildTimeOutput() {
 		assertThat(AotDetector.useGeneratedArtifacts()).as("spring.aot.enabled").isTrue();
+		// What only process-test-aot provides: the generated initializer of this test class's context, which AOT
+		// mode starts the context from instead of parsing the configuration.
+		AotTestContextInitializers initializers = new AotTestContextInitializers();
+		assertThat(initializers.isSupportedTestClass(AotModeTests.class)).as("a build-time context for this class")
+			.isTrue();
+		assertThat(initializers.getContextInitializerClass(AotModeTests.class).getName()).contains("__TestContext");
 	}
 
 	@Test
