@@ -51,6 +51,10 @@ final class LinkCheck {
 		List<String> problems = new ArrayList<>();
 		for (Path document : documents) {
 			Markdown markdown = Markdown.read(document);
+			for (int line : markdown.wrappedLinks()) {
+				problems.add(relative(markdown.file()) + ":" + line
+						+ ": a link's text begins on an earlier line: keep [text](target) on one line, so it is checked");
+			}
 			for (Markdown.Link link : markdown.links()) {
 				if (link.external()) {
 					continue;

@@ -90,6 +90,17 @@ class LinkCheckTests {
 	}
 
 	@Test
+	void aLinkWhoseTextWrapsAcrossLinesIsReportedRatherThanMissed() throws IOException {
+		Path readme = write("README.md", """
+				# Readme
+				See [the section on
+				something](docs/missing.md), and [one line](#readme).
+				""");
+		assertThat(new LinkCheck(this.root).problems(List.of(readme))).containsExactly("README.md:3: a link's text "
+				+ "begins on an earlier line: keep [text](target) on one line, so it is checked");
+	}
+
+	@Test
 	void aMarkedBlockIsTheFencedBlockRightAfterItsMarker() throws IOException {
 		Path readme = write("README.md", """
 				<!-- quick-start:maven -->

@@ -134,6 +134,26 @@ final class Markdown {
 	}
 
 	/**
+	 * Return the lines, outside code, where a link's target follows text that began on an earlier line
+	 * ({@code …](target)} with no {@code [} before it on the line): {@link #links()} reads one line at a time and would
+	 * not see that link.
+	 * @return the numbers of those lines, from 1
+	 */
+	List<Integer> wrappedLinks() {
+		List<Integer> wrapped = new ArrayList<>();
+		for (int i = 0; i < this.lines.size(); i++) {
+			if (this.code[i]) {
+				continue;
+			}
+			String line = CODE_SPAN.matcher(this.lines.get(i)).replaceAll("");
+			if (INLINE_LINK.matcher(line).replaceAll("").contains("](")) {
+				wrapped.add(i + 1);
+			}
+		}
+		return wrapped;
+	}
+
+	/**
 	 * Return the anchors a link into this document may name: those GitHub gives its headings, and explicit
 	 * {@code <a id>} ones.
 	 * @return the anchors
