@@ -316,6 +316,10 @@ class InvocationScopeTests {
 		assertThat(seen[0].isLost()).isTrue();
 		assertThatIllegalStateException().isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> null))
 			.withMessageContaining("after its AdvisoryLockTemplate was closed");
+		// Closing the pool aborts the lock's connection; the server ends that session, and the lock with it, once it
+		// reads the closed socket, a moment later.
+		this.pgLocks.await("the lock released after the template closed its connection",
+				(locks) -> locks.stream().noneMatch((lock) -> lock.key() == key(1)));
 	}
 
 	@Test
