@@ -28,10 +28,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Fails the startup of an application that uses advisory locks but lacks what they need, rather than let its
@@ -76,11 +73,8 @@ final class LockPrerequisitesCheck implements BeanPostProcessor, SmartInitializi
 			return bean;
 		}
 		Class<?> type = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
-		if (!AnnotationUtils.isCandidateClass(type, AdvisoryLocked.class) || missing().isEmpty()) {
-			return bean;
-		}
-		Method annotated = findAnnotatedMethod(type);
-		if (annotated != null) {
+		Method annotated = AdvisoryLockBeanPostProcessor.findAnnotatedMethod(type);
+		if (annotated != null && !missing().isEmpty()) {
 			throw new MissingLockPrerequisiteException("Method " + ClassUtils.getQualifiedMethodName(annotated, type)
 					+ " of bean '" + beanName + "' is annotated with @AdvisoryLocked", missing());
 		}
@@ -114,18 +108,6 @@ final class LockPrerequisitesCheck implements BeanPostProcessor, SmartInitializi
 			this.missing = missing;
 		}
 		return missing;
-	}
-
-	private static @Nullable Method findAnnotatedMethod(Class<?> type) {
-		Method[] found = new Method[1];
-		// The rule of the interceptor's attribute source: merged and inherited annotations count, bridges do not.
-		ReflectionUtils.doWithMethods(type, (method) -> {
-			if (found[0] == null) {
-				found[0] = method;
-			}
-		}, (method) -> !method.isBridge() && !method.isSynthetic()
-				&& AnnotatedElementUtils.hasAnnotation(method, AdvisoryLocked.class));
-		return found[0];
 	}
 
 }

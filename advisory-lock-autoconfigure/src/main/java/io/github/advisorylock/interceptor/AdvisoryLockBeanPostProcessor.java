@@ -16,9 +16,11 @@
 
 package io.github.advisorylock.interceptor;
 
+import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockScope;
 import org.jspecify.annotations.Nullable;
 
@@ -36,7 +38,9 @@ import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.core.Ordered;
 import org.springframework.core.SmartClassLoader;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.Assert;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Proxies beans with {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods, validating every such
@@ -118,6 +122,27 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	 * @param beanName the name of the bean
 	 * @return the class of the proxy, or {@code beanClass} when this post processor adds no proxy of its own
 	 */
+	/**
+	 * Return a method of a class that this post processor would intercept for {@link AdvisoryLocked @AdvisoryLocked}
+	 * (declared on the class or inherited, directly or through a composed annotation; bridges and synthetic methods
+	 * aside), without parsing or validating it. The auto-configuration's startup check asks it, so that the check and
+	 * the interception never disagree on what is annotated.
+	 * @param type the class of a bean
+	 * @return an annotated method, or {@code null} if there is none
+	 */
+	public static @Nullable Method findAnnotatedMethod(Class<?> type) {
+		if (!AnnotationUtils.isCandidateClass(type, AdvisoryLocked.class)) {
+			return null;
+		}
+		Method[] found = new Method[1];
+		ReflectionUtils.doWithMethods(type, (method) -> {
+			if (found[0] == null) {
+				found[0] = method;
+			}
+		}, AdvisoryLockAttributeValidator::isAnnotated);
+		return found[0];
+	}
+
 	@Override
 	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
 		if (SpringProxy.class.isAssignableFrom(beanClass)) {
@@ -135,11 +160,7 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		ProxyFactory proxyFactory = new ProxyFactory();
 		proxyFactory.copyFrom(this);
 		proxyFactory.setTargetClass(beanClass);
-		if (!proxyFactory.isProxyTargetClass()) {
-			evaluateProxyInterfaces(beanClass, proxyFactory);
-		}
-		proxyFactory.addAdvisor(invocation);
-		customizeProxyFactory(proxyFactory);
+		applyInvocationAdvisor(proxyFactory, beanClass, invocation);
 		ClassLoader classLoader = getProxyClassLoader();
 		if (classLoader instanceof SmartClassLoader smartClassLoader && classLoader != beanClass.getClassLoader()) {
 			classLoader = smartClassLoader.getOriginalClassLoader();
@@ -174,12 +195,20 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 			return bean;
 		}
 		ProxyFactory proxyFactory = prepareProxyFactory(bean, beanName);
+		applyInvocationAdvisor(proxyFactory, bean.getClass(), invocationAdvisor);
+		return proxyFactory.getProxy(getProxyClassLoader());
+	}
+
+	/**
+	 * Complete the factory of a proxy that only the invocation-scope advisor makes: one place, so that the class
+	 * {@link #determineBeanType} predicts at build time is the class made at runtime.
+	 */
+	private void applyInvocationAdvisor(ProxyFactory proxyFactory, Class<?> beanClass, Advisor invocationAdvisor) {
 		if (!proxyFactory.isProxyTargetClass()) {
-			evaluateProxyInterfaces(bean.getClass(), proxyFactory);
+			evaluateProxyInterfaces(beanClass, proxyFactory);
 		}
 		proxyFactory.addAdvisor(invocationAdvisor);
 		customizeProxyFactory(proxyFactory);
-		return proxyFactory.getProxy(getProxyClassLoader());
 	}
 
 	/**

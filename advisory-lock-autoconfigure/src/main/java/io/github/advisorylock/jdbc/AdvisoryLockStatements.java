@@ -308,12 +308,15 @@ final class AdvisoryLockStatements {
 		Map<String, String> statements = COMMENTED.get(namespace);
 		if (statements == null) {
 			if (COMMENTED.size() >= MAX_CACHED_NAMESPACES) {
-				return "/* advisory-lock " + commentSafe(namespace) + " */ " + statement;
+				return comment(namespace) + statement;
 			}
 			statements = COMMENTED.computeIfAbsent(namespace, (key) -> new ConcurrentHashMap<>());
 		}
-		return statements.computeIfAbsent(statement,
-				(key) -> "/* advisory-lock " + commentSafe(namespace) + " */ " + statement);
+		return statements.computeIfAbsent(statement, (key) -> comment(namespace) + statement);
+	}
+
+	private static String comment(String namespace) {
+		return "/* advisory-lock " + commentSafe(namespace) + " */ ";
 	}
 
 	/**
@@ -326,12 +329,11 @@ final class AdvisoryLockStatements {
 	static String commentSafe(String namespace) {
 		// No cut: LockRequest bounds a namespace to MAX_NAMESPACE_LENGTH, so it cannot push the statement out of
 		// pg_stat_activity's query text.
-		String text = namespace;
-		StringBuilder safe = new StringBuilder(text.length() + 4);
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
+		StringBuilder safe = new StringBuilder(namespace.length() + 4);
+		for (int i = 0; i < namespace.length(); i++) {
+			char c = namespace.charAt(i);
 			safe.append(Character.isISOControl(c) ? ' ' : c);
-			char next = (i + 1 < text.length()) ? text.charAt(i + 1) : ' ';
+			char next = (i + 1 < namespace.length()) ? namespace.charAt(i + 1) : ' ';
 			if ((c == '/' && next == '*') || (c == '*' && next == '/')) {
 				safe.append(' ');
 			}

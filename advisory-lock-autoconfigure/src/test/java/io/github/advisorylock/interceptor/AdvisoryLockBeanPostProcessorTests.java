@@ -60,6 +60,15 @@ class AdvisoryLockBeanPostProcessorTests {
 	}
 
 	@Test
+	void findsAnAnnotatedMethodDeclaredOrInheritedAndNoneWhereThereIsNone() {
+		assertThat(AdvisoryLockBeanPostProcessor.findAnnotatedMethod(Both.class)).isNotNull()
+			.satisfies((method) -> assertThat(method.getName()).isIn("transaction", "invocation"));
+		assertThat(AdvisoryLockBeanPostProcessor.findAnnotatedMethod(Inheriting.class)).isNotNull()
+			.satisfies((method) -> assertThat(method.getDeclaringClass()).isEqualTo(Both.class));
+		assertThat(AdvisoryLockBeanPostProcessor.findAnnotatedMethod(Plain.class)).isNull();
+	}
+
+	@Test
 	void aBeanWithoutTheAnnotationIsLeftAlone() {
 		Object bean = new Plain();
 		assertThat(this.postProcessor.postProcessAfterInitialization(bean, "plain")).isSameAs(bean);
@@ -110,6 +119,10 @@ class AdvisoryLockBeanPostProcessorTests {
 		@AdvisoryLocked(namespace = "n", key = "'job'", scope = LockScope.INVOCATION)
 		public void invocation() {
 		}
+
+	}
+
+	static class Inheriting extends Both {
 
 	}
 

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -118,18 +119,14 @@ final class Markdown {
 	 */
 	List<Link> links() {
 		List<Link> links = new ArrayList<>();
-		for (int i = 0; i < this.lines.size(); i++) {
-			if (this.code[i]) {
-				continue;
-			}
-			String line = CODE_SPAN.matcher(this.lines.get(i)).replaceAll("");
+		prose().forEach((number, line) -> {
 			for (Pattern pattern : List.of(INLINE_LINK, REFERENCE_DEFINITION, HTML_LINK)) {
 				Matcher matcher = pattern.matcher(line);
 				while (matcher.find()) {
-					links.add(new Link(i + 1, matcher.group(1)));
+					links.add(new Link(number, matcher.group(1)));
 				}
 			}
-		}
+		});
 		return links;
 	}
 
@@ -141,16 +138,27 @@ final class Markdown {
 	 */
 	List<Integer> wrappedLinks() {
 		List<Integer> wrapped = new ArrayList<>();
-		for (int i = 0; i < this.lines.size(); i++) {
-			if (this.code[i]) {
-				continue;
-			}
-			String line = CODE_SPAN.matcher(this.lines.get(i)).replaceAll("");
+		prose().forEach((number, line) -> {
 			if (INLINE_LINK.matcher(line).replaceAll("").contains("](")) {
-				wrapped.add(i + 1);
+				wrapped.add(number);
+			}
+		});
+		return wrapped;
+	}
+
+	/**
+	 * Return the lines outside fenced blocks, by their number from 1, with inline code spans removed: the text
+	 * where links are links.
+	 * @return the lines, in order
+	 */
+	private Map<Integer, String> prose() {
+		Map<Integer, String> prose = new LinkedHashMap<>();
+		for (int i = 0; i < this.lines.size(); i++) {
+			if (!this.code[i]) {
+				prose.put(i + 1, CODE_SPAN.matcher(this.lines.get(i)).replaceAll(""));
 			}
 		}
-		return wrapped;
+		return prose;
 	}
 
 	/**
