@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.util.Assert;
@@ -281,7 +282,9 @@ final class LockDataSources {
 
 	/**
 	 * Return the innermost data source a data source wraps, or itself: what tells calls on the same pool apart from
-	 * calls on another, whatever wrapper each went through.
+	 * calls on another, whatever wrapper each went through. A routing one ({@link AbstractRoutingDataSource}) stands
+	 * for the Hikari pool it routes to at this call, when that can be told, so that a key held for one of its
+	 * targets is not taken for held on another.
 	 */
 	static DataSource target(DataSource dataSource) {
 		DataSource target = dataSource;
@@ -292,7 +295,18 @@ final class LockDataSources {
 			}
 			target = inner;
 		}
-		return target;
+		return (target instanceof AbstractRoutingDataSource routing) ? routedTo(routing) : target;
+	}
+
+	private static DataSource routedTo(AbstractRoutingDataSource routing) {
+		try {
+			DataSource pool = LockConnections.applicationPool(routing);
+			return (pool != null) ? pool : routing;
+		}
+		catch (RuntimeException ex) {
+			// Routed nowhere now: a call that needs the database fails on its own, saying so.
+			return routing;
+		}
 	}
 
 	private static @Nullable DataSource unwrap(DataSource dataSource) {
