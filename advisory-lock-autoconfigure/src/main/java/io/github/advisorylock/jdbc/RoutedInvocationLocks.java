@@ -98,12 +98,13 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	 */
 	InvocationLocks locks(String namespace) {
 		// What a nested call on the same database finds the locks by, and the pool their connections come from.
-		Route route = new Route(LockDataSources.target(this.dataSource),
-				(this.configured != null) ? this.configured : applicationPool(namespace));
+		DataSource target = LockDataSources.target(this.dataSource);
+		DataSource pool = (this.configured != null) ? this.configured : applicationPool(namespace);
 		Routed last = this.last;
-		if (last != null && last.route().equals(route)) {
+		if (last != null && last.route().target == target && last.route().pool == pool) {
 			return last.locks();
 		}
+		Route route = new Route(target, pool);
 		InvocationLocks locks;
 		synchronized (this.routes) {
 			locks = this.routes.get(route);

@@ -45,6 +45,7 @@ import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.Driver;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -148,12 +149,30 @@ class RoutingDataSourceTests {
 	}
 
 	@Test
+	void aCallRoutedToATargetThatIsNoHikariPoolFailsBeforeTheBodyNamingTheWayOut() {
+		this.contextRunner.run((context) -> {
+			AtomicInteger ran = new AtomicInteger();
+			assertThatIllegalStateException()
+				.isThrownBy(() -> Tenant.as("plain", () -> context.getBean(TenantJob.class).run(this.value,
+						ran::incrementAndGet)))
+				.withMessageContaining("derived from a Hikari pool only")
+				.withMessageContaining("@InvocationLockDataSource");
+			assertThat(ran).hasValue(0);
+		});
+	}
+
+	@Test
 	void anInvocationLockDataSourceDecidesTheDatabaseWhateverTheTenant() {
 		this.contextRunner.withUserConfiguration(LockConnectionsInB.class).run((context) -> {
-			Seen seen = Tenant.as("a", () -> context.getBean(TenantJob.class).run(this.value, () -> {
+			TenantJob job = context.getBean(TenantJob.class);
+			Seen forA = Tenant.as("a", () -> job.run(this.value, () -> {
 			}));
-			assertThat(seen.b()).containsExactly(key());
-			assertThat(seen.a()).isEmpty();
+			assertThat(forA.b()).containsExactly(key());
+			assertThat(forA.a()).isEmpty();
+			Seen forNone = job.run(this.value, () -> {
+			});
+			assertThat(forNone.b()).containsExactly(key());
+			assertThat(forNone.a()).isEmpty();
 		});
 	}
 
@@ -256,7 +275,9 @@ class RoutingDataSourceTests {
 				}
 
 			};
-			routing.setTargetDataSources(Map.of("a", a, "b", b));
+			routing.setTargetDataSources(Map.of("a", a, "b", b, "plain", new SimpleDriverDataSource(
+					new Driver(), TestDatabase.get().url(), TestDatabase.get().username(),
+					TestDatabase.get().password())));
 			routing.afterPropertiesSet();
 			return routing;
 		}
@@ -269,7 +290,7 @@ class RoutingDataSourceTests {
 		@Bean(defaultCandidate = false)
 		@InvocationLockDataSource
 		DataSource lockConnections() {
-			return new SimpleDriverDataSource(new org.postgresql.Driver(), TwoDatabases.secondUrl(),
+			return new SimpleDriverDataSource(new Driver(), TwoDatabases.secondUrl(),
 					TestDatabase.get().username(),
 					TestDatabase.get().password());
 		}
