@@ -84,8 +84,9 @@ import org.springframework.util.Assert;
  *
  * <p>{@link LockScope#INVOCATION Invocation-scoped} locks run through {@link #execute}: each holds a connection of its
  * own (see {@link #setInvocationDataSource}) in a read-only transaction for the whole call, kept alive by a heartbeat;
- * each {@code DataSource} has its own source of them, with its own bound. {@link #close()} stops the heartbeats and
- * closes those connections.
+ * each {@code DataSource} has its own source of them, with its own bound, shared by the targets of one that routes
+ * (each call takes its connection where it routes at that call). {@link #close()} stops the heartbeats and closes
+ * those connections.
  *
  * <p>Optionally, a {@link LockHolderDiagnosis} names the holders in each {@code LockBusyException} (on the failure path
  * only), and {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing, key labels).
@@ -155,7 +156,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
 	/** The support of invocation-scoped locks, by name of the {@code DataSource} they hold connections of. */
-	private final Map<String, InvocationLocks> invocationLocks = new ConcurrentHashMap<>();
+	private final Map<String, RoutedInvocationLocks> invocationLocks = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -254,7 +255,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * Set the source of the connections that hold invocation-scoped locks on the default {@link DataSource}. It must
 	 * not be the pool the work uses: a lock held for a whole call takes one of its connections for that long.
-	 * Defaults to a pool derived from that {@code DataSource} when it is a Hikari pool; otherwise invocation-scoped
+	 * Defaults to a pool derived from that {@code DataSource} when it is a Hikari pool, or, when it routes
+	 * ({@code AbstractRoutingDataSource}), from the Hikari pool it routes to at each call; otherwise invocation-scoped
 	 * calls fail, saying so. Invocation-scoped locks on another {@code DataSource} always use a pool derived from it.
 	 * @param invocationDataSource the source, or {@code null} to derive one
 	 * @throws IllegalStateException if a source is given and the template has no default {@code DataSource}
@@ -318,37 +320,18 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		this.instanceName = instanceName;
 	}
 
-	private InvocationLocks invocationLocks(String name) {
+	private InvocationLocks invocationLocks(String namespace, String name) {
 		// Closed, it makes no pool and no scheduler that nothing would close; the existing ones refuse on their own.
 		Assert.state(!this.closed || this.invocationLocks.containsKey(name), () -> "An invocation-scoped advisory "
 				+ "lock was called after its AdvisoryLockTemplate was closed (the application is shutting down)");
 		// Made at the first invocation-scoped call on each DataSource, so that an application without one starts no
-		// thread and no pool; a source that cannot be derived fails that call, and the next ones, saying why.
+		// thread and no pool; a source that cannot be found fails that call, and the next ones, saying why.
 		return this.invocationLocks.computeIfAbsent(name, (key) -> {
-			DataSource dataSource = this.dataSources.dataSource(name);
-			DataSource configured = name.equals(this.dataSources.defaultName()) ? this.invocationDataSource : null;
-			LockConnections connections = (configured != null)
-					? new LockConnections(configured, false, this.maxInvocationConnections)
-					: new LockConnections(derivedInvocationDataSource(name, dataSource), true,
-							this.maxInvocationConnections);
-			return new InvocationLocks(connections, LockDataSources.target(dataSource), this.heartbeat,
-					this.instanceName);
-		});
-	}
-
-	private DataSource derivedInvocationDataSource(String name, DataSource dataSource) {
-		DataSource pool = LockConnections.derivedPool(dataSource, this.maxInvocationConnections);
-		if (pool == null) {
 			boolean isDefault = name.equals(this.dataSources.defaultName());
-			throw new IllegalStateException("Invocation-scoped advisory locks need connections of their own, outside "
-					+ "the application's pool, and none can be derived from " + dataSource.getClass().getName()
-					+ ((this.dataSources.names().size() > 1) ? " (DataSource '" + name + "')" : "")
-					+ " (they are derived from a Hikari pool only, found through DataSource.unwrap): "
-					+ (isDefault ? "define a DataSource bean with @Bean(defaultCandidate = false) "
-							+ "@InvocationLockDataSource, or call AdvisoryLockTemplate.setInvocationDataSource"
-							: "make that DataSource a Hikari pool, or hold the lock on the default DataSource"));
-		}
-		return pool;
+			return new RoutedInvocationLocks(name, this.dataSources.dataSource(name),
+					isDefault ? this.invocationDataSource : null, isDefault, this.dataSources.names().size() > 1,
+					this.maxInvocationConnections, this.heartbeat, this.instanceName);
+		}).locks(namespace);
 	}
 
 	/**
@@ -359,7 +342,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public void close() throws Exception {
 		this.closed = true;
 		Exception failure = null;
-		for (InvocationLocks locks : this.invocationLocks.values()) {
+		for (RoutedInvocationLocks locks : this.invocationLocks.values()) {
 			try {
 				locks.close();
 			}
@@ -403,7 +386,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		LockKeys keys = resolve(request);
 		if (request.scope() == LockScope.INVOCATION) {
 			String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
-			return invocationLocks(name).execute(request, keys, this, callback);
+			return invocationLocks(request.namespace(), name).execute(request, keys, this, callback);
 		}
 		if (!acquire(request, keys, true)) {
 			return LockResult.skipped();

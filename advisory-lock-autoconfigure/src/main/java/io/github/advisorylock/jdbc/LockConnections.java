@@ -57,13 +57,14 @@ final class LockConnections implements AutoCloseable {
 	 * Create the connections.
 	 * @param dataSource the source: one of the user's, or one derived from the application's pool
 	 * @param ownsSource whether the source was made for these connections alone, and is closed with them
-	 * @param maxConnections the most connections at once
+	 * @param permits the bound, shared by the connections of every pool a routing {@code DataSource} sends calls to
+	 * @param maxConnections the most connections at once: the permits there are
 	 */
-	LockConnections(DataSource dataSource, boolean ownsSource, int maxConnections) {
+	LockConnections(DataSource dataSource, boolean ownsSource, Semaphore permits, int maxConnections) {
 		this.dataSource = dataSource;
 		this.ownsSource = ownsSource;
 		this.maxConnections = maxConnections;
-		this.permits = new Semaphore(maxConnections);
+		this.permits = permits;
 	}
 
 	/**
@@ -123,15 +124,26 @@ final class LockConnections implements AutoCloseable {
 	}
 
 	/**
-	 * Derive, from the application's Hikari pool, a pool of its own for the connections that hold invocation-scoped
-	 * locks: the same server, credentials and driver settings, at most {@code maxConnections} connections, none kept
-	 * open when unused for the pool's idle timeout.
+	 * Return the Hikari pool a data source is, wraps, or routes to at this call: a routing one
+	 * ({@code AbstractRoutingDataSource}) unwraps to its current target.
 	 * @param dataSource the application's data source
-	 * @param maxConnections the most connections
-	 * @return the pool (close it when done), or {@code null} when the data source is not a Hikari pool
+	 * @return the pool, or {@code null} when it is none (or Hikari is not on the class path)
+	 * @throws RuntimeException as a routing data source throws it when it routes to nothing now
 	 */
-	static @Nullable DataSource derivedPool(DataSource dataSource, int maxConnections) {
-		return HIKARI_PRESENT ? Hikari.pool(dataSource, maxConnections) : null;
+	static @Nullable DataSource applicationPool(DataSource dataSource) {
+		return HIKARI_PRESENT ? Hikari.unwrap(dataSource) : null;
+	}
+
+	/**
+	 * Derive, from one of the application's Hikari pools, a pool of its own for the connections that hold
+	 * invocation-scoped locks: the same server, credentials and driver settings, at most {@code maxConnections}
+	 * connections, none kept open when unused for the pool's idle timeout.
+	 * @param applicationPool a pool {@link #applicationPool} returned
+	 * @param maxConnections the most connections
+	 * @return the pool; close it when done
+	 */
+	static DataSource derivedPool(DataSource applicationPool, int maxConnections) {
+		return Hikari.pool(applicationPool, maxConnections);
 	}
 
 	@Override
@@ -146,29 +158,31 @@ final class LockConnections implements AutoCloseable {
 	 */
 	private static final class Hikari {
 
-		static @Nullable DataSource pool(DataSource dataSource, int maxConnections) {
+		static @Nullable DataSource unwrap(DataSource dataSource) {
 			try {
-				if (!dataSource.isWrapperFor(HikariDataSource.class)) {
-					return null;
-				}
-				HikariDataSource application = dataSource.unwrap(HikariDataSource.class);
-				HikariConfig config = new HikariConfig();
-				// Everything that reaches the server (URL or DataSource, credentials, properties, init SQL) is kept.
-				application.copyStateTo(config);
-				config.setPoolName(((application.getPoolName() != null) ? application.getPoolName() : "HikariPool")
-						+ "-advisory-lock");
-				config.setMaximumPoolSize(maxConnections);
-				config.setMinimumIdle(0);
-				config.setRegisterMbeans(false);
-				// A lock held for minutes is the point, not a leak.
-				config.setLeakDetectionThreshold(0);
-				// Connecting fails at first use rather than at startup, as the lock is needed only then.
-				config.setInitializationFailTimeout(-1);
-				return new HikariDataSource(config);
+				return dataSource.isWrapperFor(HikariDataSource.class) ? dataSource.unwrap(HikariDataSource.class)
+						: null;
 			}
 			catch (SQLException ex) {
 				return null;
 			}
+		}
+
+		static DataSource pool(DataSource applicationPool, int maxConnections) {
+			HikariDataSource application = (HikariDataSource) applicationPool;
+			HikariConfig config = new HikariConfig();
+			// Everything that reaches the server (URL or DataSource, credentials, properties, init SQL) is kept.
+			application.copyStateTo(config);
+			config.setPoolName(((application.getPoolName() != null) ? application.getPoolName() : "HikariPool")
+					+ "-advisory-lock");
+			config.setMaximumPoolSize(maxConnections);
+			config.setMinimumIdle(0);
+			config.setRegisterMbeans(false);
+			// A lock held for minutes is the point, not a leak.
+			config.setLeakDetectionThreshold(0);
+			// Connecting fails at first use rather than at startup, as the lock is needed only then.
+			config.setInitializationFailTimeout(-1);
+			return new HikariDataSource(config);
 		}
 
 	}

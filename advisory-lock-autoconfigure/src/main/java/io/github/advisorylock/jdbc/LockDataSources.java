@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import javax.sql.DataSource;
@@ -30,6 +31,12 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.JdbcTransactionObjectSupport;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.util.Assert;
@@ -253,14 +260,55 @@ final class LockDataSources {
 
 	private LockTransactionException severalBound(String namespace, @Nullable String name) {
 		List<String> bound = boundNames();
-		// Two managers of one pool (one of them through a wrapper) give two connections that no name tells apart.
-		String fix = (name == null && bound.size() > 1) ? "name the one the lock must join, for example "
-				+ "@AdvisoryLocked(dataSource = \"" + bound.get(0) + "\") or LockRequest.withDataSource(\""
-				+ bound.get(0) + "\")" : "they belong to the same DataSource, so no name tells them apart; let one "
-						+ "transaction manager manage it";
+		String fix;
+		if (name != null || bound.size() < 2) {
+			// Two managers of one pool (one of them through a wrapper) give two connections that no name tells apart.
+			fix = "they belong to the same DataSource, so no name tells them apart; let one transaction manager "
+					+ "manage it";
+		}
+		else {
+			String innermost = innermostTransactional();
+			fix = (innermost != null) ? "name the one the lock must join, for example @AdvisoryLocked(dataSource = "
+					+ "\"" + innermost + "\") or LockRequest.withDataSource(\"" + innermost + "\") for the one of "
+					+ "the transaction of the innermost @Transactional method"
+					: "name the one the lock must join, one of " + bound + ", with @AdvisoryLocked(dataSource = "
+							+ "\"...\") or LockRequest.withDataSource(\"...\")";
+		}
 		return new LockTransactionException("Advisory lock '" + namespace + "' found connections of several "
 				+ "DataSources bound to the transactions of this thread, " + bound + " (a transaction of one "
 				+ "manager runs inside another's), and cannot tell which one the lock must join: " + fix);
+	}
+
+	/**
+	 * Return the name of the known data source of the current transaction, the one the call most likely means, where
+	 * it can be told: the transaction of the innermost {@code @Transactional} method, unless a transaction begun
+	 * inside that method (with a {@code TransactionTemplate}, say) is the current one. The thread's resources keep
+	 * no order, so without a {@code @Transactional} method there is no telling.
+	 * @return the name, or {@code null}
+	 */
+	private @Nullable String innermostTransactional() {
+		TransactionStatus status;
+		try {
+			status = TransactionAspectSupport.currentTransactionStatus();
+		}
+		catch (NoTransactionException ex) {
+			return null;
+		}
+		// A transaction begun since names the thread's synchronization after itself (unnamed, for a template).
+		if (!(status instanceof DefaultTransactionStatus current) || !current.hasTransaction()
+				|| !Objects.equals(current.getTransactionName(),
+						TransactionSynchronizationManager.getCurrentTransactionName())
+				|| !(current.getTransaction() instanceof JdbcTransactionObjectSupport transaction)
+				|| !transaction.hasConnectionHolder()) {
+			return null;
+		}
+		ConnectionHolder holder = transaction.getConnectionHolder();
+		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
+			if (entry.getValue() == holder && entry.getKey() instanceof DataSource resource) {
+				return owner(resource);
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -281,7 +329,9 @@ final class LockDataSources {
 
 	/**
 	 * Return the innermost data source a data source wraps, or itself: what tells calls on the same pool apart from
-	 * calls on another, whatever wrapper each went through.
+	 * calls on another, whatever wrapper each went through. A routing one ({@link AbstractRoutingDataSource}) stands
+	 * for the Hikari pool it routes to at this call, when that can be told, so that a key held for one of its
+	 * targets is not taken for held on another.
 	 */
 	static DataSource target(DataSource dataSource) {
 		DataSource target = dataSource;
@@ -292,7 +342,18 @@ final class LockDataSources {
 			}
 			target = inner;
 		}
-		return target;
+		return (target instanceof AbstractRoutingDataSource routing) ? routedTo(routing) : target;
+	}
+
+	private static DataSource routedTo(AbstractRoutingDataSource routing) {
+		try {
+			DataSource pool = LockConnections.applicationPool(routing);
+			return (pool != null) ? pool : routing;
+		}
+		catch (RuntimeException ex) {
+			// Routed nowhere now: a call that needs the database fails on its own, saying so.
+			return routing;
+		}
 	}
 
 	private static @Nullable DataSource unwrap(DataSource dataSource) {

@@ -51,6 +51,7 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -108,11 +109,43 @@ class SeveralDataSourcesTests {
 					.isThrownBy(() -> locked.inSecond(this.value))
 					.withMessageContaining(Locked.class.getName() + ".inSecond(String)")
 					.withMessageContaining("several DataSources bound to the transactions of this thread, [first, second]")
-					.withMessageContaining("@AdvisoryLocked(dataSource = \"first\")");
+					.withMessageContaining("@AdvisoryLocked(dataSource = \"second\")");
 				Seen seen = locked.inSecondNamed(this.value);
 				assertThat(seen.second()).containsExactly(key());
 				assertThat(seen.first()).isEmpty();
 			});
+		});
+	}
+
+	@Test
+	void theSeveralBoundErrorSuggestsTheDataSourceOfTheInnermostTransactionalMethod() {
+		this.contextRunner.run((context) -> {
+			Locked locked = context.getBean(Locked.class);
+			TransactionTemplate first = new TransactionTemplate(
+					context.getBean("firstTransactionManager", PlatformTransactionManager.class));
+			first.executeWithoutResult((status) -> assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> locked.inSecondRequiresNew(this.value))
+				.withMessageContaining("@AdvisoryLocked(dataSource = \"second\") or LockRequest.withDataSource(\"second\")"));
+			TransactionTemplate second = new TransactionTemplate(
+					context.getBean("secondTransactionManager", PlatformTransactionManager.class));
+			second.executeWithoutResult((status) -> assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> locked.inFirstRequiresNew(this.value))
+				.withMessageContaining("@AdvisoryLocked(dataSource = \"first\") or LockRequest.withDataSource(\"first\")"));
+		});
+	}
+
+	@Test
+	void theSeveralBoundErrorSuggestsNoneWhenATransactionBegunInsideTheTransactionalMethodMayBeMeant() {
+		this.contextRunner.run((context) -> {
+			TransactionTemplate first = new TransactionTemplate(
+					context.getBean("firstTransactionManager", PlatformTransactionManager.class));
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> context.getBean(Locked.class)
+					.inSecondThenFirst(() -> first.executeWithoutResult((status) -> context
+						.getBean(AdvisoryLockOperations.class)
+						.lock(NAMESPACE, this.value))))
+				.withMessageContaining("one of [first, second]")
+				.withMessageNotContaining("dataSource = \"second\"");
 		});
 	}
 
@@ -261,6 +294,23 @@ class SeveralDataSourcesTests {
 		@AdvisoryLocked(namespace = NAMESPACE, key = "#value")
 		public Seen inSecond(String value) {
 			return Seen.now(this.first, this.second);
+		}
+
+		@Transactional(transactionManager = "secondTransactionManager", propagation = Propagation.REQUIRES_NEW)
+		@AdvisoryLocked(namespace = NAMESPACE, key = "#value")
+		public Seen inSecondRequiresNew(String value) {
+			return Seen.now(this.first, this.second);
+		}
+
+		@Transactional(transactionManager = "firstTransactionManager", propagation = Propagation.REQUIRES_NEW)
+		@AdvisoryLocked(namespace = NAMESPACE, key = "#value")
+		public Seen inFirstRequiresNew(String value) {
+			return Seen.now(this.first, this.second);
+		}
+
+		@Transactional("secondTransactionManager")
+		public void inSecondThenFirst(Runnable work) {
+			work.run();
 		}
 
 		@Transactional("secondTransactionManager")

@@ -112,8 +112,8 @@ class SeveralDataSourcesTemplateTests {
 					.isThrownBy(() -> this.locks.lock(this.namespace, 1))
 					.withMessageContaining("several DataSources bound to the transactions of this thread, [first, "
 							+ "second]")
-					.withMessageContaining("@AdvisoryLocked(dataSource = \"first\")")
-					.withMessageContaining("LockRequest.withDataSource(\"first\")");
+					.withMessageContaining("one of [first, second], with @AdvisoryLocked(dataSource = \"...\") or "
+							+ "LockRequest.withDataSource(\"...\")");
 				assertThat(TwoDatabases.locksIn(this.first)).isEmpty();
 				assertThat(TwoDatabases.locksIn(this.second)).isEmpty();
 
