@@ -417,6 +417,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	@Override
+	public LockHandle currentHandle() {
+		return HeldInvocationLocks.currentHandle();
+	}
+
+	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
 		return isHeld(resolve(request), heldLocksTarget(request));
