@@ -157,7 +157,7 @@ class AdvisoryLockAttributeValidator {
 					+ "namespace = \"setup_request\"");
 		}
 		try {
-			LockRequest.checkNamespaceLength(annotation.namespace(), "namespace");
+			LockRequest.checkNamespace(annotation.namespace(), "namespace");
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(method, ex.getMessage(), ex);

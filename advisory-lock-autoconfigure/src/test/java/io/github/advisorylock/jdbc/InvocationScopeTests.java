@@ -59,6 +59,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -364,6 +365,17 @@ class InvocationScopeTests {
 			assertThat(this.pgLocks.on(key)).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
 			return "held";
 		}).value()).isEqualTo("held");
+	}
+
+	@Test
+	void aNamespaceWithANulCharacterIsRefusedAtTheCallInEitherScope() {
+		String nul = this.namespace + "\u0000";
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.locks.execute(LockRequest.of(nul, 1).withScope(LockScope.INVOCATION), (handle) -> "ran"))
+			.withMessageContaining("namespace holds a NUL character");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(nul, 1)))
+			.withMessageContaining("namespace holds a NUL character");
 	}
 
 	@Test
