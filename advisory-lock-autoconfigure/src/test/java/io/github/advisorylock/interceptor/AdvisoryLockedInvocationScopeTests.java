@@ -56,7 +56,10 @@ import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.event.TransactionPhase;
+import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -137,6 +140,17 @@ class AdvisoryLockedInvocationScopeTests {
 				.withMessageContaining("@AdvisoryLocked " + Job.class.getName() + ".plain()")
 				.withMessageContaining("called inside a transaction that began before it");
 			assertThat(job.runs()).isZero();
+		});
+	}
+
+	@Test
+	void afterCommitListenerRunsAnInvocationScopedMethodUnderItsLock() {
+		this.contextRunner.withUserConfiguration(AfterCommitListeners.class).run((context) -> {
+			context.getBean(TransactionTemplate.class)
+				.executeWithoutResult((status) -> context.publishEvent(new JobRequested()));
+			Seen seen = context.getBean(JobRequestedListener.class).seen();
+			assertThat(seen).as("what the listener's job saw").isNotNull();
+			assertThat(seen.holders()).isOne();
 		});
 	}
 
@@ -228,6 +242,41 @@ class AdvisoryLockedInvocationScopeTests {
 		@Bean
 		FanOutJob fanOutJob(AdvisoryLockOperations locks) {
 			return new FanOutJob(locks);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AfterCommitListeners {
+
+		@Bean
+		JobRequestedListener jobRequestedListener(Job job) {
+			return new JobRequestedListener(job);
+		}
+
+	}
+
+	record JobRequested() {
+
+	}
+
+	static class JobRequestedListener {
+
+		private final Job job;
+
+		private final AtomicReference<Seen> seen = new AtomicReference<>();
+
+		JobRequestedListener(Job job) {
+			this.job = job;
+		}
+
+		public @Nullable Seen seen() {
+			return this.seen.get();
+		}
+
+		@TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)
+		public void on(JobRequested event) {
+			this.seen.set(this.job.plain());
 		}
 
 	}
