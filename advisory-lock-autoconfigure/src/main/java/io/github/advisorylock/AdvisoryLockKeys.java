@@ -20,6 +20,8 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.StringJoiner;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
@@ -55,6 +57,12 @@ public final class AdvisoryLockKeys {
 	 */
 	public static final String SQL_EXPRESSION = "('x' || left(encode(sha256(convert_to($1 || ':' || $2, 'UTF8')), "
 			+ "'hex'), 16))::bit(64)::bigint";
+
+	/**
+	 * The longest text of one key value in this library's messages and log lines, and the endpoint's labels: longer
+	 * ones are cut and end with "...".
+	 */
+	public static final int MAX_PRINTED_LENGTH = 160;
 
 	/**
 	 * One digest per thread: looking one up costs more than the hash of a short key. {@code digest()} resets it.
@@ -135,6 +143,80 @@ public final class AdvisoryLockKeys {
 		throw new InvalidLockKeyException("Unsupported advisory lock key type " + value.getClass().getName()
 				+ ": use a String, UUID, Byte, Short, Integer, Long, BigInteger or enum, "
 				+ "or convert the value in the key expression (for example #date.toString())");
+	}
+
+	/**
+	 * Return a text as this library prints a key value in its messages and log lines: line breaks, other control
+	 * characters and Unicode line separators escaped (as {@code \n}, or <code>&#92;u0007</code>), so that a value
+	 * cannot start a log line of its own, and cut to {@link #MAX_PRINTED_LENGTH} characters, ending with "...", so
+	 * that a huge one cannot flood a message. Only what is printed is cut: the derivation, and the key values an
+	 * exception carries, keep the whole text.
+	 * @param text the text of a key value (see {@link #text(Object)})
+	 * @return the printable text, at most {@link #MAX_PRINTED_LENGTH} characters long
+	 * @since 0.1.0
+	 */
+	public static String printable(String text) {
+		StringBuilder printed = new StringBuilder(Math.min(text.length(), MAX_PRINTED_LENGTH) + 8);
+		if (appendPrintable(text, printed, MAX_PRINTED_LENGTH) == text.length()) {
+			return printed.toString();
+		}
+		printed.setLength(0);
+		appendPrintable(text, printed, MAX_PRINTED_LENGTH - 3);
+		return printed.append("...").toString();
+	}
+
+	/**
+	 * Return how this library names a lock in its messages and log lines: {@code namespace:[value, ...]}, the
+	 * namespace and each value {@link #printable(String) printable}.
+	 * @param namespace the namespace
+	 * @param values the text of the key values
+	 * @return the printable name
+	 * @since 0.1.0
+	 */
+	public static String printable(String namespace, List<String> values) {
+		StringJoiner printed = new StringJoiner(", ", printable(namespace) + ":[", "]");
+		for (String value : values) {
+			printed.add(printable(value));
+		}
+		return printed.toString();
+	}
+
+	/**
+	 * Append the printable form of the text's characters as long as it stays within the limit, never splitting an
+	 * escape or a surrogate pair.
+	 * @return the index of the first character not appended, the text's length when all were
+	 */
+	private static int appendPrintable(String text, StringBuilder printed, int limit) {
+		int i = 0;
+		while (i < text.length()) {
+			char c = text.charAt(i);
+			String escaped = escaped(c);
+			int next = (Character.isHighSurrogate(c) && i + 1 < text.length()
+					&& Character.isLowSurrogate(text.charAt(i + 1))) ? i + 2 : i + 1;
+			int width = (escaped != null) ? escaped.length() : next - i;
+			if (printed.length() + width > limit) {
+				return i;
+			}
+			if (escaped != null) {
+				printed.append(escaped);
+			}
+			else {
+				printed.append(text, i, next);
+			}
+			i = next;
+		}
+		return i;
+	}
+
+	private static @Nullable String escaped(char c) {
+		return switch (c) {
+			case '\n' -> "\\n";
+			case '\r' -> "\\r";
+			case '\t' -> "\\t";
+			default -> (Character.isISOControl(c) || Character.getType(c) == Character.LINE_SEPARATOR
+					|| Character.getType(c) == Character.PARAGRAPH_SEPARATOR)
+							? String.format("\\u%04x", (int) c) : null;
+		};
 	}
 
 	private static MessageDigest sha256() {

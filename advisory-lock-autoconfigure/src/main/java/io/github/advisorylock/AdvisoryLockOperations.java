@@ -99,10 +99,34 @@ public interface AdvisoryLockOperations {
 	/**
 	 * Throw if an {@link LockScope#INVOCATION invocation-scoped} lock held for the current thread, by an annotated
 	 * method or an {@link #execute execute} call, was lost; do nothing otherwise. Long work calls it at its safe
-	 * points.
+	 * points. It answers for the calling thread only: on a thread the work fans out to, which holds no lock of its own,
+	 * it does nothing; check {@link #currentHandle()} there.
 	 * @throws LockLostException if one of the current thread's invocation-scoped locks was lost
 	 */
 	void checkHeld();
+
+	/**
+	 * Return a handle on the {@link LockScope#INVOCATION invocation-scoped} locks the current thread holds, by an
+	 * annotated method or an {@link #execute execute} call (the innermost one and those enclosing it), to hand to the
+	 * threads the work fans out to: its {@link LockHandle#checkHeld()} throws on any thread once one of them was lost,
+	 * where {@link #checkHeld()} on such a thread does nothing. Call it on the locked method's own thread.
+	 * <pre class="code">
+	 * &#64;AdvisoryLocked(namespace = "job", key = "'export'", scope = LockScope.INVOCATION)
+	 * public void export() {
+	 *     LockHandle handle = this.locks.currentHandle();
+	 *     parts.parallelStream().forEach((part) -&gt; {
+	 *         handle.checkHeld();
+	 *         write(part);
+	 *     });
+	 * }
+	 * </pre>
+	 * @return the handle, which reports the locks as they were when the call that holds them ended, once it has
+	 * @throws IllegalStateException if the current thread holds no invocation-scoped lock: it is not the locked
+	 * method's thread, the method is transaction-scoped (whose lock is never lost), or the call did not go through
+	 * the Spring proxy
+	 * @since 0.1.0
+	 */
+	LockHandle currentHandle();
 
 	/**
 	 * Return whether every key is held, in either mode, by the current transaction or by an enclosing

@@ -88,7 +88,7 @@ public class LockBusyException extends CannotAcquireLockException {
 
 	private static String message(String namespace, List<String> keyValues, List<Long> keys,
 			@Nullable Duration timeout, @Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed) {
-		String what = "Advisory lock " + namespace + ":" + keyValues + " (keys " + keys + ")";
+		String what = "Advisory lock " + AdvisoryLockKeys.printable(namespace, keyValues) + " (keys " + keys + ")";
 		String message = (timeout != null) ? what + " not acquired within " + timeout.toMillis() + "ms"
 				: what + " is held by another transaction (TRY)";
 		if (holders != null) {

@@ -16,8 +16,13 @@
 package io.github.advisorylock;
 
 /**
- * The locks an {@link AdvisoryLockOperations#execute execute} call holds while its callback runs. Safe to use from any
- * thread the work fans out to, for as long as the callback runs.
+ * The locks an {@link AdvisoryLockOperations#execute execute} call (or an annotated method, see
+ * {@link AdvisoryLockOperations#currentHandle()}) holds while its work runs. Safe to use from any thread the work fans
+ * out to, for as long as the work runs.
+ *
+ * <p>Once the call has returned, its locks are released, and the handle answers for the time they were held: a loss
+ * during the call is still reported, and otherwise {@link #checkHeld()} passes and {@link #isLost()} is
+ * {@code false}, although nothing is held any more. Work that outlives the call is not guarded by it.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -41,8 +41,8 @@ public class LockLostException extends DataAccessResourceFailureException {
 	 * @param cause what showed the loss: the heartbeat's failure, or the time without a confirmed heartbeat
 	 */
 	public LockLostException(String namespace, List<String> keyValues, Throwable cause) {
-		super("Advisory lock " + namespace + ":" + keyValues + " was lost while its work ran (" + cause.getMessage()
-				+ "): another instance may hold it now; stop the work at a safe point", cause);
+		super("Advisory lock " + AdvisoryLockKeys.printable(namespace, keyValues) + " was lost while its work ran ("
+				+ cause.getMessage() + "): another instance may hold it now; stop the work at a safe point", cause);
 		this.namespace = namespace;
 		this.keyValues = List.copyOf(keyValues);
 	}

@@ -39,7 +39,8 @@ import org.springframework.util.Assert;
  *
  * <p>Instances are immutable: each {@code with...} method returns a copy.
  *
- * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters
+ * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters, no NUL
+ * character (see {@link #checkNamespace})
  * @param keys the key values; each one value, or a collection or array of values
  * @param mode exclusive or shared
  * @param waitMode wait up to the timeout, try once, or skip the work when a lock is held
@@ -70,7 +71,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 
 	/**
 	 * Create a new instance, checking its arguments.
-	 * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters
+	 * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters, no NUL
+	 * character
 	 * @param keys the key values
 	 * @param mode exclusive or shared
 	 * @param waitMode wait up to the timeout, try once, or skip
@@ -81,7 +83,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest {
 		Assert.hasText(namespace, "Advisory lock namespace must not be blank");
-		checkNamespaceLength(namespace, "Advisory lock namespace");
+		checkNamespace(namespace, "Advisory lock namespace");
 		Assert.notNull(keys, "Keys must not be null");
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
@@ -106,17 +108,22 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Check that a namespace is at most {@link #MAX_NAMESPACE_LENGTH} characters long. The one home of this rule and
-	 * its message, for requests and the annotation.
+	 * Check that a namespace is at most {@link #MAX_NAMESPACE_LENGTH} characters long and holds no NUL character
+	 * (U+0000), which PostgreSQL's text cannot hold: an invocation-scoped lock names its namespace in its
+	 * session's {@code application_name}. The one home of this rule and its messages, for requests and the annotation.
 	 * @param namespace the namespace
 	 * @param setting what is being set, named in the message
-	 * @throws IllegalArgumentException if it is longer
+	 * @throws IllegalArgumentException if it is longer, or holds a NUL character
 	 */
-	public static void checkNamespaceLength(String namespace, String setting) {
+	public static void checkNamespace(String namespace, String setting) {
 		Assert.isTrue(namespace.length() <= MAX_NAMESPACE_LENGTH, () -> setting + " is " + namespace.length()
 				+ " characters long, more than the limit of " + MAX_NAMESPACE_LENGTH
 				+ " (LockRequest.MAX_NAMESPACE_LENGTH): it becomes a metric tag and part of every message about the "
 				+ "lock, so name the guarded rule in a few words, and let the keys tell the resources apart");
+		int nul = namespace.indexOf('\u0000');
+		Assert.isTrue(nul < 0, () -> setting + " holds a NUL character (\\u0000) at index " + nul + ", which "
+				+ "PostgreSQL's text cannot hold (an invocation-scoped lock names its namespace in its session's "
+				+ "application_name): remove it");
 	}
 
 	/**

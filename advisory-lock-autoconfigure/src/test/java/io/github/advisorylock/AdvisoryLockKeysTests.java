@@ -19,6 +19,7 @@ package io.github.advisorylock;
 import java.math.BigInteger;
 import java.time.LocalDate;
 import java.util.Date;
+import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -108,6 +109,21 @@ class AdvisoryLockKeysTests {
 	void aBlankNamespaceIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> AdvisoryLockKeys.of(" ", 1))
 			.withMessageContaining("namespace must not be blank");
+	}
+
+	@Test
+	void printableEscapesLineBreaksAndControlCharactersAndCutsLongValues() {
+		assertThat(AdvisoryLockKeys.printable("plain value")).isEqualTo("plain value");
+		assertThat(AdvisoryLockKeys.printable("a\nb\r\tc\u0000d\u2028e")).isEqualTo("a\\nb\\r\\tc\\u0000d\\u2028e");
+		String limit = "x".repeat(AdvisoryLockKeys.MAX_PRINTED_LENGTH);
+		assertThat(AdvisoryLockKeys.printable(limit)).isEqualTo(limit);
+		assertThat(AdvisoryLockKeys.printable(limit + "y")).hasSize(AdvisoryLockKeys.MAX_PRINTED_LENGTH)
+			.endsWith("x...");
+		// An escape or a surrogate pair is never split by the cut.
+		assertThat(AdvisoryLockKeys.printable("x".repeat(156) + "\n" + "x".repeat(10))).isEqualTo("x".repeat(156) + "...");
+		assertThat(AdvisoryLockKeys.printable("x".repeat(156) + "\uD83D\uDE00" + "x".repeat(10)))
+			.isEqualTo("x".repeat(156) + "...");
+		assertThat(AdvisoryLockKeys.printable("job\n", List.of("1", "a\nb"))).isEqualTo("job\\n:[1, a\\nb]");
 	}
 
 	enum Plan {

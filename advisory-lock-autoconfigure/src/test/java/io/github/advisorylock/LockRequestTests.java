@@ -41,6 +41,12 @@ class LockRequestTests {
 	}
 
 	@Test
+	void namespaceWithANulCharacterIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("job\u0000export", 1))
+			.withMessageContaining("Advisory lock namespace holds a NUL character (\\u0000) at index 3");
+	}
+
+	@Test
 	void blankNamespaceIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of(" ", 1))
 			.withMessageContaining("namespace must not be blank");

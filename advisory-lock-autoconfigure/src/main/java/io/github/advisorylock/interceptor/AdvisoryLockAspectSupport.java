@@ -55,6 +55,16 @@ import org.springframework.util.function.SingletonSupplier;
  */
 public class AdvisoryLockAspectSupport {
 
+	/** Whether a class of returned values runs its work after the call; asked per call, found once per class. */
+	private static final ClassValue<Boolean> OUTLIVES_THE_CALL = new ClassValue<>() {
+
+		@Override
+		protected Boolean computeValue(Class<?> type) {
+			return AdvisoryLockAttributeValidator.outlivesTheCall(type);
+		}
+
+	};
+
 	private static final String MUST_NAME_A_RESOURCE = "; a key expression must give the resource to lock for every "
 			+ "call, before the method runs";
 
@@ -118,7 +128,7 @@ public class AdvisoryLockAspectSupport {
 			catch (LockTransactionException ex) {
 				throw inMethod(attribute, ex);
 			}
-			return invocation.proceed();
+			return checkReturned(attribute, invocation.proceed());
 		}
 		LockResult<@Nullable Object> result;
 		try {
@@ -141,10 +151,30 @@ public class AdvisoryLockAspectSupport {
 			throw inMethod(attribute, ex);
 		}
 		if (result.executed()) {
-			return result.value();
+			return checkReturned(attribute, result.value());
 		}
 		// Validated at startup: a skipped method returns void or Optional.
 		return (attribute.method().getReturnType() == Optional.class) ? Optional.empty() : null;
+	}
+
+	/**
+	 * Return what the method returned, unless it is work that may still run after the call (a {@code Future}, a
+	 * {@code CompletionStage}, a reactive {@code Publisher}) that its declared type hid from the startup check: the
+	 * lock ends with the transaction or the call, so that work runs unguarded, and only the caller can be told. A
+	 * transaction the lock's advice runs in rolls back, as for any exception of the method.
+	 * @throws IllegalStateException naming the method and the type it returned
+	 */
+	private static @Nullable Object checkReturned(AdvisoryLockAttribute attribute, @Nullable Object value) {
+		if (value != null && attribute.checksReturnedWork() && OUTLIVES_THE_CALL.get(value.getClass())) {
+			throw new IllegalStateException(inMethod(attribute, "it returned a " + value.getClass().getName()
+					+ ", whose work may still run after the method has returned, unguarded: the lock ends with the "
+					+ ((attribute.scope() == LockScope.INVOCATION) ? "call" : "transaction") + ". The method is "
+					+ "declared to return " + attribute.method().getReturnType().getSimpleName() + ", so the "
+					+ "startup check could not refuse it; the value is not returned. Return the value itself, or "
+					+ "declare the Future type with @Async on the method, or take the lock inside the asynchronous "
+					+ "work"));
+		}
+		return value;
 	}
 
 	/**

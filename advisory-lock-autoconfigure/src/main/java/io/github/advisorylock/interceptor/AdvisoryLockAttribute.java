@@ -39,10 +39,13 @@ import org.jspecify.annotations.Nullable;
  * @param scope transaction or invocation
  * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} for the one of the current
  * transaction
+ * @param checksReturnedWork whether what the method returns is checked for work that outlives the call, which its
+ * declared type does not rule out (see {@link AdvisoryLockAttributeValidator#checksReturnedWork})
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
 		List<Integer> parameterIndexes, LockMode mode,
-		WaitMode waitMode, @Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
+		WaitMode waitMode, @Nullable Duration timeout, LockScope scope, @Nullable String dataSource,
+		boolean checksReturnedWork) {
 
 }

@@ -134,7 +134,8 @@ class AdvisoryLockAttributeSource {
 		return new AdvisoryLockAttribute(specificMethod, annotation.namespace(), List.of(annotation.key()),
 				parameterIndexes, annotation.mode(), annotation.waitMode(),
 				this.validator.timeout(specificMethod, annotation), annotation.scope(),
-				annotation.dataSource().isEmpty() ? null : annotation.dataSource());
+				annotation.dataSource().isEmpty() ? null : annotation.dataSource(),
+				AdvisoryLockAttributeValidator.checksReturnedWork(specificMethod));
 	}
 
 }

@@ -157,7 +157,7 @@ class AdvisoryLockAttributeValidator {
 					+ "namespace = \"setup_request\"");
 		}
 		try {
-			LockRequest.checkNamespaceLength(annotation.namespace(), "namespace");
+			LockRequest.checkNamespace(annotation.namespace(), "namespace");
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(method, ex.getMessage(), ex);
@@ -228,8 +228,7 @@ class AdvisoryLockAttributeValidator {
 		if (stage) {
 			work = "it returns " + returnType.getSimpleName() + ", whose work";
 		}
-		else if (Flow.Publisher.class.isAssignableFrom(returnType)
-				|| isOrExtends(returnType, REACTIVE_STREAMS_PUBLISHER)) {
+		else if (isPublisher(returnType)) {
 			work = "it returns " + returnType.getSimpleName() + ", a reactive Publisher, whose work";
 		}
 		else if (isSuspendFunction(method)) {
@@ -245,6 +244,34 @@ class AdvisoryLockAttributeValidator {
 						+ "that the transaction and the lock are taken on the executor's thread around the whole work"
 						: "")
 				+ ", or take the lock inside the asynchronous work");
+	}
+
+	/**
+	 * Return whether the value a method returns must be checked at run time for work that outlives the call: its
+	 * declared type neither refuses it at startup nor rules it out ({@code Object}, {@code Serializable}, an
+	 * interface or a class that a {@code CompletableFuture} or a {@code Publisher} could extend).
+	 * @param method the annotated method
+	 * @return whether to check what it returns
+	 */
+	static boolean checksReturnedWork(Method method) {
+		Class<?> returnType = method.getReturnType();
+		return !returnType.isPrimitive() && !Modifier.isFinal(returnType.getModifiers())
+				&& !outlivesTheCall(returnType);
+	}
+
+	/**
+	 * Return whether a value of a type may run its work after the method that returned it has returned: a
+	 * {@code Future}, a {@code CompletionStage} or a reactive {@code Publisher}.
+	 * @param type the type of a value
+	 * @return whether it may
+	 */
+	static boolean outlivesTheCall(Class<?> type) {
+		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
+				|| isPublisher(type);
+	}
+
+	private static boolean isPublisher(Class<?> type) {
+		return Flow.Publisher.class.isAssignableFrom(type) || isOrExtends(type, REACTIVE_STREAMS_PUBLISHER);
 	}
 
 	private static boolean isAsync(Method method, @Nullable Class<?> targetClass) {

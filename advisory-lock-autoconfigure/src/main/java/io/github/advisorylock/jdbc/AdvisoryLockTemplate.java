@@ -30,6 +30,7 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
@@ -400,6 +401,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	@Override
+	public LockHandle currentHandle() {
+		return HeldInvocationLocks.currentHandle();
+	}
+
+	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
 		return isHeld(resolve(request), heldLocksTarget(request));
@@ -410,11 +416,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		LockRequest request = LockRequest.of(namespace, keys);
 		LockKeys resolved = resolve(request);
 		if (!isHeld(resolved, heldLocksTarget(request))) {
-			throw new IllegalStateException("Advisory lock " + namespace + ":" + resolved.values() + " is not held by "
-					+ "the current transaction, nor by an enclosing invocation-scoped call on this thread. Most often "
-					+ "the call to the locked method did not go through its Spring proxy: a call on 'this' from "
-					+ "another method of the same class skips @AdvisoryLocked. Call it through the bean (inject it), "
-					+ "or take the lock with AdvisoryLockOperations first. (Only locks this library took are seen.)");
+			throw new IllegalStateException("Advisory lock " + AdvisoryLockKeys.printable(namespace, resolved.values())
+					+ " is not held by the current transaction, nor by an enclosing invocation-scoped call on this "
+					+ "thread. Most often the call to the locked method did not go through its Spring proxy: a call "
+					+ "on 'this' from another method of the same class skips @AdvisoryLocked. Call it through the "
+					+ "bean (inject it), or take the lock with AdvisoryLockOperations first. (Only locks this library "
+					+ "took are seen.)");
 		}
 	}
 
@@ -559,8 +566,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	static void logSkipped(LockRequest request, LockKeys keys) {
 		if (logger.isDebugEnabled()) {
-			logger.debug("Skipped the work under advisory lock " + request.namespace() + ":" + keys.values()
-					+ " (" + request.scope().name().toLowerCase(Locale.ROOT) + " scope): a key is held elsewhere");
+			logger.debug("Skipped the work under advisory lock "
+					+ AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " ("
+					+ request.scope().name().toLowerCase(Locale.ROOT) + " scope): a key is held elsewhere");
 		}
 	}
 
@@ -646,8 +654,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys) {
-		return translate(ex, "Acquire advisory lock " + request.namespace() + ":" + keys.values() + " (keys "
-				+ keys.keys() + ")", null);
+		return translate(ex, "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values())
+				+ " (keys " + keys.keys() + ")", null);
 	}
 
 	/**

@@ -139,6 +139,23 @@ final class HeldInvocationLocks {
 	}
 
 	/**
+	 * Return a handle on the current thread's invocation-scoped locks, for the threads its work fans out to.
+	 * @return the handle
+	 * @throws IllegalStateException if the thread holds none
+	 */
+	static LockHandle currentHandle() {
+		Deque<InvocationLock> locks = held.get();
+		if (locks == null || locks.isEmpty()) {
+			throw new IllegalStateException("currentHandle() found no invocation-scoped advisory lock held by this "
+					+ "thread (" + Thread.currentThread().getName() + "). Call it on the thread of the method annotated "
+					+ "with @AdvisoryLocked(scope = LockScope.INVOCATION), or of the execute callback, and hand the "
+					+ "handle to the threads the work fans out to; a call on 'this' from another method of the same "
+					+ "class skips the annotation, and a transaction-scoped lock needs no handle (it is never lost)");
+		}
+		return (locks.size() == 1) ? locks.getFirst() : current();
+	}
+
+	/**
 	 * Return a handle on the current thread's invocation-scoped locks, for a nested call that acquired nothing new.
 	 * @return the handle
 	 */
@@ -155,6 +172,11 @@ final class HeldInvocationLocks {
 			@Override
 			public void checkHeld() {
 				enclosing.forEach(InvocationLock::checkHeld);
+			}
+
+			@Override
+			public String toString() {
+				return enclosing.toString();
 			}
 
 		};

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
@@ -210,7 +211,7 @@ final class InvocationLock implements LockHandle {
 	}
 
 	String description() {
-		return this.namespace + ":" + this.keys.values();
+		return AdvisoryLockKeys.printable(this.namespace, this.keys.values());
 	}
 
 	@Override

@@ -163,12 +163,17 @@ final class InvocationLocks implements AutoCloseable {
 	 * Refuse a call that could protect nothing, or only wait for itself, before any connection is taken.
 	 */
 	private void checkCanStart(LockRequest request, LockKeys needed) {
-		if (TransactionSynchronizationManager.isActualTransactionActive()) {
+		// After completion (an AFTER_COMMIT or AFTER_COMPLETION listener) the transaction still shows as active, but
+		// its synchronizations are cleared: it has ended, and the lock has no commit left to outlive.
+		if (TransactionSynchronizationManager.isActualTransactionActive()
+				&& TransactionSynchronizationManager.isSynchronizationActive()) {
 			throw new LockTransactionException("Invocation-scoped advisory lock '" + request.namespace() + "' was "
 					+ "called inside a transaction that began before it: the lock would be released when the call "
 					+ "returns, before that transaction commits, so another instance could act on what it has not "
 					+ "committed yet. Call it outside the transaction (put @Transactional on the method itself or "
-					+ "on what it calls), or use scope TRANSACTION");
+					+ "on what it calls), or use scope TRANSACTION. (After a commit, call it from an AFTER_COMMIT "
+					+ "@TransactionalEventListener or TransactionSynchronization.afterCompletion, where the "
+					+ "transaction has ended, rather than from TransactionSynchronization.afterCommit.)");
 		}
 		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
 		if (this.closed) {

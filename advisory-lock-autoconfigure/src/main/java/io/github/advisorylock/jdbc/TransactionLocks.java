@@ -24,6 +24,7 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
@@ -123,7 +124,8 @@ final class TransactionLocks implements TransactionSynchronization {
 			for (int i = 0; i < keys.keys().size(); i++) {
 				LockMode held = transaction.mode(keys.keys().get(i), target, holder);
 				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw new LockTransactionException("Advisory lock " + namespace + ":" + keys.values().get(i)
+					throw new LockTransactionException("Advisory lock " + namespace + ":"
+							+ AdvisoryLockKeys.printable(keys.values().get(i))
 							+ " is held " + held + " by a transaction of this same thread that is suspended "
 							+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
 							+ "could only wait for itself. Do the locked work in the outer transaction, or take the "

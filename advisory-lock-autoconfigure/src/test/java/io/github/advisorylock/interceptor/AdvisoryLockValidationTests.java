@@ -88,6 +88,12 @@ class AdvisoryLockValidationTests {
 	}
 
 	@Test
+	void aNamespaceWithANulCharacterFailsAtStartup() {
+		this.contextRunner.withBean(NulNamespace.class)
+			.run(failsWith(NulNamespace.class, "run()", "namespace holds a NUL character (\\u0000) at index 3"));
+	}
+
+	@Test
 	void namespaceOfTheLimitIsValid() {
 		this.contextRunner.withBean(LongestNamespace.class).run((context) -> assertThat(context).hasNotFailed());
 	}
@@ -499,6 +505,14 @@ class AdvisoryLockValidationTests {
 
 		@AdvisoryLocked(namespace = TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN + TEN, key = "#id")
 		public void call(String id) {
+		}
+
+	}
+
+	static class NulNamespace {
+
+		@AdvisoryLocked(namespace = "job\u0000export", key = "'a'", scope = LockScope.INVOCATION)
+		public void run() {
 		}
 
 	}

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.SubmissionPublisher;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
@@ -29,6 +30,7 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -51,6 +53,7 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests, against real PostgreSQL, that {@link AdvisoryLocked @AdvisoryLocked} refuses at startup a method whose work
@@ -140,6 +143,32 @@ class AdvisoryLockedAsyncWorkTests {
 	}
 
 	@Test
+	void futureReturnedFromAMethodDeclaredToReturnObjectFailsTheCallAndRollsItsTransactionBack() {
+		this.contextRunner.withBean(DeclaredObjectSetupRequests.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			DeclaredObjectSetupRequests setupRequests = context.getBean(DeclaredObjectSetupRequests.class);
+			assertThatIllegalStateException().isThrownBy(() -> setupRequests.create(this.user))
+				.withMessageContainingAll(
+						"@AdvisoryLocked " + DeclaredObjectSetupRequests.class.getName() + ".create(UUID)",
+						"it returned a java.util.concurrent.CompletableFuture",
+						"whose work may still run after the method has returned", "declared to return Object");
+			assertThat(requests(this.user)).isZero();
+		});
+	}
+
+	@Test
+	void publisherReturnedFromAnInvocationScopedMethodDeclaredToReturnObjectFailsTheCall() {
+		this.contextRunner.withBean(DeclaredObjectSetupRequests.class).run((context) -> {
+			DeclaredObjectSetupRequests setupRequests = context.getBean(DeclaredObjectSetupRequests.class);
+			assertThatIllegalStateException().isThrownBy(setupRequests::publish)
+				.withMessageContainingAll(
+						"@AdvisoryLocked " + DeclaredObjectSetupRequests.class.getName() + ".publish()",
+						"it returned a java.util.concurrent.SubmissionPublisher");
+			assertThat(setupRequests.value()).isEqualTo("a value");
+		});
+	}
+
+	@Test
 	void asyncMethodTakesItsTransactionAndLockOnTheExecutorThreadAroundTheWholeWork() {
 		this.contextRunner.withUserConfiguration(AsyncSetupRequestsConfiguration.class).run((context) -> {
 			AsyncSetupRequests setupRequests = context.getBean(AsyncSetupRequests.class);
@@ -188,6 +217,37 @@ class AdvisoryLockedAsyncWorkTests {
 		public CompletableFuture<Boolean> create(UUID userId) {
 			return CompletableFuture.supplyAsync(() -> checkThenInsert(this.jdbc, userId, () -> {
 			}));
+		}
+
+	}
+
+	/**
+	 * A method whose declared type hides the future it returns from the startup check.
+	 */
+	static class DeclaredObjectSetupRequests {
+
+		private final JdbcTemplate jdbc;
+
+		DeclaredObjectSetupRequests(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = NAMESPACE, key = "#userId")
+		public Object create(UUID userId) {
+			this.jdbc.update("INSERT INTO async_setup_requests (id, user_id) VALUES (?, ?)", UUID.randomUUID(), userId);
+			return new CompletableFuture<Boolean>();
+		}
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'publisher'", scope = LockScope.INVOCATION)
+		public Object publish() {
+			return new SubmissionPublisher<String>(Runnable::run, 1);
+		}
+
+		/** A value whose declared type is not final, of a type that outlives no call. */
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'value'", scope = LockScope.INVOCATION)
+		public Object value() {
+			return "a value";
 		}
 
 	}

@@ -18,6 +18,8 @@ package io.github.advisorylock.interceptor;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -26,7 +28,10 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
@@ -36,6 +41,7 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,10 +56,16 @@ import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.event.TransactionPhase;
+import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests that an invocation-scoped {@link AdvisoryLocked @AdvisoryLocked} method holds its lock outside any
@@ -132,6 +144,17 @@ class AdvisoryLockedInvocationScopeTests {
 	}
 
 	@Test
+	void afterCommitListenerRunsAnInvocationScopedMethodUnderItsLock() {
+		this.contextRunner.withUserConfiguration(AfterCommitListeners.class).run((context) -> {
+			context.getBean(TransactionTemplate.class)
+				.executeWithoutResult((status) -> context.publishEvent(new JobRequested()));
+			Seen seen = context.getBean(JobRequestedListener.class).seen();
+			assertThat(seen).as("what the listener's job saw").isNotNull();
+			assertThat(seen.holders()).isOne();
+		});
+	}
+
+	@Test
 	void asyncJobTakesTheLockOnTheExecutorsThreadAfterTheCallerReturned() {
 		this.contextRunner.withUserConfiguration(AsyncJobs.class).run((context) -> {
 			AsyncJob job = context.getBean(AsyncJob.class);
@@ -159,6 +182,22 @@ class AdvisoryLockedInvocationScopeTests {
 			assertThat(job.optional()).contains("ran");
 			assertThat(job.runs()).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void workerThreadOfAnAnnotatedJobLearnsThatTheLockWasLost() {
+		this.contextRunner.run((context) -> {
+			FanOutJob job = context.getBean(FanOutJob.class);
+			assertThat(job.run()).isInstanceOf(LockLostException.class)
+				.hasMessageContaining(NAMESPACE + ":[job] was lost");
+		});
+	}
+
+	@Test
+	void currentHandleOutsideAnInvocationScopedLockSaysWhereToCallIt() {
+		this.contextRunner.run((context) -> assertThatIllegalStateException()
+			.isThrownBy(() -> context.getBean(AdvisoryLockOperations.class).currentHandle())
+			.withMessageContaining("found no invocation-scoped advisory lock held by this thread"));
 	}
 
 	@Test
@@ -198,6 +237,46 @@ class AdvisoryLockedInvocationScopeTests {
 		@Bean
 		Caller caller(Job job) {
 			return new Caller(job);
+		}
+
+		@Bean
+		FanOutJob fanOutJob(AdvisoryLockOperations locks) {
+			return new FanOutJob(locks);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AfterCommitListeners {
+
+		@Bean
+		JobRequestedListener jobRequestedListener(Job job) {
+			return new JobRequestedListener(job);
+		}
+
+	}
+
+	record JobRequested() {
+
+	}
+
+	static class JobRequestedListener {
+
+		private final Job job;
+
+		private final AtomicReference<Seen> seen = new AtomicReference<>();
+
+		JobRequestedListener(Job job) {
+			this.job = job;
+		}
+
+		public @Nullable Seen seen() {
+			return this.seen.get();
+		}
+
+		@TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)
+		public void on(JobRequested event) {
+			this.seen.set(this.job.plain());
 		}
 
 	}
@@ -262,6 +341,45 @@ class AdvisoryLockedInvocationScopeTests {
 		public Optional<String> optional() {
 			this.runs.incrementAndGet();
 			return Optional.of("ran");
+		}
+
+	}
+
+	/**
+	 * A job that hands its work to a thread of its own, which checks the lock at its safe points.
+	 */
+	static class FanOutJob {
+
+		private final AdvisoryLockOperations locks;
+
+		FanOutJob(AdvisoryLockOperations locks) {
+			this.locks = locks;
+		}
+
+		/**
+		 * Run the work on a worker thread, end the lock's session while it runs, and return what the worker's check
+		 * threw once the loss was seen.
+		 */
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
+		public @Nullable Throwable run() throws Exception {
+			LockHandle handle = this.locks.currentHandle();
+			ExecutorService worker = Executors.newSingleThreadExecutor();
+			try {
+				return worker.submit(() -> {
+					handle.checkHeld();
+					JdbcTemplate observer = new JdbcTemplate(TestDatabase.get().dataSource());
+					assertThat(observer.queryForObject("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype "
+							+ "= 'advisory' AND granted AND " + PgLocks.KEY_EXPRESSION + " = ?", Boolean.class, KEY))
+						.isTrue();
+					await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+					// The operations answer for the calling thread, which holds no lock of its own.
+					this.locks.checkHeld();
+					return catchThrowable(handle::checkHeld);
+				}).get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+			}
+			finally {
+				worker.shutdownNow();
+			}
 		}
 
 	}

@@ -59,7 +59,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -364,6 +366,42 @@ class InvocationScopeTests {
 			assertThat(this.pgLocks.on(key)).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
 			return "held";
 		}).value()).isEqualTo("held");
+	}
+
+	@Test
+	void aNamespaceWithANulCharacterIsRefusedAtTheCallInEitherScope() {
+		String nul = this.namespace + "\u0000";
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.locks.execute(LockRequest.of(nul, 1).withScope(LockScope.INVOCATION), (handle) -> "ran"))
+			.withMessageContaining("namespace holds a NUL character");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(nul, 1)))
+			.withMessageContaining("namespace holds a NUL character");
+	}
+
+	@Test
+	void keyValuesAreEscapedAndCutInMessagesAndLogLinesAndKeptWholeInTheExceptions(CapturedOutput output) {
+		String forging = "1\n2026-01-01 00:00:00 ERROR forged line";
+		String huge = "x".repeat(5_000_000);
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(forging))) {
+			LockBusyException busy = catchThrowableOfType(LockBusyException.class, () -> this.locks
+				.execute(invocation(forging, huge).withWaitMode(WaitMode.TRY), (handle) -> "ran"));
+			assertThat(busy.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000)
+				.contains("1\\n2026-01-01 00:00:00 ERROR forged line");
+			assertThat(busy.getKeyValues()).containsExactlyInAnyOrder(forging, huge);
+			holder.rollback();
+		}
+		this.locks.execute(invocation(forging, huge), (handle) -> {
+			this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, holderPid(key(forging)));
+			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+			LockLostException lost = catchThrowableOfType(LockLostException.class, handle::checkHeld);
+			assertThat(lost.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000);
+			assertThat(lost.getKeyValues()).containsExactlyInAnyOrder(forging, huge);
+			return null;
+		});
+		assertThat(output.getAll().lines().filter((line) -> line.contains("forged line")))
+			.anySatisfy((line) -> assertThat(line).contains("was lost while its work runs"))
+			.allSatisfy((line) -> assertThat(line).doesNotStartWith("2026").hasSizeLessThan(2_000));
 	}
 
 	@Test
