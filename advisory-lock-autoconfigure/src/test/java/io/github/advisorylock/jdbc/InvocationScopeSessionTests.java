@@ -1,0 +1,112 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.TestThreads;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests of what an invocation-scoped lock's session promises while the work runs: no xid and no snapshot between its
+ * statements, whether the lock was free or waited for.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class InvocationScopeSessionTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	private final HikariDataSource pool = TestDatabase.get().newDataSource(2);
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	private final JdbcTemplate observer = new JdbcTemplate(TestDatabase.get().dataSource());
+
+	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.pool);
+
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
+
+	private final String namespace = "session-" + UUID.randomUUID();
+
+	InvocationScopeSessionTests() {
+		this.locks.setHeartbeat(Duration.ofMillis(200));
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.locks.close();
+		this.pool.close();
+	}
+
+	private long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
+	}
+
+	private LockRequest invocation(Object... keys) {
+		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
+	}
+
+	/** Read the lock session's transaction id and snapshot horizon, as VACUUM sees them. */
+	private Map<String, Object> lockSession(long key) {
+		return this.observer.queryForMap("SELECT state, backend_xid::text AS xid, backend_xmin::text AS xmin "
+				+ "FROM pg_stat_activity WHERE pid = ?", this.pgLocks.holderPid(key));
+	}
+
+	@Test
+	void lockSessionHoldsNoXidOrSnapshotWhileTheWorkRunsAfterAFreeAcquisition() {
+		Map<String, Object> session = this.locks.execute(invocation(1), (handle) -> lockSession(key(1))).value();
+		assertThat(session).containsEntry("state", "idle in transaction")
+			.containsEntry("xid", null)
+			.containsEntry("xmin", null);
+	}
+
+	@Test
+	void lockSessionHoldsNoXidOrSnapshotWhileTheWorkRunsAfterAWait() throws Exception {
+		Future<Map<String, Object>> job;
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
+			job = this.threads.submit(() -> this.locks
+				.execute(invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> lockSession(key(1)))
+				.value());
+			this.pgLocks.awaitWaiters(key(1), 1);
+			holder.rollback();
+		}
+		assertThat(job.get(HANG_SECONDS, TimeUnit.SECONDS)).containsEntry("state", "idle in transaction")
+			.containsEntry("xid", null)
+			.containsEntry("xmin", null);
+	}
+
+}
