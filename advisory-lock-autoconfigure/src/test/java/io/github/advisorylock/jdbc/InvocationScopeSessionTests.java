@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.jdbc;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.test.LockHolder;
@@ -39,10 +41,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests of what an invocation-scoped lock's session promises while the work runs: no xid and no snapshot between its
- * statements, whether the lock was free or waited for.
+ * statements, whether the lock was free or waited for, and a loss reported by the heartbeat that finds the session
+ * gone, not later by the dead-man switch.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class InvocationScopeSessionTests {
@@ -107,6 +112,20 @@ class InvocationScopeSessionTests {
 		assertThat(job.get(HANG_SECONDS, TimeUnit.SECONDS)).containsEntry("state", "idle in transaction")
 			.containsEntry("xid", null)
 			.containsEntry("xmin", null);
+	}
+
+	@Test
+	void failedHeartbeatReportsTheLossItselfWithoutWaitingForTheDeadManSwitch() throws Exception {
+		// Three heartbeats of silence make the dead-man switch: far more than the one that fails here needs.
+		this.locks.setHeartbeat(Duration.ofSeconds(2));
+		this.locks.execute(invocation(1), (handle) -> {
+			this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, this.pgLocks.holderPid(key(1)));
+			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+			// The heartbeat's own failure, not the dead-man switch's "no heartbeat confirmed".
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
+				.withCauseInstanceOf(SQLException.class);
+			return null;
+		});
 	}
 
 }
