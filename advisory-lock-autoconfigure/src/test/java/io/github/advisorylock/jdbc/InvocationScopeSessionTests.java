@@ -18,21 +18,27 @@ package io.github.advisorylock.jdbc;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.test.FreezableRelay;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,12 +48,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Tests of what an invocation-scoped lock's session promises while the work runs: no xid and no snapshot between its
  * statements, whether the lock was free or waited for, and a loss reported by the heartbeat that finds the session
- * gone, not later by the dead-man switch.
+ * gone, or the server silent, not later by the dead-man switch.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class InvocationScopeSessionTests {
@@ -126,6 +133,41 @@ class InvocationScopeSessionTests {
 				.withCauseInstanceOf(SQLException.class);
 			return null;
 		});
+	}
+
+	@Test
+	void heartbeatOnALinkThatStoppedAnsweringEndsAtTheNetworkTimeoutAndReportsTheLoss() throws Exception {
+		try (FreezableRelay relay = new FreezableRelay(TestDatabase.get().url());
+				HikariDataSource pool = TestDatabase.get().newDataSource(relay.url(), 2);
+				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
+			locks.setHeartbeat(Duration.ofMillis(200));
+			CountDownLatch lost = new CountDownLatch(1);
+			locks.setListeners(List.of((namespace, scope, mode, waitMode, keys, values) -> new Acquisition() {
+
+				@Override
+				public void finished(Outcome outcome, @Nullable Throwable error) {
+				}
+
+				@Override
+				public void released(boolean wasLost) {
+					if (wasLost) {
+						lost.countDown();
+					}
+				}
+
+			}));
+			// The acquisition's bound, which covers a wait, is longer than the hang bound: only the heartbeat's own
+			// bound ends it in time.
+			LockRequest request = invocation(1).withTimeout(PgLocks.HANG_TIMEOUT.multipliedBy(2));
+			Future<Throwable> job = this.threads.submit(() -> locks.execute(request, (handle) -> {
+				relay.freeze();
+				// Nothing here asks isLost(), which would apply the dead-man switch: the heartbeat must report it.
+				TestThreads.await(lost);
+				return catchThrowable(handle::checkHeld);
+			}).value());
+			assertThat(job.get(2 * HANG_SECONDS, TimeUnit.SECONDS)).isInstanceOf(LockLostException.class)
+				.hasCauseInstanceOf(SQLException.class);
+		}
 	}
 
 }
