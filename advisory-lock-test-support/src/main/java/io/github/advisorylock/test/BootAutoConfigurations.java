@@ -16,9 +16,12 @@
 
 package io.github.advisorylock.test;
 
+import java.lang.annotation.Annotation;
+
 /**
- * Spring Boot's own auto-configurations that moved packages in Spring Boot 4, found by name, so that one test source
- * builds and runs on both lines: {@code AutoConfigurations.of(BootAutoConfigurations.dataSource(), …)}.
+ * Spring Boot's own auto-configurations and test slice annotations that moved packages in Spring Boot 4, found by
+ * name, so that one test source builds and runs on both lines:
+ * {@code AutoConfigurations.of(BootAutoConfigurations.dataSource(), …)}.
  *
  * <p>Add a method here when a test needs another moved class; each names its Spring Boot 4 class first and its
  * Spring Boot 3 class second.
@@ -71,6 +74,36 @@ public final class BootAutoConfigurations {
 	public static Class<?> hibernateJpa() {
 		return find("org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
 				"org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration");
+	}
+
+	/**
+	 * Return the {@code @JdbcTest} test slice annotation.
+	 * @return the annotation of the Spring Boot line on the class path
+	 */
+	public static Class<? extends Annotation> jdbcTest() {
+		return find("org.springframework.boot.jdbc.test.autoconfigure.JdbcTest",
+				"org.springframework.boot.test.autoconfigure.jdbc.JdbcTest")
+			.asSubclass(Annotation.class);
+	}
+
+	/**
+	 * Return the {@code @DataJdbcTest} test slice annotation.
+	 * @return the annotation of the Spring Boot line on the class path
+	 */
+	public static Class<? extends Annotation> dataJdbcTest() {
+		return find("org.springframework.boot.data.jdbc.test.autoconfigure.DataJdbcTest",
+				"org.springframework.boot.test.autoconfigure.data.jdbc.DataJdbcTest")
+			.asSubclass(Annotation.class);
+	}
+
+	/**
+	 * Return the {@code @DataJpaTest} test slice annotation.
+	 * @return the annotation of the Spring Boot line on the class path
+	 */
+	public static Class<? extends Annotation> dataJpaTest() {
+		return find("org.springframework.boot.data.jpa.test.autoconfigure.DataJpaTest",
+				"org.springframework.boot.test.autoconfigure.orm.jpa.DataJpaTest")
+			.asSubclass(Annotation.class);
 	}
 
 	/**

@@ -1,0 +1,163 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A TCP relay on loopback in front of a PostgreSQL server that a test can freeze: from then on it forwards nothing in
+ * either direction and closes nothing, as a server that stopped answering (a host frozen, a link cut without a reset)
+ * looks to its clients. Closing the relay closes every connection through it.
+ */
+public final class FreezableRelay implements AutoCloseable {
+
+	private static final Pattern HOST_AND_PORT = Pattern.compile("(jdbc:postgresql://)([^/:]+)(?::(\\d+))?(/.*)");
+
+	private final ServerSocket server;
+
+	private final String url;
+
+	private final String targetHost;
+
+	private final int targetPort;
+
+	private final List<Socket> sockets = new ArrayList<>();
+
+	private final Object gate = new Object();
+
+	private boolean frozen;
+
+	private volatile boolean closed;
+
+	/**
+	 * Start relaying connections on a free port of the loopback address to the server of a JDBC URL.
+	 * @param jdbcUrl a {@code jdbc:postgresql://host:port/database} URL
+	 * @throws IOException if no port can be opened
+	 */
+	public FreezableRelay(String jdbcUrl) throws IOException {
+		Matcher matcher = HOST_AND_PORT.matcher(jdbcUrl);
+		if (!matcher.matches()) {
+			throw new IllegalArgumentException("Not a jdbc:postgresql://host:port/database URL: " + jdbcUrl);
+		}
+		this.targetHost = matcher.group(2);
+		this.targetPort = (matcher.group(3) != null) ? Integer.parseInt(matcher.group(3)) : 5432;
+		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+		this.url = matcher.group(1) + this.server.getInetAddress().getHostAddress() + ":" + this.server.getLocalPort()
+				+ matcher.group(4);
+		daemon(this::accept, "relay-accept-" + this.server.getLocalPort());
+	}
+
+	/**
+	 * Return the JDBC URL through the relay: the given one with the relay's address.
+	 * @return the URL
+	 */
+	public String url() {
+		return this.url;
+	}
+
+	/**
+	 * Stop forwarding, in both directions, on every connection, now and later; what arrives is kept, not sent.
+	 */
+	public void freeze() {
+		synchronized (this.gate) {
+			this.frozen = true;
+		}
+	}
+
+	private void accept() {
+		while (!this.closed) {
+			try {
+				Socket client = this.server.accept();
+				Socket upstream = new Socket(this.targetHost, this.targetPort);
+				synchronized (this.sockets) {
+					this.sockets.add(client);
+					this.sockets.add(upstream);
+				}
+				daemon(() -> pump(client, upstream), "relay-up-" + client.getPort());
+				daemon(() -> pump(upstream, client), "relay-down-" + client.getPort());
+			}
+			catch (IOException ex) {
+				// Closed, or the server refused: the client sees its connection fail.
+			}
+		}
+	}
+
+	private void pump(Socket from, Socket to) {
+		byte[] buffer = new byte[64 * 1024];
+		try {
+			InputStream in = from.getInputStream();
+			OutputStream out = to.getOutputStream();
+			for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+				awaitThaw();
+				out.write(buffer, 0, read);
+				out.flush();
+			}
+			awaitThaw();
+			to.shutdownOutput();
+		}
+		catch (IOException | InterruptedException ex) {
+			// The relay closed, or a peer did: the other direction ends with it.
+		}
+	}
+
+	/** Wait while the relay is frozen, which lasts until it closes. */
+	private void awaitThaw() throws InterruptedException, IOException {
+		synchronized (this.gate) {
+			while (this.frozen && !this.closed) {
+				this.gate.wait();
+			}
+		}
+		if (this.closed) {
+			throw new IOException("relay closed");
+		}
+	}
+
+	private static void daemon(Runnable task, String name) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	@Override
+	public void close() throws IOException {
+		this.closed = true;
+		synchronized (this.gate) {
+			this.gate.notifyAll();
+		}
+		this.server.close();
+		synchronized (this.sockets) {
+			for (Socket socket : this.sockets) {
+				try {
+					socket.close();
+				}
+				catch (IOException ex) {
+					// Closing the others anyway.
+				}
+			}
+		}
+	}
+
+}
