@@ -43,6 +43,11 @@ import org.springframework.util.Assert;
  * (primary) one, and {@code /advisorylocks/{dataSource}} that of the {@code DataSource} bean of that name. Without a
  * default, {@code /advisorylocks} is a bad request that names the {@code DataSource}s to choose from.
  *
+ * <p>A routing {@code DataSource} ({@code AbstractRoutingDataSource}) has no one database, and the endpoint never asks
+ * it for a connection: it reads every target the router has resolved, and answers {@code "targets"}, the locks of each
+ * target by lookup key (the default target, when it is none of them, as {@code "(default)"}), in place of
+ * {@code "locks"}.
+ *
  * <p>Like every Actuator endpoint but health, it is not exposed over HTTP unless the application adds it to
  * {@code management.endpoints.web.exposure.include}. Labels are key values, and query text (only with
  * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to operators only.
@@ -121,9 +126,19 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector inspector) {
-		AdvisoryLockInspector.Snapshot snapshot = inspector.locks();
-		return new AdvisoryLocksDescriptor(snapshot.locks().stream().map(this::describe).toList(),
-				snapshot.truncated());
+		return describe(inspector.locks());
+	}
+
+	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector.Snapshot snapshot) {
+		List<LockActivity> locks = snapshot.locks();
+		Map<String, AdvisoryLockInspector.Snapshot> targets = snapshot.targets();
+		if (targets == null) {
+			Assert.state(locks != null, "A snapshot of one database has locks");
+			return new AdvisoryLocksDescriptor(locks.stream().map(this::describe).toList(), snapshot.truncated());
+		}
+		Map<String, AdvisoryLocksDescriptor> described = new LinkedHashMap<>();
+		targets.forEach((key, target) -> described.put(key, describe(target)));
+		return new AdvisoryLocksDescriptor(null, snapshot.truncated(), Collections.unmodifiableMap(described));
 	}
 
 	private AdvisoryLockDescriptor describe(LockActivity lock) {
@@ -134,13 +149,24 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	/**
-	 * The advisory locks of the current database.
+	 * The advisory locks of the current database; for a routing {@code DataSource}, of each target's.
 	 *
-	 * @param locks the locks, grouped by key, holders first
+	 * @param locks the locks, grouped by key, holders first; {@code null} for a routing {@code DataSource}
 	 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out
+	 * (for a routing {@code DataSource}: of some target)
+	 * @param targets for a routing {@code DataSource}, the locks of each target by lookup key; otherwise {@code null}
 	 */
-	public record AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks,
-			boolean truncated) implements OperationResponseBody {
+	public record AdvisoryLocksDescriptor(@Nullable List<AdvisoryLockDescriptor> locks, boolean truncated,
+			@Nullable Map<String, AdvisoryLocksDescriptor> targets) implements OperationResponseBody {
+
+		/**
+		 * Create the descriptor of one database.
+		 * @param locks the locks, grouped by key, holders first
+		 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}
+		 */
+		public AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks, boolean truncated) {
+			this(locks, truncated, null);
+		}
 
 	}
 

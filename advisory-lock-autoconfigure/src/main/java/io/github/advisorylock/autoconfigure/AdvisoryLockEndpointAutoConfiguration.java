@@ -56,7 +56,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * <p>The endpoint reads {@code pg_locks} on a connection outside the application's pool when the pool is Hikari (see
  * {@code DirectConnections}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
  * cannot make it wait. With several {@code DataSource}s it reads the database of the primary one, or of the one its
- * selector names by bean name (see {@link AdvisoryLocksEndpoint}).
+ * selector names by bean name; a routing {@code DataSource} is read target by target, and never asked for a
+ * connection, at startup or later (see {@link AdvisoryLocksEndpoint}).
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -32,6 +32,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
@@ -96,12 +97,27 @@ public final class DirectConnections {
 	 * Derive direct connections from the application's data source.
 	 * @param dataSource the application's data source
 	 * @param timeout the bound on connecting, on each read and on each query (see {@link #checkTimeout})
-	 * @return the connections, or {@code null} when the data source is not a Hikari pool with a JDBC URL
+	 * @return the connections, or {@code null} when the data source is not a Hikari pool with a JDBC URL, or is an
+	 * {@link AbstractRoutingDataSource} (which has no one server: pass one of its targets)
 	 */
 	public static @Nullable DirectConnections of(DataSource dataSource, Duration timeout) {
 		checkTimeout(timeout, "Direct connection timeout");
+		if (dataSource instanceof AbstractRoutingDataSource) {
+			return null;
+		}
 		Connector connector = HIKARI_PRESENT ? Hikari.connector(dataSource, timeout) : null;
 		return (connector != null) ? new DirectConnections(connector, timeout) : null;
+	}
+
+	/**
+	 * Return the Hikari pool a routing data source routes the current thread to: its server is the one a lock taken
+	 * through the router now was asked of.
+	 * @param router the routing data source
+	 * @return the pool, or {@code null} when the current target is not a Hikari pool, or the router has none for the
+	 * current lookup key
+	 */
+	static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
+		return HIKARI_PRESENT ? Hikari.currentPool(router) : null;
 	}
 
 	/**
@@ -204,6 +220,16 @@ public final class DirectConnections {
 	 * Reads the pool's settings; a separate class, so Hikari is loaded only when present.
 	 */
 	private static final class Hikari {
+
+		static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
+			try {
+				return router.isWrapperFor(HikariDataSource.class) ? router.unwrap(HikariDataSource.class) : null;
+			}
+			catch (SQLException | IllegalStateException ex) {
+				// IllegalStateException: no target for the current lookup key, and no default.
+				return null;
+			}
+		}
 
 		static @Nullable Connector connector(DataSource dataSource, Duration timeout) {
 			try {
