@@ -48,6 +48,11 @@ import org.springframework.util.Assert;
  * target by lookup key (the default target, when it is none of them, as {@code "(default)"}), in place of
  * {@code "locks"}.
  *
+ * <p>Reads run one at a time, on a connection outside the application's pool that a busy lock's diagnosis never
+ * depends on (see {@link AdvisoryLockInspector}); a read that finds none free in time throws a
+ * {@link org.springframework.dao.TransientDataAccessResourceException} saying to try again, which is what JMX
+ * answers, and over HTTP the {@link AdvisoryLocksEndpointWebExtension} answers {@code 503} instead.
+ *
  * <p>Like every Actuator endpoint but health, it is not exposed over HTTP unless the application adds it to
  * {@code management.endpoints.web.exposure.include}. Labels are key values, and query text (only with
  * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to operators only.
@@ -102,6 +107,8 @@ public class AdvisoryLocksEndpoint {
 	 * Return the advisory locks of the database of the default {@code DataSource}.
 	 * @return the locks, grouped by key, holders first
 	 * @throws InvalidEndpointRequestException if there are several {@code DataSource}s and none is the default
+	 * @throws org.springframework.dao.TransientDataAccessResourceException if no connection to read them was free in
+	 * time
 	 */
 	@ReadOperation
 	public AdvisoryLocksDescriptor advisoryLocks() {

@@ -52,7 +52,9 @@ import org.springframework.util.Assert;
  * <p>An operator needs this read most when locks pile up, which is when the application's pool is exhausted. Made
  * {@linkplain #forDataSource for a Hikari pool}, it therefore reads on a short-lived physical connection outside the
  * pool, from {@link DirectConnections}, which bounds connecting, the query and how many such connections are open at
- * once; a read it refuses fails at once rather than queue. For any other data source there is no such
+ * once: one read at a time, each waiting for its turn at most the timeout, and never the connection kept for the
+ * diagnosis of busy locks; a read that finds none free in time fails with a
+ * {@link TransientDataAccessResourceException}. For any other data source there is no such
  * connection, and each read borrows one from the pool (and may wait as long as the pool makes it).
  *
  * <p>An {@link AbstractRoutingDataSource} has no one database: made {@linkplain #forDataSource for one}, each read reads
@@ -166,7 +168,7 @@ public class AdvisoryLockInspector {
 		try {
 			DirectConnections direct = this.directConnections;
 			if (direct != null) {
-				return direct.read(APPLICATION_NAME, (connection) -> read(connection, direct.queryTimeoutSeconds()));
+				return direct.inspect(APPLICATION_NAME, (connection) -> read(connection, direct.queryTimeoutSeconds()));
 			}
 			Assert.state(this.dataSource != null, "No DataSource");
 			try (Connection connection = this.dataSource.getConnection()) {
@@ -174,8 +176,7 @@ public class AdvisoryLockInspector {
 			}
 		}
 		catch (SQLTransientConnectionException ex) {
-			throw new TransientDataAccessResourceException(TASK + ": " + ex.getMessage()
-					+ "; try again when their reads end", ex);
+			throw new TransientDataAccessResourceException(TASK + ": " + ex.getMessage() + "; try again", ex);
 		}
 		catch (SQLException ex) {
 			DataAccessException translated = this.exceptionTranslator.translate(TASK, ALL_LOCKS, ex);
