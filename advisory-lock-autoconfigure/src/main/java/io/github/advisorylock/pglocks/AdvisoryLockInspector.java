@@ -188,8 +188,9 @@ public class AdvisoryLockInspector {
 		Map<String, DataSource> targets = new TreeMap<>();
 		router.getResolvedDataSources().forEach((key, target) -> targets.put(String.valueOf(key), target));
 		DataSource defaultTarget = router.getResolvedDefaultDataSource();
-		// A default that is also a target is shown once, under its key.
-		if (defaultTarget != null && !targets.containsValue(defaultTarget)) {
+		// A default that is also a target is shown once, under its key. The same instance, not an equal one: a
+		// wrapper may delegate equals to what it wraps.
+		if (defaultTarget != null && targets.values().stream().noneMatch((target) -> target == defaultTarget)) {
 			targets.put(DEFAULT_TARGET, defaultTarget);
 		}
 		Map<String, Snapshot> snapshots = new LinkedHashMap<>();

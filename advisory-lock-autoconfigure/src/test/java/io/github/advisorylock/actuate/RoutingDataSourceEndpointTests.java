@@ -95,6 +95,19 @@ class RoutingDataSourceEndpointTests {
 		});
 	}
 
+	@Test
+	void aDefaultTargetThatIsNoneOfTheTargetsIsShownAsTheDefault() {
+		this.contextRunner.withUserConfiguration(TenantRouterWithSeparateDefault.class).run((context) -> {
+			TenantRoutingDataSource router = context.getBean(TenantRoutingDataSource.class);
+			try (LockHolder holder = LockHolder.exclusive(router.getResolvedDefaultDataSource(), this.key)) {
+				AdvisoryLocksDescriptor locks = context.getBean(AdvisoryLocksEndpoint.class).advisoryLocks();
+				assertThat(locks.targets()).containsOnlyKeys("(default)", "a");
+				assertThat(keys(locks.targets().get("(default)"))).contains(this.key);
+				assertThat(keys(locks.targets().get("a"))).doesNotContain(this.key);
+			}
+		});
+	}
+
 	private static List<@Nullable Long> keys(AdvisoryLocksDescriptor locks) {
 		return locks.locks().stream().map(AdvisoryLockDescriptor::key).toList();
 	}
@@ -122,6 +135,9 @@ class RoutingDataSourceEndpointTests {
 
 		void close() {
 			this.targets.values().forEach((target) -> ((HikariDataSource) target).close());
+			if (getResolvedDefaultDataSource() instanceof HikariDataSource defaultTarget) {
+				defaultTarget.close();
+			}
 		}
 
 		@Override
@@ -148,6 +164,16 @@ class RoutingDataSourceEndpointTests {
 		TenantRoutingDataSource dataSource() {
 			HikariDataSource a = TwoDatabases.first(2);
 			return new TenantRoutingDataSource(Map.of("a", a, "b", TwoDatabases.second(2)), a);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TenantRouterWithSeparateDefault {
+
+		@Bean
+		TenantRoutingDataSource dataSource() {
+			return new TenantRoutingDataSource(Map.of("a", TwoDatabases.first(2)), TwoDatabases.second(2));
 		}
 
 	}
