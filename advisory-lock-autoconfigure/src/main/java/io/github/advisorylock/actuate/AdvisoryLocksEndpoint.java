@@ -46,7 +46,7 @@ import org.springframework.util.Assert;
  * <p>A routing {@code DataSource} ({@code AbstractRoutingDataSource}) has no one database, and the endpoint never asks
  * it for a connection: it reads every target the router has resolved, and answers {@code "targets"}, the locks of each
  * target by lookup key (the default target, when it is none of them, as {@code "(default)"}), in place of
- * {@code "locks"}.
+ * {@code "locks"}; a target that cannot be read has an {@code "error"} in place of its {@code "locks"}.
  *
  * <p>Reads run one at a time, on a connection outside the application's pool that a busy lock's diagnosis never
  * depends on (see {@link AdvisoryLockInspector}); a read that finds none free in time throws a
@@ -139,13 +139,13 @@ public class AdvisoryLocksEndpoint {
 	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector.Snapshot snapshot) {
 		List<LockActivity> locks = snapshot.locks();
 		Map<String, AdvisoryLockInspector.Snapshot> targets = snapshot.targets();
-		if (targets == null) {
-			Assert.state(locks != null, "A snapshot of one database has locks");
-			return new AdvisoryLocksDescriptor(locks.stream().map(this::describe).toList(), snapshot.truncated());
+		if (targets != null) {
+			Map<String, AdvisoryLocksDescriptor> described = new LinkedHashMap<>();
+			targets.forEach((key, target) -> described.put(key, describe(target)));
+			return new AdvisoryLocksDescriptor(null, snapshot.truncated(), Collections.unmodifiableMap(described), null);
 		}
-		Map<String, AdvisoryLocksDescriptor> described = new LinkedHashMap<>();
-		targets.forEach((key, target) -> described.put(key, describe(target)));
-		return new AdvisoryLocksDescriptor(null, snapshot.truncated(), Collections.unmodifiableMap(described));
+		return new AdvisoryLocksDescriptor((locks != null) ? locks.stream().map(this::describe).toList() : null,
+				snapshot.truncated(), null, snapshot.error());
 	}
 
 	private AdvisoryLockDescriptor describe(LockActivity lock) {
@@ -162,9 +162,12 @@ public class AdvisoryLocksEndpoint {
 	 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out
 	 * (for a routing {@code DataSource}: of some target)
 	 * @param targets for a routing {@code DataSource}, the locks of each target by lookup key; otherwise {@code null}
+	 * @param error for a target of a routing {@code DataSource} that could not be read, why (its {@code locks} are
+	 * then {@code null}); otherwise {@code null}
 	 */
 	public record AdvisoryLocksDescriptor(@Nullable List<AdvisoryLockDescriptor> locks, boolean truncated,
-			@Nullable Map<String, AdvisoryLocksDescriptor> targets) implements OperationResponseBody {
+			@Nullable Map<String, AdvisoryLocksDescriptor> targets,
+			@Nullable String error) implements OperationResponseBody {
 
 		/**
 		 * Create the descriptor of one database.
@@ -172,7 +175,7 @@ public class AdvisoryLocksEndpoint {
 		 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}
 		 */
 		public AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks, boolean truncated) {
-			this(locks, truncated, null);
+			this(locks, truncated, null, null);
 		}
 
 	}

@@ -59,7 +59,8 @@ import org.springframework.util.Assert;
  *
  * <p>An {@link AbstractRoutingDataSource} has no one database: made {@linkplain #forDataSource for one}, each read reads
  * every target the router has resolved, one after another, each as above, and never asks the router for a connection
- * (which would depend on the reading thread's lookup key).
+ * (which would depend on the reading thread's lookup key). A target that cannot be read is answered with the reason,
+ * beside the others.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -194,9 +195,21 @@ public class AdvisoryLockInspector {
 			targets.put(DEFAULT_TARGET, defaultTarget);
 		}
 		Map<String, Snapshot> snapshots = new LinkedHashMap<>();
-		targets.forEach((key, target) -> snapshots.put(key, forDataSource(target, registry, this.includeQuery).locks()));
+		targets.forEach((key, target) -> snapshots.put(key, target(target, registry)));
 		boolean truncated = snapshots.values().stream().anyMatch(Snapshot::truncated);
-		return new Snapshot(null, truncated, Collections.unmodifiableMap(snapshots));
+		return new Snapshot(null, truncated, Collections.unmodifiableMap(snapshots), null);
+	}
+
+	private Snapshot target(DataSource target, DirectConnectionsRegistry registry) {
+		try {
+			return forDataSource(target, registry, this.includeQuery).locks();
+		}
+		catch (DataAccessException ex) {
+			// One tenant's server down, or busy, must not hide the others'.
+			String error = (ex instanceof TransientDataAccessResourceException) ? ex.getMessage()
+					: TASK + ": " + ex.getMostSpecificCause().getMessage();
+			return new Snapshot(null, false, null, error);
+		}
 	}
 
 	private Snapshot read(Connection connection, int timeoutSeconds) throws SQLException {
@@ -246,9 +259,11 @@ public class AdvisoryLockInspector {
 	 * source: of some target)
 	 * @param targets for a routing data source, the locks of each target by lookup key (the default target, when it is
 	 * none of them, by {@link #DEFAULT_TARGET}); otherwise {@code null}
+	 * @param error for a target of a routing data source that could not be read, why (its {@code locks} are then
+	 * {@code null}); otherwise {@code null}
 	 */
 	public record Snapshot(@Nullable List<LockActivity> locks, boolean truncated,
-			@Nullable Map<String, Snapshot> targets) {
+			@Nullable Map<String, Snapshot> targets, @Nullable String error) {
 
 		/**
 		 * Create the snapshot of one database.
@@ -256,7 +271,7 @@ public class AdvisoryLockInspector {
 		 * @param truncated whether there were more than {@link #MAX_LOCKS}
 		 */
 		public Snapshot(List<LockActivity> locks, boolean truncated) {
-			this(locks, truncated, null);
+			this(locks, truncated, null, null);
 		}
 
 	}

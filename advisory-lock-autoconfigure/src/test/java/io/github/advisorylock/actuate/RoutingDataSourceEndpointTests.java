@@ -22,6 +22,7 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.TwoDatabases;
@@ -32,6 +33,7 @@ import io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfiguratio
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -108,6 +110,21 @@ class RoutingDataSourceEndpointTests {
 		});
 	}
 
+	@Test
+	void aTargetThatCannotBeReadSaysWhyAndTheOthersAreStillShown() {
+		this.contextRunner.withUserConfiguration(TenantRouterWithUnreachableTarget.class).run((context) -> {
+			TenantRoutingDataSource router = context.getBean(TenantRoutingDataSource.class);
+			try (LockHolder holder = LockHolder.exclusive(router.target("a"), this.key)) {
+				AdvisoryLocksDescriptor locks = context.getBean(AdvisoryLocksEndpoint.class).advisoryLocks();
+				assertThat(keys(locks.targets().get("a"))).contains(this.key);
+				assertThat(locks.targets().get("down")).satisfies((down) -> {
+					assertThat(down.locks()).isNull();
+					assertThat(down.error()).startsWith("Read advisory locks from pg_locks");
+				});
+			}
+		});
+	}
+
 	private static List<@Nullable Long> keys(AdvisoryLocksDescriptor locks) {
 		return locks.locks().stream().map(AdvisoryLockDescriptor::key).toList();
 	}
@@ -174,6 +191,22 @@ class RoutingDataSourceEndpointTests {
 		@Bean
 		TenantRoutingDataSource dataSource() {
 			return new TenantRoutingDataSource(Map.of("a", TwoDatabases.first(2)), TwoDatabases.second(2));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TenantRouterWithUnreachableTarget {
+
+		@Bean
+		TenantRoutingDataSource dataSource() {
+			// A server that is not there: nothing listens on port 1. The pool starts without connecting.
+			HikariConfig config = new HikariConfig();
+			config.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/none");
+			config.setUsername(TestDatabase.get().username());
+			config.setInitializationFailTimeout(-1);
+			HikariDataSource down = new HikariDataSource(config);
+			return new TenantRoutingDataSource(Map.of("a", TwoDatabases.first(2), "down", down), null);
 		}
 
 	}
