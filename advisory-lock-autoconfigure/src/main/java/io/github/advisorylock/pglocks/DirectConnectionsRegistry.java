@@ -31,7 +31,8 @@ import org.springframework.util.Assert;
 /**
  * The {@link DirectConnections} of each {@link DataSource} of an application, derived at first use and kept: so that
  * the reads of {@code pg_locks} about a lock go to the server that lock was taken on, and the diagnosis of busy locks
- * and the {@code advisorylocks} endpoint share one bound per {@code DataSource}.
+ * and the {@code advisorylocks} endpoint share one bound per {@code DataSource}. Behind an
+ * {@code AbstractRoutingDataSource}, each target is a {@code DataSource} of its own here.
  *
  * @author advisory-lock authors
  * @since 0.1.0
