@@ -142,7 +142,8 @@ public class AdvisoryLocksEndpoint {
 		if (targets != null) {
 			Map<String, AdvisoryLocksDescriptor> described = new LinkedHashMap<>();
 			targets.forEach((key, target) -> described.put(key, describe(target)));
-			return new AdvisoryLocksDescriptor(null, snapshot.truncated(), Collections.unmodifiableMap(described), null);
+			return new AdvisoryLocksDescriptor(null, snapshot.truncated(), Collections.unmodifiableMap(described),
+					null);
 		}
 		return new AdvisoryLocksDescriptor((locks != null) ? locks.stream().map(this::describe).toList() : null,
 				snapshot.truncated(), null, snapshot.error());

@@ -57,10 +57,10 @@ import org.springframework.util.Assert;
  * {@link TransientDataAccessResourceException}. For any other data source there is no such
  * connection, and each read borrows one from the pool (and may wait as long as the pool makes it).
  *
- * <p>An {@link AbstractRoutingDataSource} has no one database: made {@linkplain #forDataSource for one}, each read reads
- * every target the router has resolved, one after another, each as above, and never asks the router for a connection
- * (which would depend on the reading thread's lookup key). A target that cannot be read is answered with the reason,
- * beside the others.
+ * <p>An {@link AbstractRoutingDataSource} has no one database: made {@linkplain #forDataSource for one}, each read
+ * reads every target the router has resolved, one after another, each as above, and never asks the router for a
+ * connection (which would depend on the reading thread's lookup key). A target that cannot be read is answered with
+ * the reason, beside the others.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -130,7 +130,8 @@ class ConcurrentEndpointReadsTests {
 				assertThat(statuses).containsOnly(WebEndpointResponse.STATUS_OK,
 						WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 				// The reads overlapped: some were turned away while one held the endpoint's connection.
-				assertThat(statuses).contains(WebEndpointResponse.STATUS_OK, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+				assertThat(statuses).contains(WebEndpointResponse.STATUS_OK,
+						WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 			});
 		assertThat(output.getAll()).doesNotContain("ERROR");
 	}

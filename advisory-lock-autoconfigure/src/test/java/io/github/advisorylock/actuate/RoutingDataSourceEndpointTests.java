@@ -48,8 +48,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests for the {@link AdvisoryLocksEndpoint} of an application whose {@code DataSource} is an
- * {@link AbstractRoutingDataSource} over two databases, keyed by a thread-local tenant: the endpoint starts whatever the
- * router would resolve at startup, and shows every target's database by its lookup key, never one tenant's as the
+ * {@link AbstractRoutingDataSource} over two databases, keyed by a thread-local tenant: the endpoint starts whatever
+ * the router would resolve at startup, and shows every target's database by its lookup key, never one tenant's as the
  * database.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -73,7 +73,8 @@ class RoutingDataSourceEndpointTests {
 				assertThat(locks.locks()).isNull();
 				assertThat(locks.targets()).containsOnlyKeys("a", "b");
 				assertThat(keys(locks.targets().get("a"))).doesNotContain(this.key);
-				assertThat(locks.targets().get("b").locks()).filteredOn((lock) -> Long.valueOf(this.key).equals(lock.key()))
+				assertThat(locks.targets().get("b").locks())
+					.filteredOn((lock) -> Long.valueOf(this.key).equals(lock.key()))
 					.singleElement()
 					.satisfies((lock) -> assertThat(lock.pid()).isEqualTo(holder.pid()));
 				// By bean name too.
