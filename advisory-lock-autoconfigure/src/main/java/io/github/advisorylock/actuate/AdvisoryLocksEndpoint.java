@@ -43,6 +43,16 @@ import org.springframework.util.Assert;
  * (primary) one, and {@code /advisorylocks/{dataSource}} that of the {@code DataSource} bean of that name. Without a
  * default, {@code /advisorylocks} is a bad request that names the {@code DataSource}s to choose from.
  *
+ * <p>A routing {@code DataSource} ({@code AbstractRoutingDataSource}) has no one database, and the endpoint never asks
+ * it for a connection: it reads every target the router has resolved, and answers {@code "targets"}, the locks of each
+ * target by lookup key (the default target, when it is none of them, as {@code "(default)"}), in place of
+ * {@code "locks"}; a target that cannot be read has an {@code "error"} in place of its {@code "locks"}.
+ *
+ * <p>Reads run one at a time, on a connection outside the application's pool that a busy lock's diagnosis never
+ * depends on (see {@link AdvisoryLockInspector}); a read that finds none free in time throws a
+ * {@link org.springframework.dao.TransientDataAccessResourceException} saying to try again, which is what JMX
+ * answers, and over HTTP the {@link AdvisoryLocksEndpointWebExtension} answers {@code 503} instead.
+ *
  * <p>Like every Actuator endpoint but health, it is not exposed over HTTP unless the application adds it to
  * {@code management.endpoints.web.exposure.include}. Labels are key values, and query text (only with
  * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to operators only.
@@ -97,6 +107,8 @@ public class AdvisoryLocksEndpoint {
 	 * Return the advisory locks of the database of the default {@code DataSource}.
 	 * @return the locks, grouped by key, holders first
 	 * @throws InvalidEndpointRequestException if there are several {@code DataSource}s and none is the default
+	 * @throws org.springframework.dao.TransientDataAccessResourceException if no connection to read them was free in
+	 * time
 	 */
 	@ReadOperation
 	public AdvisoryLocksDescriptor advisoryLocks() {
@@ -121,9 +133,20 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector inspector) {
-		AdvisoryLockInspector.Snapshot snapshot = inspector.locks();
-		return new AdvisoryLocksDescriptor(snapshot.locks().stream().map(this::describe).toList(),
-				snapshot.truncated());
+		return describe(inspector.locks());
+	}
+
+	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector.Snapshot snapshot) {
+		List<LockActivity> locks = snapshot.locks();
+		Map<String, AdvisoryLockInspector.Snapshot> targets = snapshot.targets();
+		if (targets != null) {
+			Map<String, AdvisoryLocksDescriptor> described = new LinkedHashMap<>();
+			targets.forEach((key, target) -> described.put(key, describe(target)));
+			return new AdvisoryLocksDescriptor(null, snapshot.truncated(), Collections.unmodifiableMap(described),
+					null);
+		}
+		return new AdvisoryLocksDescriptor((locks != null) ? locks.stream().map(this::describe).toList() : null,
+				snapshot.truncated(), null, snapshot.error());
 	}
 
 	private AdvisoryLockDescriptor describe(LockActivity lock) {
@@ -134,13 +157,27 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	/**
-	 * The advisory locks of the current database.
+	 * The advisory locks of the current database; for a routing {@code DataSource}, of each target's.
 	 *
-	 * @param locks the locks, grouped by key, holders first
+	 * @param locks the locks, grouped by key, holders first; {@code null} for a routing {@code DataSource}
 	 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out
+	 * (for a routing {@code DataSource}: of some target)
+	 * @param targets for a routing {@code DataSource}, the locks of each target by lookup key; otherwise {@code null}
+	 * @param error for a target of a routing {@code DataSource} that could not be read, why (its {@code locks} are
+	 * then {@code null}); otherwise {@code null}
 	 */
-	public record AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks,
-			boolean truncated) implements OperationResponseBody {
+	public record AdvisoryLocksDescriptor(@Nullable List<AdvisoryLockDescriptor> locks, boolean truncated,
+			@Nullable Map<String, AdvisoryLocksDescriptor> targets,
+			@Nullable String error) implements OperationResponseBody {
+
+		/**
+		 * Create the descriptor of one database.
+		 * @param locks the locks, grouped by key, holders first
+		 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}
+		 */
+		public AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks, boolean truncated) {
+			this(locks, truncated, null, null);
+		}
 
 	}
 

@@ -23,6 +23,7 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
+import io.github.advisorylock.actuate.AdvisoryLocksEndpointWebExtension;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
@@ -47,7 +48,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the
- * {@link AdvisoryLocksEndpoint advisorylocks} Actuator endpoint, and of the {@link KeyLabels} that label its keys.
+ * {@link AdvisoryLocksEndpoint advisorylocks} Actuator endpoint, its {@link AdvisoryLocksEndpointWebExtension web
+ * extension}, and the {@link KeyLabels} that label its keys.
  *
  * <p>Applies when Spring Boot Actuator is on the class path and the endpoint is available (enabled, and exposed over
  * some technology: not over HTTP unless the application exposes it). The key labels, which cost a map update on each
@@ -56,7 +58,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * <p>The endpoint reads {@code pg_locks} on a connection outside the application's pool when the pool is Hikari (see
  * {@code DirectConnections}), bounded by {@code advisory-lock.diagnosis.timeout}: an exhausted pool
  * cannot make it wait. With several {@code DataSource}s it reads the database of the primary one, or of the one its
- * selector names by bean name (see {@link AdvisoryLocksEndpoint}).
+ * selector names by bean name; a routing {@code DataSource} is read target by target, and never asked for a
+ * connection, at startup or later (see {@link AdvisoryLocksEndpoint}).
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -85,6 +88,13 @@ public final class AdvisoryLockEndpointAutoConfiguration {
 				AdvisoryLockInspector.forDataSource(each, directConnections, includeQuery)));
 		return new AdvisoryLocksEndpoint(inspectors, DataSourceBeans.defaultName(dataSources, dataSource),
 				labels.getIfUnique());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AdvisoryLocksEndpointWebExtension advisoryLocksEndpointWebExtension(AdvisoryLocksEndpoint endpoint,
+			AdvisoryLockProperties properties) {
+		return new AdvisoryLocksEndpointWebExtension(endpoint, properties.getDiagnosis().getTimeout());
 	}
 
 	@Bean

@@ -25,7 +25,11 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import javax.sql.DataSource;
 
@@ -34,6 +38,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.util.Assert;
@@ -47,8 +52,15 @@ import org.springframework.util.Assert;
  * <p>An operator needs this read most when locks pile up, which is when the application's pool is exhausted. Made
  * {@linkplain #forDataSource for a Hikari pool}, it therefore reads on a short-lived physical connection outside the
  * pool, from {@link DirectConnections}, which bounds connecting, the query and how many such connections are open at
- * once; a read it refuses fails at once rather than queue. For any other data source there is no such
+ * once: one read at a time, each waiting for its turn at most the timeout, and never the connection kept for the
+ * diagnosis of busy locks; a read that finds none free in time fails with a
+ * {@link TransientDataAccessResourceException}. For any other data source there is no such
  * connection, and each read borrows one from the pool (and may wait as long as the pool makes it).
+ *
+ * <p>An {@link AbstractRoutingDataSource} has no one database: made {@linkplain #forDataSource for one}, each read
+ * reads every target the router has resolved, one after another, each as above, and never asks the router for a
+ * connection (which would depend on the reading thread's lookup key). A target that cannot be read is answered with
+ * the reason, beside the others.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -57,6 +69,9 @@ public class AdvisoryLockInspector {
 
 	/** Most locks one read returns; a larger lock table is cut, and says so. */
 	public static final int MAX_LOCKS = 1000;
+
+	/** The name under which a routing data source's default target is shown, when it is none of its targets. */
+	public static final String DEFAULT_TARGET = "(default)";
 
 	private static final String TASK = "Read advisory locks from pg_locks";
 
@@ -80,6 +95,9 @@ public class AdvisoryLockInspector {
 
 	private final @Nullable DirectConnections directConnections;
 
+	/** The registry to read each target of a routing data source with, or {@code null} for one database. */
+	private final @Nullable DirectConnectionsRegistry registry;
+
 	private final boolean includeQuery;
 
 	private final SQLExceptionTranslator exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator("PostgreSQL");
@@ -93,6 +111,7 @@ public class AdvisoryLockInspector {
 		Assert.notNull(dataSource, "DataSource must not be null");
 		this.dataSource = dataSource;
 		this.directConnections = null;
+		this.registry = null;
 		this.includeQuery = includeQuery;
 	}
 
@@ -105,13 +124,24 @@ public class AdvisoryLockInspector {
 		Assert.notNull(directConnections, "DirectConnections must not be null");
 		this.dataSource = null;
 		this.directConnections = directConnections;
+		this.registry = null;
+		this.includeQuery = includeQuery;
+	}
+
+	private AdvisoryLockInspector(AbstractRoutingDataSource router, DirectConnectionsRegistry registry,
+			boolean includeQuery) {
+		this.dataSource = router;
+		this.directConnections = null;
+		this.registry = registry;
 		this.includeQuery = includeQuery;
 	}
 
 	/**
 	 * Create an inspector for one of the application's {@link DataSource}s: on its direct connections from the registry
 	 * (shared with the diagnosis, so one bound serves both) when it is a Hikari pool configured with a JDBC URL,
-	 * otherwise on connections borrowed from the data source itself.
+	 * otherwise on connections borrowed from the data source itself. For an {@link AbstractRoutingDataSource}, which
+	 * has no one database, each read reads every target it has resolved by then, each as this method would, and
+	 * answers them {@linkplain Snapshot#targets() by lookup key}.
 	 * @param dataSource the data source
 	 * @param directConnections the registry of direct connections
 	 * @param includeQuery whether to read each session's query text, which may hold personal data
@@ -119,20 +149,27 @@ public class AdvisoryLockInspector {
 	 */
 	public static AdvisoryLockInspector forDataSource(DataSource dataSource, DirectConnectionsRegistry directConnections,
 			boolean includeQuery) {
+		if (dataSource instanceof AbstractRoutingDataSource router) {
+			return new AdvisoryLockInspector(router, directConnections, includeQuery);
+		}
 		DirectConnections direct = directConnections.forDataSource(dataSource);
 		return (direct != null) ? new AdvisoryLockInspector(direct, includeQuery)
 				: new AdvisoryLockInspector(dataSource, includeQuery);
 	}
 
 	/**
-	 * Read the advisory locks of the current database, grouped by key, holders before waiters.
+	 * Read the advisory locks of the current database, grouped by key, holders before waiters; for a routing data
+	 * source, those of each target's database.
 	 * @return the locks, at most {@link #MAX_LOCKS}, and whether there were more
 	 */
 	public Snapshot locks() {
+		if (this.registry != null && this.dataSource instanceof AbstractRoutingDataSource router) {
+			return targets(router, this.registry);
+		}
 		try {
 			DirectConnections direct = this.directConnections;
 			if (direct != null) {
-				return direct.read(APPLICATION_NAME, (connection) -> read(connection, direct.queryTimeoutSeconds()));
+				return direct.inspect(APPLICATION_NAME, (connection) -> read(connection, direct.queryTimeoutSeconds()));
 			}
 			Assert.state(this.dataSource != null, "No DataSource");
 			try (Connection connection = this.dataSource.getConnection()) {
@@ -140,12 +177,38 @@ public class AdvisoryLockInspector {
 			}
 		}
 		catch (SQLTransientConnectionException ex) {
-			throw new TransientDataAccessResourceException(TASK + ": " + ex.getMessage()
-					+ "; try again when their reads end", ex);
+			throw new TransientDataAccessResourceException(TASK + ": " + ex.getMessage() + "; try again", ex);
 		}
 		catch (SQLException ex) {
 			DataAccessException translated = this.exceptionTranslator.translate(TASK, ALL_LOCKS, ex);
 			throw (translated != null) ? translated : new UncategorizedSQLException(TASK, ALL_LOCKS, ex);
+		}
+	}
+
+	private Snapshot targets(AbstractRoutingDataSource router, DirectConnectionsRegistry registry) {
+		Map<String, DataSource> targets = new TreeMap<>();
+		router.getResolvedDataSources().forEach((key, target) -> targets.put(String.valueOf(key), target));
+		DataSource defaultTarget = router.getResolvedDefaultDataSource();
+		// A default that is also a target is shown once, under its key. The same instance, not an equal one: a
+		// wrapper may delegate equals to what it wraps.
+		if (defaultTarget != null && targets.values().stream().noneMatch((target) -> target == defaultTarget)) {
+			targets.put(DEFAULT_TARGET, defaultTarget);
+		}
+		Map<String, Snapshot> snapshots = new LinkedHashMap<>();
+		targets.forEach((key, target) -> snapshots.put(key, target(target, registry)));
+		boolean truncated = snapshots.values().stream().anyMatch(Snapshot::truncated);
+		return new Snapshot(null, truncated, Collections.unmodifiableMap(snapshots), null);
+	}
+
+	private Snapshot target(DataSource target, DirectConnectionsRegistry registry) {
+		try {
+			return forDataSource(target, registry, this.includeQuery).locks();
+		}
+		catch (DataAccessException ex) {
+			// One tenant's server down, or busy, must not hide the others'.
+			String error = (ex instanceof TransientDataAccessResourceException) ? ex.getMessage()
+					: TASK + ": " + ex.getMostSpecificCause().getMessage();
+			return new Snapshot(null, false, null, error);
 		}
 	}
 
@@ -189,12 +252,27 @@ public class AdvisoryLockInspector {
 	}
 
 	/**
-	 * The advisory locks of the current database at one moment.
+	 * The advisory locks of the current database at one moment; for a routing data source, of each target's.
 	 *
-	 * @param locks the locks, grouped by key, holders before waiters
-	 * @param truncated whether there were more than {@link #MAX_LOCKS}, and the rest is left out
+	 * @param locks the locks, grouped by key, holders before waiters; {@code null} for a routing data source
+	 * @param truncated whether there were more than {@link #MAX_LOCKS}, and the rest is left out (for a routing data
+	 * source: of some target)
+	 * @param targets for a routing data source, the locks of each target by lookup key (the default target, when it is
+	 * none of them, by {@link #DEFAULT_TARGET}); otherwise {@code null}
+	 * @param error for a target of a routing data source that could not be read, why (its {@code locks} are then
+	 * {@code null}); otherwise {@code null}
 	 */
-	public record Snapshot(List<LockActivity> locks, boolean truncated) {
+	public record Snapshot(@Nullable List<LockActivity> locks, boolean truncated,
+			@Nullable Map<String, Snapshot> targets, @Nullable String error) {
+
+		/**
+		 * Create the snapshot of one database.
+		 * @param locks the locks, grouped by key, holders before waiters
+		 * @param truncated whether there were more than {@link #MAX_LOCKS}
+		 */
+		public Snapshot(List<LockActivity> locks, boolean truncated) {
+			this(locks, truncated, null, null);
+		}
 
 	}
 

@@ -25,6 +25,7 @@ import java.util.Arrays;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -32,6 +33,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
@@ -42,8 +44,11 @@ import org.springframework.util.ClassUtils;
  *
  * <p>This class owns both bounds of those reads, so that they hold wherever it is used:
  * <ul>
- * <li>at most {@link #MAX_CONCURRENT} connections at once, shared by every user of one instance; one more is refused at
- * once rather than queued, so a storm of timeouts cannot open a storm of connections;</li>
+ * <li>at most {@link #MAX_CONCURRENT} connections at once, shared by every user of one instance; one more for a
+ * diagnosis is refused at once rather than queued, so a storm of timeouts cannot open a storm of connections;</li>
+ * <li>at most {@link #MAX_INSPECTIONS} of them for the endpoint's reads ({@link #inspect}), which queue for their turn
+ * for at most the timeout: however often the endpoint is polled, a diagnosis always finds a connection that no read of
+ * the endpoint holds;</li>
  * <li>the {@linkplain #getTimeout() timeout}, which bounds connecting, logging in, every read on the socket and, through
  * {@link #queryTimeoutSeconds()}, each query.</li>
  * </ul>
@@ -56,8 +61,11 @@ import org.springframework.util.ClassUtils;
  */
 public final class DirectConnections {
 
-	/** Most direct connections open at once; further ones are refused rather than queued. */
+	/** Most direct connections open at once; a diagnosis beyond them is refused rather than queued. */
 	public static final int MAX_CONCURRENT = 2;
+
+	/** Most of them open at once for the endpoint's reads, so that the rest stays with the diagnosis. */
+	public static final int MAX_INSPECTIONS = 1;
 
 	/** The shortest timeout: JDBC bounds a query in whole seconds. */
 	public static final Duration MIN_TIMEOUT = Duration.ofSeconds(1);
@@ -79,6 +87,9 @@ public final class DirectConnections {
 
 	private final Semaphore permits = new Semaphore(MAX_CONCURRENT);
 
+	/** Taken before one of {@link #permits} by the endpoint's reads; fair, so that they are served in turn. */
+	private final Semaphore inspections = new Semaphore(MAX_INSPECTIONS, true);
+
 	/**
 	 * Create direct connections from any source, for tests: the application name is not set.
 	 */
@@ -86,7 +97,10 @@ public final class DirectConnections {
 		this((applicationName) -> source.getConnection(), timeout);
 	}
 
-	private DirectConnections(Connector connector, Duration timeout) {
+	/**
+	 * Create direct connections opened by the given connector.
+	 */
+	DirectConnections(Connector connector, Duration timeout) {
 		checkTimeout(timeout, "Direct connection timeout");
 		this.connector = connector;
 		this.timeout = timeout;
@@ -96,12 +110,27 @@ public final class DirectConnections {
 	 * Derive direct connections from the application's data source.
 	 * @param dataSource the application's data source
 	 * @param timeout the bound on connecting, on each read and on each query (see {@link #checkTimeout})
-	 * @return the connections, or {@code null} when the data source is not a Hikari pool with a JDBC URL
+	 * @return the connections, or {@code null} when the data source is not a Hikari pool with a JDBC URL, or is an
+	 * {@link AbstractRoutingDataSource} (which has no one server: pass one of its targets)
 	 */
 	public static @Nullable DirectConnections of(DataSource dataSource, Duration timeout) {
 		checkTimeout(timeout, "Direct connection timeout");
+		if (dataSource instanceof AbstractRoutingDataSource) {
+			return null;
+		}
 		Connector connector = HIKARI_PRESENT ? Hikari.connector(dataSource, timeout) : null;
 		return (connector != null) ? new DirectConnections(connector, timeout) : null;
+	}
+
+	/**
+	 * Return the Hikari pool a routing data source routes the current thread to: its server is the one a lock taken
+	 * through the router now was asked of.
+	 * @param router the routing data source
+	 * @return the pool, or {@code null} when the current target is not a Hikari pool, or the router has none for the
+	 * current lookup key
+	 */
+	static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
+		return HIKARI_PRESENT ? Hikari.currentPool(router) : null;
 	}
 
 	/**
@@ -142,7 +171,7 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Open a connection, run one read on it and close it.
+	 * Open a connection for a diagnosis, run one read on it and close it, never waiting for a connection.
 	 * @param applicationName the {@code application_name} of the session, for an operator
 	 * @param read the read
 	 * @return what it returned
@@ -159,6 +188,49 @@ public final class DirectConnections {
 		}
 		finally {
 			this.permits.release();
+		}
+	}
+
+	/**
+	 * Open a connection for a read of the endpoint, run the read on it and close it: at most
+	 * {@link #MAX_INSPECTIONS} at once, each waiting for its turn at most the {@linkplain #getTimeout() timeout}.
+	 * @param applicationName the {@code application_name} of the session, for an operator
+	 * @param read the read
+	 * @return what it returned
+	 * @throws SQLTransientConnectionException if no connection was free within the timeout
+	 * @throws SQLException if connecting or the read fails
+	 */
+	<T> T inspect(String applicationName, Read<T> read) throws SQLException {
+		long deadline = System.nanoTime() + this.timeout.toNanos();
+		if (!acquire(this.inspections, deadline)) {
+			throw new SQLTransientConnectionException("another read of it held the connection outside the pool "
+					+ "that serves them for " + this.timeout.toMillis() + "ms");
+		}
+		try {
+			if (!acquire(this.permits, deadline)) {
+				throw new SQLTransientConnectionException("diagnoses of busy locks held all " + MAX_CONCURRENT
+						+ " connections outside the pool for " + this.timeout.toMillis() + "ms");
+			}
+			try (Connection connection = this.connector.connect(applicationName)) {
+				return read.on(connection);
+			}
+			finally {
+				this.permits.release();
+			}
+		}
+		finally {
+			this.inspections.release();
+		}
+	}
+
+	private static boolean acquire(Semaphore permits, long deadline) throws SQLTransientConnectionException {
+		try {
+			return permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new SQLTransientConnectionException("interrupted while waiting for a connection outside the pool",
+					ex);
 		}
 	}
 
@@ -194,7 +266,7 @@ public final class DirectConnections {
 	 * Opens one physical connection.
 	 */
 	@FunctionalInterface
-	private interface Connector {
+	interface Connector {
 
 		Connection connect(String applicationName) throws SQLException;
 
@@ -204,6 +276,16 @@ public final class DirectConnections {
 	 * Reads the pool's settings; a separate class, so Hikari is loaded only when present.
 	 */
 	private static final class Hikari {
+
+		static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
+			try {
+				return router.isWrapperFor(HikariDataSource.class) ? router.unwrap(HikariDataSource.class) : null;
+			}
+			catch (SQLException | IllegalStateException ex) {
+				// IllegalStateException: no target for the current lookup key, and no default.
+				return null;
+			}
+		}
 
 		static @Nullable Connector connector(DataSource dataSource, Duration timeout) {
 			try {

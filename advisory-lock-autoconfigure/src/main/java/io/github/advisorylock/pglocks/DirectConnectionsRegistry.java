@@ -25,12 +25,14 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.util.Assert;
 
 /**
  * The {@link DirectConnections} of each {@link DataSource} of an application, derived at first use and kept: so that
  * the reads of {@code pg_locks} about a lock go to the server that lock was taken on, and the diagnosis of busy locks
- * and the {@code advisorylocks} endpoint share one bound per {@code DataSource}.
+ * and the {@code advisorylocks} endpoint share one bound per {@code DataSource}. Behind an
+ * {@code AbstractRoutingDataSource}, each target is a {@code DataSource} of its own here.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -62,14 +64,21 @@ public final class DirectConnectionsRegistry {
 
 	/**
 	 * Return the direct connections of a data source, deriving them at the first call (see
-	 * {@link DirectConnections#of}).
+	 * {@link DirectConnections#of}). For an {@link AbstractRoutingDataSource}, return those of the target it routes
+	 * the current thread to, each target having its own.
 	 * @param dataSource the data source
-	 * @return its direct connections, or {@code null} when it is not a Hikari pool with a JDBC URL
+	 * @return its direct connections, or {@code null} when it is not a Hikari pool with a JDBC URL (for a routing
+	 * data source: when the current target is none, or there is no current target)
 	 */
 	public @Nullable DirectConnections forDataSource(DataSource dataSource) {
 		Assert.notNull(dataSource, "DataSource must not be null");
+		DataSource server = (dataSource instanceof AbstractRoutingDataSource router)
+				? DirectConnections.currentPool(router) : dataSource;
+		if (server == null) {
+			return null;
+		}
 		return this.byDataSource
-			.computeIfAbsent(dataSource, (key) -> Optional.ofNullable(DirectConnections.of(key, this.timeout)))
+			.computeIfAbsent(server, (key) -> Optional.ofNullable(DirectConnections.of(key, this.timeout)))
 			.orElse(null);
 	}
 

@@ -51,7 +51,8 @@ import org.springframework.util.ClassUtils;
  * <li>After a {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}), PostgreSQL has aborted the transaction and its
  * connection can run nothing until the rollback. The diagnosis then opens a short-lived physical connection of its
  * own, <em>outside</em> the application's pool, from the {@link DirectConnections} of the caller's
- * {@code DataSource} (so on the server the lock was asked of, where the application has several): a pool that is
+ * {@code DataSource} (so on the server the lock was asked of, where the application has several; for a routing
+ * {@code DataSource}, of the target it routes the caller to): a pool that is
  * exhausted (often the very reason locks time out) is never waited on. Opening it costs a connection handshake on that error path only;
  * {@code DirectConnections} bounds how many are open at once and how long each step may take, and a diagnosis it
  * refuses is skipped rather than queued. Without direct connections (a pool that is not Hikari, or Hikari configured

@@ -42,6 +42,7 @@ import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
 import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
 import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -113,7 +114,10 @@ class SeveralDataSourcesEndpointTests {
 			try (LockHolder holder = LockHolder.exclusive(context.getBean("second", DataSource.class), this.key)) {
 				Object second = operations.get("advisorylocks/{dataSource}")
 					.invoke(new InvocationContext(SecurityContext.NONE, Map.of("dataSource", "second")));
-				assertThat(keys((AdvisoryLocksDescriptor) second)).containsExactly(this.key);
+				assertThat(second).isInstanceOfSatisfying(WebEndpointResponse.class, (response) -> {
+					assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+					assertThat(keys((AdvisoryLocksDescriptor) response.getBody())).containsExactly(this.key);
+				});
 			}
 		});
 	}

@@ -23,6 +23,7 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
+import io.github.advisorylock.actuate.AdvisoryLocksEndpointWebExtension;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.UnconnectedDataSource;
@@ -56,7 +57,14 @@ class AdvisoryLockEndpointAutoConfigurationTests {
 	void endpointIsAbsentUnlessExposed() {
 		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
 			.doesNotHaveBean(AdvisoryLocksEndpoint.class)
+			.doesNotHaveBean(AdvisoryLocksEndpointWebExtension.class)
 			.doesNotHaveBean(KeyLabels.class));
+	}
+
+	@Test
+	void exposedEndpointHasAWebExtension() {
+		this.exposed.run((context) -> assertThat(context).hasSingleBean(AdvisoryLocksEndpoint.class)
+			.hasSingleBean(AdvisoryLocksEndpointWebExtension.class));
 	}
 
 	@Test

@@ -20,14 +20,23 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
+import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
@@ -36,8 +45,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -93,7 +104,7 @@ class DirectConnectionsTests {
 	}
 
 	@Test
-	void theDiagnosisAndTheInspectorShareOneBoundAndAThirdReadIsRefusedRatherThanQueued() throws Exception {
+	void theDiagnosisAndTheInspectorShareOneBoundAndAThirdDiagnosisIsRefusedRatherThanQueued() throws Exception {
 		// Two reads stall while connecting.
 		StallingDataSource stalling = StallingDataSource.thenConnecting(TestDatabase.get().dataSource(), 2);
 		DirectConnections shared = new DirectConnections(stalling, Duration.ofSeconds(1));
@@ -106,13 +117,58 @@ class DirectConnectionsTests {
 			}
 		});
 		assertThat(stalling.awaitStalled()).isTrue();
+		try (Connection caller = TestDatabase.get().dataSource().getConnection()) {
+			assertThat(diagnosis.afterTimeout(TestDatabase.get().dataSource(), caller, List.of(1L), LockMode.EXCLUSIVE)
+				.notDiagnosed()).isEqualTo("skipped: all 2 connections outside the pool are in use");
+		}
+		// A read of the endpoint waits for its turn, up to the timeout, then is refused.
 		assertThatExceptionOfType(TransientDataAccessResourceException.class).isThrownBy(inspector::locks)
-			.withMessageContaining("all 2 connections outside the pool are in use");
+			.withMessage("Read advisory locks from pg_locks: another read of it held the connection outside the pool "
+					+ "that serves them for 1000ms; try again");
 		stalling.release();
 		assertThat(stalledRead.get(HANG_SECONDS, TimeUnit.SECONDS).truncated()).isFalse();
 		assertThat(stalledDiagnosis.get(HANG_SECONDS, TimeUnit.SECONDS).holders()).isEmpty();
 		// The permits came back.
 		assertThat(inspector.locks().truncated()).isFalse();
+	}
+
+	@Test
+	void readsOfTheEndpointNeverTakeTheLastConnectionAwayFromTheDiagnosisOfABusyLock() throws Exception {
+		DataSource database = TestDatabase.get().dataSource();
+		// Settled: a read of the endpoint either stalls while connecting, or is refused.
+		CountDownLatch settled = new CountDownLatch(DirectConnections.MAX_CONCURRENT);
+		StallingEndpointReads stalling = new StallingEndpointReads(database, settled);
+		AdvisoryLockInspector inspector = stalling.inspector();
+		List<Future<?>> reads = IntStream.range(0, DirectConnections.MAX_CONCURRENT)
+			.mapToObj((i) -> this.threads.submit(() -> {
+				try {
+					return inspector.locks();
+				}
+				catch (TransientDataAccessResourceException ex) {
+					settled.countDown();
+					return null;
+				}
+			}))
+			.<Future<?>>map((read) -> read)
+			.toList();
+		TestThreads.await(settled);
+		AdvisoryLockTemplate locks = new AdvisoryLockTemplate(database);
+		locks.setHolderDiagnosis(new PgLocksHolderDiagnosis(Duration.ofSeconds(1), stalling.connections()));
+		String namespace = "direct-" + UUID.randomUUID();
+		long key = AdvisoryLockKeys.of(namespace, 1);
+		try (LockHolder holder = LockHolder.exclusive(database, key)) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> new TransactionTemplate(new DataSourceTransactionManager(database))
+					.executeWithoutResult((status) -> locks.lock(LockRequest.of(namespace, 1).withTimeout(Duration.ofMillis(100)))))
+				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
+					.containsExactly(holder.pid()));
+		}
+		finally {
+			stalling.release();
+		}
+		for (Future<?> read : reads) {
+			read.get(HANG_SECONDS, TimeUnit.SECONDS);
+		}
 	}
 
 }

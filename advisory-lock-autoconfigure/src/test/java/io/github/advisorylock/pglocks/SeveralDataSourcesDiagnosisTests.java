@@ -17,6 +17,8 @@
 package io.github.advisorylock.pglocks;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -99,6 +102,57 @@ class SeveralDataSourcesDiagnosisTests {
 					assertThat(ex.getHolders()).extracting(LockHolderInfo::pid).containsExactly(holder.pid());
 				});
 		}
+	}
+
+	@Test
+	void behindARoutingDataSourceATimeoutNamesTheHolderOnTheTenantsOwnDatabase() throws Exception {
+		ThreadLocal<String> tenant = new ThreadLocal<>();
+		AbstractRoutingDataSource router = new AbstractRoutingDataSource() {
+
+			@Override
+			protected Object determineCurrentLookupKey() {
+				return tenant.get();
+			}
+
+		};
+		router.setTargetDataSources(Map.of("a", this.first, "b", this.second));
+		router.afterPropertiesSet();
+		try (AdvisoryLockTemplate routed = new AdvisoryLockTemplate(router)) {
+			routed.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
+			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(router));
+			// Tenant a first, so that a diagnosis that kept the router's first server would ask a's for b's lock.
+			for (String each : List.of("a", "b")) {
+				tenant.set(each);
+				DataSource database = each.equals("a") ? this.first : this.second;
+				try (LockHolder holder = LockHolder.exclusive(database, this.heldKey)) {
+					assertThatExceptionOfType(LockBusyException.class)
+						.isThrownBy(() -> transaction.executeWithoutResult((status) -> routed
+							.lock(LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(100)))))
+						.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
+							.as("holders diagnosed for tenant %s", each)
+							.containsExactly(holder.pid()));
+				}
+				finally {
+					tenant.remove();
+				}
+			}
+		}
+	}
+
+	@Test
+	void aRoutingDataSourceWithoutCurrentTargetHasNoDirectConnections() {
+		AbstractRoutingDataSource router = new AbstractRoutingDataSource() {
+
+			@Override
+			protected Object determineCurrentLookupKey() {
+				return null;
+			}
+
+		};
+		router.setTargetDataSources(Map.of("a", this.first));
+		router.afterPropertiesSet();
+		assertThat(new DirectConnectionsRegistry(Duration.ofSeconds(1)).forDataSource(router)).isNull();
+		assertThat(DirectConnections.of(router, Duration.ofSeconds(1))).isNull();
 	}
 
 	@Test
