@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
@@ -48,8 +49,11 @@ public class KeyLabels implements LockAcquisitionListener {
 	/** The default number of keys remembered. */
 	public static final int DEFAULT_CAPACITY = 1024;
 
-	/** The longest label kept; longer ones are cut and end with "...". */
-	public static final int MAX_LABEL_LENGTH = 160;
+	/**
+	 * The longest label kept; longer ones are cut and end with "...", and control characters are escaped, as key
+	 * values are in every message of the library ({@link AdvisoryLockKeys#printable(String)}).
+	 */
+	public static final int MAX_LABEL_LENGTH = AdvisoryLockKeys.MAX_PRINTED_LENGTH;
 
 	private final Map<Long, String> labels;
 
@@ -85,8 +89,7 @@ public class KeyLabels implements LockAcquisitionListener {
 	}
 
 	private static String label(String namespace, String value) {
-		String label = namespace + ":" + value;
-		return (label.length() <= MAX_LABEL_LENGTH) ? label : label.substring(0, MAX_LABEL_LENGTH - 3) + "...";
+		return AdvisoryLockKeys.printable(namespace + ":" + value);
 	}
 
 	/**

@@ -258,6 +258,8 @@ class AdvisoryLocksEndpointTests {
 		assertThat(labels.labelOf(1L)).isEqualTo("a:one");
 		assertThat(labels.labelOf(2L)).isNull();
 		assertThat(labels.labelOf(3L)).hasSize(KeyLabels.MAX_LABEL_LENGTH).endsWith("...");
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(4L), List.of("x\ny"));
+		assertThat(labels.labelOf(4L)).isEqualTo("a:x\\ny");
 	}
 
 	private static TransactionTemplate transaction(AssertableApplicationContext context) {
