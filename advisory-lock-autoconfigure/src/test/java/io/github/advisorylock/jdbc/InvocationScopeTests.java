@@ -381,13 +381,15 @@ class InvocationScopeTests {
 
 	@Test
 	void keyValuesAreEscapedAndCutInMessagesAndLogLinesAndKeptWholeInTheExceptions(CapturedOutput output) {
-		String forging = "1\n2026-01-01 00:00:00 ERROR forged line";
+		// A line of its own would start with the forged text; the logging pattern's own lines start otherwise.
+		String forged = "1970-01-01 00:00:00 ERROR forged line";
+		String forging = "1\n" + forged;
 		String huge = "x".repeat(5_000_000);
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(forging))) {
 			LockBusyException busy = catchThrowableOfType(LockBusyException.class, () -> this.locks
 				.execute(invocation(forging, huge).withWaitMode(WaitMode.TRY), (handle) -> "ran"));
 			assertThat(busy.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000)
-				.contains("1\\n2026-01-01 00:00:00 ERROR forged line");
+				.contains("1\\n" + forged);
 			assertThat(busy.getKeyValues()).containsExactlyInAnyOrder(forging, huge);
 			holder.rollback();
 		}
@@ -401,7 +403,7 @@ class InvocationScopeTests {
 		});
 		assertThat(output.getAll().lines().filter((line) -> line.contains("forged line")))
 			.anySatisfy((line) -> assertThat(line).contains("was lost while its work runs"))
-			.allSatisfy((line) -> assertThat(line).doesNotStartWith("2026").hasSizeLessThan(2_000));
+			.allSatisfy((line) -> assertThat(line).doesNotStartWith(forged).hasSizeLessThan(2_000));
 	}
 
 	@Test
