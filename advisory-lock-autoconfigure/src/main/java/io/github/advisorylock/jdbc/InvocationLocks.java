@@ -163,17 +163,19 @@ final class InvocationLocks implements AutoCloseable {
 	 * Refuse a call that could protect nothing, or only wait for itself, before any connection is taken.
 	 */
 	private void checkCanStart(LockRequest request, LockKeys needed) {
-		// After completion (an AFTER_COMMIT or AFTER_COMPLETION listener) the transaction still shows as active, but
-		// its synchronizations are cleared: it has ended, and the lock has no commit left to outlive.
-		if (TransactionSynchronizationManager.isActualTransactionActive()
-				&& TransactionSynchronizationManager.isSynchronizationActive()) {
+		if (TransactionSynchronizationManager.isActualTransactionActive()) {
+			// After completion (an AFTER_COMMIT listener) the ended transaction still shows, its synchronizations
+			// cleared; one that an inner REQUIRES_NEW suspended looks the same from here and has not committed yet.
+			String where = TransactionSynchronizationManager.isSynchronizationActive()
+					? "inside a transaction that began before it"
+					: "while a transaction completes (from an AFTER_COMMIT @TransactionalEventListener, say), where "
+							+ "Spring cannot show whether a transaction that began before it is suspended around it";
 			throw new LockTransactionException("Invocation-scoped advisory lock '" + request.namespace() + "' was "
-					+ "called inside a transaction that began before it: the lock would be released when the call "
-					+ "returns, before that transaction commits, so another instance could act on what it has not "
-					+ "committed yet. Call it outside the transaction (put @Transactional on the method itself or "
-					+ "on what it calls), or use scope TRANSACTION. (After a commit, call it from an AFTER_COMMIT "
-					+ "@TransactionalEventListener or TransactionSynchronization.afterCompletion, where the "
-					+ "transaction has ended, rather than from TransactionSynchronization.afterCommit.)");
+					+ "called " + where + ": the lock would be released when the call returns, before that "
+					+ "transaction commits, so another instance could act on what it has not committed yet. Call it "
+					+ "outside the transaction (put @Transactional on the method itself or on what it calls; from a "
+					+ "listener, put @Async on the listener so the call runs on a thread without one), or use scope "
+					+ "TRANSACTION.");
 		}
 		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
 		if (this.closed) {

@@ -144,13 +144,27 @@ class AdvisoryLockedInvocationScopeTests {
 	}
 
 	@Test
-	void afterCommitListenerRunsAnInvocationScopedMethodUnderItsLock() {
+	void afterCommitListenerIsToldWhyItCannotRunAnInvocationScopedMethod() {
 		this.contextRunner.withUserConfiguration(AfterCommitListeners.class).run((context) -> {
 			context.getBean(TransactionTemplate.class)
 				.executeWithoutResult((status) -> context.publishEvent(new JobRequested()));
-			Seen seen = context.getBean(JobRequestedListener.class).seen();
-			assertThat(seen).as("what the listener's job saw").isNotNull();
-			assertThat(seen.holders()).isOne();
+			JobRequestedListener listener = context.getBean(JobRequestedListener.class);
+			assertThat(listener.refusal()).isInstanceOf(LockTransactionException.class)
+				.hasMessageContaining("called while a transaction completes")
+				.hasMessageContaining("put @Async on the listener");
+			assertThat(listener.seen()).as("what the job saw, had it run").isNull();
+		});
+	}
+
+	@Test
+	void asyncAfterCommitListenerRunsAnInvocationScopedMethodUnderItsLock() {
+		this.contextRunner.withUserConfiguration(AsyncAfterCommitListeners.class).run((context) -> {
+			context.getBean(TransactionTemplate.class)
+				.executeWithoutResult((status) -> context.publishEvent(new JobRequested()));
+			AsyncJobRequestedListener listener = context.getBean(AsyncJobRequestedListener.class);
+			await().atMost(PgLocks.HANG_TIMEOUT).until(() -> listener.seen() != null);
+			assertThat(listener.seen().holders()).isOne();
+			assertThat(listener.seen().transactionActive()).isFalse();
 		});
 	}
 
@@ -260,20 +274,67 @@ class AdvisoryLockedInvocationScopeTests {
 
 	}
 
+	/** Calls the job from an AFTER_COMMIT listener, on the committing thread, and keeps what that gave. */
 	static class JobRequestedListener {
 
 		private final Job job;
 
 		private final AtomicReference<Seen> seen = new AtomicReference<>();
 
+		private final AtomicReference<RuntimeException> refusal = new AtomicReference<>();
+
 		JobRequestedListener(Job job) {
 			this.job = job;
 		}
 
-		public @Nullable Seen seen() {
+		@Nullable Seen seen() {
 			return this.seen.get();
 		}
 
+		@Nullable RuntimeException refusal() {
+			return this.refusal.get();
+		}
+
+		@TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)
+		public void on(JobRequested event) {
+			try {
+				this.seen.set(this.job.plain());
+			}
+			catch (RuntimeException ex) {
+				// Spring logs and swallows what an after-completion listener throws: keep it for the test.
+				this.refusal.set(ex);
+			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class AsyncAfterCommitListeners {
+
+		@Bean
+		AsyncJobRequestedListener asyncJobRequestedListener(Job job) {
+			return new AsyncJobRequestedListener(job);
+		}
+
+	}
+
+	/** Calls the job from an AFTER_COMMIT listener on an executor's thread, as the refusal advises. */
+	static class AsyncJobRequestedListener {
+
+		private final Job job;
+
+		private final AtomicReference<Seen> seen = new AtomicReference<>();
+
+		AsyncJobRequestedListener(Job job) {
+			this.job = job;
+		}
+
+		@Nullable Seen seen() {
+			return this.seen.get();
+		}
+
+		@Async
 		@TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT)
 		public void on(JobRequested event) {
 			this.seen.set(this.job.plain());
