@@ -334,6 +334,14 @@ final class LockDataSources {
 	 * targets is not taken for held on another.
 	 */
 	static DataSource target(DataSource dataSource) {
+		DataSource target = innermost(dataSource);
+		return (target instanceof AbstractRoutingDataSource routing) ? routedTo(routing) : target;
+	}
+
+	/**
+	 * Return the innermost data source a data source wraps, or itself, a routing one included as it is.
+	 */
+	static DataSource innermost(DataSource dataSource) {
 		DataSource target = dataSource;
 		for (int i = 0; i < MAX_LAYERS; i++) {
 			DataSource inner = unwrap(target);
@@ -342,7 +350,7 @@ final class LockDataSources {
 			}
 			target = inner;
 		}
-		return (target instanceof AbstractRoutingDataSource routing) ? routedTo(routing) : target;
+		return target;
 	}
 
 	private static DataSource routedTo(AbstractRoutingDataSource routing) {

@@ -97,8 +97,10 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	 * the template was closed
 	 */
 	InvocationLocks locks(String namespace) {
-		// What a nested call on the same database finds the locks by, and the pool their connections come from.
-		DataSource target = LockDataSources.target(this.dataSource);
+		// What a nested call on the same database finds the locks by, and the pool their connections come from. A
+		// configured source takes every lock in its own database, whatever the data source routes to.
+		DataSource target = (this.configured != null) ? LockDataSources.innermost(this.dataSource)
+				: LockDataSources.target(this.dataSource);
 		DataSource pool = (this.configured != null) ? this.configured : applicationPool(namespace);
 		Routed last = this.last;
 		if (last != null && last.route().target == target && last.route().pool == pool) {

@@ -149,7 +149,8 @@ public class AdvisoryLockInspector {
 	 */
 	public static AdvisoryLockInspector forDataSource(DataSource dataSource, DirectConnectionsRegistry directConnections,
 			boolean includeQuery) {
-		if (dataSource instanceof AbstractRoutingDataSource router) {
+		AbstractRoutingDataSource router = DirectConnections.router(dataSource);
+		if (router != null) {
 			return new AdvisoryLockInspector(router, directConnections, includeQuery);
 		}
 		DirectConnections direct = directConnections.forDataSource(dataSource);

@@ -33,7 +33,9 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
@@ -77,6 +79,9 @@ public final class DirectConnections {
 	private static final Set<String> OVERRIDDEN = Set.of("connectTimeout", "loginTimeout", "socketTimeout",
 			"ApplicationName");
 
+	/** The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot loop. */
+	private static final int MAX_LAYERS = 16;
+
 	private static final boolean HIKARI_PRESENT = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource",
 			DirectConnections.class.getClassLoader());
 
@@ -115,11 +120,32 @@ public final class DirectConnections {
 	 */
 	public static @Nullable DirectConnections of(DataSource dataSource, Duration timeout) {
 		checkTimeout(timeout, "Direct connection timeout");
-		if (dataSource instanceof AbstractRoutingDataSource) {
+		if (router(dataSource) != null) {
 			return null;
 		}
 		Connector connector = HIKARI_PRESENT ? Hikari.connector(dataSource, timeout) : null;
 		return (connector != null) ? new DirectConnections(connector, timeout) : null;
+	}
+
+	/**
+	 * Return the routing data source a data source is or wraps, through Spring's proxies
+	 * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy}, any
+	 * {@code DelegatingDataSource}): such a data source has no one server, and asking it, or a wrapper of it, for a
+	 * connection or a pool answers for the target of the current thread only.
+	 * @param dataSource the data source
+	 * @return the routing data source, or {@code null} when there is none
+	 */
+	static @Nullable AbstractRoutingDataSource router(DataSource dataSource) {
+		DataSource layer = dataSource;
+		for (int i = 0; i < MAX_LAYERS && layer != null; i++) {
+			if (layer instanceof AbstractRoutingDataSource router) {
+				return router;
+			}
+			Object unwrapped = TransactionSynchronizationUtils.unwrapResourceIfNecessary(layer);
+			layer = (unwrapped != layer && unwrapped instanceof DataSource inner) ? inner
+					: (layer instanceof DelegatingDataSource delegating) ? delegating.getTargetDataSource() : null;
+		}
+		return null;
 	}
 
 	/**

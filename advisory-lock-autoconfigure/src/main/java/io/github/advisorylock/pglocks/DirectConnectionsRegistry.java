@@ -72,8 +72,8 @@ public final class DirectConnectionsRegistry {
 	 */
 	public @Nullable DirectConnections forDataSource(DataSource dataSource) {
 		Assert.notNull(dataSource, "DataSource must not be null");
-		DataSource server = (dataSource instanceof AbstractRoutingDataSource router)
-				? DirectConnections.currentPool(router) : dataSource;
+		AbstractRoutingDataSource router = DirectConnections.router(dataSource);
+		DataSource server = (router != null) ? DirectConnections.currentPool(router) : dataSource;
 		if (server == null) {
 			return null;
 		}

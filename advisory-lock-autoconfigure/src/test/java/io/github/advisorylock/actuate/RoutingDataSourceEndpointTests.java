@@ -42,6 +42,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -81,6 +82,21 @@ class RoutingDataSourceEndpointTests {
 				assertThat(keys(context.getBean(AdvisoryLocksEndpoint.class).advisoryLocksOf("dataSource")
 					.targets()
 					.get("b"))).contains(this.key);
+			}
+		});
+	}
+
+	@Test
+	void aRouterBehindAProxyIsReadTargetByTargetToo() {
+		this.contextRunner.withUserConfiguration(ProxiedTenantRouter.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			TenantRoutingDataSource router = (TenantRoutingDataSource) context
+				.getBean(LazyConnectionDataSourceProxy.class)
+				.getTargetDataSource();
+			try (LockHolder holder = LockHolder.exclusive(router.target("b"), this.key)) {
+				AdvisoryLocksDescriptor locks = context.getBean(AdvisoryLocksEndpoint.class).advisoryLocks();
+				assertThat(locks.targets()).containsOnlyKeys("a", "b");
+				assertThat(keys(locks.targets().get("b"))).contains(this.key);
 			}
 		});
 	}
@@ -151,7 +167,7 @@ class RoutingDataSourceEndpointTests {
 			return (DataSource) this.targets.get(tenant);
 		}
 
-		void close() {
+		public void close() {
 			this.targets.values().forEach((target) -> ((HikariDataSource) target).close());
 			if (getResolvedDefaultDataSource() instanceof HikariDataSource defaultTarget) {
 				defaultTarget.close();
@@ -171,6 +187,34 @@ class RoutingDataSourceEndpointTests {
 		@Bean
 		TenantRoutingDataSource dataSource() {
 			return new TenantRoutingDataSource(Map.of("a", TwoDatabases.first(2), "b", TwoDatabases.second(2)), null);
+		}
+
+	}
+
+	/** The router behind a proxy, as read/write splitting puts it. */
+	@Configuration(proxyBeanMethods = false)
+	static class ProxiedTenantRouter {
+
+		@Bean
+		ClosingProxy dataSource() {
+			TenantRoutingDataSource router = new TenantRoutingDataSource(
+					Map.of("a", TwoDatabases.first(2), "b", TwoDatabases.second(2)), null);
+			// Not a bean of its own: the application has one DataSource bean, the proxy.
+			router.afterPropertiesSet();
+			return new ClosingProxy(router);
+		}
+
+	}
+
+	static final class ClosingProxy extends LazyConnectionDataSourceProxy implements AutoCloseable {
+
+		ClosingProxy(TenantRoutingDataSource router) {
+			super(router);
+		}
+
+		@Override
+		public void close() {
+			((TenantRoutingDataSource) obtainTargetDataSource()).close();
 		}
 
 	}
