@@ -189,6 +189,19 @@ class RoutingDataSourceTests {
 	}
 
 	@Test
+	void withAnInvocationLockDataSourceANestedCallForAnotherTenantFindsTheKeyItsEnclosingCallHolds() {
+		this.contextRunner.withUserConfiguration(LockConnectionsInB.class).run((context) -> {
+			TenantJob job = context.getBean(TenantJob.class);
+			Seen[] nested = new Seen[1];
+			// Both calls lock in B's database, whatever their tenant: the nested one must not find itself busy.
+			Tenant.as("a", () -> job.run(this.value, () -> nested[0] = Tenant.as("b", () -> job.run(this.value, () -> {
+			}))));
+			assertThat(nested[0].b()).containsExactly(key());
+			assertThat(nested[0].a()).isEmpty();
+		});
+	}
+
+	@Test
 	void aTransactionScopedCallForTheSameTenantAndKeyInsideRunsWithoutWaitingForTheEnclosingLock() {
 		this.contextRunner.run((context) -> {
 			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
