@@ -40,12 +40,12 @@ import org.springframework.util.Assert;
  * <p>Instances are immutable: each {@code with...} method returns a copy.
  *
  * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters, no NUL
- * character (see {@link #checkNamespace})
+ * character (which PostgreSQL's text cannot hold)
  * @param keys the key values; each one value, or a collection or array of values
  * @param mode exclusive or shared
  * @param waitMode wait up to the timeout, try once, or skip the work when a lock is held
- * @param timeout how long {@link WaitMode#BLOCK} may wait; {@code null} for the configured default; ignored by
- * {@link WaitMode#TRY} and {@link WaitMode#SKIP}
+ * @param timeout how long {@link WaitMode#BLOCK} may wait (see {@link #checkTimeout}); {@code null} for the configured
+ * default, and for {@link WaitMode#TRY} and {@link WaitMode#SKIP}, which never wait
  * @param scope whether the locks last as long as the current transaction (the default) or as the
  * {@link AdvisoryLockOperations#execute execute} call
  * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} to take the one the current
@@ -69,6 +69,11 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public static final int MAX_NAMESPACE_LENGTH = 100;
 
+	private static final String TIMEOUT_RANGE = "must be between 1ms and " + MAX_TIMEOUT.toMillis()
+			+ "ms (PostgreSQL's lock_timeout range; 0 would wait forever)";
+
+	private static final long PRINTABLE_SECONDS = 1_000_000_000_000L;
+
 	/**
 	 * Create a new instance, checking its arguments.
 	 * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters, no NUL
@@ -76,14 +81,23 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @param keys the key values
 	 * @param mode exclusive or shared
 	 * @param waitMode wait up to the timeout, try once, or skip
-	 * @param timeout the wait bound, or {@code null} for the default
+	 * @param timeout the wait bound, or {@code null} for the default; {@code null} unless the wait mode is
+	 * {@link WaitMode#BLOCK}
 	 * @param scope how long the locks last
 	 * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} for the one of the
 	 * current transaction
 	 */
 	public LockRequest {
-		Assert.hasText(namespace, "Advisory lock namespace must not be blank");
-		checkNamespace(namespace, "Advisory lock namespace");
+		Assert.hasText(namespace, "Advisory lock namespace must not be blank; name the guarded rule, for example "
+				+ "\"setup_request\"");
+		Assert.isTrue(namespace.length() <= MAX_NAMESPACE_LENGTH, () -> "Advisory lock namespace is "
+				+ namespace.length() + " characters long, more than the limit of " + MAX_NAMESPACE_LENGTH
+				+ " (LockRequest.MAX_NAMESPACE_LENGTH): it becomes a metric tag and part of every message about the "
+				+ "lock, so name the guarded rule in a few words, and let the keys tell the resources apart");
+		int nul = namespace.indexOf('\u0000');
+		Assert.isTrue(nul < 0, () -> "Advisory lock namespace holds a NUL character (\\u0000) at index " + nul
+				+ ", which PostgreSQL's text cannot hold (an invocation-scoped lock names its namespace in its "
+				+ "session's application_name): remove it");
 		Assert.notNull(keys, "Keys must not be null");
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
@@ -91,51 +105,51 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		Assert.isTrue(dataSource == null || !dataSource.isBlank(), "DataSource name must not be blank; give the bean "
 				+ "name of a DataSource, or null for the one the current transaction is bound to");
 		if (timeout != null) {
-			checkTimeout(timeout, "Advisory lock timeout");
+			Assert.isTrue(isValidTimeout(timeout), () -> "Advisory lock timeout '" + print(timeout) + "' "
+					+ TIMEOUT_RANGE);
+			Assert.isTrue(waitMode == WaitMode.BLOCK, () -> "Advisory lock timeout '" + print(timeout)
+					+ "' has no meaning for waitMode " + waitMode + ", which never waits: remove it, or use "
+					+ "waitMode BLOCK");
 		}
 		// A copy that may hold nulls, which the key derivation reports with InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
 	}
 
 	/**
-	 * Return whether a duration can bound a {@link WaitMode#BLOCK} acquisition: positive (PostgreSQL reads a zero
-	 * {@code lock_timeout} as "wait forever") and at most {@link #MAX_TIMEOUT}.
-	 * @param timeout the duration
-	 * @return whether it is a valid timeout
-	 */
-	public static boolean isValidTimeout(Duration timeout) {
-		return !timeout.isNegative() && !timeout.isZero() && timeout.compareTo(MAX_TIMEOUT) <= 0;
-	}
-
-	/**
-	 * Check that a namespace is at most {@link #MAX_NAMESPACE_LENGTH} characters long and holds no NUL character
-	 * (U+0000), which PostgreSQL's text cannot hold: an invocation-scoped lock names its namespace in its
-	 * session's {@code application_name}. The one home of this rule and its messages, for requests and the annotation.
-	 * @param namespace the namespace
-	 * @param setting what is being set, named in the message
-	 * @throws IllegalArgumentException if it is longer, or holds a NUL character
-	 */
-	public static void checkNamespace(String namespace, String setting) {
-		Assert.isTrue(namespace.length() <= MAX_NAMESPACE_LENGTH, () -> setting + " is " + namespace.length()
-				+ " characters long, more than the limit of " + MAX_NAMESPACE_LENGTH
-				+ " (LockRequest.MAX_NAMESPACE_LENGTH): it becomes a metric tag and part of every message about the "
-				+ "lock, so name the guarded rule in a few words, and let the keys tell the resources apart");
-		int nul = namespace.indexOf('\u0000');
-		Assert.isTrue(nul < 0, () -> setting + " holds a NUL character (\\u0000) at index " + nul + ", which "
-				+ "PostgreSQL's text cannot hold (an invocation-scoped lock names its namespace in its session's "
-				+ "application_name): remove it");
-	}
-
-	/**
-	 * Check that a duration can bound a {@link WaitMode#BLOCK} acquisition (see {@link #isValidTimeout}). The one
-	 * home of this rule and its message, for requests, the annotation, the template and the properties.
+	 * Check that a duration can bound a {@link WaitMode#BLOCK} acquisition: positive (PostgreSQL reads a zero
+	 * {@code lock_timeout} as "wait forever") and at most {@link #MAX_TIMEOUT}. The rule a request's timeout keeps,
+	 * for a timeout read from a setting before any request is made, such as {@code advisory-lock.default-timeout} or
+	 * an application's own, so that a bad value fails at startup naming that setting.
 	 * @param timeout the duration
 	 * @param setting what is being set, named in the message
 	 * @throws IllegalArgumentException if it cannot
 	 */
 	public static void checkTimeout(Duration timeout, String setting) {
-		Assert.isTrue(isValidTimeout(timeout), () -> setting + " must be between 1ms and " + MAX_TIMEOUT.toMillis()
-				+ "ms (PostgreSQL's lock_timeout range; 0 would wait forever), was " + timeout);
+		Assert.isTrue(isValidTimeout(timeout), () -> setting + " " + TIMEOUT_RANGE + ", was " + print(timeout));
+	}
+
+	private static boolean isValidTimeout(Duration timeout) {
+		return !timeout.isNegative() && !timeout.isZero() && timeout.compareTo(MAX_TIMEOUT) <= 0;
+	}
+
+	/**
+	 * Print a duration as a setting is written: in its largest whole unit ({@code 200ms}, {@code 2s}), or in ISO-8601
+	 * where it has none.
+	 */
+	private static String print(Duration duration) {
+		// Beyond a few thousand years, whole milliseconds would overflow a long.
+		if (duration.getNano() % 1_000_000 != 0 || Math.abs(duration.getSeconds() / 2) > PRINTABLE_SECONDS) {
+			return duration.toString();
+		}
+		long millis = duration.toMillis();
+		if (millis == 0 || millis % 1000 != 0) {
+			return millis + "ms";
+		}
+		long seconds = millis / 1000;
+		if (seconds % 3600 == 0) {
+			return (seconds / 3600) + "h";
+		}
+		return (seconds % 60 == 0) ? (seconds / 60) + "m" : seconds + "s";
 	}
 
 	/**
@@ -171,7 +185,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 
 	/**
 	 * Return a copy that waits at most the given timeout.
-	 * @param timeout the wait bound (see {@link #isValidTimeout}), or {@code null} for the default
+	 * @param timeout the wait bound (see {@link #checkTimeout}), or {@code null} for the default; only for
+	 * {@link WaitMode#BLOCK}, so clear it before changing the wait mode to one that never waits
 	 * @return the new request
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {

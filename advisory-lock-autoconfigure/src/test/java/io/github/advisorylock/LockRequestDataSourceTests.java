@@ -40,11 +40,12 @@ class LockRequestDataSourceTests {
 	void everyCopyKeepsTheNameAndOnlyWithDataSourceChangesIt() {
 		LockRequest request = LockRequest.of("report", 1).withDataSource("reporting");
 		LockRequest copy = request.withMode(LockMode.SHARED)
-			.withWaitMode(WaitMode.SKIP)
 			.withTimeout(Duration.ofMillis(200))
 			.withScope(LockScope.INVOCATION);
-		assertThat(copy).isEqualTo(new LockRequest("report", List.of(1), LockMode.SHARED, WaitMode.SKIP,
+		assertThat(copy).isEqualTo(new LockRequest("report", List.of(1), LockMode.SHARED, WaitMode.BLOCK,
 				Duration.ofMillis(200), LockScope.INVOCATION, "reporting"));
+		// A timeout has no meaning for SKIP: cleared first.
+		assertThat(copy.withTimeout(null).withWaitMode(WaitMode.SKIP).dataSource()).isEqualTo("reporting");
 		assertThat(copy.withDataSource(null).dataSource()).isNull();
 		assertThat(request.dataSource()).isEqualTo("reporting");
 	}

@@ -16,6 +16,8 @@
 
 package io.github.advisorylock;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,6 +52,33 @@ class LockRequestTests {
 	void blankNamespaceIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of(" ", 1))
 			.withMessageContaining("namespace must not be blank");
+	}
+
+	@Test
+	void aTimeoutWithAWaitModeThatNeverWaitsIsRefusedNamingTheFix() {
+		for (WaitMode waitMode : new WaitMode[] { WaitMode.TRY, WaitMode.SKIP }) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> LockRequest.of("job", 1).withWaitMode(waitMode).withTimeout(Duration.ofSeconds(2)))
+				.withMessageContaining("timeout '2s' has no meaning for waitMode " + waitMode + ", which never waits")
+				.withMessageContaining("remove it, or use waitMode BLOCK");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> LockRequest.of("job", 1).withTimeout(Duration.ofMillis(200)).withWaitMode(waitMode))
+				.withMessageContaining("timeout '200ms' has no meaning for waitMode " + waitMode);
+			// Without a timeout, the wait mode is fine.
+			assertThat(LockRequest.of("job", 1).withTimeout(Duration.ofSeconds(2)).withTimeout(null).withWaitMode(waitMode)
+				.waitMode()).isEqualTo(waitMode);
+		}
+	}
+
+	@Test
+	void aTimeoutOutOfPostgresqlsRangeIsRefusedQuotingIt() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("job", 1).withTimeout(Duration.ZERO))
+			.withMessageContaining("Advisory lock timeout '0ms' must be between 1ms and 2147483647ms");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.of("job", 1).withTimeout(Duration.ofSeconds(-1)))
+			.withMessageContaining("timeout '-1s' must be between 1ms and");
+		assertThat(LockRequest.of("job", 1).withTimeout(LockRequest.MAX_TIMEOUT).timeout())
+			.isEqualTo(LockRequest.MAX_TIMEOUT);
 	}
 
 }

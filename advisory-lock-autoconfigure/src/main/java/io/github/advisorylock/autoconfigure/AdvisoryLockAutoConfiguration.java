@@ -28,7 +28,6 @@ import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -43,7 +42,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.env.PropertyResolver;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -137,7 +135,8 @@ public final class AdvisoryLockAutoConfiguration {
 
 	/**
 	 * Matches unless {@code advisory-lock.annotation.enabled}, or its deprecated old name
-	 * {@code advisory-lock.enabled}, is {@code false}.
+	 * {@code advisory-lock.enabled}, is set to anything but {@code true}. The prerequisites check of annotated methods
+	 * has this condition too.
 	 */
 	static final class AnnotationEnabledCondition extends AllNestedConditions {
 
@@ -154,21 +153,6 @@ public final class AdvisoryLockAutoConfiguration {
 		@ConditionalOnProperty(prefix = "advisory-lock", name = "enabled", havingValue = "true", matchIfMissing = true)
 		static final class NotDisabledByTheOldName {
 
-		}
-
-		/**
-		 * Return whether this condition matches in an environment, by the rule of {@code @ConditionalOnProperty}
-		 * above: each property absent, or {@code true} ignoring case. For the startup check, which must agree.
-		 * @param environment the application's environment
-		 * @return whether {@code @AdvisoryLocked} methods are intercepted
-		 */
-		static boolean matches(PropertyResolver environment) {
-			return isTrueOrAbsent(environment.getProperty("advisory-lock.annotation.enabled"))
-					&& isTrueOrAbsent(environment.getProperty("advisory-lock.enabled"));
-		}
-
-		private static boolean isTrueOrAbsent(@Nullable String value) {
-			return value == null || "true".equalsIgnoreCase(value);
 		}
 
 	}

@@ -38,13 +38,18 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.Assert;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the
@@ -106,17 +111,30 @@ public final class AdvisoryLockEndpointAutoConfiguration {
 	}
 
 	/**
-	 * Matches unless {@code advisory-lock.endpoint.key-labels} is 0. The value is bound as the properties bind it, so
-	 * a bad one fails with a binding error naming the property, and the default is the properties' own.
+	 * Matches unless {@code advisory-lock.endpoint.key-labels} is 0. The value is bound as the properties bind it, and
+	 * checked as it is bound, where it is used: a bad one (not a number, or negative) fails with a binding error naming
+	 * the property. The default is the properties' own.
 	 */
 	static final class KeyLabelsCondition extends SpringBootCondition {
+
+		private static final String PROPERTY = "advisory-lock.endpoint.key-labels";
+
+		private static final BindHandler NOT_NEGATIVE = new BindHandler() {
+
+			@Override
+			public Object onSuccess(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
+					Object result) {
+				Assert.isTrue((Integer) result >= 0, () -> PROPERTY + " must not be negative, was " + result);
+				return result;
+			}
+
+		};
 
 		@Override
 		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
 			int capacity = Binder.get(context.getEnvironment())
-				.bindOrCreate("advisory-lock", AdvisoryLockProperties.class)
-				.getEndpoint()
-				.getKeyLabels();
+				.bind(PROPERTY, Bindable.of(Integer.class), NOT_NEGATIVE)
+				.orElseGet(() -> new AdvisoryLockProperties().getEndpoint().getKeyLabels());
 			ConditionMessage.Builder message = ConditionMessage.forCondition("AdvisoryLock key labels");
 			return (capacity > 0) ? ConditionOutcome.match(message.because("capacity is " + capacity))
 					: ConditionOutcome.noMatch(message.because("advisory-lock.endpoint.key-labels is 0"));

@@ -22,9 +22,10 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the startup check that
@@ -36,8 +37,10 @@ import org.springframework.core.env.Environment;
  * instead, with a report that names what to add, when it has an {@code @AdvisoryLocked} method (unless
  * {@code advisory-lock.annotation.enabled} is {@code false}) or has {@code AdvisoryLockOperations} injected; an
  * application that does neither starts as before. This configuration has no condition, as it must apply exactly when
- * the other backs off, and refers to no class of spring-jdbc, which may be what is missing. The rule in full is
- * {@code LockPrerequisitesCheck}'s; the reports are described in {@code docs/getting-started-errors.md}.
+ * the other backs off (but for the annotation's check, which has the interception's own condition on
+ * {@code advisory-lock.annotation.enabled}), and refers to no class of spring-jdbc, which may be what is missing. The
+ * rule in full is {@code LockPrerequisitesCheck}'s and {@code InjectedOperationsCheck}'s; the reports are described in
+ * {@code docs/getting-started-errors.md}.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -48,10 +51,21 @@ public final class AdvisoryLockPrerequisitesAutoConfiguration {
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static LockPrerequisitesCheck advisoryLockPrerequisitesCheck(ConfigurableListableBeanFactory beanFactory,
-			Environment environment) {
-		return new LockPrerequisitesCheck(beanFactory,
-				AdvisoryLockAutoConfiguration.AnnotationEnabledCondition.matches(environment));
+	static InjectedOperationsCheck advisoryLockInjectedOperationsCheck(ConfigurableListableBeanFactory beanFactory) {
+		return new InjectedOperationsCheck(beanFactory);
+	}
+
+	// The interception's own condition decides, rather than a second reading of the property.
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(AdvisoryLockAutoConfiguration.AnnotationEnabledCondition.class)
+	static class AnnotatedMethodsCheckConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LockPrerequisitesCheck advisoryLockPrerequisitesCheck(ConfigurableListableBeanFactory beanFactory) {
+			return new LockPrerequisitesCheck(beanFactory);
+		}
+
 	}
 
 }

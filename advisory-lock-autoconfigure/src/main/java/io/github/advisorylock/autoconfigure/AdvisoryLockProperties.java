@@ -18,17 +18,12 @@ package io.github.advisorylock.autoconfigure;
 
 import java.time.Duration;
 
-import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.actuate.KeyLabels;
-import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.pglocks.DirectConnections;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
-import org.springframework.util.Assert;
 
 /**
- * Configuration properties of advisory-lock, under {@code advisory-lock}.
+ * Configuration properties of advisory-lock, under {@code advisory-lock}. Each value is checked where it is used, by
+ * what the auto-configuration builds from it, and an error names the property.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -39,12 +34,12 @@ public class AdvisoryLockProperties {
 	/**
 	 * How long a BLOCK acquisition waits when the annotation or request gives no timeout.
 	 */
-	private Duration defaultTimeout = AdvisoryLockTemplate.DEFAULT_TIMEOUT;
+	private Duration defaultTimeout = Duration.ofSeconds(2);
 
 	/**
 	 * Most distinct keys one call may lock; each takes an entry in PostgreSQL's shared lock table.
 	 */
-	private int maxKeys = AdvisoryLockTemplate.DEFAULT_MAX_KEYS;
+	private int maxKeys = 64;
 
 	private final Annotation annotation = new Annotation();
 
@@ -95,10 +90,9 @@ public class AdvisoryLockProperties {
 
 	/**
 	 * Set how long a BLOCK acquisition waits when no timeout is given.
-	 * @param defaultTimeout the timeout, positive
+	 * @param defaultTimeout the timeout
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
-		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
 		this.defaultTimeout = defaultTimeout;
 	}
 
@@ -112,10 +106,9 @@ public class AdvisoryLockProperties {
 
 	/**
 	 * Set the most distinct keys one call may lock.
-	 * @param maxKeys the limit, positive
+	 * @param maxKeys the limit
 	 */
 	public void setMaxKeys(int maxKeys) {
-		AdvisoryLockTemplate.checkMaxKeys(maxKeys, "advisory-lock.max-keys");
 		this.maxKeys = maxKeys;
 	}
 
@@ -182,13 +175,13 @@ public class AdvisoryLockProperties {
 		 * How often an invocation-scoped lock's connection is checked while the method runs; PostgreSQL ends a
 		 * session that missed three (a hung or cut-off holder), which releases its lock.
 		 */
-		private Duration heartbeat = AdvisoryLockTemplate.DEFAULT_HEARTBEAT;
+		private Duration heartbeat = Duration.ofSeconds(10);
 
 		/**
 		 * Most invocation-scoped locks held at once by this instance on each DataSource, each by a connection outside
 		 * the application's pool; one more fails at once rather than waits.
 		 */
-		private int maxConnections = AdvisoryLockTemplate.DEFAULT_MAX_INVOCATION_CONNECTIONS;
+		private int maxConnections = 4;
 
 		/**
 		 * Return how often an invocation-scoped lock's connection is checked.
@@ -200,10 +193,9 @@ public class AdvisoryLockProperties {
 
 		/**
 		 * Set how often an invocation-scoped lock's connection is checked.
-		 * @param heartbeat the interval, between 100ms and 1h
+		 * @param heartbeat the interval
 		 */
 		public void setHeartbeat(Duration heartbeat) {
-			AdvisoryLockTemplate.checkHeartbeat(heartbeat, "advisory-lock.invocation.heartbeat");
 			this.heartbeat = heartbeat;
 		}
 
@@ -217,11 +209,9 @@ public class AdvisoryLockProperties {
 
 		/**
 		 * Set the most invocation-scoped locks held at once on each {@code DataSource}.
-		 * @param maxConnections the bound, positive
+		 * @param maxConnections the bound
 		 */
 		public void setMaxConnections(int maxConnections) {
-			AdvisoryLockTemplate.checkMaxInvocationConnections(maxConnections,
-					"advisory-lock.invocation.max-connections");
 			this.maxConnections = maxConnections;
 		}
 
@@ -241,7 +231,7 @@ public class AdvisoryLockProperties {
 		/**
 		 * Bound on connecting and on the query of one diagnosis, in whole seconds (at least 1s).
 		 */
-		private Duration timeout = DirectConnections.DEFAULT_TIMEOUT;
+		private Duration timeout = Duration.ofSeconds(1);
 
 		/**
 		 * Return whether busy locks are diagnosed.
@@ -269,10 +259,9 @@ public class AdvisoryLockProperties {
 
 		/**
 		 * Set the bound on connecting and on the query of one diagnosis.
-		 * @param timeout the timeout, at least one second
+		 * @param timeout the timeout
 		 */
 		public void setTimeout(Duration timeout) {
-			DirectConnections.checkTimeout(timeout, "advisory-lock.diagnosis.timeout");
 			this.timeout = timeout;
 		}
 
@@ -292,7 +281,7 @@ public class AdvisoryLockProperties {
 		 * How many recently derived keys the endpoint can label with their namespace:value; each takes at most about
 		 * 450 bytes of heap.
 		 */
-		private int keyLabels = KeyLabels.DEFAULT_CAPACITY;
+		private int keyLabels = 1024;
 
 		/**
 		 * Return whether the endpoint shows query text.
@@ -320,11 +309,9 @@ public class AdvisoryLockProperties {
 
 		/**
 		 * Set how many recently derived keys the endpoint can label; 0 turns labels off.
-		 * @param keyLabels the number of keys remembered, 0 or more
+		 * @param keyLabels the number of keys remembered
 		 */
 		public void setKeyLabels(int keyLabels) {
-			Assert.isTrue(keyLabels >= 0, () -> "advisory-lock.endpoint.key-labels must not be negative, was "
-					+ keyLabels);
 			this.keyLabels = keyLabels;
 		}
 

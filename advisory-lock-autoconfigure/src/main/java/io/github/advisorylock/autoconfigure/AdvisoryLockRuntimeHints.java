@@ -73,7 +73,7 @@ public class AdvisoryLockRuntimeHints implements RuntimeHintsRegistrar {
 				hints.reflection().registerField(field);
 			}
 		}
-		// The startup check of LockPrerequisitesCheck looks for these by ClassUtils.isPresent too: unregistered, a
+		// The startup checks (LockPrerequisite) look for these by ClassUtils.isPresent too: unregistered, a
 		// native image would answer that they are missing and fail the start of an application that has them.
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.DRIVER_CLASS);
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.SPRING_JDBC_CLASS);

@@ -30,7 +30,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * What advisory locks need from the application, and what to add when one is missing: the text of the startup
- * failure that {@link LockPrerequisitesCheck} raises and {@link MissingLockPrerequisiteFailureAnalyzer} reports.
+ * failure that {@link LockPrerequisitesCheck} and {@link InjectedOperationsCheck} raise and
+ * {@link MissingLockPrerequisiteFailureAnalyzer} reports.
  *
  * @author advisory-lock authors
  */

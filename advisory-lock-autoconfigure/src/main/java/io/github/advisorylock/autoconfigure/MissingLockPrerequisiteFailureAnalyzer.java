@@ -33,7 +33,8 @@ import org.springframework.core.Ordered;
 /**
  * Reports a startup failure of an application that lacks what advisory locks need, naming what to add:
  * <ul>
- * <li>a {@link MissingLockPrerequisiteException} of the {@link LockPrerequisitesCheck};</li>
+ * <li>a {@link MissingLockPrerequisiteException} of the {@link LockPrerequisitesCheck} or the
+ * {@link InjectedOperationsCheck};</li>
  * <li>an {@link AdvisoryLockOperations} that could not be injected because the auto-configuration backed off (no
  * spring-jdbc, no {@code DataSource} or no transaction manager), where Spring Boot's own report would suggest
  * defining an {@code AdvisoryLockOperations} bean;</li>

@@ -152,12 +152,9 @@ class AdvisoryLockAttributeValidator {
 	 * @throws IllegalStateException naming the method and the problem
 	 */
 	void validate(Method method, @Nullable Class<?> targetClass, AdvisoryLocked annotation) {
-		if (annotation.namespace().isBlank()) {
-			throw invalid(method, "namespace must not be blank; name the guarded rule, for example "
-					+ "namespace = \"setup_request\"");
-		}
 		try {
-			LockRequest.checkNamespace(annotation.namespace(), "namespace");
+			// The request's rules for a namespace are the annotation's.
+			LockRequest.of(annotation.namespace());
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(method, ex.getMessage(), ex);
@@ -320,10 +317,6 @@ class AdvisoryLockAttributeValidator {
 		if (text.isEmpty()) {
 			return null;
 		}
-		if (annotation.waitMode() != WaitMode.BLOCK) {
-			throw invalid(method, "timeout '" + text + "' has no meaning for waitMode " + annotation.waitMode()
-					+ ", which never waits: remove it, or use waitMode BLOCK");
-		}
 		Duration timeout;
 		try {
 			String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(text) : text;
@@ -334,10 +327,13 @@ class AdvisoryLockAttributeValidator {
 					+ "\"200ms\", \"2s\", \"PT2S\" or a ${...} placeholder that resolves to one", ex);
 		}
 		try {
-			LockRequest.checkTimeout(timeout, "timeout '" + text + "'");
+			// The request's rules for a timeout are the annotation's: a range, and only with BLOCK.
+			LockRequest.of(annotation.namespace()).withWaitMode(annotation.waitMode()).withTimeout(timeout);
 		}
 		catch (IllegalArgumentException ex) {
-			throw invalid(method, ex.getMessage(), ex);
+			String problem = String.valueOf(ex.getMessage());
+			throw invalid(method, problem.contains("'" + text + "'") ? problem
+					: problem + " (timeout = \"" + text + "\")", ex);
 		}
 		return timeout;
 	}

@@ -198,31 +198,22 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set how long {@link WaitMode#BLOCK} waits when a request gives no timeout. Defaults to 2 seconds.
-	 * @param defaultTimeout the timeout (see {@link LockRequest#isValidTimeout})
+	 * Set how long {@link WaitMode#BLOCK} waits when a request gives no timeout ({@code advisory-lock.default-timeout}).
+	 * Defaults to 2 seconds.
+	 * @param defaultTimeout the timeout (see {@link LockRequest#checkTimeout})
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
-		LockRequest.checkTimeout(defaultTimeout, "Default advisory lock timeout");
+		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
 		this.defaultTimeout = defaultTimeout;
 	}
 
 	/**
-	 * Set the most distinct keys one call may lock. Defaults to 64.
-	 * @param maxKeys the limit (see {@link #checkMaxKeys})
+	 * Set the most distinct keys one call may lock ({@code advisory-lock.max-keys}). Defaults to 64.
+	 * @param maxKeys the limit, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		checkMaxKeys(maxKeys, "Advisory lock max keys");
+		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
 		this.maxKeys = maxKeys;
-	}
-
-	/**
-	 * Check a bound on the distinct keys of one call: positive.
-	 * @param maxKeys the bound
-	 * @param setting what is being set, named in the message
-	 * @throws IllegalArgumentException if it is not
-	 */
-	public static void checkMaxKeys(int maxKeys, String setting) {
-		Assert.isTrue(maxKeys > 0, () -> setting + " must be positive, was " + maxKeys);
 	}
 
 	/**
@@ -271,44 +262,26 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	/**
 	 * Set how often an invocation-scoped lock's session is checked while its work runs. Three intervals without one
-	 * (a hung or cut-off holder) make PostgreSQL end the session and release the lock. Defaults to 10 seconds.
-	 * @param heartbeat the interval (see {@link #checkHeartbeat})
+	 * (a hung or cut-off holder) make PostgreSQL end the session and release the lock
+	 * ({@code advisory-lock.invocation.heartbeat}). Defaults to 10 seconds.
+	 * @param heartbeat the interval: at least 100ms, so that the dead-man switch of three heartbeats outlasts a round
+	 * trip and a short pause, and at most an hour
 	 */
 	public void setHeartbeat(Duration heartbeat) {
-		checkHeartbeat(heartbeat, "Advisory lock heartbeat");
+		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
+				() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
 		this.heartbeat = heartbeat;
 	}
 
 	/**
-	 * Check that a duration can be the heartbeat of invocation-scoped locks: at least 100ms, so that the dead-man
-	 * switch of three heartbeats outlasts a round trip and a short pause, and at most an hour.
-	 * @param heartbeat the duration
-	 * @param setting what is being set, named in the message
-	 * @throws IllegalArgumentException if it cannot
-	 */
-	public static void checkHeartbeat(Duration heartbeat, String setting) {
-		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
-				() -> setting + " must be between 100ms and 1h, was " + heartbeat);
-	}
-
-	/**
 	 * Set the most invocation-scoped locks held at once on each {@code DataSource}, each by a connection of its own.
-	 * Defaults to 4.
-	 * @param maxInvocationConnections the bound (see {@link #checkMaxInvocationConnections})
+	 * ({@code advisory-lock.invocation.max-connections}). Defaults to 4.
+	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
-		checkMaxInvocationConnections(maxInvocationConnections, "Advisory lock invocation max-connections");
+		Assert.isTrue(maxInvocationConnections > 0,
+				() -> "advisory-lock.invocation.max-connections must be positive, was " + maxInvocationConnections);
 		this.maxInvocationConnections = maxInvocationConnections;
-	}
-
-	/**
-	 * Check a bound on the invocation-scoped locks held at once: positive.
-	 * @param maxInvocationConnections the bound
-	 * @param setting what is being set, named in the message
-	 * @throws IllegalArgumentException if it is not
-	 */
-	public static void checkMaxInvocationConnections(int maxInvocationConnections, String setting) {
-		Assert.isTrue(maxInvocationConnections > 0, () -> setting + " must be positive, was " + maxInvocationConnections);
 	}
 
 	/**

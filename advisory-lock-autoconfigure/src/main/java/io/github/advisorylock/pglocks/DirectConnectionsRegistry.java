@@ -46,11 +46,12 @@ public final class DirectConnectionsRegistry {
 
 	/**
 	 * Create a registry.
-	 * @param timeout the bound on connecting, on each read and on each query of every direct connection (see
+	 * @param timeout the bound on connecting, on each read and on each query of every direct connection
+	 * ({@code advisory-lock.diagnosis.timeout}; see
 	 * {@link DirectConnections#checkTimeout})
 	 */
 	public DirectConnectionsRegistry(Duration timeout) {
-		DirectConnections.checkTimeout(timeout, "Direct connection timeout");
+		DirectConnections.checkTimeout(timeout, "advisory-lock.diagnosis.timeout");
 		this.timeout = timeout;
 	}
 

@@ -273,8 +273,8 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void configurationMetadataGivesTheDefaultsOfTheTypesThatOwnThem() throws IOException {
-		// The processor cannot read a default from another class's constant, so these are written down in
-		// additional-spring-configuration-metadata.json: this keeps them equal to the constants.
+		// The properties give their defaults as literals, which the processor reads, as Spring Boot's own do: this
+		// keeps them equal to the defaults of the types that use them.
 		try (InputStream metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(metadata).isNotNull();
 			String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);
