@@ -16,11 +16,14 @@
 
 package io.github.advisorylock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown when a lock key cannot be used: a key expression gave {@code null}, an empty collection, a collection holding
  * {@code null}, or a value of an unsupported type, or it threw (the exception is the cause), or a call names more
  * distinct keys than {@code advisory-lock.max-keys} allows. For an {@link AdvisoryLocked @AdvisoryLocked} method,
- * the message names the method and the key expression.
+ * the message names the method and the key expression. Where one key value of a {@link LockRequest} was refused,
+ * {@link #getKeyIndex()} tells which.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -28,21 +31,52 @@ package io.github.advisorylock;
  */
 public class InvalidLockKeyException extends IllegalArgumentException {
 
+	private final int keyIndex;
+
 	/**
-	 * Create a new instance.
+	 * Create a new instance that concerns no single key value.
 	 * @param message what is wrong with the key and how to fix it
 	 */
 	public InvalidLockKeyException(String message) {
 		super(message);
+		this.keyIndex = -1;
 	}
 
 	/**
-	 * Create a new instance.
+	 * Create a new instance that concerns no single key value.
 	 * @param message what is wrong with the key and how to fix it
 	 * @param cause the underlying failure
 	 */
 	public InvalidLockKeyException(String message, Throwable cause) {
 		super(message, cause);
+		this.keyIndex = -1;
+	}
+
+	/**
+	 * Create a new instance for one refused key value.
+	 * @param message what is wrong with the key and how to fix it
+	 * @param keyIndex the index of the refused value among the {@link LockRequest#keys() keys} of the request, or
+	 * {@code -1} if the failure concerns no single one
+	 * @param cause the underlying failure, or {@code null}
+	 * @since 0.1.0
+	 */
+	public InvalidLockKeyException(String message, int keyIndex, @Nullable Throwable cause) {
+		super(message, cause);
+		this.keyIndex = Math.max(keyIndex, -1);
+	}
+
+	/**
+	 * Return the index of the refused value among the {@link LockRequest#keys() keys} of the request: the one that
+	 * is {@code null}, an empty collection or array, a value the key derivation refused, or a collection or array
+	 * holding {@code null} or such a value. {@code -1} when the failure concerns no single value: the request names no
+	 * key, or more distinct keys than {@code advisory-lock.max-keys} allows. For an
+	 * {@link AdvisoryLocked @AdvisoryLocked} method, the keys of the request are the values of its key expressions, so
+	 * the index is that of the expression, also when the expression itself failed.
+	 * @return the index, or {@code -1}
+	 * @since 0.1.0
+	 */
+	public int getKeyIndex() {
+		return this.keyIndex;
 	}
 
 }

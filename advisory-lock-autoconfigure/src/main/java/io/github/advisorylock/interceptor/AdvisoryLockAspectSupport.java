@@ -22,14 +22,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
-import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
@@ -37,18 +35,19 @@ import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
-import org.springframework.util.ObjectUtils;
-import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The flow behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, free of AOP types: resolve the
  * annotation, evaluate the keys, acquire the locks through {@link AdvisoryLockOperations} (which checks the
- * transaction), then proceed. {@link AdvisoryLockInterceptor} adapts it to AOP Alliance; an AspectJ aspect could use
- * it the same way.
+ * transaction), then proceed. {@link AdvisoryLockInterceptor} adapts it to AOP Alliance.
+ *
+ * <p>It is handed the parts it asks, as Spring's {@code TransactionAspectSupport} is handed its
+ * {@code TransactionAttributeSource}: the source of the parsed annotations and the evaluator of key expressions, which
+ * {@link AdvisoryLockBeanPostProcessor} builds. It leaves every rule on key values (null, empty, collections and
+ * arrays, the limit on keys) to the lock operations, and names the expression whose value they refused.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -68,35 +67,24 @@ public class AdvisoryLockAspectSupport {
 	private static final String MUST_NAME_A_RESOURCE = "; a key expression must give the resource to lock for every "
 			+ "call, before the method runs";
 
+	private final Supplier<AdvisoryLockOperations> operations;
+
 	private final AdvisoryLockAttributeSource attributeSource;
 
 	private final LockKeyExpressionEvaluator evaluator;
-
-	private final Supplier<AdvisoryLockOperations> operations;
-
-	/** Tells which expression gave a value the key derivation refused; looked up at the first such failure. */
-	private final Supplier<LockKeyStrategy> keyStrategy;
 
 	/**
 	 * Create the support.
 	 * @param operations supplies the lock operations, looked up at the first call so that creating the interceptor
 	 * does not initialize the data source early
-	 * @param beanFactory resolves {@code @bean} references in key expressions, and supplies the
-	 * {@link LockKeyStrategy} with which a key error names its expression, or {@code null}
-	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null}
+	 * @param attributeSource finds the annotation of a method, parsed and validated once
+	 * @param evaluator evaluates the key expressions of a call
 	 */
-	public AdvisoryLockAspectSupport(Supplier<AdvisoryLockOperations> operations, @Nullable BeanFactory beanFactory,
-			@Nullable StringValueResolver valueResolver) {
+	AdvisoryLockAspectSupport(Supplier<AdvisoryLockOperations> operations, AdvisoryLockAttributeSource attributeSource,
+			LockKeyExpressionEvaluator evaluator) {
 		this.operations = SingletonSupplier.of(operations);
-		this.evaluator = new LockKeyExpressionEvaluator(beanFactory);
-		this.attributeSource = new AdvisoryLockAttributeSource(this.evaluator, valueResolver, beanFactory);
-		this.keyStrategy = SingletonSupplier.of(() -> (beanFactory != null)
-				? beanFactory.getBeanProvider(LockKeyStrategy.class).getIfUnique(LockKeyStrategy::standard)
-				: LockKeyStrategy.standard());
-	}
-
-	AdvisoryLockAttributeSource getAttributeSource() {
-		return this.attributeSource;
+		this.attributeSource = attributeSource;
+		this.evaluator = evaluator;
 	}
 
 	/**
@@ -115,7 +103,7 @@ public class AdvisoryLockAspectSupport {
 		if (attribute == null) {
 			return invocation.proceed();
 		}
-		List<Object> keys = keys(attribute, targetClass, target, args);
+		List<@Nullable Object> keys = keys(attribute, targetClass, target, args);
 		LockRequest request = new LockRequest(attribute.namespace(), keys, attribute.mode(), attribute.waitMode(),
 				attribute.timeout(), attribute.scope(), attribute.dataSource());
 		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
@@ -192,38 +180,35 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return the key error of a call told again with the method and the expression that gave the refused value: one
-	 * exception in place of the one the lock operations threw, with its cause.
+	 * Return the key error of a call told again with the method and the expression whose value the lock operations
+	 * refused: one exception in place of the one they threw, with its cause and key index. Where the error concerns no
+	 * single value (too many keys, or operations that do not tell which), name every expression.
 	 */
-	private InvalidLockKeyException keyError(AdvisoryLockAttribute attribute, List<Object> keys,
+	private static InvalidLockKeyException keyError(AdvisoryLockAttribute attribute, List<@Nullable Object> keys,
 			InvalidLockKeyException ex) {
-		String message = inMethod(attribute, expressionsOf(attribute, keys, ex) + ": " + ex.getMessage());
-		Throwable cause = ex.getCause();
-		return (cause != null) ? new InvalidLockKeyException(message, cause) : new InvalidLockKeyException(message);
+		int index = ex.getKeyIndex();
+		if (index < 0 || index >= keys.size()) {
+			return keyError(attribute, allExpressions(attribute) + ": " + ex.getMessage(), -1, ex.getCause());
+		}
+		String expression = "key expression '" + attribute.keyExpressions().get(index) + "'";
+		// The value tells which words fit; whether it is refused, the lock operations alone decide.
+		Object value = keys.get(index);
+		if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
+				|| (value.getClass().isArray() && Array.getLength(value) == 0)) {
+			return keyError(attribute, expression + " gave " + ((value == null) ? "null" : "no value")
+					+ "; every call must name the resource to lock (if the expression names a parameter, compile "
+					+ "with -parameters or use #p0)", index, null);
+		}
+		if (holdsNull(value)) {
+			return keyError(attribute, expression + " gave a null element; every value of a collection or array "
+					+ "names a resource to lock", index, null);
+		}
+		return keyError(attribute, expression + ": " + ex.getMessage(), index, ex.getCause());
 	}
 
-	/**
-	 * Name the expression whose value the key derivation refused, found by deriving the keys again, in the order the
-	 * lock operations derive them, up to the first that fails the same way. Only a failed call pays for it. Where
-	 * none does (too many keys, or operations with another derivation than the application's), name them all.
-	 */
-	private String expressionsOf(AdvisoryLockAttribute attribute, List<Object> keys, InvalidLockKeyException ex) {
-		LockKeyStrategy strategy = this.keyStrategy.get();
-		for (int i = 0; i < keys.size(); i++) {
-			for (Object value : elements(keys.get(i))) {
-				try {
-					strategy.key(attribute.namespace(), value);
-				}
-				catch (RuntimeException refused) {
-					if (refused instanceof InvalidLockKeyException
-							&& Objects.equals(refused.getMessage(), ex.getMessage())) {
-						return "key expression '" + attribute.keyExpressions().get(i) + "'";
-					}
-					return allExpressions(attribute);
-				}
-			}
-		}
-		return allExpressions(attribute);
+	private static InvalidLockKeyException keyError(AdvisoryLockAttribute attribute, String problem, int index,
+			@Nullable Throwable cause) {
+		return new InvalidLockKeyException(inMethod(attribute, problem), index, cause);
 	}
 
 	private static String allExpressions(AdvisoryLockAttribute attribute) {
@@ -234,22 +219,29 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return the values of a collection or an array, or the value itself.
+	 * Return whether a refused collection or array holds {@code null}, to say so rather than what the key derivation
+	 * said of another of its values.
 	 */
-	private static Collection<?> elements(Object value) {
-		if (value instanceof Collection<?> collection) {
-			return collection;
+	private static boolean holdsNull(Object value) {
+		// Iterated: contains(null) throws on the immutable collections of List.of and Set.of.
+		Collection<?> elements = (value instanceof Collection<?> collection) ? collection
+				: (value instanceof Object[] array) ? Arrays.asList(array) : List.of();
+		for (Object element : elements) {
+			if (element == null) {
+				return true;
+			}
 		}
-		if (value.getClass().isArray()) {
-			return Arrays.asList(ObjectUtils.toObjectArray(value));
-		}
-		return List.of(value);
+		return false;
 	}
 
-	private List<Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
+	/**
+	 * Return the value of each key expression for one call, as it gave it: one value, a collection or an array of
+	 * them, or {@code null}, for the lock operations to check and expand.
+	 */
+	private List<@Nullable Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
 			@Nullable Object target, @Nullable Object[] args) {
 		EvaluationContext context = null;
-		List<Object> keys = new ArrayList<>(attribute.keyExpressions().size());
+		List<@Nullable Object> keys = new ArrayList<>(attribute.keyExpressions().size());
 		for (int i = 0; i < attribute.keyExpressions().size(); i++) {
 			String expression = attribute.keyExpressions().get(i);
 			int parameter = attribute.parameterIndexes().get(i);
@@ -267,50 +259,17 @@ public class AdvisoryLockAspectSupport {
 				}
 				catch (EvaluationException ex) {
 					throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression
-							+ "' failed: " + ex.getMessage() + MUST_NAME_A_RESOURCE), ex);
+							+ "' failed: " + ex.getMessage() + MUST_NAME_A_RESOURCE), i, ex);
 				}
 				catch (RuntimeException ex) {
 					// SpEL lets what a method of the expression throws through as it is.
 					throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' threw "
-							+ ex.getClass().getSimpleName() + ": " + ex.getMessage() + MUST_NAME_A_RESOURCE), ex);
+							+ ex.getClass().getSimpleName() + ": " + ex.getMessage() + MUST_NAME_A_RESOURCE), i, ex);
 				}
-			}
-			if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
-					|| (value.getClass().isArray() && Array.getLength(value) == 0)) {
-				throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' gave "
-						+ ((value == null) ? "null" : "no value") + "; every call must name the resource to lock "
-						+ "(if the expression names a parameter, compile with -parameters or use #p0)"));
-			}
-			if (hasNullElement(value)) {
-				throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' gave a "
-						+ "null element; every value of a collection or array names a resource to lock"));
 			}
 			keys.add(value);
 		}
 		return keys;
-	}
-
-	/**
-	 * Return whether a collection or an array holds {@code null}, which names no resource.
-	 */
-	private static boolean hasNullElement(Object value) {
-		if (value instanceof Collection<?> collection) {
-			// Iterated: contains(null) throws on the immutable collections of List.of and Set.of.
-			for (Object element : collection) {
-				if (element == null) {
-					return true;
-				}
-			}
-			return false;
-		}
-		if (value instanceof Object[] array) {
-			for (Object element : array) {
-				if (element == null) {
-					return true;
-				}
-			}
-		}
-		return false;
 	}
 
 	private static String inMethod(AdvisoryLockAttribute attribute, @Nullable String message) {

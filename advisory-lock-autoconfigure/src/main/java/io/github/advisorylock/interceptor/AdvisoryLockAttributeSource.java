@@ -28,13 +28,11 @@ import io.github.advisorylock.AdvisoryLocked;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
-import org.springframework.util.StringValueResolver;
 
 /**
  * Finds and parses {@link AdvisoryLocked @AdvisoryLocked} once per method and target class, validated by an
@@ -54,14 +52,12 @@ class AdvisoryLockAttributeSource {
 
 	/**
 	 * Create a new source.
-	 * @param evaluator parses the key expressions, so that a bad one fails at startup
-	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null} for none
-	 * @param beanFactory tells whether a {@code dataSource} name is a {@code DataSource} bean's, or {@code null}
+	 * @param evaluator tells which key expressions merely name a parameter
+	 * @param validator validates each annotation when it is parsed
 	 */
-	AdvisoryLockAttributeSource(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver,
-			@Nullable BeanFactory beanFactory) {
+	AdvisoryLockAttributeSource(LockKeyExpressionEvaluator evaluator, AdvisoryLockAttributeValidator validator) {
 		this.evaluator = evaluator;
-		this.validator = new AdvisoryLockAttributeValidator(evaluator, valueResolver, beanFactory);
+		this.validator = validator;
 	}
 
 	/**

@@ -95,16 +95,17 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	}
 
 	/**
-	 * Build the interceptor and its two advisors, once for every bean, as {@code AsyncAnnotationBeanPostProcessor}
-	 * does: with the bean factory when there is one, so that key expressions can name beans and timeouts can hold
-	 * placeholders.
+	 * Build the key expression evaluator, the attribute source with its validator, the interceptor they are handed to,
+	 * and its two advisors, once for every bean, as {@code AsyncAnnotationBeanPostProcessor} does: with the bean
+	 * factory when there is one, so that key expressions can name beans and timeouts can hold placeholders.
 	 */
 	private void initAdvisors(@Nullable BeanFactory beanFactory) {
 		EmbeddedValueResolver valueResolver = (beanFactory instanceof ConfigurableBeanFactory configurable)
 				? new EmbeddedValueResolver(configurable) : null;
-		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, beanFactory,
-				valueResolver);
-		AdvisoryLockAttributeSource source = interceptor.getAttributeSource();
+		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
+		AdvisoryLockAttributeSource source = new AdvisoryLockAttributeSource(evaluator,
+				new AdvisoryLockAttributeValidator(evaluator, valueResolver, beanFactory));
+		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, source, evaluator);
 		this.attributeSource = source;
 		this.advisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.TRANSACTION),
 				interceptor);

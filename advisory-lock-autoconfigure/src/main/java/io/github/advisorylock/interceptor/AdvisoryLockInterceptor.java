@@ -24,8 +24,6 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.util.StringValueResolver;
 
 /**
  * AOP Alliance adapter of {@link AdvisoryLockAspectSupport}: takes the advisory locks of an
@@ -39,12 +37,12 @@ public class AdvisoryLockInterceptor extends AdvisoryLockAspectSupport implement
 	/**
 	 * Create the interceptor.
 	 * @param operations supplies the lock operations at the first call
-	 * @param beanFactory resolves {@code @bean} references in key expressions, or {@code null}
-	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null}
+	 * @param attributeSource finds the annotation of a method, parsed and validated once
+	 * @param evaluator evaluates the key expressions of a call
 	 */
-	public AdvisoryLockInterceptor(Supplier<AdvisoryLockOperations> operations, @Nullable BeanFactory beanFactory,
-			@Nullable StringValueResolver valueResolver) {
-		super(operations, beanFactory, valueResolver);
+	AdvisoryLockInterceptor(Supplier<AdvisoryLockOperations> operations, AdvisoryLockAttributeSource attributeSource,
+			LockKeyExpressionEvaluator evaluator) {
+		super(operations, attributeSource, evaluator);
 	}
 
 	@Override

@@ -47,17 +47,19 @@ record LockKeys(List<Long> keys, List<String> values) {
 	 * @param strategy the key derivation
 	 * @param maxKeys the most distinct keys allowed
 	 * @return the keys
-	 * @throws InvalidLockKeyException if there is no value, a value is null, empty or unsupported, or there are more
-	 * than {@code maxKeys} distinct keys
+	 * @throws InvalidLockKeyException if there is no value, a value is null, empty or unsupported (its
+	 * {@link InvalidLockKeyException#getKeyIndex() key index} tells which), or there are more than {@code maxKeys}
+	 * distinct keys
 	 */
 	static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
 		Map<Long, String> byKey = new TreeMap<>();
+		int index = 0;
 		for (Object value : values) {
-			for (Object element : expand(value)) {
+			for (Object element : expand(value, index)) {
 				if (element == null) {
-					throw new InvalidLockKeyException("Advisory lock key value must not be null");
+					throw new InvalidLockKeyException("Advisory lock key value must not be null", index, null);
 				}
-				byKey.putIfAbsent(strategy.key(namespace, element), render(element));
+				byKey.putIfAbsent(key(namespace, element, strategy, index), render(element));
 				if (byKey.size() > maxKeys) {
 					throw new InvalidLockKeyException("An advisory lock call in namespace '" + namespace + "' names more "
 							+ "than " + maxKeys + " distinct keys, the limit set by advisory-lock.max-keys: lock a "
@@ -65,6 +67,7 @@ record LockKeys(List<Long> keys, List<String> values) {
 							+ "table, sized by max_locks_per_transaction)");
 				}
 			}
+			index++;
 		}
 		if (byKey.isEmpty()) {
 			throw new InvalidLockKeyException(
@@ -76,21 +79,39 @@ record LockKeys(List<Long> keys, List<String> values) {
 	/**
 	 * Return the elements of a collection or array, or the value itself.
 	 */
-	private static Iterable<?> expand(@Nullable Object value) {
+	private static Iterable<?> expand(@Nullable Object value, int index) {
 		if (value instanceof Collection<?> collection) {
 			if (collection.isEmpty()) {
-				throw new InvalidLockKeyException("Advisory lock key collection must not be empty");
+				throw new InvalidLockKeyException("Advisory lock key collection must not be empty", index, null);
 			}
 			return collection;
 		}
 		if (value != null && value.getClass().isArray()) {
 			Object[] array = ObjectUtils.toObjectArray(value);
 			if (array.length == 0) {
-				throw new InvalidLockKeyException("Advisory lock key array must not be empty");
+				throw new InvalidLockKeyException("Advisory lock key array must not be empty", index, null);
 			}
 			return Arrays.asList(array);
 		}
 		return Collections.singletonList(value);
+	}
+
+	/**
+	 * Derive the key of a value, telling in the strategy's refusal which value of the call it refused.
+	 */
+	private static long key(String namespace, Object value, LockKeyStrategy strategy, int index) {
+		try {
+			return strategy.key(namespace, value);
+		}
+		catch (InvalidLockKeyException ex) {
+			if (ex.getKeyIndex() == index) {
+				throw ex;
+			}
+			InvalidLockKeyException refused = new InvalidLockKeyException(String.valueOf(ex.getMessage()), index,
+					ex.getCause());
+			refused.setStackTrace(ex.getStackTrace());
+			throw refused;
+		}
 	}
 
 	private static String render(Object value) {

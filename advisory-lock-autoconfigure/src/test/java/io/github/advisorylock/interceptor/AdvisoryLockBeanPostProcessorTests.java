@@ -102,7 +102,8 @@ class AdvisoryLockBeanPostProcessorTests {
 	}
 
 	private static AdvisoryLockAttributeSource source() {
-		return new AdvisoryLockAttributeSource(new LockKeyExpressionEvaluator(null), null, null);
+		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(null);
+		return new AdvisoryLockAttributeSource(evaluator, new AdvisoryLockAttributeValidator(evaluator, null, null));
 	}
 
 	private static List<Advisor> advisors(Object proxy) {
