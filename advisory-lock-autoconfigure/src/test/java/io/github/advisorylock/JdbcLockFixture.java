@@ -59,6 +59,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterEachCallback {
 
+	/** Opens the data sources by name, handing each pool it makes to the function it is given, to be closed. */
 	private final Function<Function<HikariDataSource, DataSource>, Map<String, DataSource>> opener;
 
 	private Function<DataSource, ? extends DataSourceTransactionManager> transactionManagerFactory =
