@@ -27,10 +27,16 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
 
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
 /**
  * Two databases of the test server, for an application with two {@link DataSource}s: the test database, and a second
  * one made once per JVM. Advisory locks of one database are not those of the other, so where a lock was taken shows
- * in {@link #locksIn(DataSource)}.
+ * in {@link #locksIn(DataSource)}. An application context gets them as beans from {@link DataSources}, and a
+ * transaction manager for each from {@link TransactionManagers}.
  */
 public final class TwoDatabases {
 
@@ -102,6 +108,44 @@ public final class TwoDatabases {
 	 */
 	public static List<Long> keysIn(DataSource dataSource) {
 		return locksIn(dataSource).stream().filter(AdvisoryLock::granted).map(AdvisoryLock::key).toList();
+	}
+
+	/**
+	 * The two databases as the {@code DataSource} beans of an application: a pool of four connections on each, named
+	 * {@code first} and {@code second}, neither primary. The context closes them.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	public static class DataSources {
+
+		@Bean
+		HikariDataSource first() {
+			return TwoDatabases.first(4);
+		}
+
+		@Bean
+		HikariDataSource second() {
+			return TwoDatabases.second(4);
+		}
+
+	}
+
+	/**
+	 * A transaction manager for each of the {@link DataSources}: {@code firstTransactionManager} and
+	 * {@code secondTransactionManager}.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	public static class TransactionManagers {
+
+		@Bean
+		DataSourceTransactionManager firstTransactionManager(@Qualifier("first") DataSource first) {
+			return new DataSourceTransactionManager(first);
+		}
+
+		@Bean
+		DataSourceTransactionManager secondTransactionManager(@Qualifier("second") DataSource second) {
+			return new DataSourceTransactionManager(second);
+		}
+
 	}
 
 }

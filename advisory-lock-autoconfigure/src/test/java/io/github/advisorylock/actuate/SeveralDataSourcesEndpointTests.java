@@ -67,7 +67,7 @@ class SeveralDataSourcesEndpointTests {
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
 				AdvisoryLockEndpointAutoConfiguration.class))
 		.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
-		.withUserConfiguration(TwoDataSources.class);
+		.withUserConfiguration(TwoDatabases.DataSources.class);
 
 	private final long key = AdvisoryLockKeys.of("several-endpoint", UUID.randomUUID().toString());
 
@@ -139,21 +139,6 @@ class SeveralDataSourcesEndpointTests {
 			.stream()
 			.collect(Collectors.toMap((operation) -> operation.getRequestPredicate().getPath(),
 					(operation) -> operation));
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class TwoDataSources {
-
-		@Bean
-		HikariDataSource first() {
-			return TwoDatabases.first(2);
-		}
-
-		@Bean
-		HikariDataSource second() {
-			return TwoDatabases.second(2);
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)

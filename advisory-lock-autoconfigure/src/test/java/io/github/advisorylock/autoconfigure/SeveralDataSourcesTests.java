@@ -22,7 +22,6 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
@@ -48,7 +47,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Propagation;
@@ -73,7 +71,7 @@ class SeveralDataSourcesTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class))
-		.withUserConfiguration(TwoDataSources.class, Locked.class);
+		.withUserConfiguration(TwoDatabases.DataSources.class, TwoDatabases.TransactionManagers.class, Locked.class);
 
 	private final String value = UUID.randomUUID().toString();
 
@@ -229,31 +227,6 @@ class SeveralDataSourcesTests {
 
 		static Seen now(DataSource first, DataSource second) {
 			return new Seen(TwoDatabases.keysIn(first), TwoDatabases.keysIn(second));
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class TwoDataSources {
-
-		@Bean
-		HikariDataSource first() {
-			return TwoDatabases.first(4);
-		}
-
-		@Bean
-		HikariDataSource second() {
-			return TwoDatabases.second(4);
-		}
-
-		@Bean
-		DataSourceTransactionManager firstTransactionManager(@Qualifier("first") DataSource first) {
-			return new DataSourceTransactionManager(first);
-		}
-
-		@Bean
-		DataSourceTransactionManager secondTransactionManager(@Qualifier("second") DataSource second) {
-			return new DataSourceTransactionManager(second);
 		}
 
 	}

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -41,16 +42,13 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
-import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,8 +71,12 @@ abstract class AbstractLockContractTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
+	/** The topology under test, asked for in {@link #wire()}: one that is not installed aborts the test there. */
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.on(this::dataSource);
+
 	/** Server-side view of the locks, never through the topology under test. */
-	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+	private final PgLocks pgLocks = this.fixture.pgLocks();
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
@@ -99,21 +101,10 @@ abstract class AbstractLockContractTests {
 
 	@BeforeEach
 	void wire() {
-		this.dataSource = dataSource();
-		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
-		this.jdbc = new JdbcTemplate(this.dataSource);
-		this.locks = new AdvisoryLockTemplate(this.dataSource);
-	}
-
-	/**
-	 * Close what {@link #wire()} built, if it got that far: a topology that is not installed aborts the test in
-	 * {@link #dataSource()}, and the abort must stay a skip.
-	 */
-	@AfterEach
-	void closeInvocationConnections() throws Exception {
-		if (this.locks != null) {
-			this.locks.close();
-		}
+		this.dataSource = this.fixture.dataSource();
+		this.transaction = this.fixture.transaction();
+		this.jdbc = this.fixture.jdbc();
+		this.locks = this.fixture.locks();
 	}
 
 	private long key(Object value) {

@@ -26,10 +26,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockScope;
@@ -42,9 +42,9 @@ import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -79,8 +79,11 @@ class AdvisoryLockedInvocationScopeTests {
 
 	private static final long KEY = AdvisoryLockKeys.of(NAMESPACE, "job");
 
-	/** The application's pool, a Hikari pool from which the locks' own pool is derived. */
-	private final HikariDataSource pool = TestDatabase.get().newDataSource(4);
+	/** The application's pool of four, a Hikari pool from which the locks' own pool is derived. */
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.newPool(4);
+
+	private final DataSource pool = this.fixture.dataSource();
 
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
@@ -91,11 +94,6 @@ class AdvisoryLockedInvocationScopeTests {
 		.withBean(DataSource.class, () -> this.pool)
 		.withPropertyValues("advisory-lock.invocation.heartbeat=500ms")
 		.withUserConfiguration(Jobs.class);
-
-	@AfterEach
-	void closePool() {
-		this.pool.close();
-	}
 
 	@Test
 	void jobWithoutTransactionalHoldsTheLockOnAConnectionOfItsOwn() {

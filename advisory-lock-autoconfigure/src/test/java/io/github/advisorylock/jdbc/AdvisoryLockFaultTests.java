@@ -37,6 +37,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
@@ -82,16 +83,19 @@ class AdvisoryLockFaultTests {
 	/** Longer than {@link PgLocks#HANG_TIMEOUT}: a failure seen within it did not wait for the lock timeout. */
 	private static final Duration LONG_TIMEOUT = Duration.ofSeconds(120);
 
-	private final DataSource dataSource = TestDatabase.get().dataSource();
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.on(TestDatabase.get().dataSource())
+		.withTransactionManager(JdbcTransactionManager::new);
 
-	private final PgLocks pgLocks = new PgLocks(this.dataSource);
+	private final DataSource dataSource = this.fixture.dataSource();
 
-	private final TransactionTemplate transaction = new TransactionTemplate(
-			new JdbcTransactionManager(this.dataSource));
+	private final PgLocks pgLocks = this.fixture.pgLocks();
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
+	private final TransactionTemplate transaction = this.fixture.transaction();
 
-	private final JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
+
+	private final JdbcTemplate jdbc = this.fixture.jdbc();
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();

@@ -30,6 +30,7 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -71,14 +72,16 @@ class AdvisoryLockTemplateTests {
 	private final RecordingDataSource dataSource = new RecordingDataSource(
 			TestDatabase.get().dataSource());
 
-	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.on(this.dataSource);
 
-	private final TransactionTemplate transaction = new TransactionTemplate(
-			new DataSourceTransactionManager(this.dataSource));
+	private final PgLocks pgLocks = this.fixture.pgLocks();
 
-	private final JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+	private final TransactionTemplate transaction = this.fixture.transaction();
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
+	private final JdbcTemplate jdbc = this.fixture.jdbc();
+
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();

@@ -22,8 +22,10 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockBusyException;
@@ -36,9 +38,9 @@ import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -54,24 +56,19 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class InvocationScopeListenerTests {
 
-	private final HikariDataSource pool = TestDatabase.get().newDataSource(2);
-
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.pool);
-
 	private final Recording listener = new Recording();
 
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.newPool(2).withLockSettings((locks) -> {
+		locks.setHeartbeat(Duration.ofMillis(200));
+		locks.setListeners(List.of(this.listener));
+	});
+
+	private final DataSource pool = this.fixture.dataSource();
+
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
+
 	private final String namespace = "heard-" + UUID.randomUUID();
-
-	InvocationScopeListenerTests() {
-		this.locks.setHeartbeat(Duration.ofMillis(200));
-		this.locks.setListeners(List.of(this.listener));
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		this.locks.close();
-		this.pool.close();
-	}
 
 	private LockRequest invocation(Object... keys) {
 		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockLostException;
@@ -39,7 +40,6 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -61,28 +61,20 @@ class InvocationScopeSessionTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	private final HikariDataSource pool = TestDatabase.get().newDataSource(2);
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.newPool(2)
+		.withLockSettings((locks) -> locks.setHeartbeat(Duration.ofMillis(200)));
 
-	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+	private final PgLocks pgLocks = this.fixture.pgLocks();
 
-	private final JdbcTemplate observer = new JdbcTemplate(TestDatabase.get().dataSource());
+	private final JdbcTemplate observer = this.fixture.observer();
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.pool);
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
 
 	private final String namespace = "session-" + UUID.randomUUID();
-
-	InvocationScopeSessionTests() {
-		this.locks.setHeartbeat(Duration.ofMillis(200));
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		this.locks.close();
-		this.pool.close();
-	}
 
 	private long key(Object value) {
 		return AdvisoryLockKeys.of(this.namespace, value);

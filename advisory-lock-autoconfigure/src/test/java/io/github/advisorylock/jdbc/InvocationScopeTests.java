@@ -26,8 +26,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
@@ -45,7 +48,6 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -54,7 +56,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,18 +75,21 @@ class InvocationScopeTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	/** The application's pool: the work's transactions run here, never the locks. */
-	private final HikariDataSource pool = TestDatabase.get().newDataSource(2);
+	/** The application's pool of two: the work's transactions run here, never the locks. */
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.newPool(2).withLockSettings((locks) -> configure(locks, 4));
 
-	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+	private final DataSource pool = this.fixture.dataSource();
 
-	private final JdbcTemplate observer = new JdbcTemplate(TestDatabase.get().dataSource());
+	private final PgLocks pgLocks = this.fixture.pgLocks();
 
-	private final TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.pool));
+	private final JdbcTemplate observer = this.fixture.observer();
 
-	private final JdbcTemplate jdbc = new JdbcTemplate(this.pool);
+	private final TransactionTemplate transaction = this.fixture.transaction();
 
-	private final AdvisoryLockTemplate locks = template(4);
+	private final JdbcTemplate jdbc = this.fixture.jdbc();
+
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
@@ -94,16 +98,14 @@ class InvocationScopeTests {
 
 	private AdvisoryLockTemplate template(int maxConnections) {
 		AdvisoryLockTemplate template = new AdvisoryLockTemplate(this.pool);
-		template.setHeartbeat(Duration.ofMillis(200));
-		template.setMaxInvocationConnections(maxConnections);
-		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
+		configure(template, maxConnections);
 		return template;
 	}
 
-	@AfterEach
-	void close() throws Exception {
-		this.locks.close();
-		this.pool.close();
+	private static void configure(AdvisoryLockTemplate template, int maxConnections) {
+		template.setHeartbeat(Duration.ofMillis(200));
+		template.setMaxInvocationConnections(maxConnections);
+		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
 	}
 
 	private long key(Object value) {

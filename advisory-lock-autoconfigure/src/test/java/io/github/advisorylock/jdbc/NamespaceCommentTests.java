@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.test.LockHolder;
@@ -36,7 +37,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,16 +50,18 @@ class NamespaceCommentTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	private final DataSource dataSource = TestDatabase.get().dataSource();
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.on(TestDatabase.get().dataSource());
 
-	private final PgLocks pgLocks = new PgLocks(this.dataSource);
+	private final DataSource dataSource = this.fixture.dataSource();
 
-	private final JdbcTemplate observer = new JdbcTemplate(this.dataSource);
+	private final PgLocks pgLocks = this.fixture.pgLocks();
 
-	private final TransactionTemplate transaction = new TransactionTemplate(
-			new DataSourceTransactionManager(this.dataSource));
+	private final JdbcTemplate observer = this.fixture.observer();
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
+	private final TransactionTemplate transaction = this.fixture.transaction();
+
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();

@@ -23,6 +23,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
@@ -31,9 +32,9 @@ import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -54,28 +55,23 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SeveralDataSourcesTemplateTests {
 
-	private final HikariDataSource first = TwoDatabases.first(4);
+	/** A pool of four on each database; the lock template knows both, {@code first} by default. */
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.twoDatabases(4);
 
-	private final HikariDataSource second = TwoDatabases.second(4);
+	private final DataSource first = this.fixture.dataSource("first");
 
-	private final TransactionTemplate firstTransaction = new TransactionTemplate(
-			new DataSourceTransactionManager(this.first));
+	private final DataSource second = this.fixture.dataSource("second");
 
-	private final TransactionTemplate secondTransaction = new TransactionTemplate(
-			new DataSourceTransactionManager(this.second));
+	private final TransactionTemplate firstTransaction = this.fixture.transaction("first");
+
+	private final TransactionTemplate secondTransaction = this.fixture.transaction("second");
 
 	private final Map<String, DataSource> byName = TwoDatabases.byName(this.first, this.second);
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.byName, "first");
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
 
 	private final String namespace = "several-" + UUID.randomUUID();
-
-	@AfterEach
-	void close() throws Exception {
-		this.locks.close();
-		this.first.close();
-		this.second.close();
-	}
 
 	private long key(Object value) {
 		return AdvisoryLockKeys.of(this.namespace, value);

@@ -22,8 +22,10 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
-import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -33,10 +35,9 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -55,11 +56,14 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class TransactionLocksTests {
 
-	private final HikariDataSource pool = TestDatabase.get().newDataSource(4);
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.newPool(4);
 
-	private final DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(this.pool);
+	private final DataSource pool = this.fixture.dataSource();
 
-	private final TransactionTemplate outer = new TransactionTemplate(this.transactionManager);
+	private final DataSourceTransactionManager transactionManager = this.fixture.transactionManager();
+
+	private final TransactionTemplate outer = this.fixture.transaction();
 
 	private final TransactionTemplate requiresNew = propagation(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 
@@ -67,9 +71,9 @@ class TransactionLocksTests {
 
 	private final TransactionTemplate nested = propagation(TransactionDefinition.PROPAGATION_NESTED);
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.pool);
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
 
-	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+	private final PgLocks pgLocks = this.fixture.pgLocks();
 
 	private final String namespace = "suspended-" + UUID.randomUUID();
 
@@ -77,12 +81,6 @@ class TransactionLocksTests {
 		TransactionTemplate template = new TransactionTemplate(this.transactionManager);
 		template.setPropagationBehavior(behavior);
 		return template;
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		this.locks.close();
-		this.pool.close();
 	}
 
 	@Test

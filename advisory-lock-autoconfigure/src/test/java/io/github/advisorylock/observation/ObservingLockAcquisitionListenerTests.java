@@ -24,6 +24,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -44,6 +45,7 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -62,22 +64,25 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class ObservingLockAcquisitionListenerTests {
 
-	private final DataSource dataSource = TestDatabase.get().dataSource();
-
-	private final TransactionTemplate transaction = new TransactionTemplate(
-			new DataSourceTransactionManager(this.dataSource));
-
 	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	private final ObservationRegistry observations = ObservationRegistry.create();
 
-	private final AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.dataSource);
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.on(TestDatabase.get().dataSource())
+		.withLockSettings((locks) -> locks
+			.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations))));
+
+	private final DataSource dataSource = this.fixture.dataSource();
+
+	private final TransactionTemplate transaction = this.fixture.transaction();
+
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
 
 	private final String namespace = "observed-" + UUID.randomUUID();
 
 	ObservingLockAcquisitionListenerTests() {
 		this.observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(this.meters));
-		this.locks.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations)));
 	}
 
 	private Timer acquireTimer(String waitMode, String outcome) {

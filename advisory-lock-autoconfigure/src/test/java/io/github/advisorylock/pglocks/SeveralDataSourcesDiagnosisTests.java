@@ -23,19 +23,18 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.TwoDatabases;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
@@ -52,33 +51,23 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SeveralDataSourcesDiagnosisTests {
 
-	private final HikariDataSource first = TwoDatabases.first(2);
+	/** A pool of two on each database; the lock template knows both, {@code first} by default. */
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.twoDatabases(2).withLockSettings((locks) -> locks
+		.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1)))));
 
-	private final HikariDataSource second = TwoDatabases.second(2);
+	private final DataSource first = this.fixture.dataSource("first");
 
-	private final AdvisoryLockTemplate locks = template();
+	private final DataSource second = this.fixture.dataSource("second");
 
-	private final TransactionTemplate secondTransaction = new TransactionTemplate(
-			new DataSourceTransactionManager(this.second));
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
+
+	private final TransactionTemplate secondTransaction = this.fixture.transaction("second");
 
 	private final String namespace = "several-diagnosis-" + UUID.randomUUID();
 
 	/** The key every test holds on the second database: value 1 of the namespace. */
 	private final long heldKey = AdvisoryLockKeys.of(this.namespace, 1);
-
-	private AdvisoryLockTemplate template() {
-		AdvisoryLockTemplate template = new AdvisoryLockTemplate(TwoDatabases.byName(this.first, this.second),
-				"first");
-		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
-		return template;
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		this.locks.close();
-		this.first.close();
-		this.second.close();
-	}
 
 	@Test
 	void aTryNamesTheHolderOnTheSecondDatabase() {
