@@ -27,23 +27,32 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The key derivation: a namespace and a value to the signed 64-bit key of {@code pg_advisory_xact_lock(bigint)}.
+ * The key derivation: a namespace and a value to the signed 64-bit key of
+ * {@code pg_advisory_xact_lock(bigint)}.
  *
- * <p>{@code key = first 8 bytes of SHA-256(UTF-8(namespace + ":" + text(value))), big-endian, signed}. Any language
- * computes the same key, so other services can take the same lock:
+ * <p>
+ * {@code key = first 8 bytes of SHA-256(UTF-8(namespace + ":" + text(value))), big-endian, signed}.
+ * Any language computes the same key, so other services can take the same lock:
  * <ul>
- * <li>Python: {@code int.from_bytes(hashlib.sha256(f"{ns}:{value}".encode()).digest()[:8], "big", signed=True)}</li>
- * <li>Node: {@code crypto.createHash("sha256").update(`${ns}:${value}`).digest().readBigInt64BE(0)}</li>
- * <li>PostgreSQL 11+: {@value #SQL_EXPRESSION}, with {@code $1} the namespace and {@code $2} the value as text.</li>
+ * <li>Python:
+ * {@code int.from_bytes(hashlib.sha256(f"{ns}:{value}".encode()).digest()[:8], "big",
+ * signed=True)}</li>
+ * <li>Node:
+ * {@code crypto.createHash("sha256").update(`${ns}:${value}`).digest().readBigInt64BE(0)}</li>
+ * <li>PostgreSQL 11+: {@value #SQL_EXPRESSION}, with {@code $1} the namespace and
+ * {@code $2} the value as text.</li>
  * </ul>
  *
- * <p>{@code text(value)} is a {@link CharSequence} as is, a {@link UUID} in its canonical lower-case form, a
- * {@link Byte}, {@link Short}, {@link Integer}, {@link Long} or {@link BigInteger} in decimal, and an {@link Enum} by
- * its {@link Enum#name() name}. Other types (floating point numbers, dates, records, arbitrary objects) are refused
- * with {@link InvalidLockKeyException}, because their text form is not the same in every language: convert them
- * explicitly in the key expression, and for a record name its component ({@code #cmd.userId()}), since its
- * {@code toString()} carries Java's class and component names. So is a text holding a lone UTF-16 surrogate: it has
- * no UTF-8 form, and each language would substitute something different for it.
+ * <p>
+ * {@code text(value)} is a {@link CharSequence} as is, a {@link UUID} in its canonical
+ * lower-case form, a {@link Byte}, {@link Short}, {@link Integer}, {@link Long} or
+ * {@link BigInteger} in decimal, and an {@link Enum} by its {@link Enum#name() name}.
+ * Other types (floating point numbers, dates, records, arbitrary objects) are refused
+ * with {@link InvalidLockKeyException}, because their text form is not the same in every
+ * language: convert them explicitly in the key expression, and for a record name its
+ * component ({@code #cmd.userId()}), since its {@code toString()} carries Java's class
+ * and component names. So is a text holding a lone UTF-16 surrogate: it has no UTF-8
+ * form, and each language would substitute something different for it.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -52,20 +61,21 @@ import org.jspecify.annotations.Nullable;
 public final class AdvisoryLockKeys {
 
 	/**
-	 * The SQL expression that computes {@link #of(String, Object)} in PostgreSQL 11 or later, with {@code $1} the
-	 * namespace and {@code $2} the value as text.
+	 * The SQL expression that computes {@link #of(String, Object)} in PostgreSQL 11 or
+	 * later, with {@code $1} the namespace and {@code $2} the value as text.
 	 */
 	public static final String SQL_EXPRESSION = "('x' || left(encode(sha256(convert_to($1 || ':' || $2, 'UTF8')), "
 			+ "'hex'), 16))::bit(64)::bigint";
 
 	/**
-	 * The longest text of one key value in this library's messages and log lines, and the endpoint's labels: longer
-	 * ones are cut and end with "...".
+	 * The longest text of one key value in this library's messages and log lines, and the
+	 * endpoint's labels: longer ones are cut and end with "...".
 	 */
 	public static final int MAX_PRINTED_LENGTH = 160;
 
 	/**
-	 * One digest per thread: looking one up costs more than the hash of a short key. {@code digest()} resets it.
+	 * One digest per thread: looking one up costs more than the hash of a short key.
+	 * {@code digest()} resets it.
 	 */
 	private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(AdvisoryLockKeys::sha256);
 
@@ -77,16 +87,18 @@ public final class AdvisoryLockKeys {
 	 * @param namespace the namespace, not blank
 	 * @param value the value; see the class documentation for the supported types
 	 * @return the key
-	 * @throws IllegalArgumentException if the namespace is blank or holds a lone surrogate
-	 * @throws InvalidLockKeyException if the value is {@code null}, of an unsupported type, or a text holding a lone
+	 * @throws IllegalArgumentException if the namespace is blank or holds a lone
 	 * surrogate
+	 * @throws InvalidLockKeyException if the value is {@code null}, of an unsupported
+	 * type, or a text holding a lone surrogate
 	 */
 	public static long of(String namespace, @Nullable Object value) {
 		if (namespace == null || namespace.isBlank()) {
 			throw new IllegalArgumentException("Advisory lock namespace must not be blank");
 		}
 		String text = text(value);
-		// getBytes would silently turn a lone surrogate into '?', a key no other language derives.
+		// getBytes would silently turn a lone surrogate into '?', a key no other language
+		// derives.
 		int loneInNamespace = loneSurrogateAt(namespace);
 		if (loneInNamespace >= 0) {
 			throw new IllegalArgumentException("Advisory lock namespace holds a lone UTF-16 surrogate at index "
@@ -122,7 +134,8 @@ public final class AdvisoryLockKeys {
 	 * Return the text that represents a key value in the derivation.
 	 * @param value the value
 	 * @return its text form
-	 * @throws InvalidLockKeyException if the value is {@code null} or of an unsupported type
+	 * @throws InvalidLockKeyException if the value is {@code null} or of an unsupported
+	 * type
 	 */
 	public static String text(@Nullable Object value) {
 		if (value instanceof CharSequence || value instanceof UUID || value instanceof Byte || value instanceof Short
@@ -146,11 +159,12 @@ public final class AdvisoryLockKeys {
 	}
 
 	/**
-	 * Return a text as this library prints a key value in its messages and log lines: line breaks, other control
-	 * characters and Unicode line separators escaped (as {@code \n}, or <code>&#92;u0007</code>), so that a value
-	 * cannot start a log line of its own, and cut to {@link #MAX_PRINTED_LENGTH} characters, ending with "...", so
-	 * that a huge one cannot flood a message. Only what is printed is cut: the derivation, and the key values an
-	 * exception carries, keep the whole text.
+	 * Return a text as this library prints a key value in its messages and log lines:
+	 * line breaks, other control characters and Unicode line separators escaped (as
+	 * {@code \n}, or <code>&#92;u0007</code>), so that a value cannot start a log line of
+	 * its own, and cut to {@link #MAX_PRINTED_LENGTH} characters, ending with "...", so
+	 * that a huge one cannot flood a message. Only what is printed is cut: the
+	 * derivation, and the key values an exception carries, keep the whole text.
 	 * @param text the text of a key value (see {@link #text(Object)})
 	 * @return the printable text, at most {@link #MAX_PRINTED_LENGTH} characters long
 	 * @since 0.1.0
@@ -166,8 +180,9 @@ public final class AdvisoryLockKeys {
 	}
 
 	/**
-	 * Return how this library names a lock in its messages and log lines: {@code namespace:[value, ...]}, the
-	 * namespace and each value {@link #printable(String) printable}.
+	 * Return how this library names a lock in its messages and log lines:
+	 * {@code namespace:[value, ...]}, the namespace and each value
+	 * {@link #printable(String) printable}.
 	 * @param namespace the namespace
 	 * @param values the text of the key values
 	 * @return the printable name
@@ -182,9 +197,10 @@ public final class AdvisoryLockKeys {
 	}
 
 	/**
-	 * Append the printable form of the text's characters as long as it stays within the limit, never splitting an
-	 * escape or a surrogate pair.
-	 * @return the index of the first character not appended, the text's length when all were
+	 * Append the printable form of the text's characters as long as it stays within the
+	 * limit, never splitting an escape or a surrogate pair.
+	 * @return the index of the first character not appended, the text's length when all
+	 * were
 	 */
 	private static int appendPrintable(String text, StringBuilder printed, int limit) {
 		int i = 0;
@@ -214,8 +230,8 @@ public final class AdvisoryLockKeys {
 			case '\r' -> "\\r";
 			case '\t' -> "\\t";
 			default -> (Character.isISOControl(c) || Character.getType(c) == Character.LINE_SEPARATOR
-					|| Character.getType(c) == Character.PARAGRAPH_SEPARATOR)
-							? String.format("\\u%04x", (int) c) : null;
+					|| Character.getType(c) == Character.PARAGRAPH_SEPARATOR) ? String.format("\\u%04x", (int) c)
+							: null;
 		};
 	}
 

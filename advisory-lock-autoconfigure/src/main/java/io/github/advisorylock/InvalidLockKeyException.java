@@ -19,11 +19,12 @@ package io.github.advisorylock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when a lock key cannot be used: a key expression gave {@code null}, an empty collection, a collection holding
- * {@code null}, or a value of an unsupported type, or it threw (the exception is the cause), or a call names more
- * distinct keys than {@code advisory-lock.max-keys} allows. For an {@link AdvisoryLocked @AdvisoryLocked} method,
- * the message names the method and the key expression. Where one key value of a {@link LockRequest} was refused,
- * {@link #getKeyIndex()} tells which.
+ * Thrown when a lock key cannot be used: a key expression gave {@code null}, an empty
+ * collection, a collection holding {@code null}, or a value of an unsupported type, or it
+ * threw (the exception is the cause), or a call names more distinct keys than
+ * {@code advisory-lock.max-keys} allows. For an {@link AdvisoryLocked @AdvisoryLocked}
+ * method, the message names the method and the key expression. Where one key value of a
+ * {@link LockRequest} was refused, {@link #getKeyIndex()} tells which.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -55,8 +56,8 @@ public class InvalidLockKeyException extends IllegalArgumentException {
 	/**
 	 * Create a new instance for one refused key value.
 	 * @param message what is wrong with the key and how to fix it
-	 * @param keyIndex the index of the refused value among the {@link LockRequest#keys() keys} of the request, or
-	 * {@code -1} if the failure concerns no single one
+	 * @param keyIndex the index of the refused value among the {@link LockRequest#keys()
+	 * keys} of the request, or {@code -1} if the failure concerns no single one
 	 * @param cause the underlying failure, or {@code null}
 	 * @since 0.1.0
 	 */
@@ -66,12 +67,14 @@ public class InvalidLockKeyException extends IllegalArgumentException {
 	}
 
 	/**
-	 * Return the index of the refused value among the {@link LockRequest#keys() keys} of the request: the one that
-	 * is {@code null}, an empty collection or array, a value the key derivation refused, or a collection or array
-	 * holding {@code null} or such a value. {@code -1} when the failure concerns no single value: the request names no
+	 * Return the index of the refused value among the {@link LockRequest#keys() keys} of
+	 * the request: the one that is {@code null}, an empty collection or array, a value
+	 * the key derivation refused, or a collection or array holding {@code null} or such a
+	 * value. {@code -1} when the failure concerns no single value: the request names no
 	 * key, or more distinct keys than {@code advisory-lock.max-keys} allows. For an
-	 * {@link AdvisoryLocked @AdvisoryLocked} method, the keys of the request are the values of its key expressions, so
-	 * the index is that of the expression, also when the expression itself failed.
+	 * {@link AdvisoryLocked @AdvisoryLocked} method, the keys of the request are the
+	 * values of its key expressions, so the index is that of the expression, also when
+	 * the expression itself failed.
 	 * @return the index, or {@code -1}
 	 * @since 0.1.0
 	 */

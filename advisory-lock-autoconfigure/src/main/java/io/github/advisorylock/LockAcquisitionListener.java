@@ -21,14 +21,18 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Told about each acquisition of {@link AdvisoryLockOperations} (and so of every {@link AdvisoryLocked @AdvisoryLocked}
- * call): the seam for metrics, tracing and the key labels of the Actuator endpoint, so that taking locks depends on
- * none of them. Define a bean of this type and the auto-configured operations tell it.
+ * Told about each acquisition of {@link AdvisoryLockOperations} (and so of every
+ * {@link AdvisoryLocked @AdvisoryLocked} call): the seam for metrics, tracing and the key
+ * labels of the Actuator endpoint, so that taking locks depends on none of them. Define a
+ * bean of this type and the auto-configured operations tell it.
  *
- * <p>Called on the caller's thread, inside its transaction (for an invocation scope, before the call's own connection
- * has any), on every acquisition; {@link Acquisition#released} of a lost invocation-scoped lock comes from whichever
- * thread found the loss, often a heartbeat's. Implementations must be cheap and must not throw. One that throws anyway is
- * logged (at WARN, once per listener class) and skipped: the other listeners are still told, and the caller's call is not affected.
+ * <p>
+ * Called on the caller's thread, inside its transaction (for an invocation scope, before
+ * the call's own connection has any), on every acquisition; {@link Acquisition#released}
+ * of a lost invocation-scoped lock comes from whichever thread found the loss, often a
+ * heartbeat's. Implementations must be cheap and must not throw. One that throws anyway
+ * is logged (at WARN, once per listener class) and skipped: the other listeners are still
+ * told, and the caller's call is not affected.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -44,7 +48,8 @@ public interface LockAcquisitionListener {
 	 * @param waitMode block, try or skip
 	 * @param keys the distinct 64-bit keys, ascending
 	 * @param values the text of the value each key was derived from, in the same order
-	 * @return told how the acquisition ended; {@link Acquisition#IGNORED} if the listener does not care
+	 * @return told how the acquisition ended; {@link Acquisition#IGNORED} if the listener
+	 * does not care
 	 */
 	Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 			List<String> values);
@@ -62,16 +67,19 @@ public interface LockAcquisitionListener {
 		/**
 		 * Called once when the acquisition ends, before any diagnosis of a busy lock.
 		 * @param outcome how it ended
-		 * @param error the failure for {@link Outcome#TIMEOUT} (the driver's) and {@link Outcome#ERROR}, otherwise
-		 * {@code null}
+		 * @param error the failure for {@link Outcome#TIMEOUT} (the driver's) and
+		 * {@link Outcome#ERROR}, otherwise {@code null}
 		 */
 		void finished(Outcome outcome, @Nullable Throwable error);
 
 		/**
-		 * Called once when the locks of an {@link LockScope#INVOCATION invocation-scoped} acquisition end: when the
-		 * call returns or throws, or earlier, when a failed heartbeat showed them lost. Transaction-scoped locks end
-		 * with their transaction, which a listener follows with a {@code TransactionSynchronization}.
-		 * @param lost whether they were lost while the call ran, rather than released at its end
+		 * Called once when the locks of an {@link LockScope#INVOCATION invocation-scoped}
+		 * acquisition end: when the call returns or throws, or earlier, when a failed
+		 * heartbeat showed them lost. Transaction-scoped locks end with their
+		 * transaction, which a listener follows with a
+		 * {@code TransactionSynchronization}.
+		 * @param lost whether they were lost while the call ran, rather than released at
+		 * its end
 		 */
 		default void released(boolean lost) {
 		}
@@ -89,7 +97,9 @@ public interface LockAcquisitionListener {
 		/** A {@code TRY} found a lock held. */
 		BUSY,
 
-		/** A {@code SKIP} found a lock held: the work did not run, and nothing is held. */
+		/**
+		 * A {@code SKIP} found a lock held: the work did not run, and nothing is held.
+		 */
 		SKIPPED,
 
 		/** A {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}). */

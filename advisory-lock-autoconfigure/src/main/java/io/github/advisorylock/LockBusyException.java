@@ -25,17 +25,21 @@ import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.util.StringUtils;
 
 /**
- * Thrown when an advisory lock was not acquired: {@link WaitMode#TRY} found it held, or {@link WaitMode#BLOCK} waited
- * past its timeout (PostgreSQL's SQLSTATE {@code 55P03}).
+ * Thrown when an advisory lock was not acquired: {@link WaitMode#TRY} found it held, or
+ * {@link WaitMode#BLOCK} waited past its timeout (PostgreSQL's SQLSTATE {@code 55P03}).
  *
- * <p>As a {@link CannotAcquireLockException} it is caught by code that already handles Spring's lock failures. The
- * transaction it was thrown in should be rolled back: after a timeout PostgreSQL has aborted it, and after a failed
- * {@code TRY} of several keys, the keys acquired before the busy one stay held until the transaction ends.
+ * <p>
+ * As a {@link CannotAcquireLockException} it is caught by code that already handles
+ * Spring's lock failures. The transaction it was thrown in should be rolled back: after a
+ * timeout PostgreSQL has aborted it, and after a failed {@code TRY} of several keys, the
+ * keys acquired before the busy one stay held until the transaction ends.
  *
- * <p>When the template diagnoses busy locks (the default under Spring Boot), the exception also names the sessions
- * that held the lock ({@link #getHolders()}), and its message prints them. A diagnosis that failed or was skipped
- * never replaces this exception: its reason is in the message, and its exception, if any, is
- * {@linkplain #getSuppressed() suppressed} here.
+ * <p>
+ * When the template diagnoses busy locks (the default under Spring Boot), the exception
+ * also names the sessions that held the lock ({@link #getHolders()}), and its message
+ * prints them. A diagnosis that failed or was skipped never replaces this exception: its
+ * reason is in the message, and its exception, if any, is {@linkplain #getSuppressed()
+ * suppressed} here.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -58,7 +62,8 @@ public class LockBusyException extends CannotAcquireLockException {
 	 * @param keyValues the key values as rendered for the key derivation
 	 * @param keys the 64-bit keys, in acquisition order
 	 * @param timeout the timeout that ran out, or {@code null} for {@link WaitMode#TRY}
-	 * @param cause the timeout reported by the driver, or {@code null} for {@link WaitMode#TRY}
+	 * @param cause the timeout reported by the driver, or {@code null} for
+	 * {@link WaitMode#TRY}
 	 */
 	public LockBusyException(String namespace, List<String> keyValues, List<Long> keys, @Nullable Duration timeout,
 			@Nullable Throwable cause) {
@@ -71,8 +76,10 @@ public class LockBusyException extends CannotAcquireLockException {
 	 * @param keyValues the key values as rendered for the key derivation
 	 * @param keys the 64-bit keys, in acquisition order
 	 * @param timeout the timeout that ran out, or {@code null} for {@link WaitMode#TRY}
-	 * @param cause the timeout reported by the driver, or {@code null} for {@link WaitMode#TRY}
-	 * @param holders the sessions found holding the lock, or {@code null} if they were not diagnosed
+	 * @param cause the timeout reported by the driver, or {@code null} for
+	 * {@link WaitMode#TRY}
+	 * @param holders the sessions found holding the lock, or {@code null} if they were
+	 * not diagnosed
 	 * @param notDiagnosed why the holders were not diagnosed, or {@code null}
 	 * @since 0.1.0
 	 */
@@ -86,15 +93,15 @@ public class LockBusyException extends CannotAcquireLockException {
 		this.holders = (holders != null) ? List.copyOf(holders) : null;
 	}
 
-	private static String message(String namespace, List<String> keyValues, List<Long> keys,
-			@Nullable Duration timeout, @Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed) {
+	private static String message(String namespace, List<String> keyValues, List<Long> keys, @Nullable Duration timeout,
+			@Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed) {
 		String what = "Advisory lock " + AdvisoryLockKeys.printable(namespace, keyValues) + " (keys " + keys + ")";
 		String message = (timeout != null) ? what + " not acquired within " + timeout.toMillis() + "ms"
 				: what + " is held by another transaction (TRY)";
 		if (holders != null) {
 			message += holders.isEmpty() ? "; no holder found any more (its transaction has ended since)"
-					: "; held by " + StringUtils.collectionToDelimitedString(
-							holders.stream().map(LockHolderInfo::describe).toList(), ", ");
+					: "; held by " + StringUtils
+						.collectionToDelimitedString(holders.stream().map(LockHolderInfo::describe).toList(), ", ");
 		}
 		if (notDiagnosed != null) {
 			message += "; holders not diagnosed: " + notDiagnosed;
@@ -135,8 +142,10 @@ public class LockBusyException extends CannotAcquireLockException {
 	}
 
 	/**
-	 * Return the sessions that held the lock a moment after the call failed, oldest transaction first.
-	 * @return the holders; empty when they were not diagnosed (see {@link #isDiagnosed()}) or had gone already
+	 * Return the sessions that held the lock a moment after the call failed, oldest
+	 * transaction first.
+	 * @return the holders; empty when they were not diagnosed (see
+	 * {@link #isDiagnosed()}) or had gone already
 	 */
 	public List<LockHolderInfo> getHolders() {
 		return (this.holders != null) ? this.holders : List.of();

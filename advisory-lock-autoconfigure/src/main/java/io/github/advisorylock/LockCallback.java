@@ -29,7 +29,8 @@ public interface LockCallback<T extends @Nullable Object> {
 
 	/**
 	 * Do the work while the locks are held.
-	 * @param handle the held locks, to {@link LockHandle#checkHeld() check} at safe points of long work
+	 * @param handle the held locks, to {@link LockHandle#checkHeld() check} at safe
+	 * points of long work
 	 * @return the result, or {@code null}
 	 */
 	T doWithLock(LockHandle handle);

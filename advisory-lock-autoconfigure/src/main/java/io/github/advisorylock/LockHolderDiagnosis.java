@@ -24,11 +24,14 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Names the sessions that hold a lock a call could not take, for the message of its {@link LockBusyException}. Asked
- * on the failure path only, never on a successful acquisition.
+ * Names the sessions that hold a lock a call could not take, for the message of its
+ * {@link LockBusyException}. Asked on the failure path only, never on a successful
+ * acquisition.
  *
- * <p>The auto-configuration sets one that reads {@code pg_locks}
- * ({@code io.github.advisorylock.pglocks.PgLocksHolderDiagnosis}); a bean of this type replaces it.
+ * <p>
+ * The auto-configuration sets one that reads {@code pg_locks}
+ * ({@code io.github.advisorylock.pglocks.PgLocksHolderDiagnosis}); a bean of this type
+ * replaces it.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -36,8 +39,9 @@ import org.jspecify.annotations.Nullable;
 public interface LockHolderDiagnosis {
 
 	/**
-	 * Diagnose a lock found held on a connection that can still run a query: the caller's after a
-	 * {@link WaitMode#TRY}, or an invocation-scoped lock's after its transaction was rolled back.
+	 * Diagnose a lock found held on a connection that can still run a query: the caller's
+	 * after a {@link WaitMode#TRY}, or an invocation-scoped lock's after its transaction
+	 * was rolled back.
 	 * @param connection the connection
 	 * @param keys the keys found held
 	 * @param mode the mode requested
@@ -46,12 +50,14 @@ public interface LockHolderDiagnosis {
 	Diagnosis onConnection(Connection connection, List<Long> keys, LockMode mode);
 
 	/**
-	 * Diagnose a {@link WaitMode#BLOCK} that ran out of time: PostgreSQL has aborted the caller's transaction, so
-	 * its connection can run nothing until the rollback, and the diagnosis must ask the server on another.
-	 * @param dataSource the {@code DataSource} the caller's connection is of, which tells the server to ask where
-	 * the application has several
+	 * Diagnose a {@link WaitMode#BLOCK} that ran out of time: PostgreSQL has aborted the
+	 * caller's transaction, so its connection can run nothing until the rollback, and the
+	 * diagnosis must ask the server on another.
+	 * @param dataSource the {@code DataSource} the caller's connection is of, which tells
+	 * the server to ask where the application has several
 	 * @param caller the caller's connection, to tell its own locks apart
-	 * @param keys the keys the call was waiting for: the one found held and those after it
+	 * @param keys the keys the call was waiting for: the one found held and those after
+	 * it
 	 * @param mode the mode requested
 	 * @return what was found; never throws
 	 */
@@ -62,7 +68,8 @@ public interface LockHolderDiagnosis {
 	 *
 	 * @param holders the holders, or {@code null} if they were not diagnosed
 	 * @param notDiagnosed why not, or {@code null}
-	 * @param failure the exception of a failed diagnosis, or {@code null}; it is suppressed in the busy exception
+	 * @param failure the exception of a failed diagnosis, or {@code null}; it is
+	 * suppressed in the busy exception
 	 */
 	record Diagnosis(@Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed,
 			@Nullable Exception failure) {

@@ -21,21 +21,25 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A session that held an advisory lock another call could not acquire, as PostgreSQL's {@code pg_locks} and
- * {@code pg_stat_activity} described it a moment after the call failed.
+ * A session that held an advisory lock another call could not acquire, as PostgreSQL's
+ * {@code pg_locks} and {@code pg_stat_activity} described it a moment after the call
+ * failed.
  *
- * <p>The activity columns are {@code null} when PostgreSQL hides them: a role sees the state and wait event of other
- * roles' sessions only with {@code pg_read_all_stats}.
+ * <p>
+ * The activity columns are {@code null} when PostgreSQL hides them: a role sees the state
+ * and wait event of other roles' sessions only with {@code pg_read_all_stats}.
  *
  * @param pid the backend process id of the holding session
  * @param key the 64-bit key it holds
  * @param mode {@code ExclusiveLock} or {@code ShareLock}
  * @param applicationName the session's {@code application_name}, or {@code null}
- * @param state the session's state, such as {@code active} or {@code idle in transaction}, or {@code null}
+ * @param state the session's state, such as {@code active} or
+ * {@code idle in transaction}, or {@code null}
  * @param transactionAge how long the holder's transaction has been open, or {@code null}
- * @param waitEventType the type of event the holder waits for, such as {@code Client} or {@code Lock}, or
- * {@code null} when it waits for nothing
- * @param waitEvent the event the holder waits for, such as {@code ClientRead}, or {@code null}
+ * @param waitEventType the type of event the holder waits for, such as {@code Client} or
+ * {@code Lock}, or {@code null} when it waits for nothing
+ * @param waitEvent the event the holder waits for, such as {@code ClientRead}, or
+ * {@code null}
  * @author advisory-lock authors
  * @since 0.1.0
  * @see LockBusyException#getHolders()
@@ -45,7 +49,8 @@ public record LockHolderInfo(int pid, long key, String mode, @Nullable String ap
 
 	/**
 	 * Describe the holder in one line, for messages and logs.
-	 * @return for example {@code pid 4711 (application 'billing', idle in transaction, transaction open 3.2s,
+	 * @return for example
+	 * {@code pid 4711 (application 'billing', idle in transaction, transaction open 3.2s,
 	 * waiting for Client:ClientRead)}
 	 */
 	public String describe() {

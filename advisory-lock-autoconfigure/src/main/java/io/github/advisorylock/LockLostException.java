@@ -20,10 +20,12 @@ import java.util.List;
 import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
- * Thrown by {@link LockHandle#checkHeld()} and {@link AdvisoryLockOperations#checkHeld()} when an
- * {@link LockScope#INVOCATION invocation-scoped} lock was lost while its work runs: its connection failed a heartbeat,
- * was terminated, or the server restarted. Another instance may already hold the lock, so long work should stop at
- * its next safe point. There is no fencing: what the work did between the loss and this exception is not undone.
+ * Thrown by {@link LockHandle#checkHeld()} and {@link AdvisoryLockOperations#checkHeld()}
+ * when an {@link LockScope#INVOCATION invocation-scoped} lock was lost while its work
+ * runs: its connection failed a heartbeat, was terminated, or the server restarted.
+ * Another instance may already hold the lock, so long work should stop at its next safe
+ * point. There is no fencing: what the work did between the loss and this exception is
+ * not undone.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -38,7 +40,8 @@ public class LockLostException extends DataAccessResourceFailureException {
 	 * Create a new instance.
 	 * @param namespace the namespace of the lost lock
 	 * @param keyValues the text of its key values
-	 * @param cause what showed the loss: the heartbeat's failure, or the time without a confirmed heartbeat
+	 * @param cause what showed the loss: the heartbeat's failure, or the time without a
+	 * confirmed heartbeat
 	 */
 	public LockLostException(String namespace, List<String> keyValues, Throwable cause) {
 		super("Advisory lock " + AdvisoryLockKeys.printable(namespace, keyValues) + " was lost while its work ran ("

@@ -25,13 +25,15 @@ package io.github.advisorylock;
 public enum LockMode {
 
 	/**
-	 * One holder at a time ({@code pg_advisory_xact_lock}): writers of the protected rule.
+	 * One holder at a time ({@code pg_advisory_xact_lock}): writers of the protected
+	 * rule.
 	 */
 	EXCLUSIVE,
 
 	/**
-	 * Any number of shared holders at once, excluding exclusive ones ({@code pg_advisory_xact_lock_shared}): readers
-	 * that need the rule not to change under them.
+	 * Any number of shared holders at once, excluding exclusive ones
+	 * ({@code pg_advisory_xact_lock_shared}): readers that need the rule not to change
+	 * under them.
 	 */
 	SHARED
 

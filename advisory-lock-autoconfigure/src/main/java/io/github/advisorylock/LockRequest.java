@@ -27,8 +27,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A request for advisory locks: the namespace, the key values, the lock mode, the wait mode, the timeout, the scope and,
- * where the application has several {@code DataSource}s, the one to lock on.
+ * A request for advisory locks: the namespace, the key values, the lock mode, the wait
+ * mode, the timeout, the scope and, where the application has several
+ * {@code DataSource}s, the one to lock on.
  *
  * <pre class="code">
  * locks.lock(LockRequest.of("report", reportId).withMode(LockMode.SHARED).withTimeout(Duration.ofMillis(200)));
@@ -37,20 +38,24 @@ import org.springframework.util.Assert;
  * locks.lock(LockRequest.of("ledger", accountId).withDataSource("ledgerDataSource"));
  * </pre>
  *
- * <p>Instances are immutable: each {@code with...} method returns a copy.
+ * <p>
+ * Instances are immutable: each {@code with...} method returns a copy.
  *
- * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters, no NUL
- * character (which PostgreSQL's text cannot hold)
+ * @param namespace the namespace of the keys, not blank, at most
+ * {@link #MAX_NAMESPACE_LENGTH} characters, no NUL character (which PostgreSQL's text
+ * cannot hold)
  * @param keys the key values; each one value, or a collection or array of values
  * @param mode exclusive or shared
  * @param waitMode wait up to the timeout, try once, or skip the work when a lock is held
- * @param timeout how long {@link WaitMode#BLOCK} may wait (see {@link #checkTimeout}); {@code null} for the configured
- * default, and for {@link WaitMode#TRY} and {@link WaitMode#SKIP}, which never wait
- * @param scope whether the locks last as long as the current transaction (the default) or as the
- * {@link AdvisoryLockOperations#execute execute} call
- * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} to take the one the current
- * transaction is bound to (for {@link LockScope#INVOCATION}: the default one); needed only where transactions of
- * several {@code DataSource}s are bound at once, or to hold an invocation-scoped lock on another than the default
+ * @param timeout how long {@link WaitMode#BLOCK} may wait (see {@link #checkTimeout});
+ * {@code null} for the configured default, and for {@link WaitMode#TRY} and
+ * {@link WaitMode#SKIP}, which never wait
+ * @param scope whether the locks last as long as the current transaction (the default) or
+ * as the {@link AdvisoryLockOperations#execute execute} call
+ * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null}
+ * to take the one the current transaction is bound to (for {@link LockScope#INVOCATION}:
+ * the default one); needed only where transactions of several {@code DataSource}s are
+ * bound at once, or to hold an invocation-scoped lock on another than the default
  * @author advisory-lock authors
  * @since 0.1.0
  */
@@ -58,14 +63,16 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		@Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
 
 	/**
-	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of milliseconds.
+	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of
+	 * milliseconds.
 	 */
 	public static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
 	/**
-	 * The longest namespace, in characters ({@link String#length()}). A namespace names a rule, not a resource: it
-	 * becomes a metric tag, a part of the statement's SQL comment and of every message about the lock, so it is kept
-	 * to a few words. {@code @AdvisoryLocked} checks it at startup.
+	 * The longest namespace, in characters ({@link String#length()}). A namespace names a
+	 * rule, not a resource: it becomes a metric tag, a part of the statement's SQL
+	 * comment and of every message about the lock, so it is kept to a few words.
+	 * {@code @AdvisoryLocked} checks it at startup.
 	 */
 	public static final int MAX_NAMESPACE_LENGTH = 100;
 
@@ -76,28 +83,29 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 
 	/**
 	 * Create a new instance, checking its arguments.
-	 * @param namespace the namespace of the keys, not blank, at most {@link #MAX_NAMESPACE_LENGTH} characters, no NUL
-	 * character
+	 * @param namespace the namespace of the keys, not blank, at most
+	 * {@link #MAX_NAMESPACE_LENGTH} characters, no NUL character
 	 * @param keys the key values
 	 * @param mode exclusive or shared
 	 * @param waitMode wait up to the timeout, try once, or skip
-	 * @param timeout the wait bound, or {@code null} for the default; {@code null} unless the wait mode is
-	 * {@link WaitMode#BLOCK}
+	 * @param timeout the wait bound, or {@code null} for the default; {@code null} unless
+	 * the wait mode is {@link WaitMode#BLOCK}
 	 * @param scope how long the locks last
-	 * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} for the one of the
-	 * current transaction
+	 * @param dataSource the bean name of the {@code DataSource} to lock on, or
+	 * {@code null} for the one of the current transaction
 	 */
 	public LockRequest {
-		Assert.hasText(namespace, "Advisory lock namespace must not be blank; name the guarded rule, for example "
-				+ "\"setup_request\"");
+		Assert.hasText(namespace,
+				"Advisory lock namespace must not be blank; name the guarded rule, for example " + "\"setup_request\"");
 		Assert.isTrue(namespace.length() <= MAX_NAMESPACE_LENGTH, () -> "Advisory lock namespace is "
 				+ namespace.length() + " characters long, more than the limit of " + MAX_NAMESPACE_LENGTH
 				+ " (LockRequest.MAX_NAMESPACE_LENGTH): it becomes a metric tag and part of every message about the "
 				+ "lock, so name the guarded rule in a few words, and let the keys tell the resources apart");
 		int nul = namespace.indexOf('\u0000');
-		Assert.isTrue(nul < 0, () -> "Advisory lock namespace holds a NUL character (\\u0000) at index " + nul
-				+ ", which PostgreSQL's text cannot hold (an invocation-scoped lock names its namespace in its "
-				+ "session's application_name): remove it");
+		Assert.isTrue(nul < 0,
+				() -> "Advisory lock namespace holds a NUL character (\\u0000) at index " + nul
+						+ ", which PostgreSQL's text cannot hold (an invocation-scoped lock names its namespace in its "
+						+ "session's application_name): remove it");
 		Assert.notNull(keys, "Keys must not be null");
 		Assert.notNull(mode, "LockMode must not be null");
 		Assert.notNull(waitMode, "WaitMode must not be null");
@@ -105,21 +113,23 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		Assert.isTrue(dataSource == null || !dataSource.isBlank(), "DataSource name must not be blank; give the bean "
 				+ "name of a DataSource, or null for the one the current transaction is bound to");
 		if (timeout != null) {
-			Assert.isTrue(isValidTimeout(timeout), () -> "Advisory lock timeout '" + print(timeout) + "' "
-					+ TIMEOUT_RANGE);
-			Assert.isTrue(waitMode == WaitMode.BLOCK, () -> "Advisory lock timeout '" + print(timeout)
-					+ "' has no meaning for waitMode " + waitMode + ", which never waits: remove it, or use "
-					+ "waitMode BLOCK");
+			Assert.isTrue(isValidTimeout(timeout),
+					() -> "Advisory lock timeout '" + print(timeout) + "' " + TIMEOUT_RANGE);
+			Assert.isTrue(waitMode == WaitMode.BLOCK,
+					() -> "Advisory lock timeout '" + print(timeout) + "' has no meaning for waitMode " + waitMode
+							+ ", which never waits: remove it, or use " + "waitMode BLOCK");
 		}
-		// A copy that may hold nulls, which the key derivation reports with InvalidLockKeyException.
+		// A copy that may hold nulls, which the key derivation reports with
+		// InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
 	}
 
 	/**
-	 * Check that a duration can bound a {@link WaitMode#BLOCK} acquisition: positive (PostgreSQL reads a zero
-	 * {@code lock_timeout} as "wait forever") and at most {@link #MAX_TIMEOUT}. The rule a request's timeout keeps,
-	 * for a timeout read from a setting before any request is made, such as {@code advisory-lock.default-timeout} or
-	 * an application's own, so that a bad value fails at startup naming that setting.
+	 * Check that a duration can bound a {@link WaitMode#BLOCK} acquisition: positive
+	 * (PostgreSQL reads a zero {@code lock_timeout} as "wait forever") and at most
+	 * {@link #MAX_TIMEOUT}. The rule a request's timeout keeps, for a timeout read from a
+	 * setting before any request is made, such as {@code advisory-lock.default-timeout}
+	 * or an application's own, so that a bad value fails at startup naming that setting.
 	 * @param timeout the duration
 	 * @param setting what is being set, named in the message
 	 * @throws IllegalArgumentException if it cannot
@@ -133,8 +143,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Print a duration as a setting is written: in its largest whole unit ({@code 200ms}, {@code 2s}), or in ISO-8601
-	 * where it has none.
+	 * Print a duration as a setting is written: in its largest whole unit ({@code 200ms},
+	 * {@code 2s}), or in ISO-8601 where it has none.
 	 */
 	private static String print(Duration duration) {
 		// Beyond a few thousand years, whole milliseconds would overflow a long.
@@ -153,7 +163,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Create a request for exclusive locks in the current transaction, waiting up to the default timeout.
+	 * Create a request for exclusive locks in the current transaction, waiting up to the
+	 * default timeout.
 	 * @param namespace the namespace of the keys
 	 * @param keys the key values
 	 * @return the request
@@ -185,8 +196,9 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 
 	/**
 	 * Return a copy that waits at most the given timeout.
-	 * @param timeout the wait bound (see {@link #checkTimeout}), or {@code null} for the default; only for
-	 * {@link WaitMode#BLOCK}, so clear it before changing the wait mode to one that never waits
+	 * @param timeout the wait bound (see {@link #checkTimeout}), or {@code null} for the
+	 * default; only for {@link WaitMode#BLOCK}, so clear it before changing the wait mode
+	 * to one that never waits
 	 * @return the new request
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {
@@ -206,13 +218,16 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Return a copy that locks on the given {@code DataSource}. In {@link LockScope#TRANSACTION} scope it picks, among
-	 * the {@code DataSource}s whose connections are bound to the current transactions of this thread (several
-	 * transaction managers, one inside the other), the one the lock must join; in {@link LockScope#INVOCATION} scope
-	 * it is where the lock's own connection comes from. A name that is no known {@code DataSource} bean fails the
-	 * call, naming the known ones.
-	 * @param dataSource the bean name of the {@code DataSource}, or {@code null} for the one the current transaction
-	 * is bound to (for {@link LockScope#INVOCATION}: the default one)
+	 * Return a copy that locks on the given {@code DataSource}. In
+	 * {@link LockScope#TRANSACTION} scope it picks, among the {@code DataSource}s whose
+	 * connections are bound to the current transactions of this thread (several
+	 * transaction managers, one inside the other), the one the lock must join; in
+	 * {@link LockScope#INVOCATION} scope it is where the lock's own connection comes
+	 * from. A name that is no known {@code DataSource} bean fails the call, naming the
+	 * known ones.
+	 * @param dataSource the bean name of the {@code DataSource}, or {@code null} for the
+	 * one the current transaction is bound to (for {@link LockScope#INVOCATION}: the
+	 * default one)
 	 * @return the new request
 	 */
 	public LockRequest withDataSource(@Nullable String dataSource) {

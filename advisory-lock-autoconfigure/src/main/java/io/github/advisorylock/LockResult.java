@@ -20,8 +20,8 @@ import java.util.NoSuchElementException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What an {@link AdvisoryLockOperations#execute execute} call did: ran its callback, with the callback's value, or
- * skipped it because a lock was held ({@link WaitMode#SKIP}).
+ * What an {@link AdvisoryLockOperations#execute execute} call did: ran its callback, with
+ * the callback's value, or skipped it because a lock was held ({@link WaitMode#SKIP}).
  *
  * @param <T> the type of the callback's result
  * @author advisory-lock authors
@@ -62,7 +62,8 @@ public final class LockResult<T extends @Nullable Object> {
 
 	/**
 	 * Return whether the callback ran.
-	 * @return {@code true} if it ran, {@code false} if a lock was held and the call skipped it
+	 * @return {@code true} if it ran, {@code false} if a lock was held and the call
+	 * skipped it
 	 */
 	public boolean executed() {
 		return this.executed;

@@ -24,16 +24,18 @@ package io.github.advisorylock;
 public enum LockScope {
 
 	/**
-	 * As long as the caller's Spring transaction: the lock is taken on that transaction's connection and PostgreSQL
-	 * releases it at COMMIT or ROLLBACK. For a "check, then write" rule inside one transaction.
+	 * As long as the caller's Spring transaction: the lock is taken on that transaction's
+	 * connection and PostgreSQL releases it at COMMIT or ROLLBACK. For a "check, then
+	 * write" rule inside one transaction.
 	 */
 	TRANSACTION,
 
 	/**
-	 * As long as the method invocation, across any number of transactions of its own: the lock is held by a dedicated
-	 * connection in a read-only transaction that the library opens before the body and rolls back after it. For a
-	 * {@code @Scheduled} job or a batch that must run on one instance at a time. It needs no transaction, and refuses to
-	 * start inside one.
+	 * As long as the method invocation, across any number of transactions of its own: the
+	 * lock is held by a dedicated connection in a read-only transaction that the library
+	 * opens before the body and rolls back after it. For a {@code @Scheduled} job or a
+	 * batch that must run on one instance at a time. It needs no transaction, and refuses
+	 * to start inside one.
 	 */
 	INVOCATION
 

@@ -19,13 +19,16 @@ package io.github.advisorylock;
 import org.springframework.transaction.IllegalTransactionStateException;
 
 /**
- * Thrown when an advisory lock is requested outside a transaction it can join: there is no actual transaction (none,
- * or propagation {@code SUPPORTS} without an outer one), its effective isolation is above READ COMMITTED, or no JDBC
- * connection of the lock's {@code DataSource} is bound to it.
+ * Thrown when an advisory lock is requested outside a transaction it can join: there is
+ * no actual transaction (none, or propagation {@code SUPPORTS} without an outer one), its
+ * effective isolation is above READ COMMITTED, or no JDBC connection of the lock's
+ * {@code DataSource} is bound to it.
  *
- * <p>A transaction-level advisory lock lives exactly as long as the transaction on its connection, so without one it
- * would be released at once. Under REPEATABLE READ or SERIALIZABLE the snapshot is taken before the lock is granted,
- * so the check that follows the lock could not see what the previous holder wrote.
+ * <p>
+ * A transaction-level advisory lock lives exactly as long as the transaction on its
+ * connection, so without one it would be released at once. Under REPEATABLE READ or
+ * SERIALIZABLE the snapshot is taken before the lock is granted, so the check that
+ * follows the lock could not see what the previous holder wrote.
  *
  * @author advisory-lock authors
  * @since 0.1.0

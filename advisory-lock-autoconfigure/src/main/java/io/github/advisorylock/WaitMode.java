@@ -25,7 +25,8 @@ package io.github.advisorylock;
 public enum WaitMode {
 
 	/**
-	 * Wait inside PostgreSQL, without polling, for at most the timeout; then fail with {@link LockBusyException}.
+	 * Wait inside PostgreSQL, without polling, for at most the timeout; then fail with
+	 * {@link LockBusyException}.
 	 */
 	BLOCK,
 
@@ -35,9 +36,10 @@ public enum WaitMode {
 	TRY,
 
 	/**
-	 * Take the locks if they are free; if one is held, do not run the work and return without an error: nothing for
-	 * a {@code void} method, {@code Optional.empty()} for one returning {@link java.util.Optional}, and
-	 * {@link LockResult#skipped()} from {@link AdvisoryLockOperations#execute}. Nothing stays held after a skip. For
+	 * Take the locks if they are free; if one is held, do not run the work and return
+	 * without an error: nothing for a {@code void} method, {@code Optional.empty()} for
+	 * one returning {@link java.util.Optional}, and {@link LockResult#skipped()} from
+	 * {@link AdvisoryLockOperations#execute}. Nothing stays held after a skip. For
 	 * scheduled work that another instance is already doing.
 	 * @see LockScope#INVOCATION
 	 */

@@ -15,8 +15,9 @@
  */
 
 /**
- * The public API: {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, its modes and exceptions, the key
- * derivation, and the programmatic {@link io.github.advisorylock.AdvisoryLockOperations}.
+ * The public API: {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, its
+ * modes and exceptions, the key derivation, and the programmatic
+ * {@link io.github.advisorylock.AdvisoryLockOperations}.
  */
 @NullMarked
 package io.github.advisorylock;

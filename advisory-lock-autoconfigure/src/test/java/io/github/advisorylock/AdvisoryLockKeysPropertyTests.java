@@ -47,15 +47,16 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * Properties of {@link AdvisoryLockKeys} over generated values ({@link Generated}): any Unicode text, numbers, UUIDs,
- * enums, and values of every other kind, records among them.
+ * Properties of {@link AdvisoryLockKeys} over generated values ({@link Generated}): any
+ * Unicode text, numbers, UUIDs, enums, and values of every other kind, records among
+ * them.
  */
 @ExtendWith(Generated.ReportSeed.class)
 class AdvisoryLockKeysPropertyTests {
 
 	static Stream<Arguments> namespacesAndKeyValues() {
-		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
-				named(keyValue(generated))));
+		return Generated.generate(1_000,
+				(generated) -> arguments(named(namespace(generated)), named(keyValue(generated))));
 	}
 
 	static Stream<Arguments> namespacesAndKeyValueLists() {
@@ -64,13 +65,13 @@ class AdvisoryLockKeysPropertyTests {
 	}
 
 	static Stream<Arguments> namespacesAndAnything() {
-		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
-				named(anything(generated))));
+		return Generated.generate(1_000,
+				(generated) -> arguments(named(namespace(generated)), named(anything(generated))));
 	}
 
 	static Stream<Arguments> namespacesAndUtf16Texts() {
-		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
-				named(generated.utf16(20))));
+		return Generated.generate(1_000,
+				(generated) -> arguments(named(namespace(generated)), named(generated.utf16(20))));
 	}
 
 	/** Not blank, and with a UTF-8 form. */
@@ -95,7 +96,10 @@ class AdvisoryLockKeysPropertyTests {
 		return new Order(generated.text(40), generated.anyInt(), generated.uuid());
 	}
 
-	/** Anything a key expression might give: supported values, and null, floats, dates, collections, objects. */
+	/**
+	 * Anything a key expression might give: supported values, and null, floats, dates,
+	 * collections, objects.
+	 */
 	private static Object anything(Generated generated) {
 		if (generated.chance(0.05)) {
 			return null;
@@ -111,8 +115,8 @@ class AdvisoryLockKeysPropertyTests {
 	}
 
 	static Stream<Arguments> namespacesAndRecords() {
-		return Generated.generate(1_000, (generated) -> arguments(named(namespace(generated)),
-				named(order(generated))));
+		return Generated.generate(1_000,
+				(generated) -> arguments(named(namespace(generated)), named(order(generated))));
 	}
 
 	@ParameterizedTest
@@ -151,8 +155,7 @@ class AdvisoryLockKeysPropertyTests {
 	@ParameterizedTest
 	@MethodSource("namespacesAndRecords")
 	void recordsAreRefusedWhateverTheirComponents(String namespace, Order value) {
-		assertThatExceptionOfType(InvalidLockKeyException.class)
-			.isThrownBy(() -> AdvisoryLockKeys.of(namespace, value))
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> AdvisoryLockKeys.of(namespace, value))
 			.withMessageContaining("name the component");
 	}
 
@@ -172,7 +175,10 @@ class AdvisoryLockKeysPropertyTests {
 		assertThat(AdvisoryLockKeys.of(namespace, text)).isEqualTo(firstEightBytes(utf8));
 	}
 
-	/** Encode as UTF-8, refusing what has no UTF-8 form (where {@code getBytes} would substitute '?'). */
+	/**
+	 * Encode as UTF-8, refusing what has no UTF-8 form (where {@code getBytes} would
+	 * substitute '?').
+	 */
 	private static byte[] strictUtf8(String text) throws CharacterCodingException {
 		ByteBuffer encoded = StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(text));
 		byte[] bytes = new byte[encoded.remaining()];
@@ -203,7 +209,10 @@ class AdvisoryLockKeysPropertyTests {
 		}
 	}
 
-	/** A record, refused as a key value: its {@code toString()} is Java's, not a text other languages derive. */
+	/**
+	 * A record, refused as a key value: its {@code toString()} is Java's, not a text
+	 * other languages derive.
+	 */
 	record Order(String customer, int line, UUID id) {
 
 	}

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that {@link AdvisoryLockKeys#SQL_EXPRESSION} computes in PostgreSQL the same key as Java, for many values.
+ * Tests that {@link AdvisoryLockKeys#SQL_EXPRESSION} computes in PostgreSQL the same key
+ * as Java, for many values.
  */
 class AdvisoryLockKeysSqlTests {
 
@@ -41,7 +42,8 @@ class AdvisoryLockKeysSqlTests {
 		Random random = new Random(20261130);
 		List<Object> values = new ArrayList<>(List.of("", "nightly-reconciliation", "ü-é-ß", "日本語", "emoji 🔒",
 				"with:colon", "  spaces  ", "quote ' and \" and \\", Long.MIN_VALUE, Long.MAX_VALUE, 0,
-				new BigInteger("123456789012345678901234567890"), UUID.fromString("4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42")));
+				new BigInteger("123456789012345678901234567890"),
+				UUID.fromString("4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42")));
 		for (int i = 0; i < 300; i++) {
 			values.add(UUID.randomUUID());
 			values.add(random.nextLong());

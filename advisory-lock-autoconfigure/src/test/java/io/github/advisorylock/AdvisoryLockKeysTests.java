@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests for {@link AdvisoryLockKeys}: the vectors every language must reproduce, and the text of each value type.
+ * Tests for {@link AdvisoryLockKeys}: the vectors every language must reproduce, and the
+ * text of each value type.
  */
 class AdvisoryLockKeysTests {
 
@@ -66,7 +67,8 @@ class AdvisoryLockKeysTests {
 
 	@Test
 	void refusesRecordsAskingToNameTheComponent() {
-		// A record's toString() carries Java's class and component names: no other language derives that text.
+		// A record's toString() carries Java's class and component names: no other
+		// language derives that text.
 		assertThatExceptionOfType(InvalidLockKeyException.class)
 			.isThrownBy(() -> AdvisoryLockKeys.of("withdrawal", new AccountDay(42, "2026-11-30")))
 			.withMessageContaining("record " + AccountDay.class.getName())
@@ -120,7 +122,8 @@ class AdvisoryLockKeysTests {
 		assertThat(AdvisoryLockKeys.printable(limit + "y")).hasSize(AdvisoryLockKeys.MAX_PRINTED_LENGTH)
 			.endsWith("x...");
 		// An escape or a surrogate pair is never split by the cut.
-		assertThat(AdvisoryLockKeys.printable("x".repeat(156) + "\n" + "x".repeat(10))).isEqualTo("x".repeat(156) + "...");
+		assertThat(AdvisoryLockKeys.printable("x".repeat(156) + "\n" + "x".repeat(10)))
+			.isEqualTo("x".repeat(156) + "...");
 		assertThat(AdvisoryLockKeys.printable("x".repeat(156) + "\uD83D\uDE00" + "x".repeat(10)))
 			.isEqualTo("x".repeat(156) + "...");
 		assertThat(AdvisoryLockKeys.printable("job\n", List.of("1", "a\nb"))).isEqualTo("job\\n:[1, a\\nb]");

@@ -40,10 +40,12 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The JDBC side of a lock test, built for each test and closed after it: the application's {@link DataSource} (a new
- * pool on the test database, a pool on each of {@link TwoDatabases}, or one the test class owns), its transaction
- * manager, {@link TransactionTemplate} and {@link JdbcTemplate}, and an {@link AdvisoryLockTemplate} on it with the
- * test class's settings. Register it on a field, first among the fields that use it:
+ * The JDBC side of a lock test, built for each test and closed after it: the
+ * application's {@link DataSource} (a new pool on the test database, a pool on each of
+ * {@link TwoDatabases}, or one the test class owns), its transaction manager,
+ * {@link TransactionTemplate} and {@link JdbcTemplate}, and an
+ * {@link AdvisoryLockTemplate} on it with the test class's settings. Register it on a
+ * field, first among the fields that use it:
  *
  * <pre class="code">
  * &#064;RegisterExtension
@@ -53,17 +55,21 @@ import org.springframework.transaction.support.TransactionTemplate;
  * private final AdvisoryLockTemplate locks = this.fixture.locks();
  * </pre>
  *
- * <p>Each part is built at its first use, and closed after the test only if it was: the lock template, then the pools
- * this fixture made, never a {@code DataSource} it was given. A test that aborts before it asked for its
- * {@code DataSource} (a topology that is not installed) therefore closes nothing and stays a skip.
+ * <p>
+ * Each part is built at its first use, and closed after the test only if it was: the lock
+ * template, then the pools this fixture made, never a {@code DataSource} it was given. A
+ * test that aborts before it asked for its {@code DataSource} (a topology that is not
+ * installed) therefore closes nothing and stays a skip.
  */
 public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterEachCallback {
 
-	/** Opens the data sources by name, handing each pool it makes to the function it is given, to be closed. */
+	/**
+	 * Opens the data sources by name, handing each pool it makes to the function it is
+	 * given, to be closed.
+	 */
 	private final Function<Function<HikariDataSource, DataSource>, Map<String, DataSource>> opener;
 
-	private Function<DataSource, ? extends DataSourceTransactionManager> transactionManagerFactory =
-			DataSourceTransactionManager::new;
+	private Function<DataSource, ? extends DataSourceTransactionManager> transactionManagerFactory = DataSourceTransactionManager::new;
 
 	private Consumer<AdvisoryLockTemplate> lockSettings = (locks) -> {
 	};
@@ -91,14 +97,15 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	 * @return the fixture
 	 */
 	public static JdbcLockFixture newPool(int maximumPoolSize) {
-		return new JdbcLockFixture((closing) -> Map.of("dataSource",
-				closing.apply(TestDatabase.get().newDataSource(maximumPoolSize))));
+		return new JdbcLockFixture(
+				(closing) -> Map.of("dataSource", closing.apply(TestDatabase.get().newDataSource(maximumPoolSize))));
 	}
 
 	/**
-	 * Return a fixture on a new Hikari pool on each of {@link TwoDatabases}, named {@code first} and {@code second}
-	 * as {@link TwoDatabases#byName} names them, both closed after each test. Its lock template knows both, with
-	 * {@code first} as its default.
+	 * Return a fixture on a new Hikari pool on each of {@link TwoDatabases}, named
+	 * {@code first} and {@code second} as {@link TwoDatabases#byName} names them, both
+	 * closed after each test. Its lock template knows both, with {@code first} as its
+	 * default.
 	 * @param maximumPoolSize the most connections of each pool
 	 * @return the fixture
 	 */
@@ -108,7 +115,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return a fixture on a {@code DataSource} that the caller owns and closes, if it must be closed.
+	 * Return a fixture on a {@code DataSource} that the caller owns and closes, if it
+	 * must be closed.
 	 * @param dataSource the data source
 	 * @return the fixture
 	 */
@@ -117,8 +125,9 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return a fixture on a {@code DataSource} that the caller owns, asked for at the first use of the fixture: from
-	 * a {@code @BeforeEach} method, where a topology that is not installed aborts the test.
+	 * Return a fixture on a {@code DataSource} that the caller owns, asked for at the
+	 * first use of the fixture: from a {@code @BeforeEach} method, where a topology that
+	 * is not installed aborts the test.
 	 * @param dataSource supplies the data source
 	 * @return the fixture
 	 */
@@ -127,9 +136,10 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Make the transaction managers with this factory rather than as plain {@link DataSourceTransactionManager}s.
-	 * @param transactionManagerFactory makes the transaction manager of a data source, such as
-	 * {@code JdbcTransactionManager::new}
+	 * Make the transaction managers with this factory rather than as plain
+	 * {@link DataSourceTransactionManager}s.
+	 * @param transactionManagerFactory makes the transaction manager of a data source,
+	 * such as {@code JdbcTransactionManager::new}
 	 * @return this fixture
 	 */
 	public JdbcLockFixture withTransactionManager(
@@ -140,7 +150,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 
 	/**
 	 * Apply these settings to the lock template when it is built.
-	 * @param lockSettings sets what the test class needs, such as the heartbeat or the listeners
+	 * @param lockSettings sets what the test class needs, such as the heartbeat or the
+	 * listeners
 	 * @return this fixture
 	 */
 	public JdbcLockFixture withLockSettings(Consumer<AdvisoryLockTemplate> lockSettings) {
@@ -157,7 +168,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return one of the data sources by name, {@code first} or {@code second} of {@link #twoDatabases(int)}.
+	 * Return one of the data sources by name, {@code first} or {@code second} of
+	 * {@link #twoDatabases(int)}.
 	 * @param name the name
 	 * @return the data source
 	 */
@@ -192,8 +204,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return the transactions of one of the data sources by name, {@code first} or {@code second} of
-	 * {@link #twoDatabases(int)}.
+	 * Return the transactions of one of the data sources by name, {@code first} or
+	 * {@code second} of {@link #twoDatabases(int)}.
 	 * @param name the name
 	 * @return the transaction template
 	 */
@@ -202,7 +214,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return a {@link JdbcTemplate} on the application's data source: in a transaction, on its connection.
+	 * Return a {@link JdbcTemplate} on the application's data source: in a transaction,
+	 * on its connection.
 	 * @return the JDBC template
 	 */
 	public synchronized JdbcTemplate jdbc() {
@@ -213,7 +226,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return the lock template on the data sources, with the settings of {@link #withLockSettings}.
+	 * Return the lock template on the data sources, with the settings of
+	 * {@link #withLockSettings}.
 	 * @return the lock template
 	 */
 	public synchronized AdvisoryLockTemplate locks() {
@@ -229,8 +243,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return the server's view of the advisory locks, read on a session of its own on the test database: never
-	 * through the data source under test.
+	 * Return the server's view of the advisory locks, read on a session of its own on the
+	 * test database: never through the data source under test.
 	 * @return the {@code pg_locks} reader
 	 */
 	public PgLocks pgLocks() {
@@ -238,8 +252,9 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Return a {@link JdbcTemplate} on sessions of their own on the test database, for reading what the server shows
-	 * of the sessions under test ({@code pg_stat_activity}), or ending them.
+	 * Return a {@link JdbcTemplate} on sessions of their own on the test database, for
+	 * reading what the server shows of the sessions under test
+	 * ({@code pg_stat_activity}), or ending them.
 	 * @return the JDBC template
 	 */
 	public JdbcTemplate observer() {
@@ -257,8 +272,9 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Close right after the test method, as an {@code @AfterEach} method would: before {@code TestThreads} awaits the
-	 * test's threads and {@code NoAdvisoryLocksLeft} looks for locks left.
+	 * Close right after the test method, as an {@code @AfterEach} method would: before
+	 * {@code TestThreads} awaits the test's threads and {@code NoAdvisoryLocksLeft} looks
+	 * for locks left.
 	 */
 	@Override
 	public void afterTestExecution(ExtensionContext context) throws Exception {
@@ -266,7 +282,8 @@ public final class JdbcLockFixture implements AfterTestExecutionCallback, AfterE
 	}
 
 	/**
-	 * Close what was built for a test that never ran its method, aborted or failed in a {@code @BeforeEach} method.
+	 * Close what was built for a test that never ran its method, aborted or failed in a
+	 * {@code @BeforeEach} method.
 	 */
 	@Override
 	public void afterEach(ExtensionContext context) throws Exception {

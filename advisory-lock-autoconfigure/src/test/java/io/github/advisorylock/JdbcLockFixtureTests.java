@@ -32,9 +32,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Tests that {@link JdbcLockFixture} closes after a test what it built for it, and only that: the lock template and
- * its own pools, not a {@code DataSource} it was given, and nothing at all for a test that aborted before its
- * {@code DataSource} existed. The JUnit callbacks are called directly, as JUnit calls them after a test.
+ * Tests that {@link JdbcLockFixture} closes after a test what it built for it, and only
+ * that: the lock template and its own pools, not a {@code DataSource} it was given, and
+ * nothing at all for a test that aborted before its {@code DataSource} existed. The JUnit
+ * callbacks are called directly, as JUnit calls them after a test.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class JdbcLockFixtureTests {

@@ -65,7 +65,10 @@ class LockRequestTests {
 				.isThrownBy(() -> LockRequest.of("job", 1).withTimeout(Duration.ofMillis(200)).withWaitMode(waitMode))
 				.withMessageContaining("timeout '200ms' has no meaning for waitMode " + waitMode);
 			// Without a timeout, the wait mode is fine.
-			assertThat(LockRequest.of("job", 1).withTimeout(Duration.ofSeconds(2)).withTimeout(null).withWaitMode(waitMode)
+			assertThat(LockRequest.of("job", 1)
+				.withTimeout(Duration.ofSeconds(2))
+				.withTimeout(null)
+				.withWaitMode(waitMode)
 				.waitMode()).isEqualTo(waitMode);
 		}
 	}

@@ -34,26 +34,27 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The packages read top-down: the API depends on no package of its own, taking locks ({@code jdbc}) and reading
- * {@code pg_locks} ({@code pglocks}) on the API only, the endpoint and the observations on the API and the
- * {@code pg_locks} reader, and only {@code autoconfigure} wires them together. Read from the compiled classes, so
- * that a fully qualified name in code counts as much as an import.
+ * The packages read top-down: the API depends on no package of its own, taking locks
+ * ({@code jdbc}) and reading {@code pg_locks} ({@code pglocks}) on the API only, the
+ * endpoint and the observations on the API and the {@code pg_locks} reader, and only
+ * {@code autoconfigure} wires them together. Read from the compiled classes, so that a
+ * fully qualified name in code counts as much as an import.
  *
  * @author advisory-lock authors
  */
 class PackageLayeringTests {
 
-	/** Each package of the library, and the packages of the library it may use besides itself and the root. */
-	private static final Map<String, Set<String>> ALLOWED = Map.of(
-			"", Set.of(),
-			"jdbc", Set.of(),
-			"pglocks", Set.of(),
-			"interceptor", Set.of(),
-			"observation", Set.of(),
-			"actuate", Set.of("pglocks"),
-			"autoconfigure", Set.of("jdbc", "pglocks", "interceptor", "observation", "actuate"));
+	/**
+	 * Each package of the library, and the packages of the library it may use besides
+	 * itself and the root.
+	 */
+	private static final Map<String, Set<String>> ALLOWED = Map.of("", Set.of(), "jdbc", Set.of(), "pglocks", Set.of(),
+			"interceptor", Set.of(), "observation", Set.of(), "actuate", Set.of("pglocks"), "autoconfigure",
+			Set.of("jdbc", "pglocks", "interceptor", "observation", "actuate"));
 
-	/** A class of the library named in a constant: in a class reference or a descriptor. */
+	/**
+	 * A class of the library named in a constant: in a class reference or a descriptor.
+	 */
 	private static final Pattern LIBRARY_CLASS = Pattern.compile("io/github/advisorylock/(?:([a-z]+)/)?[A-Z]");
 
 	@Test
@@ -89,8 +90,9 @@ class PackageLayeringTests {
 	}
 
 	/**
-	 * Return the library's packages a class file names. Class names, descriptors and signatures are UTF-8 constants,
-	 * stored as they are, so the ASCII names can be found in the raw bytes.
+	 * Return the library's packages a class file names. Class names, descriptors and
+	 * signatures are UTF-8 constants, stored as they are, so the ASCII names can be found
+	 * in the raw bytes.
 	 */
 	private static Set<String> referencedPackages(byte[] classFile) {
 		Set<String> packages = new TreeSet<>();

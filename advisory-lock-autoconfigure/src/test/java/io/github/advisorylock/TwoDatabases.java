@@ -33,10 +33,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
- * Two databases of the test server, for an application with two {@link DataSource}s: the test database, and a second
- * one made once per JVM. Advisory locks of one database are not those of the other, so where a lock was taken shows
- * in {@link #locksIn(DataSource)}. An application context gets them as beans from {@link DataSources}, and a
- * transaction manager for each from {@link TransactionManagers}.
+ * Two databases of the test server, for an application with two {@link DataSource}s: the
+ * test database, and a second one made once per JVM. Advisory locks of one database are
+ * not those of the other, so where a lock was taken shows in
+ * {@link #locksIn(DataSource)}. An application context gets them as beans from
+ * {@link DataSources}, and a transaction manager for each from
+ * {@link TransactionManagers}.
  */
 public final class TwoDatabases {
 
@@ -78,7 +80,8 @@ public final class TwoDatabases {
 	}
 
 	/**
-	 * Return the two pools by the bean names the tests give them, {@code first} and {@code second}, in that order.
+	 * Return the two pools by the bean names the tests give them, {@code first} and
+	 * {@code second}, in that order.
 	 * @param first the pool on the test database
 	 * @param second the pool on the second database
 	 * @return the data sources by name
@@ -91,8 +94,8 @@ public final class TwoDatabases {
 	}
 
 	/**
-	 * Return the advisory locks, held and awaited, of the database a data source connects to, read on a connection of
-	 * its own (never one bound to the caller's transaction).
+	 * Return the advisory locks, held and awaited, of the database a data source connects
+	 * to, read on a connection of its own (never one bound to the caller's transaction).
 	 * @param dataSource the data source
 	 * @return the locks on bigint keys, by key, granted first
 	 */
@@ -100,9 +103,9 @@ public final class TwoDatabases {
 		return new PgLocks(dataSource).inThisDatabase();
 	}
 
-
 	/**
-	 * Return the keys of the advisory locks held in the database a data source connects to.
+	 * Return the keys of the advisory locks held in the database a data source connects
+	 * to.
 	 * @param dataSource the data source
 	 * @return the keys
 	 */
@@ -111,8 +114,9 @@ public final class TwoDatabases {
 	}
 
 	/**
-	 * The two databases as the {@code DataSource} beans of an application: a pool of four connections on each, named
-	 * {@code first} and {@code second}, neither primary. The context closes them.
+	 * The two databases as the {@code DataSource} beans of an application: a pool of four
+	 * connections on each, named {@code first} and {@code second}, neither primary. The
+	 * context closes them.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	public static class DataSources {
@@ -130,8 +134,8 @@ public final class TwoDatabases {
 	}
 
 	/**
-	 * A transaction manager for each of the {@link DataSources}: {@code firstTransactionManager} and
-	 * {@code secondTransactionManager}.
+	 * A transaction manager for each of the {@link DataSources}:
+	 * {@code firstTransactionManager} and {@code secondTransactionManager}.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	public static class TransactionManagers {

@@ -35,27 +35,39 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.util.Assert;
 
 /**
- * {@link Endpoint @Endpoint} {@code advisorylocks}: every advisory lock of the current database, held and awaited,
- * with the session behind it, and the {@code namespace:value} this application derived the key from where it did so
- * recently. Answers "who holds it, since when, and who waits?" without writing SQL.
+ * {@link Endpoint @Endpoint} {@code advisorylocks}: every advisory lock of the current
+ * database, held and awaited, with the session behind it, and the {@code namespace:value}
+ * this application derived the key from where it did so recently. Answers "who holds it,
+ * since when, and who waits?" without writing SQL.
  *
- * <p>Where the application has several {@code DataSource}s, {@code /advisorylocks} shows the database of the default
- * (primary) one, and {@code /advisorylocks/{dataSource}} that of the {@code DataSource} bean of that name. Without a
- * default, {@code /advisorylocks} is a bad request that names the {@code DataSource}s to choose from.
+ * <p>
+ * Where the application has several {@code DataSource}s, {@code /advisorylocks} shows the
+ * database of the default (primary) one, and {@code /advisorylocks/{dataSource}} that of
+ * the {@code DataSource} bean of that name. Without a default, {@code /advisorylocks} is
+ * a bad request that names the {@code DataSource}s to choose from.
  *
- * <p>A routing {@code DataSource} ({@code AbstractRoutingDataSource}) has no one database, and the endpoint never asks
- * it for a connection: it reads every target the router has resolved, and answers {@code "targets"}, the locks of each
- * target by lookup key (the default target, when it is none of them, as {@code "(default)"}), in place of
- * {@code "locks"}; a target that cannot be read has an {@code "error"} in place of its {@code "locks"}.
+ * <p>
+ * A routing {@code DataSource} ({@code AbstractRoutingDataSource}) has no one database,
+ * and the endpoint never asks it for a connection: it reads every target the router has
+ * resolved, and answers {@code "targets"}, the locks of each target by lookup key (the
+ * default target, when it is none of them, as {@code "(default)"}), in place of
+ * {@code "locks"}; a target that cannot be read has an {@code "error"} in place of its
+ * {@code "locks"}.
  *
- * <p>Reads run one at a time, on a connection outside the application's pool that a busy lock's diagnosis never
- * depends on (see {@link AdvisoryLockInspector}); a read that finds none free in time throws a
- * {@link org.springframework.dao.TransientDataAccessResourceException} saying to try again, which is what JMX
- * answers, and over HTTP the {@link AdvisoryLocksEndpointWebExtension} answers {@code 503} instead.
+ * <p>
+ * Reads run one at a time, on a connection outside the application's pool that a busy
+ * lock's diagnosis never depends on (see {@link AdvisoryLockInspector}); a read that
+ * finds none free in time throws a
+ * {@link org.springframework.dao.TransientDataAccessResourceException} saying to try
+ * again, which is what JMX answers, and over HTTP the
+ * {@link AdvisoryLocksEndpointWebExtension} answers {@code 503} instead.
  *
- * <p>Like every Actuator endpoint but health, it is not exposed over HTTP unless the application adds it to
- * {@code management.endpoints.web.exposure.include}. Labels are key values, and query text (only with
- * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to operators only.
+ * <p>
+ * Like every Actuator endpoint but health, it is not exposed over HTTP unless the
+ * application adds it to {@code management.endpoints.web.exposure.include}. Labels are
+ * key values, and query text (only with
+ * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to
+ * operators only.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -63,7 +75,10 @@ import org.springframework.util.Assert;
 @Endpoint(id = "advisorylocks")
 public class AdvisoryLocksEndpoint {
 
-	/** The name {@link #AdvisoryLocksEndpoint(AdvisoryLockInspector, KeyLabels)} gives its only inspector. */
+	/**
+	 * The name {@link #AdvisoryLocksEndpoint(AdvisoryLockInspector, KeyLabels)} gives its
+	 * only inspector.
+	 */
 	private static final String DEFAULT_DATA_SOURCE_NAME = "dataSource";
 
 	private final Map<String, AdvisoryLockInspector> inspectors;
@@ -83,8 +98,10 @@ public class AdvisoryLocksEndpoint {
 
 	/**
 	 * Create an endpoint for an application with several {@code DataSource}s.
-	 * @param inspectors read the locks of each {@code DataSource}, by bean name; at least one
-	 * @param defaultDataSource the name of the one {@code /advisorylocks} shows, or {@code null} for none
+	 * @param inspectors read the locks of each {@code DataSource}, by bean name; at least
+	 * one
+	 * @param defaultDataSource the name of the one {@code /advisorylocks} shows, or
+	 * {@code null} for none
 	 * @param labels the recently derived keys, or {@code null} to show no labels
 	 */
 	public AdvisoryLocksEndpoint(Map<String, AdvisoryLockInspector> inspectors, @Nullable String defaultDataSource,
@@ -106,9 +123,10 @@ public class AdvisoryLocksEndpoint {
 	/**
 	 * Return the advisory locks of the database of the default {@code DataSource}.
 	 * @return the locks, grouped by key, holders first
-	 * @throws InvalidEndpointRequestException if there are several {@code DataSource}s and none is the default
-	 * @throws org.springframework.dao.TransientDataAccessResourceException if no connection to read them was free in
-	 * time
+	 * @throws InvalidEndpointRequestException if there are several {@code DataSource}s
+	 * and none is the default
+	 * @throws org.springframework.dao.TransientDataAccessResourceException if no
+	 * connection to read them was free in time
 	 */
 	@ReadOperation
 	public AdvisoryLocksDescriptor advisoryLocks() {
@@ -121,10 +139,11 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	/**
-	 * Return the advisory locks of the database of the {@code DataSource} bean of the given name.
+	 * Return the advisory locks of the database of the {@code DataSource} bean of the
+	 * given name.
 	 * @param dataSource the bean name
-	 * @return the locks, grouped by key, holders first; {@code null} (not found) for a name that is no
-	 * {@code DataSource} bean
+	 * @return the locks, grouped by key, holders first; {@code null} (not found) for a
+	 * name that is no {@code DataSource} bean
 	 */
 	@ReadOperation
 	public @Nullable AdvisoryLocksDescriptor advisoryLocksOf(@Selector String dataSource) {
@@ -157,14 +176,18 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	/**
-	 * The advisory locks of the current database; for a routing {@code DataSource}, of each target's.
+	 * The advisory locks of the current database; for a routing {@code DataSource}, of
+	 * each target's.
 	 *
-	 * @param locks the locks, grouped by key, holders first; {@code null} for a routing {@code DataSource}
-	 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out
-	 * (for a routing {@code DataSource}: of some target)
-	 * @param targets for a routing {@code DataSource}, the locks of each target by lookup key; otherwise {@code null}
-	 * @param error for a target of a routing {@code DataSource} that could not be read, why (its {@code locks} are
-	 * then {@code null}); otherwise {@code null}
+	 * @param locks the locks, grouped by key, holders first; {@code null} for a routing
+	 * {@code DataSource}
+	 * @param truncated whether there were more than
+	 * {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out (for a routing
+	 * {@code DataSource}: of some target)
+	 * @param targets for a routing {@code DataSource}, the locks of each target by lookup
+	 * key; otherwise {@code null}
+	 * @param error for a target of a routing {@code DataSource} that could not be read,
+	 * why (its {@code locks} are then {@code null}); otherwise {@code null}
 	 */
 	public record AdvisoryLocksDescriptor(@Nullable List<AdvisoryLockDescriptor> locks, boolean truncated,
 			@Nullable Map<String, AdvisoryLocksDescriptor> targets,
@@ -173,7 +196,8 @@ public class AdvisoryLocksEndpoint {
 		/**
 		 * Create the descriptor of one database.
 		 * @param locks the locks, grouped by key, holders first
-		 * @param truncated whether there were more than {@link AdvisoryLockInspector#MAX_LOCKS}
+		 * @param truncated whether there were more than
+		 * {@link AdvisoryLockInspector#MAX_LOCKS}
 		 */
 		public AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks, boolean truncated) {
 			this(locks, truncated, null, null);
@@ -185,18 +209,25 @@ public class AdvisoryLocksEndpoint {
 	 * One advisory lock held or awaited by one session.
 	 *
 	 * @param pid the backend process id of the session
-	 * @param key the 64-bit key, for a lock taken with one {@code bigint}; otherwise {@code null}
-	 * @param keyPair the two keys, for a lock taken with two {@code int}s; otherwise {@code null}
-	 * @param label {@code namespace:value} if this application derived the key recently, otherwise {@code null}
+	 * @param key the 64-bit key, for a lock taken with one {@code bigint}; otherwise
+	 * {@code null}
+	 * @param keyPair the two keys, for a lock taken with two {@code int}s; otherwise
+	 * {@code null}
+	 * @param label {@code namespace:value} if this application derived the key recently,
+	 * otherwise {@code null}
 	 * @param mode {@code ExclusiveLock} or {@code ShareLock}
 	 * @param granted whether it is held ({@code true}) or awaited
-	 * @param waitStart since when the session waits, or {@code null} when held (or before PostgreSQL 14)
+	 * @param waitStart since when the session waits, or {@code null} when held (or before
+	 * PostgreSQL 14)
 	 * @param transactionAge how long the session's transaction has been open
 	 * @param state the session's state, such as {@code idle in transaction}
 	 * @param applicationName the session's {@code application_name}
-	 * @param waitEventType the type of event the session waits for, such as {@code Lock} or {@code Client}
-	 * @param waitEvent the event the session waits for, such as {@code advisory} or {@code ClientRead}
-	 * @param query the session's query text, only when {@code advisory-lock.endpoint.include-query} is set
+	 * @param waitEventType the type of event the session waits for, such as {@code Lock}
+	 * or {@code Client}
+	 * @param waitEvent the event the session waits for, such as {@code advisory} or
+	 * {@code ClientRead}
+	 * @param query the session's query text, only when
+	 * {@code advisory-lock.endpoint.include-query} is set
 	 */
 	public record AdvisoryLockDescriptor(int pid, @Nullable Long key, @Nullable List<Integer> keyPair,
 			@Nullable String label, String mode, boolean granted, @Nullable Instant waitStart,

@@ -32,13 +32,15 @@ import org.springframework.dao.TransientDataAccessException;
 import org.springframework.util.Assert;
 
 /**
- * {@link EndpointWebExtension @EndpointWebExtension} of the {@link AdvisoryLocksEndpoint}: answers a read that could
- * not get a connection in time (the endpoint polled faster than it reads) with {@code 503 Service Unavailable}, whose
- * body gives the reason and {@code retryAfterSeconds}, rather than with an error. Over JMX the endpoint throws instead,
- * with the same reason.
+ * {@link EndpointWebExtension @EndpointWebExtension} of the
+ * {@link AdvisoryLocksEndpoint}: answers a read that could not get a connection in time
+ * (the endpoint polled faster than it reads) with {@code 503 Service Unavailable}, whose
+ * body gives the reason and {@code retryAfterSeconds}, rather than with an error. Over
+ * JMX the endpoint throws instead, with the same reason.
  *
- * <p>Spring Boot's {@code WebEndpointResponse} carries no headers, so the time to wait is in the body, not in a
- * {@code Retry-After} header.
+ * <p>
+ * Spring Boot's {@code WebEndpointResponse} carries no headers, so the time to wait is in
+ * the body, not in a {@code Retry-After} header.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -63,8 +65,8 @@ public class AdvisoryLocksEndpointWebExtension {
 	}
 
 	/**
-	 * Return the advisory locks of the database of the default {@code DataSource}, or {@code 503} when no connection
-	 * to read them was free in time.
+	 * Return the advisory locks of the database of the default {@code DataSource}, or
+	 * {@code 503} when no connection to read them was free in time.
 	 * @return the response
 	 * @see AdvisoryLocksEndpoint#advisoryLocks()
 	 */
@@ -74,8 +76,9 @@ public class AdvisoryLocksEndpointWebExtension {
 	}
 
 	/**
-	 * Return the advisory locks of the database of the {@code DataSource} bean of the given name, {@code 404} for a
-	 * name that is no {@code DataSource} bean, or {@code 503} when no connection to read them was free in time.
+	 * Return the advisory locks of the database of the {@code DataSource} bean of the
+	 * given name, {@code 404} for a name that is no {@code DataSource} bean, or
+	 * {@code 503} when no connection to read them was free in time.
 	 * @param dataSource the bean name
 	 * @return the response
 	 * @see AdvisoryLocksEndpoint#advisoryLocksOf(String)
@@ -92,7 +95,8 @@ public class AdvisoryLocksEndpointWebExtension {
 					: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		catch (TransientDataAccessException ex) {
-			// Expected when polled often, and not the application's fault: no stack trace, no ERROR.
+			// Expected when polled often, and not the application's fault: no stack
+			// trace, no ERROR.
 			Map<String, Object> body = new LinkedHashMap<>();
 			body.put("message", ex.getMessage());
 			body.put("retryAfterSeconds", Math.max(1, (this.retryAfter.toMillis() + 999) / 1000));

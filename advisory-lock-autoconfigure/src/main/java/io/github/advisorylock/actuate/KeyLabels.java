@@ -30,16 +30,20 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * Remembers the {@code namespace:value} of the keys this application derived most recently, so that the
- * {@link AdvisoryLocksEndpoint} can label the bare 64-bit keys of {@code pg_locks}.
+ * Remembers the {@code namespace:value} of the keys this application derived most
+ * recently, so that the {@link AdvisoryLocksEndpoint} can label the bare 64-bit keys of
+ * {@code pg_locks}.
  *
- * <p>Memory is bounded: at most {@code capacity} entries, each label cut to {@value #MAX_LABEL_LENGTH} characters, so
- * an entry takes at most about 450 bytes (a typical {@code setup_request:<uuid>} label about 200), and the default 1024
- * entries at most about 450 KB. The least recently locked key is forgotten first. Each acquisition updates it under
- * one short lock.
+ * <p>
+ * Memory is bounded: at most {@code capacity} entries, each label cut to
+ * {@value #MAX_LABEL_LENGTH} characters, so an entry takes at most about 450 bytes (a
+ * typical {@code setup_request:<uuid>} label about 200), and the default 1024 entries at
+ * most about 450 KB. The least recently locked key is forgotten first. Each acquisition
+ * updates it under one short lock.
  *
- * <p>Labels hold key values, which may be personal data (user ids): the endpoint that shows them is not exposed over
- * HTTP unless the application exposes it.
+ * <p>
+ * Labels hold key values, which may be personal data (user ids): the endpoint that shows
+ * them is not exposed over HTTP unless the application exposes it.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -50,8 +54,9 @@ public class KeyLabels implements LockAcquisitionListener {
 	public static final int DEFAULT_CAPACITY = 1024;
 
 	/**
-	 * The longest label kept; longer ones are cut and end with "...", and control characters are escaped, as key
-	 * values are in every message of the library ({@link AdvisoryLockKeys#printable(String)}).
+	 * The longest label kept; longer ones are cut and end with "...", and control
+	 * characters are escaped, as key values are in every message of the library
+	 * ({@link AdvisoryLockKeys#printable(String)}).
 	 */
 	public static final int MAX_LABEL_LENGTH = AdvisoryLockKeys.MAX_PRINTED_LENGTH;
 

@@ -15,7 +15,8 @@
  */
 
 /**
- * Spring Boot Actuator support: the {@code advisorylocks} endpoint and the key labels it shows.
+ * Spring Boot Actuator support: the {@code advisorylocks} endpoint and the key labels it
+ * shows.
  */
 @NullMarked
 package io.github.advisorylock.actuate;

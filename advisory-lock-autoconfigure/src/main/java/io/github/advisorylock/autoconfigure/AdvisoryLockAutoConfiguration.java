@@ -49,16 +49,20 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of advisory locks:
- * {@link AdvisoryLockOperations} on the application's {@link DataSource}s, and the interception of
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of advisory locks: {@link AdvisoryLockOperations} on the
+ * application's {@link DataSource}s, and the interception of
  * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods.
  *
- * <p>Applies when spring-jdbc is present, with a {@link DataSource} and a {@link PlatformTransactionManager}; without
- * them it backs off, and {@link AdvisoryLockPrerequisitesAutoConfiguration} fails the startup of an application that
- * uses the locks, so that no {@code @AdvisoryLocked} method runs unlocked. The
- * operations know every {@code DataSource} bean that is a default candidate, by bean name, and the primary one (or
- * the only one) as their default; with several and no primary one, there is no default. Every bean backs off when
- * the application defines its own. Other auto-configurations are named rather than referenced, because their packages
+ * <p>
+ * Applies when spring-jdbc is present, with a {@link DataSource} and a
+ * {@link PlatformTransactionManager}; without them it backs off, and
+ * {@link AdvisoryLockPrerequisitesAutoConfiguration} fails the startup of an application
+ * that uses the locks, so that no {@code @AdvisoryLocked} method runs unlocked. The
+ * operations know every {@code DataSource} bean that is a default candidate, by bean
+ * name, and the primary one (or the only one) as their default; with several and no
+ * primary one, there is no default. Every bean backs off when the application defines its
+ * own. Other auto-configurations are named rather than referenced, because their packages
  * differ between Spring Boot 3 and 4.
  *
  * @author advisory-lock authors
@@ -125,9 +129,10 @@ public final class AdvisoryLockAutoConfiguration {
 		static AdvisoryLockBeanPostProcessor advisoryLockBeanPostProcessor(Environment environment,
 				ObjectProvider<AdvisoryLockOperations> operations) {
 			AdvisoryLockBeanPostProcessor postProcessor = new AdvisoryLockBeanPostProcessor(operations::getObject);
-			// Proxy classes, not interfaces, unless the application asks otherwise, as Spring Boot does for AOP.
-			postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class,
-					Boolean.TRUE));
+			// Proxy classes, not interfaces, unless the application asks otherwise, as
+			// Spring Boot does for AOP.
+			postProcessor.setProxyTargetClass(
+					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, Boolean.TRUE));
 			return postProcessor;
 		}
 
@@ -135,8 +140,8 @@ public final class AdvisoryLockAutoConfiguration {
 
 	/**
 	 * Matches unless {@code advisory-lock.annotation.enabled}, or its deprecated old name
-	 * {@code advisory-lock.enabled}, is set to anything but {@code true}. The prerequisites check of annotated methods
-	 * has this condition too.
+	 * {@code advisory-lock.enabled}, is set to anything but {@code true}. The
+	 * prerequisites check of annotated methods has this condition too.
 	 */
 	static final class AnnotationEnabledCondition extends AllNestedConditions {
 

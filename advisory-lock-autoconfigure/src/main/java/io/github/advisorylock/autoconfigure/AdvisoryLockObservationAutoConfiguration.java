@@ -26,13 +26,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the observation of
- * advisory locks ({@link ObservingLockAcquisitionListener}): metrics and tracing through Micrometer.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of the observation of advisory locks
+ * ({@link ObservingLockAcquisitionListener}): metrics and tracing through Micrometer.
  *
- * <p>Applies when Micrometer's Observation API is on the class path and the application has an
- * {@link ObservationRegistry} (Spring Boot Actuator configures one). Without Micrometer nothing of it is loaded, and
- * acquisitions pay nothing for it. Spring Boot's own auto-configuration of the registry is named rather than
- * referenced, because its package differs between Spring Boot 3 and 4.
+ * <p>
+ * Applies when Micrometer's Observation API is on the class path and the application has
+ * an {@link ObservationRegistry} (Spring Boot Actuator configures one). Without
+ * Micrometer nothing of it is loaded, and acquisitions pay nothing for it. Spring Boot's
+ * own auto-configuration of the registry is named rather than referenced, because its
+ * package differs between Spring Boot 3 and 4.
  *
  * @author advisory-lock authors
  * @since 0.1.0

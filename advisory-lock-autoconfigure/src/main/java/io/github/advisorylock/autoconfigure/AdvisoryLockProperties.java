@@ -22,8 +22,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /**
- * Configuration properties of advisory-lock, under {@code advisory-lock}. Each value is checked where it is used, by
- * what the auto-configuration builds from it, and an error names the property.
+ * Configuration properties of advisory-lock, under {@code advisory-lock}. Each value is
+ * checked where it is used, by what the auto-configuration builds from it, and an error
+ * names the property.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -37,7 +38,8 @@ public class AdvisoryLockProperties {
 	private Duration defaultTimeout = Duration.ofSeconds(2);
 
 	/**
-	 * Most distinct keys one call may lock; each takes an entry in PostgreSQL's shared lock table.
+	 * Most distinct keys one call may lock; each takes an entry in PostgreSQL's shared
+	 * lock table.
 	 */
 	private int maxKeys = 64;
 
@@ -142,8 +144,8 @@ public class AdvisoryLockProperties {
 	public static class Annotation {
 
 		/**
-		 * Whether methods annotated with @AdvisoryLocked take their locks. AdvisoryLockOperations stays available
-		 * either way.
+		 * Whether methods annotated with @AdvisoryLocked take their locks.
+		 * AdvisoryLockOperations stays available either way.
 		 */
 		private boolean enabled = true;
 
@@ -166,20 +168,22 @@ public class AdvisoryLockProperties {
 	}
 
 	/**
-	 * Settings of invocation-scoped locks ({@code scope = LockScope.INVOCATION}), each held by a connection of its
-	 * own for the whole call.
+	 * Settings of invocation-scoped locks ({@code scope = LockScope.INVOCATION}), each
+	 * held by a connection of its own for the whole call.
 	 */
 	public static class Invocation {
 
 		/**
-		 * How often an invocation-scoped lock's connection is checked while the method runs; PostgreSQL ends a
-		 * session that missed three (a hung or cut-off holder), which releases its lock.
+		 * How often an invocation-scoped lock's connection is checked while the method
+		 * runs; PostgreSQL ends a session that missed three (a hung or cut-off holder),
+		 * which releases its lock.
 		 */
 		private Duration heartbeat = Duration.ofSeconds(10);
 
 		/**
-		 * Most invocation-scoped locks held at once by this instance on each DataSource, each by a connection outside
-		 * the application's pool; one more fails at once rather than waits.
+		 * Most invocation-scoped locks held at once by this instance on each DataSource,
+		 * each by a connection outside the application's pool; one more fails at once
+		 * rather than waits.
 		 */
 		private int maxConnections = 4;
 
@@ -200,7 +204,8 @@ public class AdvisoryLockProperties {
 		}
 
 		/**
-		 * Return the most invocation-scoped locks held at once on each {@code DataSource}.
+		 * Return the most invocation-scoped locks held at once on each
+		 * {@code DataSource}.
 		 * @return the bound
 		 */
 		public int getMaxConnections() {
@@ -218,18 +223,21 @@ public class AdvisoryLockProperties {
 	}
 
 	/**
-	 * Settings of the diagnosis that names the holders of a busy lock in its {@code LockBusyException}.
+	 * Settings of the diagnosis that names the holders of a busy lock in its
+	 * {@code LockBusyException}.
 	 */
 	public static class Diagnosis {
 
 		/**
-		 * Whether a LockBusyException names the sessions holding the lock (pid, application_name, state, transaction
-		 * age); costs one query on the failure path only.
+		 * Whether a LockBusyException names the sessions holding the lock (pid,
+		 * application_name, state, transaction age); costs one query on the failure path
+		 * only.
 		 */
 		private boolean enabled = true;
 
 		/**
-		 * Bound on connecting and on the query of one diagnosis, in whole seconds (at least 1s).
+		 * Bound on connecting and on the query of one diagnosis, in whole seconds (at
+		 * least 1s).
 		 */
 		private Duration timeout = Duration.ofSeconds(1);
 
@@ -273,13 +281,14 @@ public class AdvisoryLockProperties {
 	public static class Endpoint {
 
 		/**
-		 * Whether the endpoint shows each session's query text, which may hold personal data.
+		 * Whether the endpoint shows each session's query text, which may hold personal
+		 * data.
 		 */
 		private boolean includeQuery = false;
 
 		/**
-		 * How many recently derived keys the endpoint can label with their namespace:value; each takes at most about
-		 * 450 bytes of heap.
+		 * How many recently derived keys the endpoint can label with their
+		 * namespace:value; each takes at most about 450 bytes of heap.
 		 */
 		private int keyLabels = 1024;
 

@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * The application's {@link DataSource} beans as the auto-configurations see them: by bean name, the default
- * candidates only (so not an {@link InvocationLockDataSource @InvocationLockDataSource} declared with
+ * The application's {@link DataSource} beans as the auto-configurations see them: by bean
+ * name, the default candidates only (so not an
+ * {@link InvocationLockDataSource @InvocationLockDataSource} declared with
  * {@code defaultCandidate = false}), and the default one among them.
  *
  * @author advisory-lock authors
@@ -47,7 +48,8 @@ final class DataSourceBeans {
 		if (unique == null) {
 			return null;
 		}
-		// The same instance, not an equal one: a wrapper may delegate equals to what it wraps.
+		// The same instance, not an equal one: a wrapper may delegate equals to what it
+		// wraps.
 		for (Map.Entry<String, DataSource> entry : dataSources.entrySet()) {
 			if (entry.getValue() == unique) {
 				return entry.getKey();

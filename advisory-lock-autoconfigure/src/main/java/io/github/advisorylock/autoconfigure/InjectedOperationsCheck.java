@@ -24,11 +24,12 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
- * Fails the startup of an application whose singleton beans have {@link AdvisoryLockOperations} injected while the
- * PostgreSQL JDBC driver is missing, once the singletons are created. Where the auto-configuration backed off, there
- * is no such bean to inject, and Spring's own unsatisfied dependency fails the startup first;
- * {@link MissingLockPrerequisiteFailureAnalyzer} reports it. {@link LockPrerequisitesCheck} checks the other use, an
- * {@code @AdvisoryLocked} method.
+ * Fails the startup of an application whose singleton beans have
+ * {@link AdvisoryLockOperations} injected while the PostgreSQL JDBC driver is missing,
+ * once the singletons are created. Where the auto-configuration backed off, there is no
+ * such bean to inject, and Spring's own unsatisfied dependency fails the startup first;
+ * {@link MissingLockPrerequisiteFailureAnalyzer} reports it.
+ * {@link LockPrerequisitesCheck} checks the other use, an {@code @AdvisoryLocked} method.
  *
  * @author advisory-lock authors
  */

@@ -29,8 +29,9 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * What advisory locks need from the application, and what to add when one is missing: the text of the startup
- * failure that {@link LockPrerequisitesCheck} and {@link InjectedOperationsCheck} raise and
+ * What advisory locks need from the application, and what to add when one is missing: the
+ * text of the startup failure that {@link LockPrerequisitesCheck} and
+ * {@link InjectedOperationsCheck} raise and
  * {@link MissingLockPrerequisiteFailureAnalyzer} reports.
  *
  * @author advisory-lock authors
@@ -52,12 +53,14 @@ enum LockPrerequisite {
 			Action.TRANSACTION_MANAGER),
 
 	/**
-	 * {@code AdvisoryLockAutoConfiguration} itself, which did not apply although nothing above is missing: excluded,
-	 * or evaluated before what defines the {@code DataSource} or the transaction manager.
+	 * {@code AdvisoryLockAutoConfiguration} itself, which did not apply although nothing
+	 * above is missing: excluded, or evaluated before what defines the {@code DataSource}
+	 * or the transaction manager.
 	 */
-	AUTO_CONFIGURATION("AdvisoryLockAutoConfiguration did not apply, although spring-jdbc, a DataSource and a "
-			+ "PlatformTransactionManager are there", "it defines the interception of @AdvisoryLocked methods",
-			Action.AUTO_CONFIGURATION),
+	AUTO_CONFIGURATION(
+			"AdvisoryLockAutoConfiguration did not apply, although spring-jdbc, a DataSource and a "
+					+ "PlatformTransactionManager are there",
+			"it defines the interception of @AdvisoryLocked methods", Action.AUTO_CONFIGURATION),
 
 	/** The PostgreSQL JDBC driver. */
 	POSTGRESQL_DRIVER("the PostgreSQL JDBC driver (" + LockPrerequisite.DRIVER_CLASS + ") is not on the class path",
@@ -68,7 +71,8 @@ enum LockPrerequisite {
 
 	static final String SPRING_JDBC_CLASS = "org.springframework.jdbc.datasource.DataSourceUtils";
 
-	// Named, not referenced: spring-tx comes with spring-jdbc, which may be what is missing.
+	// Named, not referenced: spring-tx comes with spring-jdbc, which may be what is
+	// missing.
 	static final String TRANSACTION_MANAGER_CLASS = "org.springframework.transaction.PlatformTransactionManager";
 
 	private final String missing;
@@ -84,11 +88,14 @@ enum LockPrerequisite {
 	}
 
 	/**
-	 * Return what the application lacks, found from the class path and the bean definitions alone: no bean is
-	 * created and no connection is made. A {@code DataSource} or a transaction manager counts as the auto-configuration
-	 * counts it ({@code @ConditionalOnBean}), by type, without initializing a {@code FactoryBean}.
+	 * Return what the application lacks, found from the class path and the bean
+	 * definitions alone: no bean is created and no connection is made. A
+	 * {@code DataSource} or a transaction manager counts as the auto-configuration counts
+	 * it ({@code @ConditionalOnBean}), by type, without initializing a
+	 * {@code FactoryBean}.
 	 * @param beanFactory the application's bean factory
-	 * @return the missing prerequisites, in declaration order, empty when nothing is missing
+	 * @return the missing prerequisites, in declaration order, empty when nothing is
+	 * missing
 	 */
 	static Set<LockPrerequisite> missing(ConfigurableListableBeanFactory beanFactory) {
 		ClassLoader classLoader = beanFactory.getBeanClassLoader();
@@ -119,8 +126,9 @@ enum LockPrerequisite {
 	}
 
 	/**
-	 * Return whether any of some prerequisites is one without which the auto-configuration backs off, so that it
-	 * defines no {@code AdvisoryLockOperations} and intercepts no {@code @AdvisoryLocked} method.
+	 * Return whether any of some prerequisites is one without which the
+	 * auto-configuration backs off, so that it defines no {@code AdvisoryLockOperations}
+	 * and intercepts no {@code @AdvisoryLocked} method.
 	 * @param missing the missing prerequisites
 	 * @return whether the auto-configuration backs off
 	 */
@@ -129,20 +137,24 @@ enum LockPrerequisite {
 	}
 
 	/**
-	 * Return the description of a failure: who needs the lock, and each missing prerequisite with the reason.
-	 * @param user what needs the lock, a sentence's subject ("Method … is annotated with @AdvisoryLocked")
+	 * Return the description of a failure: who needs the lock, and each missing
+	 * prerequisite with the reason.
+	 * @param user what needs the lock, a sentence's subject ("Method … is annotated
+	 * with @AdvisoryLocked")
 	 * @param missing the missing prerequisites, not empty
 	 * @return the description
 	 */
 	static String describe(String user, Set<LockPrerequisite> missing) {
-		return user + ", but an advisory lock cannot be taken:\n" + missing.stream()
-			.map((each) -> "\t- " + each.missing + ": " + each.reason + ".")
-			.collect(Collectors.joining("\n"));
+		return user + ", but an advisory lock cannot be taken:\n"
+				+ missing.stream()
+					.map((each) -> "\t- " + each.missing + ": " + each.reason + ".")
+					.collect(Collectors.joining("\n"));
 	}
 
 	/**
-	 * Return what to add, once for each missing prerequisite. A starter that brings a {@code DataSource} brings its
-	 * transaction manager too, so then the transaction manager is not named on its own.
+	 * Return what to add, once for each missing prerequisite. A starter that brings a
+	 * {@code DataSource} brings its transaction manager too, so then the transaction
+	 * manager is not named on its own.
 	 * @param missing the missing prerequisites, not empty
 	 * @return the action
 	 */
@@ -169,10 +181,11 @@ enum LockPrerequisite {
 				+ "dependencies, and set spring.datasource.url: Spring Boot then defines a DataSource and its "
 				+ "transaction manager. Or define a DataSource bean and a PlatformTransactionManager bean of your own."),
 
-		TRANSACTION_MANAGER("Define a PlatformTransactionManager bean for your DataSource: a JdbcTransactionManager, or "
-				+ "a JpaTransactionManager with JPA. Spring Boot defines one by itself with spring-boot-starter-jdbc, "
-				+ "spring-boot-starter-data-jpa or spring-boot-starter-data-jdbc, when there is one DataSource or a "
-				+ "@Primary one."),
+		TRANSACTION_MANAGER(
+				"Define a PlatformTransactionManager bean for your DataSource: a JdbcTransactionManager, or "
+						+ "a JpaTransactionManager with JPA. Spring Boot defines one by itself with spring-boot-starter-jdbc, "
+						+ "spring-boot-starter-data-jpa or spring-boot-starter-data-jdbc, when there is one DataSource or a "
+						+ "@Primary one."),
 
 		AUTO_CONFIGURATION("Check that AdvisoryLockAutoConfiguration is not excluded (spring.autoconfigure.exclude, "
 				+ "@SpringBootApplication(exclude = ...)), and that an auto-configuration defining your DataSource or "
@@ -182,8 +195,7 @@ enum LockPrerequisite {
 		DRIVER("Add the PostgreSQL JDBC driver, org.postgresql:postgresql, to your dependencies with runtime scope "
 				+ "(Spring Boot manages its version).\n"
 				+ "Maven:  <dependency><groupId>org.postgresql</groupId><artifactId>postgresql</artifactId>"
-				+ "<scope>runtime</scope></dependency>\n"
-				+ "Gradle: runtimeOnly(\"org.postgresql:postgresql\")");
+				+ "<scope>runtime</scope></dependency>\n" + "Gradle: runtimeOnly(\"org.postgresql:postgresql\")");
 
 		private final String text;
 

@@ -30,14 +30,17 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * Fails the startup of an application that has an {@link AdvisoryLocked @AdvisoryLocked} method but lacks what
- * advisory locks need, rather than let the method run unlocked, checked as each bean is created (the annotation
- * declared on its class or on a type it inherits from). What is needed, and what to add, is {@link LockPrerequisite}'s.
+ * Fails the startup of an application that has an {@link AdvisoryLocked @AdvisoryLocked}
+ * method but lacks what advisory locks need, rather than let the method run unlocked,
+ * checked as each bean is created (the annotation declared on its class or on a type it
+ * inherits from). What is needed, and what to add, is {@link LockPrerequisite}'s.
  *
- * <p>Registered only where {@code AdvisoryLockAutoConfiguration}'s own condition on
- * {@code advisory-lock.annotation.enabled} matches, so that an application whose annotation is turned off starts as
- * before. {@link InjectedOperationsCheck} checks the other use, an injected {@link AdvisoryLockOperations}.
- * Everything is decided from the class path and the bean definitions: no connection is made.
+ * <p>
+ * Registered only where {@code AdvisoryLockAutoConfiguration}'s own condition on
+ * {@code advisory-lock.annotation.enabled} matches, so that an application whose
+ * annotation is turned off starts as before. {@link InjectedOperationsCheck} checks the
+ * other use, an injected {@link AdvisoryLockOperations}. Everything is decided from the
+ * class path and the bean definitions: no connection is made.
  *
  * @author advisory-lock authors
  */
@@ -57,7 +60,8 @@ final class LockPrerequisitesCheck implements BeanPostProcessor {
 
 	@Override
 	public Object postProcessBeforeInitialization(Object bean, String beanName) {
-		// Before initialization: ahead of the post processors that proxy the bean, for @Transactional say.
+		// Before initialization: ahead of the post processors that proxy the bean, for
+		// @Transactional say.
 		Class<?> type = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
 		Method annotated = AdvisoryLockBeanPostProcessor.findAnnotatedMethod(type);
 		if (annotated != null && !missing().isEmpty()) {
@@ -70,9 +74,11 @@ final class LockPrerequisitesCheck implements BeanPostProcessor {
 	private Set<LockPrerequisite> missing() {
 		Set<LockPrerequisite> missing = this.missing;
 		if (missing == null) {
-			// Every bean definition is known once post processors are created; once is enough.
+			// Every bean definition is known once post processors are created; once is
+			// enough.
 			missing = LockPrerequisite.missing(this.beanFactory);
-			// What decides is whether the annotation's interceptor is there; the list above only says why not.
+			// What decides is whether the annotation's interceptor is there; the list
+			// above only says why not.
 			if (!LockPrerequisite.backsOff(missing) && this.beanFactory
 				.getBeanNamesForType(AdvisoryLockBeanPostProcessor.class, true, false).length == 0) {
 				missing.add(LockPrerequisite.AUTO_CONFIGURATION);

@@ -21,9 +21,9 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Thrown at startup when the application uses advisory locks but lacks what they need. Its message is the whole
- * report, so that it reads well where no failure analyzer runs; {@link MissingLockPrerequisiteFailureAnalyzer}
- * splits it into description and action.
+ * Thrown at startup when the application uses advisory locks but lacks what they need.
+ * Its message is the whole report, so that it reads well where no failure analyzer runs;
+ * {@link MissingLockPrerequisiteFailureAnalyzer} splits it into description and action.
  *
  * @author advisory-lock authors
  */

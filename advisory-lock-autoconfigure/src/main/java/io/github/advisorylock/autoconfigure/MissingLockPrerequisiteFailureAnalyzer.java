@@ -31,20 +31,24 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.Ordered;
 
 /**
- * Reports a startup failure of an application that lacks what advisory locks need, naming what to add:
+ * Reports a startup failure of an application that lacks what advisory locks need, naming
+ * what to add:
  * <ul>
- * <li>a {@link MissingLockPrerequisiteException} of the {@link LockPrerequisitesCheck} or the
- * {@link InjectedOperationsCheck};</li>
- * <li>an {@link AdvisoryLockOperations} that could not be injected because the auto-configuration backed off (no
- * spring-jdbc, no {@code DataSource} or no transaction manager), where Spring Boot's own report would suggest
- * defining an {@code AdvisoryLockOperations} bean;</li>
- * <li>a failure that names the PostgreSQL driver class or a {@code jdbc:postgresql:} URL while the driver is not on
- * the class path, such as Spring Boot's own {@code DataSource} failing to load it: that happens before any bean could
- * use a lock, and Spring Boot has no report of its own for it.</li>
+ * <li>a {@link MissingLockPrerequisiteException} of the {@link LockPrerequisitesCheck} or
+ * the {@link InjectedOperationsCheck};</li>
+ * <li>an {@link AdvisoryLockOperations} that could not be injected because the
+ * auto-configuration backed off (no spring-jdbc, no {@code DataSource} or no transaction
+ * manager), where Spring Boot's own report would suggest defining an
+ * {@code AdvisoryLockOperations} bean;</li>
+ * <li>a failure that names the PostgreSQL driver class or a {@code jdbc:postgresql:} URL
+ * while the driver is not on the class path, such as Spring Boot's own {@code DataSource}
+ * failing to load it: that happens before any bean could use a lock, and Spring Boot has
+ * no report of its own for it.</li>
  * </ul>
- * Registered in {@code META-INF/spring.factories} under {@code org.springframework.boot.diagnostics.FailureAnalyzer},
- * the same key on Spring Boot 3 and 4, ahead of Spring Boot's analyzers, which would otherwise report the unsatisfied
- * dependency first.
+ * Registered in {@code META-INF/spring.factories} under
+ * {@code org.springframework.boot.diagnostics.FailureAnalyzer}, the same key on Spring
+ * Boot 3 and 4, ahead of Spring Boot's analyzers, which would otherwise report the
+ * unsatisfied dependency first.
  *
  * @author advisory-lock authors
  */
@@ -53,8 +57,8 @@ final class MissingLockPrerequisiteFailureAnalyzer implements FailureAnalyzer, O
 	private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	/**
-	 * Create an analyzer; Spring Boot passes the failed application's bean factory, or {@code null} for a failure
-	 * before there was one.
+	 * Create an analyzer; Spring Boot passes the failed application's bean factory, or
+	 * {@code null} for a failure before there was one.
 	 * @param beanFactory the bean factory of the application that failed to start, if any
 	 */
 	MissingLockPrerequisiteFailureAnalyzer(@Nullable BeanFactory beanFactory) {
@@ -81,7 +85,8 @@ final class MissingLockPrerequisiteFailureAnalyzer implements FailureAnalyzer, O
 	private static @Nullable FailureAnalysis operationsNotDefined(ConfigurableListableBeanFactory beanFactory,
 			Throwable failure, NoSuchBeanDefinitionException noBean) {
 		Set<LockPrerequisite> missing = LockPrerequisite.missing(beanFactory);
-		// Otherwise the auto-configuration was excluded or replaced: Spring Boot's report says more.
+		// Otherwise the auto-configuration was excluded or replaced: Spring Boot's report
+		// says more.
 		if (!LockPrerequisite.backsOff(missing)) {
 			return null;
 		}
@@ -93,12 +98,13 @@ final class MissingLockPrerequisiteFailureAnalyzer implements FailureAnalyzer, O
 	}
 
 	private @Nullable FailureAnalysis driverNeeded(Throwable failure) {
-		// The innermost exception that names the driver or a PostgreSQL URL says most precisely what failed.
+		// The innermost exception that names the driver or a PostgreSQL URL says most
+		// precisely what failed.
 		Throwable naming = null;
 		for (Throwable each = failure; each != null; each = each.getCause()) {
 			String message = each.getMessage();
-			if (message != null && (message.contains(LockPrerequisite.DRIVER_CLASS)
-					|| message.contains("jdbc:postgresql:"))) {
+			if (message != null
+					&& (message.contains(LockPrerequisite.DRIVER_CLASS) || message.contains("jdbc:postgresql:"))) {
 				naming = each;
 			}
 		}

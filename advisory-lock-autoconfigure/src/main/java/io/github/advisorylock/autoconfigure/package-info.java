@@ -15,7 +15,8 @@
  */
 
 /**
- * Spring Boot auto-configuration of advisory locks and its {@code advisory-lock.*} properties.
+ * Spring Boot auto-configuration of advisory locks and its {@code advisory-lock.*}
+ * properties.
  */
 @NullMarked
 package io.github.advisorylock.autoconfigure;

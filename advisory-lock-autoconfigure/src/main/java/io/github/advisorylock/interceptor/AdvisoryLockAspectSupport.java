@@ -40,21 +40,27 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * The flow behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, free of AOP types: resolve the
- * annotation, evaluate the keys, acquire the locks through {@link AdvisoryLockOperations} (which checks the
- * transaction), then proceed. {@link AdvisoryLockInterceptor} adapts it to AOP Alliance.
+ * The flow behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, free of
+ * AOP types: resolve the annotation, evaluate the keys, acquire the locks through
+ * {@link AdvisoryLockOperations} (which checks the transaction), then proceed.
+ * {@link AdvisoryLockInterceptor} adapts it to AOP Alliance.
  *
- * <p>It is handed the parts it asks, as Spring's {@code TransactionAspectSupport} is handed its
- * {@code TransactionAttributeSource}: the source of the parsed annotations and the evaluator of key expressions, which
- * {@link AdvisoryLockBeanPostProcessor} builds. It leaves every rule on key values (null, empty, collections and
- * arrays, the limit on keys) to the lock operations, and names the expression whose value they refused.
+ * <p>
+ * It is handed the parts it asks, as Spring's {@code TransactionAspectSupport} is handed
+ * its {@code TransactionAttributeSource}: the source of the parsed annotations and the
+ * evaluator of key expressions, which {@link AdvisoryLockBeanPostProcessor} builds. It
+ * leaves every rule on key values (null, empty, collections and arrays, the limit on
+ * keys) to the lock operations, and names the expression whose value they refused.
  *
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public class AdvisoryLockAspectSupport {
 
-	/** Whether a class of returned values runs its work after the call; asked per call, found once per class. */
+	/**
+	 * Whether a class of returned values runs its work after the call; asked per call,
+	 * found once per class.
+	 */
 	private static final ClassValue<Boolean> OUTLIVES_THE_CALL = new ClassValue<>() {
 
 		@Override
@@ -75,8 +81,8 @@ public class AdvisoryLockAspectSupport {
 
 	/**
 	 * Create the support.
-	 * @param operations supplies the lock operations, looked up at the first call so that creating the interceptor
-	 * does not initialize the data source early
+	 * @param operations supplies the lock operations, looked up at the first call so that
+	 * creating the interceptor does not initialize the data source early
 	 * @param attributeSource finds the annotation of a method, parsed and validated once
 	 * @param evaluator evaluates the key expressions of a call
 	 */
@@ -146,10 +152,12 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return what the method returned, unless it is work that may still run after the call (a {@code Future}, a
-	 * {@code CompletionStage}, a reactive {@code Publisher}) that its declared type hid from the startup check: the
-	 * lock ends with the transaction or the call, so that work runs unguarded, and only the caller can be told. A
-	 * transaction the lock's advice runs in rolls back, as for any exception of the method.
+	 * Return what the method returned, unless it is work that may still run after the
+	 * call (a {@code Future}, a {@code CompletionStage}, a reactive {@code Publisher})
+	 * that its declared type hid from the startup check: the lock ends with the
+	 * transaction or the call, so that work runs unguarded, and only the caller can be
+	 * told. A transaction the lock's advice runs in rolls back, as for any exception of
+	 * the method.
 	 * @throws IllegalStateException naming the method and the type it returned
 	 */
 	private static @Nullable Object checkReturned(AdvisoryLockAttribute attribute, @Nullable Object value) {
@@ -166,8 +174,9 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return the refusal told again with the method: one exception in place of the one the lock operations threw,
-	 * with its cause and suppressed exceptions, rather than a second copy of the same text around it.
+	 * Return the refusal told again with the method: one exception in place of the one
+	 * the lock operations threw, with its cause and suppressed exceptions, rather than a
+	 * second copy of the same text around it.
 	 */
 	private static LockTransactionException inMethod(AdvisoryLockAttribute attribute, LockTransactionException ex) {
 		LockTransactionException refusal = new LockTransactionException(inMethod(attribute, ex.getMessage()),
@@ -180,9 +189,10 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return the key error of a call told again with the method and the expression whose value the lock operations
-	 * refused: one exception in place of the one they threw, with its cause and key index. Where the error concerns no
-	 * single value (too many keys, or operations that do not tell which), name every expression.
+	 * Return the key error of a call told again with the method and the expression whose
+	 * value the lock operations refused: one exception in place of the one they threw,
+	 * with its cause and key index. Where the error concerns no single value (too many
+	 * keys, or operations that do not tell which), name every expression.
 	 */
 	private static InvalidLockKeyException keyError(AdvisoryLockAttribute attribute, List<@Nullable Object> keys,
 			InvalidLockKeyException ex) {
@@ -191,7 +201,8 @@ public class AdvisoryLockAspectSupport {
 			return keyError(attribute, allExpressions(attribute) + ": " + ex.getMessage(), -1, ex.getCause());
 		}
 		String expression = "key expression '" + attribute.keyExpressions().get(index) + "'";
-		// The value tells which words fit; whether it is refused, the lock operations alone decide.
+		// The value tells which words fit; whether it is refused, the lock operations
+		// alone decide.
 		Object value = keys.get(index);
 		if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
 				|| (value.getClass().isArray() && Array.getLength(value) == 0)) {
@@ -213,17 +224,17 @@ public class AdvisoryLockAspectSupport {
 
 	private static String allExpressions(AdvisoryLockAttribute attribute) {
 		List<String> expressions = attribute.keyExpressions();
-		return ((expressions.size() == 1) ? "key expression " : "key expressions ") + expressions.stream()
-			.map((expression) -> "'" + expression + "'")
-			.collect(Collectors.joining(", "));
+		return ((expressions.size() == 1) ? "key expression " : "key expressions ")
+				+ expressions.stream().map((expression) -> "'" + expression + "'").collect(Collectors.joining(", "));
 	}
 
 	/**
-	 * Return whether a refused collection or array holds {@code null}, to say so rather than what the key derivation
-	 * said of another of its values.
+	 * Return whether a refused collection or array holds {@code null}, to say so rather
+	 * than what the key derivation said of another of its values.
 	 */
 	private static boolean holdsNull(Object value) {
-		// Iterated: contains(null) throws on the immutable collections of List.of and Set.of.
+		// Iterated: contains(null) throws on the immutable collections of List.of and
+		// Set.of.
 		Collection<?> elements = (value instanceof Collection<?> collection) ? collection
 				: (value instanceof Object[] array) ? Arrays.asList(array) : List.of();
 		for (Object element : elements) {
@@ -235,8 +246,9 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return the value of each key expression for one call, as it gave it: one value, a collection or an array of
-	 * them, or {@code null}, for the lock operations to check and expand.
+	 * Return the value of each key expression for one call, as it gave it: one value, a
+	 * collection or an array of them, or {@code null}, for the lock operations to check
+	 * and expand.
 	 */
 	private List<@Nullable Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
 			@Nullable Object target, @Nullable Object[] args) {
@@ -247,7 +259,8 @@ public class AdvisoryLockAspectSupport {
 			int parameter = attribute.parameterIndexes().get(i);
 			Object value;
 			if (parameter >= 0) {
-				// What SpEL would return for a bare #name, #p0 or #a0, without its context and evaluation.
+				// What SpEL would return for a bare #name, #p0 or #a0, without its
+				// context and evaluation.
 				value = (args != null && parameter < args.length) ? args[parameter] : null;
 			}
 			else {
@@ -258,13 +271,16 @@ public class AdvisoryLockAspectSupport {
 					value = this.evaluator.evaluate(expression, attribute.method(), targetClass, context);
 				}
 				catch (EvaluationException ex) {
-					throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression
-							+ "' failed: " + ex.getMessage() + MUST_NAME_A_RESOURCE), i, ex);
+					throw new InvalidLockKeyException(inMethod(attribute,
+							"key expression '" + expression + "' failed: " + ex.getMessage() + MUST_NAME_A_RESOURCE), i,
+							ex);
 				}
 				catch (RuntimeException ex) {
 					// SpEL lets what a method of the expression throws through as it is.
-					throw new InvalidLockKeyException(inMethod(attribute, "key expression '" + expression + "' threw "
-							+ ex.getClass().getSimpleName() + ": " + ex.getMessage() + MUST_NAME_A_RESOURCE), i, ex);
+					throw new InvalidLockKeyException(
+							inMethod(attribute, "key expression '" + expression + "' threw "
+									+ ex.getClass().getSimpleName() + ": " + ex.getMessage() + MUST_NAME_A_RESOURCE),
+							i, ex);
 				}
 			}
 			keys.add(value);
@@ -277,8 +293,8 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Carries what the method body threw through the lock callback, which throws no checked exception, so that the
-	 * caller gets it unchanged.
+	 * Carries what the method body threw through the lock callback, which throws no
+	 * checked exception, so that the caller gets it unchanged.
 	 */
 	@SuppressWarnings("serial")
 	private static final class BodyFailure extends RuntimeException {

@@ -26,26 +26,28 @@ import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The parsed and validated {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} of one method.
+ * The parsed and validated {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}
+ * of one method.
  *
  * @param method the annotated method, as declared on the target class
  * @param namespace the namespace, not blank
  * @param keyExpressions the SpEL key expressions, at least one
- * @param parameterIndexes for each expression, the index of the parameter it merely names, or {@code -1} when it must
- * be evaluated
+ * @param parameterIndexes for each expression, the index of the parameter it merely
+ * names, or {@code -1} when it must be evaluated
  * @param mode exclusive or shared
  * @param waitMode block, try or skip
- * @param timeout the BLOCK timeout, or {@code null} for the configured default (and for TRY and SKIP)
+ * @param timeout the BLOCK timeout, or {@code null} for the configured default (and for
+ * TRY and SKIP)
  * @param scope transaction or invocation
- * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null} for the one of the current
- * transaction
- * @param checksReturnedWork whether what the method returns is checked for work that outlives the call, which its
- * declared type does not rule out (see {@link AdvisoryLockAttributeValidator#checksReturnedWork})
+ * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null}
+ * for the one of the current transaction
+ * @param checksReturnedWork whether what the method returns is checked for work that
+ * outlives the call, which its declared type does not rule out (see
+ * {@link AdvisoryLockAttributeValidator#checksReturnedWork})
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
-		List<Integer> parameterIndexes, LockMode mode,
-		WaitMode waitMode, @Nullable Duration timeout, LockScope scope, @Nullable String dataSource,
-		boolean checksReturnedWork) {
+		List<Integer> parameterIndexes, LockMode mode, WaitMode waitMode, @Nullable Duration timeout, LockScope scope,
+		@Nullable String dataSource, boolean checksReturnedWork) {
 
 }

@@ -35,8 +35,9 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Finds and parses {@link AdvisoryLocked @AdvisoryLocked} once per method and target class, validated by an
- * {@link AdvisoryLockAttributeValidator}; the pointcut and the interceptor both ask it.
+ * Finds and parses {@link AdvisoryLocked @AdvisoryLocked} once per method and target
+ * class, validated by an {@link AdvisoryLockAttributeValidator}; the pointcut and the
+ * interceptor both ask it.
  *
  * @author advisory-lock authors
  */
@@ -69,7 +70,8 @@ class AdvisoryLockAttributeSource {
 	}
 
 	/**
-	 * Return whether a class may have annotated methods at all, a cheap filter before looking at its methods.
+	 * Return whether a class may have annotated methods at all, a cheap filter before
+	 * looking at its methods.
 	 * @param targetClass the class
 	 * @return {@code false} if it certainly has none
 	 */
@@ -88,14 +90,16 @@ class AdvisoryLockAttributeSource {
 		if (method.getDeclaringClass() == Object.class) {
 			return null;
 		}
-		return this.cache.computeIfAbsent(new MethodClassKey(method, targetClass),
-				(key) -> Optional.ofNullable(parse(method, targetClass)))
+		return this.cache
+			.computeIfAbsent(new MethodClassKey(method, targetClass),
+					(key) -> Optional.ofNullable(parse(method, targetClass)))
 			.orElse(null);
 	}
 
 	/**
-	 * Parse and validate every annotated method of a class, so that misuse fails at startup rather than at the first
-	 * call, or silently, where a proxy cannot intercept the method.
+	 * Parse and validate every annotated method of a class, so that misuse fails at
+	 * startup rather than at the first call, or silently, where a proxy cannot intercept
+	 * the method.
 	 * @param targetClass the class of a bean
 	 * @throws IllegalStateException naming the first invalid method
 	 */

@@ -54,8 +54,9 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
- * The rules an {@link AdvisoryLocked @AdvisoryLocked} method must keep, checked once, when its bean is proxied, so that
- * misuse fails at startup naming the method and what to do, rather than at the first call or silently.
+ * The rules an {@link AdvisoryLocked @AdvisoryLocked} method must keep, checked once,
+ * when its bean is proxied, so that misuse fails at startup naming the method and what to
+ * do, rather than at the first call or silently.
  *
  * @author advisory-lock authors
  */
@@ -77,8 +78,10 @@ class AdvisoryLockAttributeValidator {
 	/**
 	 * Create a validator.
 	 * @param evaluator parses the key expressions, so that a bad one fails at startup
-	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or {@code null} for none
-	 * @param beanFactory tells whether a {@code dataSource} name is a {@code DataSource} bean's, or {@code null}
+	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or
+	 * {@code null} for none
+	 * @param beanFactory tells whether a {@code dataSource} name is a {@code DataSource}
+	 * bean's, or {@code null}
 	 */
 	AdvisoryLockAttributeValidator(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver,
 			@Nullable BeanFactory beanFactory) {
@@ -88,8 +91,8 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether a method is to be validated: it carries the annotation, directly or through a composed one, and
-	 * is one the compiler wrote from source.
+	 * Return whether a method is to be validated: it carries the annotation, directly or
+	 * through a composed one, and is one the compiler wrote from source.
 	 * @param method the method
 	 * @return whether it is an annotated method
 	 */
@@ -106,16 +109,20 @@ class AdvisoryLockAttributeValidator {
 	void validateInterceptable(Method method) {
 		int modifiers = method.getModifiers();
 		if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
-			throw invalid(method, "a proxy cannot intercept a " + Modifier.toString(modifiers & (Modifier.PRIVATE
-					| Modifier.STATIC | Modifier.FINAL)) + " method, so the lock would never be taken: make it "
-					+ "public (or protected) and neither static nor final");
+			throw invalid(method,
+					"a proxy cannot intercept a "
+							+ Modifier.toString(modifiers & (Modifier.PRIVATE | Modifier.STATIC | Modifier.FINAL))
+							+ " method, so the lock would never be taken: make it "
+							+ "public (or protected) and neither static nor final");
 		}
 	}
 
 	/**
-	 * Validate that no method of the hierarchy of an annotated one carries the annotation twice, directly and through
-	 * a composed annotation, or through two composed ones: only one of them would apply, and the other lock would be
-	 * dropped without a word. An override that carries its own annotation is not a second one: the nearest applies.
+	 * Validate that no method of the hierarchy of an annotated one carries the annotation
+	 * twice, directly and through a composed annotation, or through two composed ones:
+	 * only one of them would apply, and the other lock would be dropped without a word.
+	 * An override that carries its own annotation is not a second one: the nearest
+	 * applies.
 	 * @param method the annotated method
 	 * @throws IllegalStateException naming the method and its annotations
 	 */
@@ -129,11 +136,12 @@ class AdvisoryLockAttributeValidator {
 			if (declared.size() > 1) {
 				Method declaring = (declared.get(0).getSource() instanceof Method source) ? source : method;
 				List<String> names = declared.stream().map(AdvisoryLockAttributeValidator::describe).toList();
-				throw invalid(declaring, "it carries @AdvisoryLocked " + ((names.size() == 2) ? "twice"
-						: names.size() + " times") + ", so one lock would be silently dropped: "
-						+ String.join(" and ", names) + "; keep one: name the keys of one namespace in one "
-						+ "annotation (key = { \"#from\", \"#to\" }), or take the other lock with "
-						+ "AdvisoryLockOperations inside the method");
+				throw invalid(declaring,
+						"it carries @AdvisoryLocked " + ((names.size() == 2) ? "twice" : names.size() + " times")
+								+ ", so one lock would be silently dropped: " + String.join(" and ", names)
+								+ "; keep one: name the keys of one namespace in one "
+								+ "annotation (key = { \"#from\", \"#to\" }), or take the other lock with "
+								+ "AdvisoryLockOperations inside the method");
 			}
 		}
 	}
@@ -148,7 +156,8 @@ class AdvisoryLockAttributeValidator {
 	 * Validate the annotation of a method.
 	 * @param method the annotated method, as declared on the target class
 	 * @param targetClass the target class, or {@code null} if unknown
-	 * @param annotation the annotation that applies to it, merged from a composed one where there is one
+	 * @param annotation the annotation that applies to it, merged from a composed one
+	 * where there is one
 	 * @throws IllegalStateException naming the method and the problem
 	 */
 	void validate(Method method, @Nullable Class<?> targetClass, AdvisoryLocked annotation) {
@@ -175,11 +184,12 @@ class AdvisoryLockAttributeValidator {
 		}
 		validateWorkEndsWithTheCall(method, targetClass);
 		if (annotation.waitMode() == WaitMode.SKIP && !SKIPPABLE_RETURN_TYPES.contains(method.getReturnType())) {
-			throw invalid(method, "waitMode SKIP returns without running the method when the lock is held, "
-					+ "so the method must return void or Optional, and it returns "
-					+ method.getReturnType().getSimpleName() + ": return Optional<"
-					+ ClassUtils.resolvePrimitiveIfNecessary(method.getReturnType()).getSimpleName()
-					+ ">, or use waitMode TRY, which throws LockBusyException instead");
+			throw invalid(method,
+					"waitMode SKIP returns without running the method when the lock is held, "
+							+ "so the method must return void or Optional, and it returns "
+							+ method.getReturnType().getSimpleName() + ": return Optional<"
+							+ ClassUtils.resolvePrimitiveIfNecessary(method.getReturnType()).getSimpleName()
+							+ ">, or use waitMode TRY, which throws LockBusyException instead");
 		}
 		if (!annotation.dataSource().isEmpty() && annotation.dataSource().isBlank()) {
 			throw invalid(method, "dataSource must name a DataSource bean, or be left empty for the one of "
@@ -189,8 +199,9 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Validate that a {@code dataSource} name is a {@code DataSource} bean's, where the bean factory can tell; the
-	 * lock operations check it again at each call, for {@code LockRequest.withDataSource}.
+	 * Validate that a {@code dataSource} name is a {@code DataSource} bean's, where the
+	 * bean factory can tell; the lock operations check it again at each call, for
+	 * {@code LockRequest.withDataSource}.
 	 */
 	private void validateDataSourceName(Method method, String name) {
 		ListableBeanFactory beanFactory = this.beanFactory;
@@ -198,18 +209,20 @@ class AdvisoryLockAttributeValidator {
 			return;
 		}
 		if (!beanFactory.containsBean(name) || !beanFactory.isTypeMatch(name, DataSource.class)) {
-			throw invalid(method, "dataSource '" + name + "' is no DataSource bean; name one of "
-					+ Arrays.toString(beanFactory.getBeanNamesForType(DataSource.class, true, false))
-					+ ", or leave it empty for the one of the current transaction");
+			throw invalid(method,
+					"dataSource '" + name + "' is no DataSource bean; name one of "
+							+ Arrays.toString(beanFactory.getBeanNamesForType(DataSource.class, true, false))
+							+ ", or leave it empty for the one of the current transaction");
 		}
 	}
 
 	/**
-	 * Validate that the work of a method is done when it returns. The lock ends with the transaction or the call,
-	 * while a {@code CompletionStage}, a {@code Future}, a reactive {@code Publisher} or a Kotlin suspend function may
-	 * run its work after that, unguarded. Behind {@link Async @Async}, a method returning a {@code Future} is fine:
-	 * the lock's advice runs on the executor's thread inside {@code @Async}'s, around the whole work (see
-	 * {@link AdvisoryLockBeanPostProcessor}).
+	 * Validate that the work of a method is done when it returns. The lock ends with the
+	 * transaction or the call, while a {@code CompletionStage}, a {@code Future}, a
+	 * reactive {@code Publisher} or a Kotlin suspend function may run its work after
+	 * that, unguarded. Behind {@link Async @Async}, a method returning a {@code Future}
+	 * is fine: the lock's advice runs on the executor's thread inside {@code @Async}'s,
+	 * around the whole work (see {@link AdvisoryLockBeanPostProcessor}).
 	 * @param method the annotated method
 	 * @param targetClass the target class, or {@code null} if unknown
 	 * @throws IllegalStateException if its work may outlive the call
@@ -234,7 +247,8 @@ class AdvisoryLockAttributeValidator {
 		else {
 			return;
 		}
-		// Spring's @Async runs methods that return a Future, and nothing else that returns a value.
+		// Spring's @Async runs methods that return a Future, and nothing else that
+		// returns a value.
 		throw invalid(method, work + " may still run after the method has returned, and the lock ends with the "
 				+ "transaction or the call, before that work runs, so it would guard nothing: return the value itself"
 				+ (stage ? ", or put @Async on the method (declared to return a Future or CompletableFuture), so "
@@ -244,9 +258,10 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether the value a method returns must be checked at run time for work that outlives the call: its
-	 * declared type neither refuses it at startup nor rules it out ({@code Object}, {@code Serializable}, an
-	 * interface or a class that a {@code CompletableFuture} or a {@code Publisher} could extend).
+	 * Return whether the value a method returns must be checked at run time for work that
+	 * outlives the call: its declared type neither refuses it at startup nor rules it out
+	 * ({@code Object}, {@code Serializable}, an interface or a class that a
+	 * {@code CompletableFuture} or a {@code Publisher} could extend).
 	 * @param method the annotated method
 	 * @return whether to check what it returns
 	 */
@@ -257,14 +272,14 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether a value of a type may run its work after the method that returned it has returned: a
-	 * {@code Future}, a {@code CompletionStage} or a reactive {@code Publisher}.
+	 * Return whether a value of a type may run its work after the method that returned it
+	 * has returned: a {@code Future}, a {@code CompletionStage} or a reactive
+	 * {@code Publisher}.
 	 * @param type the type of a value
 	 * @return whether it may
 	 */
 	static boolean outlivesTheCall(Class<?> type) {
-		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
-				|| isPublisher(type);
+		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type) || isPublisher(type);
 	}
 
 	private static boolean isPublisher(Class<?> type) {
@@ -278,7 +293,8 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether a type is, or extends, the named one: by name, so that the library need not be present.
+	 * Return whether a type is, or extends, the named one: by name, so that the library
+	 * need not be present.
 	 */
 	private static boolean isOrExtends(@Nullable Class<?> type, String name) {
 		if (type == null) {
@@ -296,8 +312,9 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether a method is a Kotlin suspend function, which Kotlin compiles to a method that takes a
-	 * {@code Continuation} last; by name, so that the Kotlin standard library need not be present.
+	 * Return whether a method is a Kotlin suspend function, which Kotlin compiles to a
+	 * method that takes a {@code Continuation} last; by name, so that the Kotlin standard
+	 * library need not be present.
 	 */
 	private static boolean isSuspendFunction(Method method) {
 		Class<?>[] parameterTypes = method.getParameterTypes();
@@ -327,20 +344,22 @@ class AdvisoryLockAttributeValidator {
 					+ "\"200ms\", \"2s\", \"PT2S\" or a ${...} placeholder that resolves to one", ex);
 		}
 		try {
-			// The request's rules for a timeout are the annotation's: a range, and only with BLOCK.
+			// The request's rules for a timeout are the annotation's: a range, and only
+			// with BLOCK.
 			LockRequest.of(annotation.namespace()).withWaitMode(annotation.waitMode()).withTimeout(timeout);
 		}
 		catch (IllegalArgumentException ex) {
 			String problem = String.valueOf(ex.getMessage());
-			throw invalid(method, problem.contains("'" + text + "'") ? problem
-					: problem + " (timeout = \"" + text + "\")", ex);
+			throw invalid(method,
+					problem.contains("'" + text + "'") ? problem : problem + " (timeout = \"" + text + "\")", ex);
 		}
 		return timeout;
 	}
 
 	/**
-	 * Validate that every annotated method of a class proxied through its interfaces is declared by one of them: a
-	 * JDK proxy sees no other method, so a call to it would run without its lock.
+	 * Validate that every annotated method of a class proxied through its interfaces is
+	 * declared by one of them: a JDK proxy sees no other method, so a call to it would
+	 * run without its lock.
 	 * @param targetClass the class of a bean
 	 * @param interfaces the interfaces its proxy implements
 	 * @throws IllegalStateException naming the first method no interface declares
@@ -353,7 +372,8 @@ class AdvisoryLockAttributeValidator {
 		ReflectionUtils.doWithMethods(userClass, (method) -> {
 			for (Class<?> candidate : interfaces) {
 				for (Method declared : candidate.getMethods()) {
-					// Resolves generic interface methods (run(T)) to their implementation (run(String)).
+					// Resolves generic interface methods (run(T)) to their implementation
+					// (run(String)).
 					if (AopUtils.getMostSpecificMethod(declared, userClass).equals(method)) {
 						return;
 					}
@@ -374,14 +394,16 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Describe a method for error messages: {@code com.example.SetupService.create(UUID)}.
+	 * Describe a method for error messages:
+	 * {@code com.example.SetupService.create(UUID)}.
 	 * @param method the method
 	 * @return its description
 	 */
 	static String describe(Method method) {
-		return method.getDeclaringClass().getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
-			.map(Class::getSimpleName)
-			.collect(Collectors.joining(", ", "(", ")"));
+		return method.getDeclaringClass().getName() + "." + method.getName()
+				+ Arrays.stream(method.getParameterTypes())
+					.map(Class::getSimpleName)
+					.collect(Collectors.joining(", ", "(", ")"));
 	}
 
 }

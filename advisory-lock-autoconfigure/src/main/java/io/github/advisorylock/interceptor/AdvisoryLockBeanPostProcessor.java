@@ -43,28 +43,36 @@ import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Proxies beans with {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods, validating every such
- * method when the bean is created.
+ * Proxies beans with {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}
+ * methods, validating every such method when the bean is created.
  *
- * <p>Two advisors share one interceptor, each for one {@link LockScope}:
+ * <p>
+ * Two advisors share one interceptor, each for one {@link LockScope}:
  * <ul>
- * <li>Transaction scope: where a bean is already proxied, for {@code @Transactional} for example, its advisor is added
- * after the existing ones, so the lock is always taken inside the transaction, whatever the order in which the
- * advisors and post processors were registered. Where the bean is not yet proxied, the proxy created here is wrapped
+ * <li>Transaction scope: where a bean is already proxied, for {@code @Transactional} for
+ * example, its advisor is added after the existing ones, so the lock is always taken
+ * inside the transaction, whatever the order in which the advisors and post processors
+ * were registered. Where the bean is not yet proxied, the proxy created here is wrapped
  * by any later one, which again leaves the lock innermost.</li>
- * <li>Invocation scope: its advisor is added ahead of every existing one but {@code @Async}'s, so the lock is held
- * outside any transaction of the method and on the executor's thread of an {@code @Async} one. An
- * {@code AsyncAnnotationBeanPostProcessor} that runs later puts its advisor in front, which keeps that order. This
- * post processor runs just before the ones at {@link Ordered#LOWEST_PRECEDENCE}, such as
- * {@code ScheduledAnnotationBeanPostProcessor}, so that a {@code @Scheduled} method is scheduled on the proxy.</li>
+ * <li>Invocation scope: its advisor is added ahead of every existing one but
+ * {@code @Async}'s, so the lock is held outside any transaction of the method and on the
+ * executor's thread of an {@code @Async} one. An {@code AsyncAnnotationBeanPostProcessor}
+ * that runs later puts its advisor in front, which keeps that order. This post processor
+ * runs just before the ones at {@link Ordered#LOWEST_PRECEDENCE}, such as
+ * {@code ScheduledAnnotationBeanPostProcessor}, so that a {@code @Scheduled} method is
+ * scheduled on the proxy.</li>
  * </ul>
  *
- * <p>For Spring's AOT processing, {@link #determineBeanType} names the class of the proxy that will be made at runtime,
- * so that its class is generated at build time, as a native image needs.
+ * <p>
+ * For Spring's AOT processing, {@link #determineBeanType} names the class of the proxy
+ * that will be made at runtime, so that its class is generated at build time, as a native
+ * image needs.
  *
- * <p>Both advisors thus sit inside {@code @Async}'s: on an {@code @Async} method, the transaction and the lock are
- * taken on the executor's thread, around the whole work, which is why such a method may return a {@code Future},
- * while any other method whose work outlives the call fails validation.
+ * <p>
+ * Both advisors thus sit inside {@code @Async}'s: on an {@code @Async} method, the
+ * transaction and the lock are taken on the executor's thread, around the whole work,
+ * which is why such a method may return a {@code Future}, while any other method whose
+ * work outlives the call fails validation.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -95,9 +103,10 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	}
 
 	/**
-	 * Build the key expression evaluator, the attribute source with its validator, the interceptor they are handed to,
-	 * and its two advisors, once for every bean, as {@code AsyncAnnotationBeanPostProcessor} does: with the bean
-	 * factory when there is one, so that key expressions can name beans and timeouts can hold placeholders.
+	 * Build the key expression evaluator, the attribute source with its validator, the
+	 * interceptor they are handed to, and its two advisors, once for every bean, as
+	 * {@code AsyncAnnotationBeanPostProcessor} does: with the bean factory when there is
+	 * one, so that key expressions can name beans and timeouts can hold placeholders.
 	 */
 	private void initAdvisors(@Nullable BeanFactory beanFactory) {
 		EmbeddedValueResolver valueResolver = (beanFactory instanceof ConfigurableBeanFactory configurable)
@@ -107,27 +116,30 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 				new AdvisoryLockAttributeValidator(evaluator, valueResolver, beanFactory));
 		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, source, evaluator);
 		this.attributeSource = source;
-		this.advisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.TRANSACTION),
-				interceptor);
+		this.advisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.TRANSACTION), interceptor);
 		this.invocationAdvisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.INVOCATION),
 				interceptor);
 	}
 
 	/**
-	 * Return the class of the proxy that {@link #postProcessAfterInitialization} will make of a bean of the given
-	 * class, so that Spring's AOT processing generates it at build time, as it does for {@code @Async} and
-	 * {@code @Validated}. The inherited method knows only the transaction-scope advisor; a bean whose annotated
-	 * methods are all invocation-scoped would otherwise get its proxy class generated at runtime, which a native
-	 * image cannot do.
-	 * @param beanClass the class of the bean, or of the proxy an earlier post processor predicted for it
+	 * Return the class of the proxy that {@link #postProcessAfterInitialization} will
+	 * make of a bean of the given class, so that Spring's AOT processing generates it at
+	 * build time, as it does for {@code @Async} and {@code @Validated}. The inherited
+	 * method knows only the transaction-scope advisor; a bean whose annotated methods are
+	 * all invocation-scoped would otherwise get its proxy class generated at runtime,
+	 * which a native image cannot do.
+	 * @param beanClass the class of the bean, or of the proxy an earlier post processor
+	 * predicted for it
 	 * @param beanName the name of the bean
-	 * @return the class of the proxy, or {@code beanClass} when this post processor adds no proxy of its own
+	 * @return the class of the proxy, or {@code beanClass} when this post processor adds
+	 * no proxy of its own
 	 */
 	/**
-	 * Return a method of a class that this post processor would intercept for {@link AdvisoryLocked @AdvisoryLocked}
-	 * (declared on the class or inherited, directly or through a composed annotation; bridges and synthetic methods
-	 * aside), without parsing or validating it. The auto-configuration's startup check asks it, so that the check and
-	 * the interception never disagree on what is annotated.
+	 * Return a method of a class that this post processor would intercept for
+	 * {@link AdvisoryLocked @AdvisoryLocked} (declared on the class or inherited,
+	 * directly or through a composed annotation; bridges and synthetic methods aside),
+	 * without parsing or validating it. The auto-configuration's startup check asks it,
+	 * so that the check and the interception never disagree on what is annotated.
 	 * @param type the class of a bean
 	 * @return an annotated method, or {@code null} if there is none
 	 */
@@ -147,8 +159,10 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	@Override
 	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
 		if (SpringProxy.class.isAssignableFrom(beanClass)) {
-			// An earlier post processor (the auto-proxy creator of @Transactional, say) proxies this bean: our
-			// advisors are added to that proxy at runtime, so no class of our own is made (the inherited method
+			// An earlier post processor (the auto-proxy creator of @Transactional, say)
+			// proxies this bean: our
+			// advisors are added to that proxy at runtime, so no class of our own is made
+			// (the inherited method
 			// would generate a second, unused proxy class of the same bean).
 			return beanClass;
 		}
@@ -157,7 +171,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		if (type != beanClass || invocation == null || !AopUtils.canApply(invocation, beanClass)) {
 			return type;
 		}
-		// The proxy that addInvocationAdvisor makes of a bean not proxied yet, as the inherited method builds it.
+		// The proxy that addInvocationAdvisor makes of a bean not proxied yet, as the
+		// inherited method builds it.
 		ProxyFactory proxyFactory = new ProxyFactory();
 		proxyFactory.copyFrom(this);
 		proxyFactory.setTargetClass(beanClass);
@@ -172,7 +187,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (this.attributeSource == null) {
-			// Used outside a bean factory: key expressions cannot name beans, timeouts cannot hold placeholders.
+			// Used outside a bean factory: key expressions cannot name beans, timeouts
+			// cannot hold placeholders.
 			initAdvisors(null);
 		}
 		AdvisoryLockAttributeSource source = this.attributeSource;
@@ -201,8 +217,9 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	}
 
 	/**
-	 * Complete the factory of a proxy that only the invocation-scope advisor makes: one place, so that the class
-	 * {@link #determineBeanType} predicts at build time is the class made at runtime.
+	 * Complete the factory of a proxy that only the invocation-scope advisor makes: one
+	 * place, so that the class {@link #determineBeanType} predicts at build time is the
+	 * class made at runtime.
 	 */
 	private void applyInvocationAdvisor(ProxyFactory proxyFactory, Class<?> beanClass, Advisor invocationAdvisor) {
 		if (!proxyFactory.isProxyTargetClass()) {
@@ -213,7 +230,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	}
 
 	/**
-	 * Return the position just inside the last {@code @Async} advisor, or the front when there is none.
+	 * Return the position just inside the last {@code @Async} advisor, or the front when
+	 * there is none.
 	 */
 	private static int outsideAllButAsync(Advised advised) {
 		Advisor[] advisors = advised.getAdvisors();

@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 
 /**
- * AOP Alliance adapter of {@link AdvisoryLockAspectSupport}: takes the advisory locks of an
- * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} method before it runs.
+ * AOP Alliance adapter of {@link AdvisoryLockAspectSupport}: takes the advisory locks of
+ * an {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} method before it runs.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -25,11 +25,12 @@ import org.springframework.aop.ClassFilter;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 
 /**
- * Matches the {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods of one {@link LockScope}, as the
- * {@link AdvisoryLockAttributeSource} parses them.
+ * Matches the {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods of
+ * one {@link LockScope}, as the {@link AdvisoryLockAttributeSource} parses them.
  *
- * <p>Equal for the same source and scope, so that Spring can tell an advisor already applied to a proxy (as it does
- * for {@code TransactionAttributeSourcePointcut}).
+ * <p>
+ * Equal for the same source and scope, so that Spring can tell an advisor already applied
+ * to a proxy (as it does for {@code TransactionAttributeSourcePointcut}).
  *
  * @author advisory-lock authors
  */
@@ -73,7 +74,8 @@ class AdvisoryLockPointcut extends StaticMethodMatcherPointcut {
 	}
 
 	/**
-	 * Skips the classes that cannot carry the annotation before their methods are looked at.
+	 * Skips the classes that cannot carry the annotation before their methods are looked
+	 * at.
 	 */
 	private static final class CandidateClassFilter implements ClassFilter {
 

@@ -38,9 +38,9 @@ import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
- * Parses each key expression once per method and target class, and evaluates it per call against the method
- * arguments: {@code #name} (with {@code -parameters}), {@code #p0}/{@code #a0}, {@code #root.args}, and
- * {@code @bean} references.
+ * Parses each key expression once per method and target class, and evaluates it per call
+ * against the method arguments: {@code #name} (with {@code -parameters}),
+ * {@code #p0}/{@code #a0}, {@code #root.args}, and {@code @bean} references.
  *
  * @author advisory-lock authors
  */
@@ -61,12 +61,13 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	}
 
 	/**
-	 * Parse an expression and check that every variable it names is a parameter of the method, so a typo fails at
-	 * startup instead of giving a null key at the first call.
+	 * Parse an expression and check that every variable it names is a parameter of the
+	 * method, so a typo fails at startup instead of giving a null key at the first call.
 	 * @param expression the expression
 	 * @param method the method, as declared on the target class
 	 * @param targetClass the target class
-	 * @throws RuntimeException if the expression cannot be parsed or names an unknown variable
+	 * @throws RuntimeException if the expression cannot be parsed or names an unknown
+	 * variable
 	 */
 	void validate(String expression, Method method, @Nullable Class<?> targetClass) {
 		Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(method, targetClass), expression);
@@ -99,9 +100,10 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	}
 
 	/**
-	 * Return the index of the parameter an expression is nothing but a reference to ({@code #userId}, {@code #p0},
-	 * {@code #a0}), whose value a call can read from its arguments without evaluating SpEL: the common case, and the
-	 * only one whose evaluation shows in a call's cost.
+	 * Return the index of the parameter an expression is nothing but a reference to
+	 * ({@code #userId}, {@code #p0}, {@code #a0}), whose value a call can read from its
+	 * arguments without evaluating SpEL: the common case, and the only one whose
+	 * evaluation shows in a call's cost.
 	 * @param expression the expression
 	 * @param method the method, as declared on the target class
 	 * @return the index, or {@code -1} when the expression is anything else
@@ -112,7 +114,8 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 			return -1;
 		}
 		String name = text.substring(1);
-		// The variables as MethodBasedEvaluationContext sets them, in its order: a later one of the same name wins.
+		// The variables as MethodBasedEvaluationContext sets them, in its order: a later
+		// one of the same name wins.
 		String[] names = getParameterNameDiscoverer().getParameterNames(method);
 		int index = -1;
 		for (int i = 0; i < method.getParameterCount(); i++) {
@@ -131,8 +134,7 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * @param context the context of the call, from {@link #createContext}
 	 * @return the value: one key value, a collection or array of them, or {@code null}
 	 */
-	@Nullable Object evaluate(String expression, Method method, @Nullable Class<?> targetClass,
-			EvaluationContext context) {
+	@Nullable Object evaluate(String expression, Method method, @Nullable Class<?> targetClass, EvaluationContext context) {
 		return getExpression(this.expressions, new AnnotatedElementKey(method, targetClass), expression)
 			.getValue(context);
 	}
@@ -153,7 +155,8 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	}
 
 	/**
-	 * The root object of key expressions: {@code #root.method}, {@code #root.args}, {@code #root.target}.
+	 * The root object of key expressions: {@code #root.method}, {@code #root.args},
+	 * {@code #root.target}.
 	 */
 	static final class LockKeyRootObject {
 

@@ -15,9 +15,9 @@
  */
 
 /**
- * The interception behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}: the annotation source and its
- * validator, the key expressions, the support class, the interceptor, and the pointcut and post processor that apply
- * it.
+ * The interception behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}:
+ * the annotation source and its validator, the key expressions, the support class, the
+ * interceptor, and the pointcut and post processor that apply it.
  */
 @NullMarked
 package io.github.advisorylock.interceptor;

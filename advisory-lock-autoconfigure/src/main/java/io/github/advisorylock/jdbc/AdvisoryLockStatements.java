@@ -30,42 +30,55 @@ import io.github.advisorylock.LockMode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The statements that acquire advisory locks, each with the code that binds its parameters and reads its rows, so that a
- * change to a statement is made here and nowhere else: one statement, so one round trip, for an acquisition that finds
- * its locks free
- * (the common case, kept as light as a hand-written lock with the same isolation check), and a second one only for a
- * {@code BLOCK} that must wait.
+ * The statements that acquire advisory locks, each with the code that binds its
+ * parameters and reads its rows, so that a change to a statement is made here and nowhere
+ * else: one statement, so one round trip, for an acquisition that finds its locks free
+ * (the common case, kept as light as a hand-written lock with the same isolation check),
+ * and a second one only for a {@code BLOCK} that must wait.
  *
- * <p>The first statement, {@code TRY_ONE} or {@code TRY_MANY}, checks the isolation level and tries the keys in array
- * order (the caller sorts them), stopping at the first one held. Its {@code WHERE} clause is the check that a lock
- * here can protect anything: a transaction above READ COMMITTED, or a server in recovery (a standby, whose advisory
- * locks exclude nobody on the primary), gets no row, and takes no lock, because the select list is computed only for
- * the rows the {@code WHERE} clause lets through. Otherwise its one row says which key was found held, if any. In
- * {@code TRY_MANY}, the {@code LIMIT 1} stops at the first held key; an {@code ORDER BY} or {@code DISTINCT} there
- * would make PostgreSQL try every key before choosing one: keep it out. The try never waits: a key held by another
- * transaction, or requested by a transaction already waiting for it, is reported held, so the try does not jump the
- * queue of waiters.
+ * <p>
+ * The first statement, {@code TRY_ONE} or {@code TRY_MANY}, checks the isolation level
+ * and tries the keys in array order (the caller sorts them), stopping at the first one
+ * held. Its {@code WHERE} clause is the check that a lock here can protect anything: a
+ * transaction above READ COMMITTED, or a server in recovery (a standby, whose advisory
+ * locks exclude nobody on the primary), gets no row, and takes no lock, because the
+ * select list is computed only for the rows the {@code WHERE} clause lets through.
+ * Otherwise its one row says which key was found held, if any. In {@code TRY_MANY}, the
+ * {@code LIMIT 1} stops at the first held key; an {@code ORDER BY} or {@code DISTINCT}
+ * there would make PostgreSQL try every key before choosing one: keep it out. The try
+ * never waits: a key held by another transaction, or requested by a transaction already
+ * waiting for it, is reported held, so the try does not jump the queue of waiters.
  *
- * <p>A {@code BLOCK} that found a key held then runs {@code WAIT} for that key and the ones after it, on the same
- * connection, in the same transaction (its isolation cannot change once the first statement ran). {@code WAIT} takes
- * the locks in array order, and before each key sets {@code lock_timeout} for this transaction to what is left until one
- * deadline, because PostgreSQL applies {@code lock_timeout} to each lock wait on its own: without the deadline, n keys
- * could wait n times the timeout. Then it restores the previous {@code lock_timeout}. The previous value and the
- * deadline are read in a {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and read the
- * new value. Its {@code CASE} runs its branches in order, which sequences the work inside a single {@code SELECT}. A
- * wait that runs out of time fails with SQLSTATE {@code 55P03} and aborts the transaction, which also discards the
- * {@code lock_timeout} it set.
+ * <p>
+ * A {@code BLOCK} that found a key held then runs {@code WAIT} for that key and the ones
+ * after it, on the same connection, in the same transaction (its isolation cannot change
+ * once the first statement ran). {@code WAIT} takes the locks in array order, and before
+ * each key sets {@code lock_timeout} for this transaction to what is left until one
+ * deadline, because PostgreSQL applies {@code lock_timeout} to each lock wait on its own:
+ * without the deadline, n keys could wait n times the timeout. Then it restores the
+ * previous {@code lock_timeout}. The previous value and the deadline are read in a
+ * {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and
+ * read the new value. Its {@code CASE} runs its branches in order, which sequences the
+ * work inside a single {@code SELECT}. A wait that runs out of time fails with SQLSTATE
+ * {@code 55P03} and aborts the transaction, which also discards the {@code lock_timeout}
+ * it set.
  *
- * <p>Why two statements rather than one that always carries the timeout: PostgreSQL prepares the executor state of
- * every expression of a statement on each execution, whether a branch runs or not, so the timeout's set, restore and
- * deadline cost every acquisition, more than a tenth of a short transaction on a local server (see
- * {@code docs/benchmarks.md}), while only an acquisition that waits needs them. That one is waiting for another
- * transaction anyway, which takes far longer than the extra round trip.
+ * <p>
+ * Why two statements rather than one that always carries the timeout: PostgreSQL prepares
+ * the executor state of every expression of a statement on each execution, whether a
+ * branch runs or not, so the timeout's set, restore and deadline cost every acquisition,
+ * more than a tenth of a short transaction on a local server (see
+ * {@code docs/benchmarks.md}), while only an acquisition that waits needs them. That one
+ * is waiting for another transaction anyway, which takes far longer than the extra round
+ * trip.
  *
- * <p>Each statement opens with a comment naming its namespace ({@code /* advisory-lock setup_request *}{@code /}),
- * so that {@code pg_stat_activity.query} tells an operator what a waiting session waits for. Key values never appear
- * in it. The text therefore differs per namespace, and pgjdbc prepares each distinct text on the server once it has
- * run {@code prepareThreshold} times on a connection: at most one prepared statement per namespace, mode and statement
+ * <p>
+ * Each statement opens with a comment naming its namespace
+ * ({@code /* advisory-lock setup_request *}{@code /}), so that
+ * {@code pg_stat_activity.query} tells an operator what a waiting session waits for. Key
+ * values never appear in it. The text therefore differs per namespace, and pgjdbc
+ * prepares each distinct text on the server once it has run {@code prepareThreshold}
+ * times on a connection: at most one prepared statement per namespace, mode and statement
  * on each connection, within pgjdbc's per-connection statement cache.
  *
  * @author advisory-lock authors
@@ -73,20 +86,27 @@ import org.jspecify.annotations.Nullable;
 final class AdvisoryLockStatements {
 
 	/**
-	 * Whether a lock here protects anything: the isolation level allows it (PostgreSQL runs READ UNCOMMITTED as READ
-	 * COMMITTED), and the server is not in recovery. A function call on local state, so it adds no measurable cost.
+	 * Whether a lock here protects anything: the isolation level allows it (PostgreSQL
+	 * runs READ UNCOMMITTED as READ COMMITTED), and the server is not in recovery. A
+	 * function call on local state, so it adds no measurable cost.
 	 */
 	private static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
 			+ "'read uncommitted') AND NOT pg_is_in_recovery()";
 
-	/** What is left until the deadline, as a {@code lock_timeout}; at least 1ms, as 0 would mean "no timeout". */
+	/**
+	 * What is left until the deadline, as a {@code lock_timeout}; at least 1ms, as 0
+	 * would mean "no timeout".
+	 */
 	private static final String REMAINING = "greatest(1, ceil(extract(epoch FROM previous.deadline - "
 			+ "clock_timestamp()) * 1000))::bigint || 'ms'";
 
 	/** One key: whether it was acquired. */
 	private static final String TRY_ONE = "SELECT %2$s(?) AS acquired WHERE %1$s";
 
-	/** Several keys, in array order: the first one held, or {@code NULL} when every one was acquired. */
+	/**
+	 * Several keys, in array order: the first one held, or {@code NULL} when every one
+	 * was acquired.
+	 */
 	private static final String TRY_MANY = """
 			SELECT (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1) AS busy_key
 			WHERE %1$s""";
@@ -116,28 +136,35 @@ final class AdvisoryLockStatements {
 	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
 
 	/**
-	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED whatever the database's
-	 * default (never through {@code Connection.setTransactionIsolation}, which changes the session and, behind a
-	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for an operator, {@code LOCAL}
-	 * so that the name ends with the transaction. Its result reads {@code transaction_timeout} ({@code NULL} before
-	 * PostgreSQL 17), which would end the lock.
+	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
+	 * whatever the database's default (never through
+	 * {@code Connection.setTransactionIsolation}, which changes the session and, behind a
+	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for
+	 * an operator, {@code LOCAL} so that the name ends with the transaction. Its result
+	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
+	 * end the lock.
 	 */
 	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
 			+ "SELECT set_config('application_name', ?, true), "
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
 
 	/**
-	 * Keeps an invocation-scoped lock's session: sets the dead-man switch, which PostgreSQL applies to the session's
-	 * idle time, and, sent again, is the heartbeat that restarts it. A utility statement, so it takes no snapshot and
-	 * no xid: it also replaces the unnamed portal of the statement before it, whose snapshot would otherwise stay
-	 * registered and hold back vacuum for as long as the lock is held. Its value is a number, so it is written in.
+	 * Keeps an invocation-scoped lock's session: sets the dead-man switch, which
+	 * PostgreSQL applies to the session's idle time, and, sent again, is the heartbeat
+	 * that restarts it. A utility statement, so it takes no snapshot and no xid: it also
+	 * replaces the unnamed portal of the statement before it, whose snapshot would
+	 * otherwise stay registered and hold back vacuum for as long as the lock is held. Its
+	 * value is a number, so it is written in.
 	 */
 	private static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	private static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
 
-	/** How many namespaces' comments are kept; namespaces are meant to be a few fixed words. */
+	/**
+	 * How many namespaces' comments are kept; namespaces are meant to be a few fixed
+	 * words.
+	 */
 	private static final int MAX_CACHED_NAMESPACES = 256;
 
 	/** By namespace, each statement with its comment. */
@@ -147,8 +174,8 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Run the first statement of every acquisition: the check that a lock is allowed, then a try of each key in
-	 * order, stopping at the first one held.
+	 * Run the first statement of every acquisition: the check that a lock is allowed,
+	 * then a try of each key in order, stopping at the first one held.
 	 * @param connection the transaction's connection
 	 * @param mode exclusive or shared
 	 * @param keys the distinct keys, sorted, at least one
@@ -156,8 +183,7 @@ final class AdvisoryLockStatements {
 	 * @return what the try found
 	 * @throws SQLException if the statement fails
 	 */
-	static Tried tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace)
-			throws SQLException {
+	static Tried tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(trySql(mode, keys.size(), namespace))) {
 			bindKeys(connection, statement, 1, keys, keys.size() > 1);
 			try (ResultSet result = statement.executeQuery()) {
@@ -167,13 +193,15 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Run the statement that waits for keys a try found held, bounded by one timeout for all of them.
+	 * Run the statement that waits for keys a try found held, bounded by one timeout for
+	 * all of them.
 	 * @param connection the transaction's connection
 	 * @param mode exclusive or shared
 	 * @param keys the keys to wait for, in order
 	 * @param timeout the bound on the whole wait
 	 * @param namespace the namespace, named in a leading comment
-	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait ran out of time
+	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait
+	 * ran out of time
 	 */
 	static void waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace)
 			throws SQLException {
@@ -185,16 +213,19 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Open the transaction of an invocation-scoped lock, try its keys and set its dead-man switch, in one round trip:
-	 * {@code SET TRANSACTION} (no result set), a row whose second column is {@code transaction_timeout}, the try
-	 * of {@link #tryLock}, then the {@linkplain #keepAliveSql keep-alive} (no result set).
+	 * Open the transaction of an invocation-scoped lock, try its keys and set its
+	 * dead-man switch, in one round trip: {@code SET TRANSACTION} (no result set), a row
+	 * whose second column is {@code transaction_timeout}, the try of {@link #tryLock},
+	 * then the {@linkplain #keepAliveSql keep-alive} (no result set).
 	 * @param connection the lock's own connection, with auto-commit off
 	 * @param mode exclusive or shared
 	 * @param keys the distinct keys, sorted, at least one
 	 * @param namespace the namespace, named in a leading comment
 	 * @param applicationName the session's name for the transaction
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and the lock with it
-	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it ({@code null} before 17)
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and
+	 * the lock with it
+	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
+	 * ({@code null} before 17)
 	 * @throws SQLException if a statement fails
 	 */
 	static Opened beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
@@ -205,7 +236,8 @@ final class AdvisoryLockStatements {
 			statement.setString(1, applicationName);
 			bindKeys(connection, statement, 2, keys, keys.size() > 1);
 			statement.execute();
-			// SET TRANSACTION gives an update count, then come the settings' row and the try's.
+			// SET TRANSACTION gives an update count, then come the settings' row and the
+			// try's.
 			String transactionTimeout;
 			try (ResultSet settings = nextResultSet(statement, "settings")) {
 				settings.next();
@@ -226,8 +258,9 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Return the heartbeat of an invocation-scoped lock (see {@code KEEP_ALIVE}), which an operator sees as the
-	 * session's last query. Built once per lock, and sent by {@link #keepAlive}.
+	 * Return the heartbeat of an invocation-scoped lock (see {@code KEEP_ALIVE}), which
+	 * an operator sees as the session's last query. Built once per lock, and sent by
+	 * {@link #keepAlive}.
 	 * @param namespace the namespace, named in a leading comment
 	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
 	 * @return the SQL
@@ -249,8 +282,8 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Read why a try was refused: the isolation level, and whether the server is in recovery. One more round trip, on
-	 * that failure path only.
+	 * Read why a try was refused: the isolation level, and whether the server is in
+	 * recovery. One more round trip, on that failure path only.
 	 * @param connection the transaction's connection
 	 * @return the refusal
 	 * @throws SQLException if the read fails
@@ -275,7 +308,8 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Bind the keys: the key itself when a statement takes one, else the {@code bigint[]} of them.
+	 * Bind the keys: the key itself when a statement takes one, else the {@code bigint[]}
+	 * of them.
 	 */
 	private static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys,
 			boolean array) throws SQLException {
@@ -288,8 +322,8 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Read the row of a try: none when the check refused the lock; for one key whether it was taken, for several the
-	 * first one found held.
+	 * Read the row of a try: none when the check refused the lock; for one key whether it
+	 * was taken, for several the first one found held.
 	 */
 	private static Tried tried(ResultSet result, List<Long> keys) throws SQLException {
 		if (!result.next()) {
@@ -303,8 +337,10 @@ final class AdvisoryLockStatements {
 	}
 
 	private static String commented(String namespace, String statement) {
-		// Each namespace's statements are built once: the comment checks every character of the namespace, and the
-		// same string instance lets pgjdbc find its prepared statement without hashing the text again.
+		// Each namespace's statements are built once: the comment checks every character
+		// of the namespace, and the
+		// same string instance lets pgjdbc find its prepared statement without hashing
+		// the text again.
 		Map<String, String> statements = COMMENTED.get(namespace);
 		if (statements == null) {
 			if (COMMENTED.size() >= MAX_CACHED_NAMESPACES) {
@@ -320,14 +356,16 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Return the namespace as text that cannot end or nest a comment: PostgreSQL's block comments nest, so both
-	 * {@code /*} and its closing pair are split with a space; control characters (a line break could end a
-	 * psql-style {@code --} comment in a log line) become spaces.
+	 * Return the namespace as text that cannot end or nest a comment: PostgreSQL's block
+	 * comments nest, so both {@code /*} and its closing pair are split with a space;
+	 * control characters (a line break could end a psql-style {@code --} comment in a log
+	 * line) become spaces.
 	 * @param namespace the namespace
 	 * @return the text for the comment
 	 */
 	static String commentSafe(String namespace) {
-		// No cut: LockRequest bounds a namespace to MAX_NAMESPACE_LENGTH, so it cannot push the statement out of
+		// No cut: LockRequest bounds a namespace to MAX_NAMESPACE_LENGTH, so it cannot
+		// push the statement out of
 		// pg_stat_activity's query text.
 		StringBuilder safe = new StringBuilder(namespace.length() + 4);
 		for (int i = 0; i < namespace.length(); i++) {
@@ -343,8 +381,11 @@ final class AdvisoryLockStatements {
 
 	/**
 	 * What a try found.
-	 * @param lockable whether a lock is allowed here (isolation, recovery); when not, nothing was taken
-	 * @param busyKey the first key found held, or {@code null} when every one was acquired
+	 *
+	 * @param lockable whether a lock is allowed here (isolation, recovery); when not,
+	 * nothing was taken
+	 * @param busyKey the first key found held, or {@code null} when every one was
+	 * acquired
 	 */
 	record Tried(boolean lockable, @Nullable Long busyKey) {
 
@@ -356,8 +397,10 @@ final class AdvisoryLockStatements {
 
 	/**
 	 * What the opening statements of an invocation-scoped lock found.
+	 *
 	 * @param tried what the try found
-	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or {@code null} before 17
+	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
+	 * {@code null} before 17
 	 */
 	record Opened(Tried tried, @Nullable String transactionTimeout) {
 
@@ -365,6 +408,7 @@ final class AdvisoryLockStatements {
 
 	/**
 	 * Why a try was refused.
+	 *
 	 * @param isolation the transaction's isolation level, as PostgreSQL names it
 	 * @param inRecovery whether the server is in recovery (a standby)
 	 */

@@ -61,39 +61,54 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.util.Assert;
 
 /**
- * {@link AdvisoryLockOperations} on PostgreSQL through JDBC: takes transaction-level advisory locks on the connection
- * of the current Spring transaction.
+ * {@link AdvisoryLockOperations} on PostgreSQL through JDBC: takes transaction-level
+ * advisory locks on the connection of the current Spring transaction.
  *
- * <p>Works with any transaction manager that binds a {@link ConnectionHolder} for the {@link DataSource} to the
- * transaction, such as {@code DataSourceTransactionManager}, {@code JdbcTransactionManager} and
- * {@code JpaTransactionManager} with Hibernate (which binds one when it knows its {@code DataSource}, as it does in
- * Spring Boot's auto-configuration). An acquisition whose locks are free is one statement (see
- * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys, including the check that a lock is allowed
- * (isolation, recovery).
- * A {@link WaitMode#BLOCK} that finds a key held sends a second statement, which waits within the timeout. The template
- * never releases a lock: PostgreSQL does, at COMMIT or ROLLBACK.
+ * <p>
+ * Works with any transaction manager that binds a {@link ConnectionHolder} for the
+ * {@link DataSource} to the transaction, such as {@code DataSourceTransactionManager},
+ * {@code JdbcTransactionManager} and {@code JpaTransactionManager} with Hibernate (which
+ * binds one when it knows its {@code DataSource}, as it does in Spring Boot's
+ * auto-configuration). An acquisition whose locks are free is one statement (see
+ * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys,
+ * including the check that a lock is allowed (isolation, recovery). A
+ * {@link WaitMode#BLOCK} that finds a key held sends a second statement, which waits
+ * within the timeout. The template never releases a lock: PostgreSQL does, at COMMIT or
+ * ROLLBACK.
  *
- * <p>A template may know several {@code DataSource}s, by bean name (see {@link #AdvisoryLockTemplate(Map, String)}): a
- * transaction-scoped call joins the connection bound to the current transaction, whichever of them it is of, and where
- * connections of several are bound at once (a transaction of one manager inside another's) the request must name one
- * ({@link LockRequest#dataSource()}). An invocation-scoped call takes its own connection from the one it names, or
- * from the default one.
+ * <p>
+ * A template may know several {@code DataSource}s, by bean name (see
+ * {@link #AdvisoryLockTemplate(Map, String)}): a transaction-scoped call joins the
+ * connection bound to the current transaction, whichever of them it is of, and where
+ * connections of several are bound at once (a transaction of one manager inside
+ * another's) the request must name one ({@link LockRequest#dataSource()}). An
+ * invocation-scoped call takes its own connection from the one it names, or from the
+ * default one.
  *
- * <p>Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException}, any other
- * {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a deadlock between two calls is a
- * {@code PessimisticLockingFailureException} ({@code DeadlockLoserDataAccessException} on Spring Framework 6).
+ * <p>
+ * Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException},
+ * any other {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a
+ * deadlock between two calls is a {@code PessimisticLockingFailureException}
+ * ({@code DeadlockLoserDataAccessException} on Spring Framework 6).
  *
- * <p>{@link LockScope#INVOCATION Invocation-scoped} locks run through {@link #execute}: each holds a connection of its
- * own (see {@link #setInvocationDataSource}) in a read-only transaction for the whole call, kept alive by a heartbeat;
- * each {@code DataSource} has its own source of them, with its own bound, shared by the targets of one that routes
- * (each call takes its connection where it routes at that call). {@link #close()} stops the heartbeats and closes
- * those connections.
+ * <p>
+ * {@link LockScope#INVOCATION Invocation-scoped} locks run through {@link #execute}: each
+ * holds a connection of its own (see {@link #setInvocationDataSource}) in a read-only
+ * transaction for the whole call, kept alive by a heartbeat; each {@code DataSource} has
+ * its own source of them, with its own bound, shared by the targets of one that routes
+ * (each call takes its connection where it routes at that call). {@link #close()} stops
+ * the heartbeats and closes those connections.
  *
- * <p>Optionally, a {@link LockHolderDiagnosis} names the holders in each {@code LockBusyException} (on the failure path
- * only), and {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing, key labels).
+ * <p>
+ * Optionally, a {@link LockHolderDiagnosis} names the holders in each
+ * {@code LockBusyException} (on the failure path only), and
+ * {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing,
+ * key labels).
  *
- * <p>{@link #isHeld} and {@link #assertHeld} answer from what the template took, without SQL: per transaction, a
- * record bound to it that follows suspend, resume and savepoints; per thread, the invocation-scoped locks held.
+ * <p>
+ * {@link #isHeld} and {@link #assertHeld} answer from what the template took, without
+ * SQL: per transaction, a record bound to it that follows suspend, resume and savepoints;
+ * per thread, the invocation-scoped locks held.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -111,13 +126,22 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/** The default interval of an invocation-scoped lock's heartbeat. */
 	public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(10);
 
-	/** The default bound on the invocation-scoped locks held at once on one {@code DataSource}. */
+	/**
+	 * The default bound on the invocation-scoped locks held at once on one
+	 * {@code DataSource}.
+	 */
 	public static final int DEFAULT_MAX_INVOCATION_CONNECTIONS = 4;
 
-	/** The name {@link #AdvisoryLockTemplate(DataSource)} gives its {@code DataSource}, Spring Boot's name of it. */
+	/**
+	 * The name {@link #AdvisoryLockTemplate(DataSource)} gives its {@code DataSource},
+	 * Spring Boot's name of it.
+	 */
 	public static final String DEFAULT_DATA_SOURCE_NAME = "dataSource";
 
-	/** A transaction-scoped lock is never lost while its transaction can still run statements. */
+	/**
+	 * A transaction-scoped lock is never lost while its transaction can still run
+	 * statements.
+	 */
 	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
 
 		@Override
@@ -131,7 +155,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	};
 
-	/** PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when {@code lock_timeout} runs out. */
+	/**
+	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
+	 * {@code lock_timeout} runs out.
+	 */
 	private static final String LOCK_NOT_AVAILABLE = "55P03";
 
 	private final LockDataSources dataSources;
@@ -156,14 +183,17 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
-	/** The support of invocation-scoped locks, by name of the {@code DataSource} they hold connections of. */
+	/**
+	 * The support of invocation-scoped locks, by name of the {@code DataSource} they hold
+	 * connections of.
+	 */
 	private final Map<String, RoutedInvocationLocks> invocationLocks = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
 	/**
-	 * Create a template that locks on the connections of the given {@link DataSource}, the only one it knows, under
-	 * the name {@value #DEFAULT_DATA_SOURCE_NAME}.
+	 * Create a template that locks on the connections of the given {@link DataSource},
+	 * the only one it knows, under the name {@value #DEFAULT_DATA_SOURCE_NAME}.
 	 * @param dataSource the data source whose transactions the locks join
 	 */
 	public AdvisoryLockTemplate(DataSource dataSource) {
@@ -171,11 +201,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Create a template that locks on the connections of several {@link DataSource}s: a transaction-scoped call joins
-	 * the one bound to its transaction, and an invocation-scoped call takes its own from the one it names or from the
-	 * default. Without a default, an invocation-scoped call must name one.
+	 * Create a template that locks on the connections of several {@link DataSource}s: a
+	 * transaction-scoped call joins the one bound to its transaction, and an
+	 * invocation-scoped call takes its own from the one it names or from the default.
+	 * Without a default, an invocation-scoped call must name one.
 	 * @param dataSources the data sources by bean name, at least one
-	 * @param defaultDataSource the name of the default one (the primary one), or {@code null} for none
+	 * @param defaultDataSource the name of the default one (the primary one), or
+	 * {@code null} for none
 	 */
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
@@ -198,8 +230,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set how long {@link WaitMode#BLOCK} waits when a request gives no timeout ({@code advisory-lock.default-timeout}).
-	 * Defaults to 2 seconds.
+	 * Set how long {@link WaitMode#BLOCK} waits when a request gives no timeout
+	 * ({@code advisory-lock.default-timeout}). Defaults to 2 seconds.
 	 * @param defaultTimeout the timeout (see {@link LockRequest#checkTimeout})
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
@@ -208,7 +240,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the most distinct keys one call may lock ({@code advisory-lock.max-keys}). Defaults to 64.
+	 * Set the most distinct keys one call may lock ({@code advisory-lock.max-keys}).
+	 * Defaults to 64.
 	 * @param maxKeys the limit, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
@@ -227,7 +260,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the diagnosis that names the holders of a busy lock in its {@link LockBusyException}. Defaults to none.
+	 * Set the diagnosis that names the holders of a busy lock in its
+	 * {@link LockBusyException}. Defaults to none.
 	 * @param holderDiagnosis the diagnosis, or {@code null} for none
 	 */
 	public void setHolderDiagnosis(@Nullable LockHolderDiagnosis holderDiagnosis) {
@@ -235,8 +269,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the listeners told about each acquisition, in order. Defaults to none. A listener that throws is logged at
-	 * WARN and skipped: the others are still told, and the call goes on.
+	 * Set the listeners told about each acquisition, in order. Defaults to none. A
+	 * listener that throws is logged at WARN and skipped: the others are still told, and
+	 * the call goes on.
 	 * @param listeners the listeners
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
@@ -245,27 +280,32 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the source of the connections that hold invocation-scoped locks on the default {@link DataSource}. It must
-	 * not be the pool the work uses: a lock held for a whole call takes one of its connections for that long.
-	 * Defaults to a pool derived from that {@code DataSource} when it is a Hikari pool, or, when it routes
-	 * ({@code AbstractRoutingDataSource}), from the Hikari pool it routes to at each call; otherwise invocation-scoped
-	 * calls fail, saying so. Invocation-scoped locks on another {@code DataSource} always use a pool derived from it.
+	 * Set the source of the connections that hold invocation-scoped locks on the default
+	 * {@link DataSource}. It must not be the pool the work uses: a lock held for a whole
+	 * call takes one of its connections for that long. Defaults to a pool derived from
+	 * that {@code DataSource} when it is a Hikari pool, or, when it routes
+	 * ({@code AbstractRoutingDataSource}), from the Hikari pool it routes to at each
+	 * call; otherwise invocation-scoped calls fail, saying so. Invocation-scoped locks on
+	 * another {@code DataSource} always use a pool derived from it.
 	 * @param invocationDataSource the source, or {@code null} to derive one
-	 * @throws IllegalStateException if a source is given and the template has no default {@code DataSource}
+	 * @throws IllegalStateException if a source is given and the template has no default
+	 * {@code DataSource}
 	 */
 	public void setInvocationDataSource(@Nullable DataSource invocationDataSource) {
-		Assert.state(invocationDataSource == null || this.dataSources.defaultName() != null, () -> "An invocation "
-				+ "lock DataSource serves the locks of the default DataSource, and there is none among "
-				+ this.dataSources.names() + ": mark one DataSource bean @Primary");
+		Assert.state(invocationDataSource == null || this.dataSources.defaultName() != null,
+				() -> "An invocation "
+						+ "lock DataSource serves the locks of the default DataSource, and there is none among "
+						+ this.dataSources.names() + ": mark one DataSource bean @Primary");
 		this.invocationDataSource = invocationDataSource;
 	}
 
 	/**
-	 * Set how often an invocation-scoped lock's session is checked while its work runs. Three intervals without one
-	 * (a hung or cut-off holder) make PostgreSQL end the session and release the lock
-	 * ({@code advisory-lock.invocation.heartbeat}). Defaults to 10 seconds.
-	 * @param heartbeat the interval: at least 100ms, so that the dead-man switch of three heartbeats outlasts a round
-	 * trip and a short pause, and at most an hour
+	 * Set how often an invocation-scoped lock's session is checked while its work runs.
+	 * Three intervals without one (a hung or cut-off holder) make PostgreSQL end the
+	 * session and release the lock ({@code advisory-lock.invocation.heartbeat}). Defaults
+	 * to 10 seconds.
+	 * @param heartbeat the interval: at least 100ms, so that the dead-man switch of three
+	 * heartbeats outlasts a round trip and a short pause, and at most an hour
 	 */
 	public void setHeartbeat(Duration heartbeat) {
 		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
@@ -274,8 +314,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the most invocation-scoped locks held at once on each {@code DataSource}, each by a connection of its own.
-	 * ({@code advisory-lock.invocation.max-connections}). Defaults to 4.
+	 * Set the most invocation-scoped locks held at once on each {@code DataSource}, each
+	 * by a connection of its own. ({@code advisory-lock.invocation.max-connections}).
+	 * Defaults to 4.
 	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
@@ -285,8 +326,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the name of this instance in the {@code application_name} of its invocation-scoped lock sessions, which
-	 * an operator sees in {@code pg_stat_activity} and in busy errors. Defaults to the JVM's {@code pid@host}.
+	 * Set the name of this instance in the {@code application_name} of its
+	 * invocation-scoped lock sessions, which an operator sees in {@code pg_stat_activity}
+	 * and in busy errors. Defaults to the JVM's {@code pid@host}.
 	 * @param instanceName the name
 	 */
 	public void setInstanceName(String instanceName) {
@@ -295,11 +337,14 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	private InvocationLocks invocationLocks(String namespace, String name) {
-		// Closed, it makes no pool and no scheduler that nothing would close; the existing ones refuse on their own.
+		// Closed, it makes no pool and no scheduler that nothing would close; the
+		// existing ones refuse on their own.
 		Assert.state(!this.closed || this.invocationLocks.containsKey(name), () -> "An invocation-scoped advisory "
 				+ "lock was called after its AdvisoryLockTemplate was closed (the application is shutting down)");
-		// Made at the first invocation-scoped call on each DataSource, so that an application without one starts no
-		// thread and no pool; a source that cannot be found fails that call, and the next ones, saying why.
+		// Made at the first invocation-scoped call on each DataSource, so that an
+		// application without one starts no
+		// thread and no pool; a source that cannot be found fails that call, and the next
+		// ones, saying why.
 		return this.invocationLocks.computeIfAbsent(name, (key) -> {
 			boolean isDefault = name.equals(this.dataSources.defaultName());
 			return new RoutedInvocationLocks(name, this.dataSources.dataSource(name),
@@ -309,8 +354,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Stop the heartbeats and close the connections of invocation-scoped locks, if any were used.
-	 * @throws Exception if closing a derived pool fails (the others are closed all the same)
+	 * Stop the heartbeats and close the connections of invocation-scoped locks, if any
+	 * were used.
+	 * @throws Exception if closing a derived pool fails (the others are closed all the
+	 * same)
 	 */
 	@Override
 	public void close() throws Exception {
@@ -399,8 +446,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Return whether every key is held on the {@code DataSource} a call would lock on, or on any when that is not
-	 * known (no transaction, several bound, no default).
+	 * Return whether every key is held on the {@code DataSource} a call would lock on, or
+	 * on any when that is not known (no transaction, several bound, no default).
 	 */
 	private static boolean isHeld(LockKeys keys, @Nullable DataSource target) {
 		for (long key : keys.keys()) {
@@ -416,12 +463,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Acquire the locks in the current transaction, and tell the listeners how it ended. Keys an enclosing
-	 * invocation-scoped call of this thread holds are not asked for again: its session would make this one wait
-	 * for itself.
-	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than return {@code false}
-	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a {@code TRY} that does not throw,
-	 * that found one held
+	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
+	 * Keys an enclosing invocation-scoped call of this thread holds are not asked for
+	 * again: its session would make this one wait for itself.
+	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than
+	 * return {@code false}
+	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
+	 * {@code TRY} that does not throw, that found one held
 	 */
 	private boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
 		LockKeys keys = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), requested,
@@ -456,9 +504,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Return the data source whose enclosing invocation-scoped locks a transaction-scoped call may find its keys
-	 * among: the one it would lock on; without a transaction to tell, the one it names or the default, so that a
-	 * nested call in an invocation-scoped one still finds the keys that one holds.
+	 * Return the data source whose enclosing invocation-scoped locks a transaction-scoped
+	 * call may find its keys among: the one it would lock on; without a transaction to
+	 * tell, the one it names or the default, so that a nested call in an
+	 * invocation-scoped one still finds the keys that one holds.
 	 */
 	private @Nullable DataSource heldLocksTarget(LockRequest request) {
 		Bound bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
@@ -470,7 +519,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Try the keys and, for a {@code BLOCK} that found one held, wait for it and those after it.
+	 * Try the keys and, for a {@code BLOCK} that found one held, wait for it and those
+	 * after it.
 	 */
 	private Attempt attempt(Connection connection, LockRequest request, LockKeys keys) {
 		Long busyKey = tryInTransaction(connection, request, keys);
@@ -502,11 +552,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				logSkipped(request, keys);
 				return false;
 			}
-			case TIMEOUT -> throw busy(request, keys, timeout(request), attempt.timedOut(),
-					(diagnosis) -> diagnosis.afterTimeout(bound.dataSource(), connection,
-							waitedFor(keys, attempt.busyKey()), request.mode()));
+			case TIMEOUT -> throw busy(request, keys, timeout(request), attempt.timedOut(), (diagnosis) -> diagnosis
+				.afterTimeout(bound.dataSource(), connection, waitedFor(keys, attempt.busyKey()), request.mode()));
 			default -> {
-				// The keys before the one found held were taken, and stay held until the transaction ends.
+				// The keys before the one found held were taken, and stay held until the
+				// transaction ends.
 				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
 				if (!taken.isEmpty()) {
 					TransactionLocks.record(request.mode(), taken, LockDataSources.target(bound.resource()),
@@ -528,7 +578,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and those after it.
+	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and
+	 * those after it.
 	 */
 	static List<Long> waitedFor(LockKeys keys, long busyKey) {
 		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
@@ -555,17 +606,17 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Try every key in the transaction, after the check that a lock is allowed. A {@code SKIP} of several keys that
-	 * finds one held gives back those taken before it: a savepoint around the try, rolled back then (SKIP calls are
-	 * rare enough to pay its two round trips).
+	 * Try every key in the transaction, after the check that a lock is allowed. A
+	 * {@code SKIP} of several keys that finds one held gives back those taken before it:
+	 * a savepoint around the try, rolled back then (SKIP calls are rare enough to pay its
+	 * two round trips).
 	 * @return the first key found held, or {@code null} when every one was taken
 	 */
 	private @Nullable Long tryInTransaction(Connection connection, LockRequest request, LockKeys keys) {
 		try {
 			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
 					? connection.setSavepoint() : null;
-			Tried tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(),
-					request.namespace());
+			Tried tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(), request.namespace());
 			if (savepoint != null) {
 				if (tried.busyKey() != null) {
 					connection.rollback(savepoint);
@@ -583,8 +634,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Wait for the key a try found held and those after it, bounded by the request's timeout.
-	 * @return {@code null} when they were taken, or the driver's report of a wait that ran out of time
+	 * Wait for the key a try found held and those after it, bounded by the request's
+	 * timeout.
+	 * @return {@code null} when they were taken, or the driver's report of a wait that
+	 * ran out of time
 	 * @throws DataAccessException for any other failure
 	 */
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
@@ -602,8 +655,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Refuse a lock that the try's check refused, naming the condition that failed: one more round trip, on this
-	 * failure path only. A failure to read it must not hide the refusal: it is attached as suppressed.
+	 * Refuse a lock that the try's check refused, naming the condition that failed: one
+	 * more round trip, on this failure path only. A failure to read it must not hide the
+	 * refusal: it is attached as suppressed.
 	 */
 	static LockTransactionException refusal(Connection connection, String namespace) {
 		try {
@@ -640,17 +694,19 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			return diagnose.apply(holderDiagnosis);
 		}
 		catch (RuntimeException ex) {
-			// A diagnosis must never hide the busy lock, even one that breaks its contract and throws.
+			// A diagnosis must never hide the busy lock, even one that breaks its
+			// contract and throws.
 			return Diagnosis.notDiagnosed("the diagnosis failed (" + ex + ")", ex);
 		}
 	}
 
 	/**
-	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is configured.
+	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
+	 * configured.
 	 * @param diagnose asks the diagnosis, on the failure path only
 	 */
-	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout,
-			@Nullable SQLException cause, Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable SQLException cause,
+			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
 		Diagnosis diagnosis = (this.holderDiagnosis != null) ? diagnose(this.holderDiagnosis, diagnose) : null;
 		if (diagnosis == null) {
 			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause);
@@ -664,13 +720,15 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Find the connection of the current transaction that a call joins, after checking the transaction.
+	 * Find the connection of the current transaction that a call joins, after checking
+	 * the transaction.
 	 * @param namespace the namespace of the call, for messages
 	 * @param dataSource the name of the data source the call gives, or {@code null}
 	 */
 	private Bound transactionBound(String namespace, @Nullable String dataSource) {
 		if (dataSource != null) {
-			// A wrong name is a mistake in the code, whatever the transaction: say it first.
+			// A wrong name is a mistake in the code, whatever the transaction: say it
+			// first.
 			this.dataSources.named(namespace, dataSource);
 		}
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
@@ -692,9 +750,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	private Connection transactionConnection(String namespace, Bound bound) {
 		Connection connection = DataSourceUtils.getConnection(bound.resource());
 		try {
-			// A holder bound by a JdbcTemplate call outside this DataSource's transaction: the lock would end with
-			// its statement. Drivers answer this from local state, without a round trip. (A pool that hands out
-			// connections with auto-commit off defeats this check; the transaction manager check above remains.)
+			// A holder bound by a JdbcTemplate call outside this DataSource's
+			// transaction: the lock would end with
+			// its statement. Drivers answer this from local state, without a round trip.
+			// (A pool that hands out
+			// connections with auto-commit off defeats this check; the transaction
+			// manager check above remains.)
 			if (connection.getAutoCommit()) {
 				throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
 						+ "DataSource in auto-commit mode: the current transaction is managed for another resource, so "
@@ -734,6 +795,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	/**
 	 * What an acquisition found, before the listeners hear it.
+	 *
 	 * @param outcome how it ended
 	 * @param busyKey the first key found held, or {@code null}
 	 * @param timedOut the driver's report of a wait that ran out of time, or {@code null}

@@ -29,9 +29,10 @@ import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The invocation-scoped locks the current thread holds, innermost last: what makes a nested call for the same key
- * re-entrant. Without it, a nested call would ask for the key on another session and wait for itself until its
- * timeout. Only locks on the same {@code DataSource} count: a key held on one database is no lock on another.
+ * The invocation-scoped locks the current thread holds, innermost last: what makes a
+ * nested call for the same key re-entrant. Without it, a nested call would ask for the
+ * key on another session and wait for itself until its timeout. Only locks on the same
+ * {@code DataSource} count: a key held on one database is no lock on another.
  */
 final class HeldInvocationLocks {
 
@@ -41,16 +42,20 @@ final class HeldInvocationLocks {
 	}
 
 	/**
-	 * Return the keys of a call that the current thread's invocation-scoped locks do not hold yet, after checking that
-	 * those holding the others can serve it.
+	 * Return the keys of a call that the current thread's invocation-scoped locks do not
+	 * hold yet, after checking that those holding the others can serve it.
 	 * @param namespace the namespace, for messages
 	 * @param mode the mode the call asks for
 	 * @param keys the call's keys
-	 * @param target the innermost {@code DataSource} the call locks on (see {@link LockDataSources#target}), or
-	 * {@code null} when it is unknown; asked only when the thread holds invocation-scoped locks
-	 * @return the keys still to acquire, possibly none; {@code keys} itself when the thread holds none of them
-	 * @throws io.github.advisorylock.LockLostException if a lock holding one of them was lost
-	 * @throws LockTransactionException if the call asks EXCLUSIVE for a key the thread holds SHARED
+	 * @param target the innermost {@code DataSource} the call locks on (see
+	 * {@link LockDataSources#target}), or {@code null} when it is unknown; asked only
+	 * when the thread holds invocation-scoped locks
+	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
+	 * thread holds none of them
+	 * @throws io.github.advisorylock.LockLostException if a lock holding one of them was
+	 * lost
+	 * @throws LockTransactionException if the call asks EXCLUSIVE for a key the thread
+	 * holds SHARED
 	 */
 	static LockKeys notHeld(String namespace, LockMode mode, LockKeys keys, Supplier<@Nullable DataSource> target) {
 		Deque<InvocationLock> locks = held.get();
@@ -74,8 +79,8 @@ final class HeldInvocationLocks {
 				holder.checkHeld();
 			}
 		}
-		return (remaining.size() == keys.keys().size()) ? keys : new LockKeys(List.copyOf(remaining),
-				List.copyOf(values));
+		return (remaining.size() == keys.keys().size()) ? keys
+				: new LockKeys(List.copyOf(remaining), List.copyOf(values));
 	}
 
 	private static @Nullable InvocationLock holder(Deque<InvocationLock> locks, long key, LockMode mode,
@@ -98,9 +103,11 @@ final class HeldInvocationLocks {
 	}
 
 	/**
-	 * Return whether an invocation-scoped lock of the current thread holds a key, in either mode.
+	 * Return whether an invocation-scoped lock of the current thread holds a key, in
+	 * either mode.
 	 * @param key the key
-	 * @param target the innermost {@code DataSource} it must be held on, or {@code null} for any
+	 * @param target the innermost {@code DataSource} it must be held on, or {@code null}
+	 * for any
 	 * @return whether it does
 	 */
 	static boolean holds(long key, @Nullable DataSource target) {
@@ -139,7 +146,8 @@ final class HeldInvocationLocks {
 	}
 
 	/**
-	 * Return a handle on the current thread's invocation-scoped locks, for the threads its work fans out to.
+	 * Return a handle on the current thread's invocation-scoped locks, for the threads
+	 * its work fans out to.
 	 * @return the handle
 	 * @throws IllegalStateException if the thread holds none
 	 */
@@ -147,7 +155,8 @@ final class HeldInvocationLocks {
 		Deque<InvocationLock> locks = held.get();
 		if (locks == null || locks.isEmpty()) {
 			throw new IllegalStateException("currentHandle() found no invocation-scoped advisory lock held by this "
-					+ "thread (" + Thread.currentThread().getName() + "). Call it on the thread of the method annotated "
+					+ "thread (" + Thread.currentThread().getName()
+					+ "). Call it on the thread of the method annotated "
 					+ "with @AdvisoryLocked(scope = LockScope.INVOCATION), or of the execute callback, and hand the "
 					+ "handle to the threads the work fans out to; a call on 'this' from another method of the same "
 					+ "class skips the annotation, and a transaction-scoped lock needs no handle (it is never lost)");
@@ -156,7 +165,8 @@ final class HeldInvocationLocks {
 	}
 
 	/**
-	 * Return a handle on the current thread's invocation-scoped locks, for a nested call that acquired nothing new.
+	 * Return a handle on the current thread's invocation-scoped locks, for a nested call
+	 * that acquired nothing new.
 	 * @return the handle
 	 */
 	static LockHandle current() {

@@ -35,18 +35,24 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The locks of one invocation-scoped call, held by the transaction of their own connection: kept alive by a
- * heartbeat while the call runs, and released by rolling that transaction back when it ends.
+ * The locks of one invocation-scoped call, held by the transaction of their own
+ * connection: kept alive by a heartbeat while the call runs, and released by rolling that
+ * transaction back when it ends.
  *
- * <p>The lock counts as lost when a heartbeat fails, and also, without waiting for the next one, as soon as no
- * heartbeat has been confirmed for the dead-man interval: PostgreSQL may have ended the session by then (a process
- * paused for that long learns it at its first {@link #checkHeld()}). The time of a heartbeat is taken before it is
- * sent, so the check errs on the early side of the server's.
+ * <p>
+ * The lock counts as lost when a heartbeat fails, and also, without waiting for the next
+ * one, as soon as no heartbeat has been confirmed for the dead-man interval: PostgreSQL
+ * may have ended the session by then (a process paused for that long learns it at its
+ * first {@link #checkHeld()}). The time of a heartbeat is taken before it is sent, so the
+ * check errs on the early side of the server's.
  *
- * <p>The heartbeat runs on a scheduler thread and the release on the caller's; both use the connection under this
- * object's monitor. Every statement is bounded by the connection's network timeout, so neither can hang on a dead
- * link. {@link #checkHeld()} and {@link #isLost()} take no lock and make no call. A server {@code transaction_timeout}
- * is known at acquisition, so its end counts as a loss at that time, before the heartbeat finds the session gone.
+ * <p>
+ * The heartbeat runs on a scheduler thread and the release on the caller's; both use the
+ * connection under this object's monitor. Every statement is bounded by the connection's
+ * network timeout, so neither can hang on a dead link. {@link #checkHeld()} and
+ * {@link #isLost()} take no lock and make no call. A server {@code transaction_timeout}
+ * is known at acquisition, so its end counts as a loss at that time, before the heartbeat
+ * finds the session gone.
  */
 final class InvocationLock implements LockHandle {
 
@@ -68,23 +74,30 @@ final class InvocationLock implements LockHandle {
 
 	private final long deadManNanos;
 
-	/** When the lock's transaction ends on its own ({@code transaction_timeout}), or {@code Long.MAX_VALUE}. */
+	/**
+	 * When the lock's transaction ends on its own ({@code transaction_timeout}), or
+	 * {@code Long.MAX_VALUE}.
+	 */
 	private final long endsAtNanos;
 
 	private volatile long confirmedNanos;
 
 	private volatile @Nullable ScheduledFuture<?> heartbeat;
 
-	/** Held, then released or lost, once: whoever changes it first tells the listeners. */
+	/**
+	 * Held, then released or lost, once: whoever changes it first tells the listeners.
+	 */
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
 	/**
 	 * Create the lock of a call, just acquired.
-	 * @param target the innermost {@code DataSource} its connection is of (see {@link LockDataSources#target})
-	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the lock was sent
+	 * @param target the innermost {@code DataSource} its connection is of (see
+	 * {@link LockDataSources#target})
+	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
+	 * lock was sent
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
-	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the lock's transaction, or
-	 * {@code null} for none
+	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
+	 * lock's transaction, or {@code null} for none
 	 */
 	InvocationLock(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
@@ -136,8 +149,8 @@ final class InvocationLock implements LockHandle {
 	}
 
 	/**
-	 * Record the loss of a held lock, from whichever thread sees it first: log it, stop the heartbeat, end the
-	 * observation. A lock already released or lost stays as it is.
+	 * Record the loss of a held lock, from whichever thread sees it first: log it, stop
+	 * the heartbeat, end the observation. A lock already released or lost stays as it is.
 	 */
 	void lost(Throwable cause, String how) {
 		if (!this.state.compareAndSet(State.HELD, new State(cause))) {
@@ -150,15 +163,16 @@ final class InvocationLock implements LockHandle {
 	}
 
 	/**
-	 * Stop the heartbeat and roll the lock's transaction back, which releases the locks. A failure is logged, never
-	 * thrown: it must not hide the call's own result or exception, and PostgreSQL releases the locks of a connection
-	 * that fails anyway.
+	 * Stop the heartbeat and roll the lock's transaction back, which releases the locks.
+	 * A failure is logged, never thrown: it must not hide the call's own result or
+	 * exception, and PostgreSQL releases the locks of a connection that fails anyway.
 	 * @return whether the connection is still usable
 	 */
 	synchronized boolean release() {
 		stopHeartbeat();
 		if (isLost() || !this.state.compareAndSet(State.HELD, State.RELEASED)) {
-			// Perhaps still alive on the server: dropping the connection releases the locks all the same.
+			// Perhaps still alive on the server: dropping the connection releases the
+			// locks all the same.
 			return false;
 		}
 		this.acquisition.released(false);
@@ -190,7 +204,8 @@ final class InvocationLock implements LockHandle {
 		long silent = now - this.confirmedNanos;
 		if (silent > this.deadManNanos) {
 			lost(new IllegalStateException("no heartbeat confirmed for " + Duration.ofNanos(silent).toMillis()
-					+ "ms, longer than the dead-man switch of " + Duration.ofNanos(this.deadManNanos).toMillis() + "ms"),
+					+ "ms, longer than the dead-man switch of " + Duration.ofNanos(this.deadManNanos).toMillis()
+					+ "ms"),
 					"no heartbeat was confirmed for longer than the dead-man switch (a paused process, or a slow "
 							+ "link), after which PostgreSQL ends the session");
 		}
@@ -205,8 +220,8 @@ final class InvocationLock implements LockHandle {
 	public void checkHeld() {
 		if (isLost()) {
 			Throwable loss = this.state.get().loss();
-			throw new LockLostException(this.namespace, this.keys.values(), (loss != null) ? loss
-					: new IllegalStateException("lost"));
+			throw new LockLostException(this.namespace, this.keys.values(),
+					(loss != null) ? loss : new IllegalStateException("lost"));
 		}
 	}
 
@@ -221,6 +236,7 @@ final class InvocationLock implements LockHandle {
 
 	/**
 	 * Whether the lock is held, released, or lost and why.
+	 *
 	 * @param released whether the call's end released it
 	 * @param loss what showed it lost, or {@code null}
 	 */

@@ -47,12 +47,14 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Runs work under {@link LockScope#INVOCATION invocation-scoped} locks: each call takes a connection of its own
- * ({@link LockConnections}), opens a READ COMMITTED, READ ONLY transaction on it with a dead-man
- * {@code idle_in_transaction_session_timeout} of three heartbeats, takes the locks with the same statements as a
- * transaction-scoped call, keeps the session alive with a heartbeat while the work runs, and rolls the transaction
- * back when the work has returned or thrown. PostgreSQL releases the locks then, or as soon as the connection dies,
- * or when the holder stops sending heartbeats (a hung process, a cut network) for three of them.
+ * Runs work under {@link LockScope#INVOCATION invocation-scoped} locks: each call takes a
+ * connection of its own ({@link LockConnections}), opens a READ COMMITTED, READ ONLY
+ * transaction on it with a dead-man {@code idle_in_transaction_session_timeout} of three
+ * heartbeats, takes the locks with the same statements as a transaction-scoped call,
+ * keeps the session alive with a heartbeat while the work runs, and rolls the transaction
+ * back when the work has returned or thrown. PostgreSQL releases the locks then, or as
+ * soon as the connection dies, or when the holder stops sending heartbeats (a hung
+ * process, a cut network) for three of them.
  */
 final class InvocationLocks implements AutoCloseable {
 
@@ -63,12 +65,18 @@ final class InvocationLocks implements AutoCloseable {
 
 	private final LockConnections connections;
 
-	/** The innermost {@code DataSource} the locks are held on: what a nested call on the same one finds them by. */
+	/**
+	 * The innermost {@code DataSource} the locks are held on: what a nested call on the
+	 * same one finds them by.
+	 */
 	private final DataSource target;
 
 	private final Duration heartbeat;
 
-	/** Three heartbeats, so that one late or lost heartbeat does not end a healthy holder's lock. */
+	/**
+	 * Three heartbeats, so that one late or lost heartbeat does not end a healthy
+	 * holder's lock.
+	 */
 	private final Duration deadMan;
 
 	private final String instance;
@@ -77,16 +85,22 @@ final class InvocationLocks implements AutoCloseable {
 
 	private final Set<InvocationLock> held = ConcurrentHashMap.newKeySet();
 
-	/** Namespaces already warned about {@code transaction_timeout}: once each, not at every run of a job. */
+	/**
+	 * Namespaces already warned about {@code transaction_timeout}: once each, not at
+	 * every run of a job.
+	 */
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean closed;
 
 	/**
 	 * Create the support.
-	 * @param connections where the locks' connections come from, at most as many at once as heartbeat threads
-	 * @param target the innermost {@code DataSource} they are connections of (see {@link LockDataSources#target})
-	 * @param heartbeat how often a held lock's session is checked; three of them make the dead-man switch
+	 * @param connections where the locks' connections come from, at most as many at once
+	 * as heartbeat threads
+	 * @param target the innermost {@code DataSource} they are connections of (see
+	 * {@link LockDataSources#target})
+	 * @param heartbeat how often a held lock's session is checked; three of them make the
+	 * dead-man switch
 	 * @param instance names this process in each lock session's {@code application_name}
 	 */
 	InvocationLocks(LockConnections connections, DataSource target, Duration heartbeat, String instance) {
@@ -95,7 +109,8 @@ final class InvocationLocks implements AutoCloseable {
 		this.heartbeat = heartbeat;
 		this.deadMan = heartbeat.multipliedBy(3);
 		this.instance = instance;
-		// One thread per held lock at most, so that a heartbeat stuck on a dead link never delays another's.
+		// One thread per held lock at most, so that a heartbeat stuck on a dead link
+		// never delays another's.
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-heartbeat-");
 		threads.setDaemon(true);
 		this.scheduler = new ScheduledThreadPoolExecutor(connections.maxConnections(), threads);
@@ -108,18 +123,21 @@ final class InvocationLocks implements AutoCloseable {
 	 * Run a callback under the locks of a request.
 	 * @param request the request, of invocation scope
 	 * @param keys its keys
-	 * @param template the lock settings and statements shared with transaction-scoped calls
+	 * @param template the lock settings and statements shared with transaction-scoped
+	 * calls
 	 * @param callback the work
 	 * @return what the work returned, or that it was skipped
 	 */
-	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, AdvisoryLockTemplate template,
-			LockCallback<T> callback) {
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys,
+			AdvisoryLockTemplate template, LockCallback<T> callback) {
 		LockKeys needed = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), keys, () -> this.target);
 		if (needed.keys().isEmpty()) {
-			// Re-entrant: an enclosing call on this thread holds every key, and outlives this one.
+			// Re-entrant: an enclosing call on this thread holds every key, and outlives
+			// this one.
 			return LockResult.executed(callback.doWithLock(HeldInvocationLocks.current()));
 		}
-		// The listeners hear every refusal as an ERROR, as they do for a transaction-scoped call.
+		// The listeners hear every refusal as an ERROR, as they do for a
+		// transaction-scoped call.
 		Acquisition acquisition = template.starting(request, needed);
 		Connection connection;
 		try {
@@ -160,12 +178,15 @@ final class InvocationLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Refuse a call that could protect nothing, or only wait for itself, before any connection is taken.
+	 * Refuse a call that could protect nothing, or only wait for itself, before any
+	 * connection is taken.
 	 */
 	private void checkCanStart(LockRequest request, LockKeys needed) {
 		if (TransactionSynchronizationManager.isActualTransactionActive()) {
-			// After completion (an AFTER_COMMIT listener) the ended transaction still shows, its synchronizations
-			// cleared; one that an inner REQUIRES_NEW suspended looks the same from here and has not committed yet.
+			// After completion (an AFTER_COMMIT listener) the ended transaction still
+			// shows, its synchronizations
+			// cleared; one that an inner REQUIRES_NEW suspended looks the same from here
+			// and has not committed yet.
 			String where = TransactionSynchronizationManager.isSynchronizationActive()
 					? "inside a transaction that began before it"
 					: "while a transaction completes (from an AFTER_COMMIT @TransactionalEventListener, say), where "
@@ -191,16 +212,19 @@ final class InvocationLocks implements AutoCloseable {
 	private @Nullable InvocationLock acquire(Connection connection, LockRequest request, LockKeys keys,
 			AdvisoryLockTemplate template, Acquisition acquisition) {
 		Opened opened;
-		// The session's idle time counts from the last statement: its time is taken before it is sent.
+		// The session's idle time counts from the last statement: its time is taken
+		// before it is sent.
 		long sent = System.nanoTime();
 		try {
 			connection.setAutoCommit(false);
-			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead link.
+			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
+			// link.
 			setNetworkTimeout(connection, this.deadMan.plus(template.timeout(request)));
 			opened = AdvisoryLockStatements.beginInvocation(connection, request.mode(), keys.keys(),
 					request.namespace(), applicationName(request.namespace()), this.deadMan.toMillis());
 			if (!opened.tried().lockable()) {
-				// It set READ COMMITTED itself, so only recovery is left; the refusal reads which.
+				// It set READ COMMITTED itself, so only recovery is left; the refusal
+				// reads which.
 				throw AdvisoryLockTemplate.refusal(connection, request.namespace());
 			}
 		}
@@ -221,8 +245,8 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		if (busyKey != null && request.waitMode() == WaitMode.TRY) {
 			acquisition.finished(Outcome.BUSY, null);
-			throw template.busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
-					List.of(busyKey), request.mode()));
+			throw template.busy(request, keys, null, null,
+					(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
 		}
 		String keepAlive = AdvisoryLockStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
 		try {
@@ -232,12 +256,14 @@ final class InvocationLocks implements AutoCloseable {
 					acquisition.finished(Outcome.TIMEOUT, timedOut);
 					List<Long> waitedFor = AdvisoryLockTemplate.waitedFor(keys, busyKey);
 					throw template.busy(request, keys, template.timeout(request), timedOut, (diagnosis) -> {
-						// The timeout aborted the transaction; after its rollback the session can ask again.
+						// The timeout aborted the transaction; after its rollback the
+						// session can ask again.
 						rollback(connection);
 						return diagnosis.onConnection(connection, waitedFor, request.mode());
 					});
 				}
-				// The wait's portal would keep its snapshot: replace it, as the opening statements did theirs.
+				// The wait's portal would keep its snapshot: replace it, as the opening
+				// statements did theirs.
 				sent = System.nanoTime();
 				AdvisoryLockStatements.keepAlive(connection, keepAlive);
 			}
@@ -260,8 +286,9 @@ final class InvocationLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Read {@code transaction_timeout} as PostgreSQL shows it ({@code NULL} before 17, {@code 0} when off,
-	 * {@code 90s}), and warn, once per namespace, when it would end the lock.
+	 * Read {@code transaction_timeout} as PostgreSQL shows it ({@code NULL} before 17,
+	 * {@code 0} when off, {@code 90s}), and warn, once per namespace, when it would end
+	 * the lock.
 	 * @return the timeout, or {@code null} when it does not apply
 	 */
 	private @Nullable Duration transactionTimeout(String namespace, @Nullable String setting) {
@@ -269,8 +296,8 @@ final class InvocationLocks implements AutoCloseable {
 			return null;
 		}
 		if (this.warned.add(namespace)) {
-			logger.warn("Invocation-scoped advisory lock '" + namespace + "' runs with transaction_timeout = "
-					+ setting + ": PostgreSQL ends its transaction, and so the lock, after that time, which is then "
+			logger.warn("Invocation-scoped advisory lock '" + namespace + "' runs with transaction_timeout = " + setting
+					+ ": PostgreSQL ends its transaction, and so the lock, after that time, which is then "
 					+ "reported as lost. Set transaction_timeout to 0 for the lock's role or database (said once "
 					+ "per namespace)");
 		}
@@ -314,8 +341,8 @@ final class InvocationLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Stop the heartbeats, report the locks still held as lost (their connections close with the pool), and close
-	 * the connections' source if it is this library's.
+	 * Stop the heartbeats, report the locks still held as lost (their connections close
+	 * with the pool), and close the connections' source if it is this library's.
 	 */
 	@Override
 	public void close() throws Exception {

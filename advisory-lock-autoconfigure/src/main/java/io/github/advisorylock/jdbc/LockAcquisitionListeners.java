@@ -33,15 +33,19 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Tells every {@link LockAcquisitionListener} about an acquisition, each on its own: a listener that throws, against
- * its contract, is logged and skipped, so that the other listeners still hear and the caller's call, whose lock may
- * already be held, is not turned into a failure.
+ * Tells every {@link LockAcquisitionListener} about an acquisition, each on its own: a
+ * listener that throws, against its contract, is logged and skipped, so that the other
+ * listeners still hear and the caller's call, whose lock may already be held, is not
+ * turned into a failure.
  */
 final class LockAcquisitionListeners {
 
 	private static final Log logger = LogFactory.getLog(LockAcquisitionListeners.class);
 
-	/** Listener classes already reported at WARN; later failures of the same class go to DEBUG. */
+	/**
+	 * Listener classes already reported at WARN; later failures of the same class go to
+	 * DEBUG.
+	 */
 	private static final Set<Class<?>> reported = ConcurrentHashMap.newKeySet();
 
 	private LockAcquisitionListeners() {

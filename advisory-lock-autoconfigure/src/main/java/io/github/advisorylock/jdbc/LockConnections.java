@@ -31,9 +31,10 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.util.ClassUtils;
 
 /**
- * The connections that hold invocation-scoped locks: from a source of their own, never the application's pool that
- * the work itself needs, and at most a fixed number at once. Reaching the bound is an error at once rather than a
- * wait, so that a job can never wait for a connection that another job holds.
+ * The connections that hold invocation-scoped locks: from a source of their own, never
+ * the application's pool that the work itself needs, and at most a fixed number at once.
+ * Reaching the bound is an error at once rather than a wait, so that a job can never wait
+ * for a connection that another job holds.
  */
 final class LockConnections implements AutoCloseable {
 
@@ -55,9 +56,12 @@ final class LockConnections implements AutoCloseable {
 
 	/**
 	 * Create the connections.
-	 * @param dataSource the source: one of the user's, or one derived from the application's pool
-	 * @param ownsSource whether the source was made for these connections alone, and is closed with them
-	 * @param permits the bound, shared by the connections of every pool a routing {@code DataSource} sends calls to
+	 * @param dataSource the source: one of the user's, or one derived from the
+	 * application's pool
+	 * @param ownsSource whether the source was made for these connections alone, and is
+	 * closed with them
+	 * @param permits the bound, shared by the connections of every pool a routing
+	 * {@code DataSource} sends calls to
 	 * @param maxConnections the most connections at once: the permits there are
 	 */
 	LockConnections(DataSource dataSource, boolean ownsSource, Semaphore permits, int maxConnections) {
@@ -71,7 +75,8 @@ final class LockConnections implements AutoCloseable {
 	 * Return a connection for the locks of one call.
 	 * @param namespace the namespace, for messages
 	 * @return the connection; give it back with {@link #release}
-	 * @throws CannotGetJdbcConnectionException if the bound is reached or the connection cannot be made
+	 * @throws CannotGetJdbcConnectionException if the bound is reached or the connection
+	 * cannot be made
 	 */
 	Connection obtain(String namespace) {
 		if (!this.permits.tryAcquire()) {
@@ -85,8 +90,9 @@ final class LockConnections implements AutoCloseable {
 		catch (SQLException ex) {
 			this.permits.release();
 			throw new CannotGetJdbcConnectionException("Invocation-scoped advisory lock '" + namespace + "' could not "
-					+ "get its connection from " + (this.ownsSource ? "the pool derived from the application's"
-							: "the @InvocationLockDataSource"), ex);
+					+ "get its connection from "
+					+ (this.ownsSource ? "the pool derived from the application's" : "the @InvocationLockDataSource"),
+					ex);
 		}
 		catch (RuntimeException ex) {
 			this.permits.release();
@@ -102,7 +108,8 @@ final class LockConnections implements AutoCloseable {
 	void release(Connection connection, boolean usable) {
 		try {
 			if (!usable) {
-				// A pool would lend a dead session again; abort() makes Hikari evict it, and closes a plain one.
+				// A pool would lend a dead session again; abort() makes Hikari evict it,
+				// and closes a plain one.
 				connection.abort(Runnable::run);
 			}
 			connection.close();
@@ -124,20 +131,23 @@ final class LockConnections implements AutoCloseable {
 	}
 
 	/**
-	 * Return the Hikari pool a data source is, wraps, or routes to at this call: a routing one
-	 * ({@code AbstractRoutingDataSource}) unwraps to its current target.
+	 * Return the Hikari pool a data source is, wraps, or routes to at this call: a
+	 * routing one ({@code AbstractRoutingDataSource}) unwraps to its current target.
 	 * @param dataSource the application's data source
-	 * @return the pool, or {@code null} when it is none (or Hikari is not on the class path)
-	 * @throws RuntimeException as a routing data source throws it when it routes to nothing now
+	 * @return the pool, or {@code null} when it is none (or Hikari is not on the class
+	 * path)
+	 * @throws RuntimeException as a routing data source throws it when it routes to
+	 * nothing now
 	 */
 	static @Nullable DataSource applicationPool(DataSource dataSource) {
 		return HIKARI_PRESENT ? Hikari.unwrap(dataSource) : null;
 	}
 
 	/**
-	 * Derive, from one of the application's Hikari pools, a pool of its own for the connections that hold
-	 * invocation-scoped locks: the same server, credentials and driver settings, at most {@code maxConnections}
-	 * connections, none kept open when unused for the pool's idle timeout.
+	 * Derive, from one of the application's Hikari pools, a pool of its own for the
+	 * connections that hold invocation-scoped locks: the same server, credentials and
+	 * driver settings, at most {@code maxConnections} connections, none kept open when
+	 * unused for the pool's idle timeout.
 	 * @param applicationPool a pool {@link #applicationPool} returned
 	 * @param maxConnections the most connections
 	 * @return the pool; close it when done
@@ -171,7 +181,8 @@ final class LockConnections implements AutoCloseable {
 		static DataSource pool(DataSource applicationPool, int maxConnections) {
 			HikariDataSource application = (HikariDataSource) applicationPool;
 			HikariConfig config = new HikariConfig();
-			// Everything that reaches the server (URL or DataSource, credentials, properties, init SQL) is kept.
+			// Everything that reaches the server (URL or DataSource, credentials,
+			// properties, init SQL) is kept.
 			application.copyStateTo(config);
 			config.setPoolName(((application.getPoolName() != null) ? application.getPoolName() : "HikariPool")
 					+ "-advisory-lock");
@@ -180,7 +191,8 @@ final class LockConnections implements AutoCloseable {
 			config.setRegisterMbeans(false);
 			// A lock held for minutes is the point, not a leak.
 			config.setLeakDetectionThreshold(0);
-			// Connecting fails at first use rather than at startup, as the lock is needed only then.
+			// Connecting fails at first use rather than at startup, as the lock is needed
+			// only then.
 			config.setInitializationFailTimeout(-1);
 			return new HikariDataSource(config);
 		}

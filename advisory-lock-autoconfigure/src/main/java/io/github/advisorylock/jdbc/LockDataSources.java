@@ -42,20 +42,27 @@ import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.util.Assert;
 
 /**
- * The {@link DataSource}s a template may lock on, by bean name, and the default one: which one's connection a
- * transaction-scoped call joins, found among the connections bound to the current transactions of the thread, and
- * which one an invocation-scoped call takes its own connection from.
+ * The {@link DataSource}s a template may lock on, by bean name, and the default one:
+ * which one's connection a transaction-scoped call joins, found among the connections
+ * bound to the current transactions of the thread, and which one an invocation-scoped
+ * call takes its own connection from.
  *
- * <p>A bound resource belongs to a {@code DataSource} when one wraps the other, or both wrap the same one: each is
- * unwrapped as Spring unwraps transactional resources, then along {@link DelegatingDataSource#getTargetDataSource()}
- * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy}). Connections of a
- * {@code DataSource} that is none of these are not the template's, and are ignored.
+ * <p>
+ * A bound resource belongs to a {@code DataSource} when one wraps the other, or both wrap
+ * the same one: each is unwrapped as Spring unwraps transactional resources, then along
+ * {@link DelegatingDataSource#getTargetDataSource()}
+ * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy}).
+ * Connections of a {@code DataSource} that is none of these are not the template's, and
+ * are ignored.
  *
  * @author advisory-lock authors
  */
 final class LockDataSources {
 
-	/** The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot loop. */
+	/**
+	 * The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot
+	 * loop.
+	 */
 	private static final int MAX_LAYERS = 16;
 
 	private final Map<String, DataSource> byName;
@@ -118,7 +125,8 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the data source an invocation-scoped call takes its connection from: the one it names, or the default.
+	 * Return the data source an invocation-scoped call takes its connection from: the one
+	 * it names, or the default.
 	 * @param namespace the namespace of the call, for messages
 	 * @param name the name the call gives, or {@code null}
 	 * @return the name of the data source
@@ -140,12 +148,14 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the connection of the current transaction that a call joins: among the connections bound to the thread,
-	 * the one of the named data source, or else the only one of any known data source.
+	 * Return the connection of the current transaction that a call joins: among the
+	 * connections bound to the thread, the one of the named data source, or else the only
+	 * one of any known data source.
 	 * @param namespace the namespace of the call, for messages
 	 * @param name the name the call gives, or {@code null}
 	 * @return the bound connection
-	 * @throws LockTransactionException if none is bound, or several and the call names none
+	 * @throws LockTransactionException if none is bound, or several and the call names
+	 * none
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
 	Bound bound(String namespace, @Nullable String name) {
@@ -173,8 +183,9 @@ final class LockDataSources {
 	}
 
 	/**
-	 * The common case, looked up directly rather than by a scan of the thread's resources: one known data source,
-	 * bound under its own key (connections of data sources the template does not know are ignored either way).
+	 * The common case, looked up directly rather than by a scan of the thread's
+	 * resources: one known data source, bound under its own key (connections of data
+	 * sources the template does not know are ignored either way).
 	 * @return its bound connection, or {@code null} to scan
 	 */
 	private @Nullable Bound boundToTheOnlyDataSource(@Nullable String name) {
@@ -184,16 +195,16 @@ final class LockDataSources {
 		Map.Entry<String, DataSource> only = this.byName.entrySet().iterator().next();
 		// Bound under the unwrapped key, as getResource looks it up.
 		if (TransactionSynchronizationManager.getResource(only.getValue()) instanceof ConnectionHolder holder
-				&& holder.getConnectionHandle() != null
-				&& TransactionSynchronizationUtils.unwrapResourceIfNecessary(only.getValue()) instanceof DataSource key) {
+				&& holder.getConnectionHandle() != null && TransactionSynchronizationUtils
+					.unwrapResourceIfNecessary(only.getValue()) instanceof DataSource key) {
 			return new Bound(only.getKey(), only.getValue(), key, holder);
 		}
 		return null;
 	}
 
 	/**
-	 * Return the bound connection a call would join, or {@code null} where {@link #bound} would throw a
-	 * {@link LockTransactionException}.
+	 * Return the bound connection a call would join, or {@code null} where {@link #bound}
+	 * would throw a {@link LockTransactionException}.
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
 	@Nullable Bound boundIfUnique(String namespace, @Nullable String name) {
@@ -209,8 +220,8 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the name of the known data source a bound resource belongs to: the default one if it does, otherwise
-	 * the first in order; {@code null} for none.
+	 * Return the name of the known data source a bound resource belongs to: the default
+	 * one if it does, otherwise the first in order; {@code null} for none.
 	 */
 	private @Nullable String owner(DataSource resource) {
 		DataSource defaultDataSource = defaultDataSource();
@@ -226,8 +237,8 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the names of the known data sources with a connection bound, in their order (the resources' order is
-	 * a hash map's).
+	 * Return the names of the known data sources with a connection bound, in their order
+	 * (the resources' order is a hash map's).
 	 */
 	private List<String> boundNames() {
 		List<String> names = new ArrayList<>();
@@ -262,15 +273,17 @@ final class LockDataSources {
 		List<String> bound = boundNames();
 		String fix;
 		if (name != null || bound.size() < 2) {
-			// Two managers of one pool (one of them through a wrapper) give two connections that no name tells apart.
+			// Two managers of one pool (one of them through a wrapper) give two
+			// connections that no name tells apart.
 			fix = "they belong to the same DataSource, so no name tells them apart; let one transaction manager "
 					+ "manage it";
 		}
 		else {
 			String innermost = innermostTransactional();
-			fix = (innermost != null) ? "name the one the lock must join, for example @AdvisoryLocked(dataSource = "
-					+ "\"" + innermost + "\") or LockRequest.withDataSource(\"" + innermost + "\") for the one of "
-					+ "the transaction of the innermost @Transactional method"
+			fix = (innermost != null)
+					? "name the one the lock must join, for example @AdvisoryLocked(dataSource = " + "\"" + innermost
+							+ "\") or LockRequest.withDataSource(\"" + innermost + "\") for the one of "
+							+ "the transaction of the innermost @Transactional method"
 					: "name the one the lock must join, one of " + bound + ", with @AdvisoryLocked(dataSource = "
 							+ "\"...\") or LockRequest.withDataSource(\"...\")";
 		}
@@ -280,9 +293,10 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the name of the known data source of the current transaction, the one the call most likely means, where
-	 * it can be told: the transaction of the innermost {@code @Transactional} method, unless a transaction begun
-	 * inside that method (with a {@code TransactionTemplate}, say) is the current one. The thread's resources keep
+	 * Return the name of the known data source of the current transaction, the one the
+	 * call most likely means, where it can be told: the transaction of the innermost
+	 * {@code @Transactional} method, unless a transaction begun inside that method (with
+	 * a {@code TransactionTemplate}, say) is the current one. The thread's resources keep
 	 * no order, so without a {@code @Transactional} method there is no telling.
 	 * @return the name, or {@code null}
 	 */
@@ -294,7 +308,8 @@ final class LockDataSources {
 		catch (NoTransactionException ex) {
 			return null;
 		}
-		// A transaction begun since names the thread's synchronization after itself (unnamed, for a template).
+		// A transaction begun since names the thread's synchronization after itself
+		// (unnamed, for a template).
 		if (!(status instanceof DefaultTransactionStatus current) || !current.hasTransaction()
 				|| !Objects.equals(current.getTransactionName(),
 						TransactionSynchronizationManager.getCurrentTransactionName())
@@ -312,7 +327,8 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return whether two data sources are the same, one wraps the other, or both wrap the same one.
+	 * Return whether two data sources are the same, one wraps the other, or both wrap the
+	 * same one.
 	 */
 	static boolean sameDataSource(DataSource first, DataSource second) {
 		DataSource outer = first;
@@ -328,9 +344,10 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the innermost data source a data source wraps, or itself: what tells calls on the same pool apart from
-	 * calls on another, whatever wrapper each went through. A routing one ({@link AbstractRoutingDataSource}) stands
-	 * for the Hikari pool it routes to at this call, when that can be told, so that a key held for one of its
+	 * Return the innermost data source a data source wraps, or itself: what tells calls
+	 * on the same pool apart from calls on another, whatever wrapper each went through. A
+	 * routing one ({@link AbstractRoutingDataSource}) stands for the Hikari pool it
+	 * routes to at this call, when that can be told, so that a key held for one of its
 	 * targets is not taken for held on another.
 	 */
 	static DataSource target(DataSource dataSource) {
@@ -339,7 +356,8 @@ final class LockDataSources {
 	}
 
 	/**
-	 * Return the innermost data source a data source wraps, or itself, a routing one included as it is.
+	 * Return the innermost data source a data source wraps, or itself, a routing one
+	 * included as it is.
 	 */
 	static DataSource innermost(DataSource dataSource) {
 		DataSource target = dataSource;
@@ -359,7 +377,8 @@ final class LockDataSources {
 			return (pool != null) ? pool : routing;
 		}
 		catch (RuntimeException ex) {
-			// Routed nowhere now: a call that needs the database fails on its own, saying so.
+			// Routed nowhere now: a call that needs the database fails on its own, saying
+			// so.
 			return routing;
 		}
 	}
@@ -373,11 +392,13 @@ final class LockDataSources {
 	}
 
 	/**
-	 * A connection bound to a transaction of the thread, and the known data source it belongs to.
+	 * A connection bound to a transaction of the thread, and the known data source it
+	 * belongs to.
 	 *
 	 * @param name the bean name of the known data source
 	 * @param dataSource the known data source
-	 * @param resource the key the connection is bound under, which {@code DataSourceUtils} gets and releases it by
+	 * @param resource the key the connection is bound under, which
+	 * {@code DataSourceUtils} gets and releases it by
 	 * @param holder the holder of the connection
 	 */
 	record Bound(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder) {

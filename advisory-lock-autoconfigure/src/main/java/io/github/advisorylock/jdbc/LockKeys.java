@@ -31,8 +31,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ObjectUtils;
 
 /**
- * The distinct 64-bit keys of one call in ascending order, which is the order they are locked in, each with the
- * value it was derived from.
+ * The distinct 64-bit keys of one call in ascending order, which is the order they are
+ * locked in, each with the value it was derived from.
  *
  * @param keys the distinct keys, ascending
  * @param values the text of the value each key was derived from, in the same order
@@ -47,9 +47,9 @@ record LockKeys(List<Long> keys, List<String> values) {
 	 * @param strategy the key derivation
 	 * @param maxKeys the most distinct keys allowed
 	 * @return the keys
-	 * @throws InvalidLockKeyException if there is no value, a value is null, empty or unsupported (its
-	 * {@link InvalidLockKeyException#getKeyIndex() key index} tells which), or there are more than {@code maxKeys}
-	 * distinct keys
+	 * @throws InvalidLockKeyException if there is no value, a value is null, empty or
+	 * unsupported (its {@link InvalidLockKeyException#getKeyIndex() key index} tells
+	 * which), or there are more than {@code maxKeys} distinct keys
 	 */
 	static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
 		Map<Long, String> byKey = new TreeMap<>();
@@ -61,8 +61,9 @@ record LockKeys(List<Long> keys, List<String> values) {
 				}
 				byKey.putIfAbsent(key(namespace, element, strategy, index), render(element));
 				if (byKey.size() > maxKeys) {
-					throw new InvalidLockKeyException("An advisory lock call in namespace '" + namespace + "' names more "
-							+ "than " + maxKeys + " distinct keys, the limit set by advisory-lock.max-keys: lock a "
+					throw new InvalidLockKeyException("An advisory lock call in namespace '" + namespace
+							+ "' names more " + "than " + maxKeys
+							+ " distinct keys, the limit set by advisory-lock.max-keys: lock a "
 							+ "coarser resource, or raise the limit (each key takes an entry in PostgreSQL's shared lock "
 							+ "table, sized by max_locks_per_transaction)");
 				}
@@ -97,7 +98,8 @@ record LockKeys(List<Long> keys, List<String> values) {
 	}
 
 	/**
-	 * Derive the key of a value, telling in the strategy's refusal which value of the call it refused.
+	 * Derive the key of a value, telling in the strategy's refusal which value of the
+	 * call it refused.
 	 */
 	private static long key(String namespace, Object value, LockKeyStrategy strategy, int index) {
 		try {

@@ -28,11 +28,12 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The support of invocation-scoped locks on one of the template's {@link DataSource}s, found again at each call: a
- * {@code DataSource} that routes ({@code AbstractRoutingDataSource}) sends each call to the database of the target it
- * routes to at that call, through a pool derived from that target, and the pools of all its targets share one bound
- * on the locks held at once. A {@code DataSource} that does not route always finds the same support, by an identity
- * check.
+ * The support of invocation-scoped locks on one of the template's {@link DataSource}s,
+ * found again at each call: a {@code DataSource} that routes
+ * ({@code AbstractRoutingDataSource}) sends each call to the database of the target it
+ * routes to at that call, through a pool derived from that target, and the pools of all
+ * its targets share one bound on the locks held at once. A {@code DataSource} that does
+ * not route always finds the same support, by an identity check.
  */
 final class RoutedInvocationLocks implements AutoCloseable {
 
@@ -48,7 +49,10 @@ final class RoutedInvocationLocks implements AutoCloseable {
 
 	private final int maxConnections;
 
-	/** One bound for every pool this data source routes to: it counts the locks this instance holds on it. */
+	/**
+	 * One bound for every pool this data source routes to: it counts the locks this
+	 * instance holds on it.
+	 */
 	private final Semaphore permits;
 
 	private final Duration heartbeat;
@@ -61,15 +65,20 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	/** Guarded by itself. */
 	private final Map<Route, InvocationLocks> routes = new HashMap<>();
 
-	/** Guarded by {@link #routes}: once closed, no route is added, as nothing would close it. */
+	/**
+	 * Guarded by {@link #routes}: once closed, no route is added, as nothing would close
+	 * it.
+	 */
 	private boolean closed;
 
 	/**
 	 * Create the support of one data source.
 	 * @param name its bean name
 	 * @param dataSource the data source
-	 * @param configured the source of the locks' connections the application gave, or {@code null} to derive them
-	 * @param isDefault whether it is the template's default data source, which a configured source may serve
+	 * @param configured the source of the locks' connections the application gave, or
+	 * {@code null} to derive them
+	 * @param isDefault whether it is the template's default data source, which a
+	 * configured source may serve
 	 * @param several whether the template knows several, so that messages name this one
 	 * @param maxConnections the most locks held at once on it
 	 * @param heartbeat the heartbeat of held locks
@@ -89,16 +98,18 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Return the support of a call: the one of the pool the data source routes to now, made at the first call routed
-	 * there.
+	 * Return the support of a call: the one of the pool the data source routes to now,
+	 * made at the first call routed there.
 	 * @param namespace the namespace of the call, for messages
 	 * @return the support
-	 * @throws IllegalStateException if no connection source can be found for where the data source routes now, or
-	 * the template was closed
+	 * @throws IllegalStateException if no connection source can be found for where the
+	 * data source routes now, or the template was closed
 	 */
 	InvocationLocks locks(String namespace) {
-		// What a nested call on the same database finds the locks by, and the pool their connections come from. A
-		// configured source takes every lock in its own database, whatever the data source routes to.
+		// What a nested call on the same database finds the locks by, and the pool their
+		// connections come from. A
+		// configured source takes every lock in its own database, whatever the data
+		// source routes to.
 		DataSource target = (this.configured != null) ? LockDataSources.innermost(this.dataSource)
 				: LockDataSources.target(this.dataSource);
 		DataSource pool = (this.configured != null) ? this.configured : applicationPool(namespace);
@@ -126,8 +137,8 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	private InvocationLocks newLocks(Route route) {
 		LockConnections connections = (this.configured != null)
 				? new LockConnections(this.configured, false, this.permits, this.maxConnections)
-				: new LockConnections(LockConnections.derivedPool(route.pool, this.maxConnections), true,
-						this.permits, this.maxConnections);
+				: new LockConnections(LockConnections.derivedPool(route.pool, this.maxConnections), true, this.permits,
+						this.maxConnections);
 		return new InvocationLocks(connections, route.target, this.heartbeat, this.instance);
 	}
 
@@ -140,7 +151,8 @@ final class RoutedInvocationLocks implements AutoCloseable {
 			pool = LockConnections.applicationPool(this.dataSource);
 		}
 		catch (RuntimeException ex) {
-			// AbstractRoutingDataSource's "Cannot determine target DataSource for lookup key" tells neither the lock
+			// AbstractRoutingDataSource's "Cannot determine target DataSource for lookup
+			// key" tells neither the lock
 			// nor the way out.
 			throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' takes its connection "
 					+ "from a pool derived from the one " + description() + " routes to at the call, and it routes to "
@@ -162,14 +174,17 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	}
 
 	private String wayOut() {
-		return this.isDefault ? "define a DataSource bean with @Bean(defaultCandidate = false) "
-				+ "@InvocationLockDataSource, or call AdvisoryLockTemplate.setInvocationDataSource"
+		return this.isDefault
+				? "define a DataSource bean with @Bean(defaultCandidate = false) "
+						+ "@InvocationLockDataSource, or call AdvisoryLockTemplate.setInvocationDataSource"
 				: "make that DataSource a Hikari pool, or hold the lock on the default DataSource";
 	}
 
 	/**
-	 * Stop the heartbeats and close the connections of every route, and add none from now on.
-	 * @throws Exception if closing a derived pool fails (the others are closed all the same)
+	 * Stop the heartbeats and close the connections of every route, and add none from now
+	 * on.
+	 * @throws Exception if closing a derived pool fails (the others are closed all the
+	 * same)
 	 */
 	@Override
 	public void close() throws Exception {
@@ -198,8 +213,8 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Where a call locks: the data source its locks are known by, and the pool its connection comes from; equal by
-	 * identity, as data sources are.
+	 * Where a call locks: the data source its locks are known by, and the pool its
+	 * connection comes from; equal by identity, as data sources are.
 	 */
 	private static final class Route {
 

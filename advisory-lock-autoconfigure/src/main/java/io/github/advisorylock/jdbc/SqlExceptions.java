@@ -26,7 +26,8 @@ import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * Turns an {@link SQLException} into Spring's {@link DataAccessException} the same way for every JDBC type here.
+ * Turns an {@link SQLException} into Spring's {@link DataAccessException} the same way
+ * for every JDBC type here.
  */
 final class SqlExceptions {
 
@@ -34,8 +35,8 @@ final class SqlExceptions {
 	}
 
 	/**
-	 * Create the translator for PostgreSQL. Named rather than detected: detection borrows a second connection, which
-	 * an exhausted pool may not have.
+	 * Create the translator for PostgreSQL. Named rather than detected: detection borrows
+	 * a second connection, which an exhausted pool may not have.
 	 * @return the translator
 	 */
 	static SQLExceptionTranslator postgresTranslator() {
@@ -43,7 +44,8 @@ final class SqlExceptions {
 	}
 
 	/**
-	 * Translate an exception, falling back to {@link UncategorizedSQLException} when the translator has no category.
+	 * Translate an exception, falling back to {@link UncategorizedSQLException} when the
+	 * translator has no category.
 	 * @param translator the translator
 	 * @param task what was being done
 	 * @param sql the statement, or {@code null}

@@ -34,25 +34,31 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The keys this library took in one Spring transaction, followed through suspend, resume and savepoints. It answers
- * two questions without SQL:
+ * The keys this library took in one Spring transaction, followed through suspend, resume
+ * and savepoints. It answers two questions without SQL:
  * <ul>
- * <li>does the current transaction hold a key ({@link AdvisoryLockTemplate#isHeld}), the guard against a call that
- * bypassed the proxy;</li>
- * <li>is a key asked for held by a transaction of this thread that is suspended ({@code REQUIRES_NEW},
- * {@code NOT_SUPPORTED})? Such a call can never get the key, since the holder resumes only after the call has
- * returned: without this, it would wait for itself until its timeout, or skip as if another instance held it.</li>
+ * <li>does the current transaction hold a key ({@link AdvisoryLockTemplate#isHeld}), the
+ * guard against a call that bypassed the proxy;</li>
+ * <li>is a key asked for held by a transaction of this thread that is suspended
+ * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED})? Such a call can never get the key, since
+ * the holder resumes only after the call has returned: without this, it would wait for
+ * itself until its timeout, or skip as if another instance held it.</li>
  * </ul>
  *
- * <p>Bound to the transaction as a resource, like Spring's own resource holders; suspended, it moves to a stack of the
- * thread, and back when the transaction resumes. A rollback to a savepoint ({@code Propagation.NESTED}) releases, in
- * PostgreSQL, the locks taken after the savepoint, so it forgets them too. Only what the library took is known, not
- * SQL run by hand.
+ * <p>
+ * Bound to the transaction as a resource, like Spring's own resource holders; suspended,
+ * it moves to a stack of the thread, and back when the transaction resumes. A rollback to
+ * a savepoint ({@code Propagation.NESTED}) releases, in PostgreSQL, the locks taken after
+ * the savepoint, so it forgets them too. Only what the library took is known, not SQL run
+ * by hand.
  *
- * <p>Each key is recorded with the {@code DataSource} and the connection it was taken on. A key held on another
- * {@code DataSource} is no conflict (another database, as far as the library can tell), and neither is one held on
- * the very connection the call locks on: a transaction of another manager inside this one suspends this record, but
- * leaves its connection bound, and a call that joins that connection takes the key again re-entrantly.
+ * <p>
+ * Each key is recorded with the {@code DataSource} and the connection it was taken on. A
+ * key held on another {@code DataSource} is no conflict (another database, as far as the
+ * library can tell), and neither is one held on the very connection the call locks on: a
+ * transaction of another manager inside this one suspends this record, but leaves its
+ * connection bound, and a call that joins that connection takes the key again
+ * re-entrantly.
  */
 final class TransactionLocks implements TransactionSynchronization {
 
@@ -62,17 +68,24 @@ final class TransactionLocks implements TransactionSynchronization {
 	/** The records of this thread's suspended transactions, innermost last. */
 	private static final ThreadLocal<Deque<TransactionLocks>> suspended = new ThreadLocal<>();
 
-	/** The keys taken, in order, each with its mode and connection: a savepoint is a position in this list. */
+	/**
+	 * The keys taken, in order, each with its mode and connection: a savepoint is a
+	 * position in this list.
+	 */
 	private final List<Taken> taken = new ArrayList<>();
 
-	/** Each savepoint Spring made in this transaction, with how many keys were taken before it. */
+	/**
+	 * Each savepoint Spring made in this transaction, with how many keys were taken
+	 * before it.
+	 */
 	private final Map<Object, Integer> savepoints = new LinkedHashMap<>();
 
 	private TransactionLocks() {
 	}
 
 	/**
-	 * Record keys the current transaction now holds; nothing when it has no synchronization to follow it with.
+	 * Record keys the current transaction now holds; nothing when it has no
+	 * synchronization to follow it with.
 	 * @param mode the mode they were taken in
 	 * @param keys the keys
 	 * @param target the innermost {@code DataSource} of the connection they were taken on
@@ -96,7 +109,8 @@ final class TransactionLocks implements TransactionSynchronization {
 	/**
 	 * Return whether the current transaction holds a key, as far as this library took it.
 	 * @param key the key
-	 * @param target the innermost {@code DataSource} it must be held on, or {@code null} for any
+	 * @param target the innermost {@code DataSource} it must be held on, or {@code null}
+	 * for any
 	 * @return whether it is held, in either mode
 	 */
 	static boolean holds(long key, @Nullable DataSource target) {
@@ -106,12 +120,14 @@ final class TransactionLocks implements TransactionSynchronization {
 	}
 
 	/**
-	 * Refuse a call for a key that a suspended transaction of this thread holds in a conflicting mode.
+	 * Refuse a call for a key that a suspended transaction of this thread holds in a
+	 * conflicting mode.
 	 * @param namespace the namespace, for the message
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
 	 * @param target the innermost {@code DataSource} the call locks on
-	 * @param holder the holder of the connection the call locks on, or {@code null} for a connection of its own
+	 * @param holder the holder of the connection the call locks on, or {@code null} for a
+	 * connection of its own
 	 * @throws LockTransactionException naming the key and why it can never be had
 	 */
 	static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, DataSource target,
@@ -125,8 +141,8 @@ final class TransactionLocks implements TransactionSynchronization {
 				LockMode held = transaction.mode(keys.keys().get(i), target, holder);
 				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
 					throw new LockTransactionException("Advisory lock " + namespace + ":"
-							+ AdvisoryLockKeys.printable(keys.values().get(i))
-							+ " is held " + held + " by a transaction of this same thread that is suspended "
+							+ AdvisoryLockKeys.printable(keys.values().get(i)) + " is held " + held
+							+ " by a transaction of this same thread that is suspended "
 							+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
 							+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
 							+ "lock in the inner one only");
@@ -136,8 +152,8 @@ final class TransactionLocks implements TransactionSynchronization {
 	}
 
 	/**
-	 * Return the strongest mode this transaction holds a key in on a {@code DataSource}, other than on the given
-	 * connection.
+	 * Return the strongest mode this transaction holds a key in on a {@code DataSource},
+	 * other than on the given connection.
 	 */
 	private @Nullable LockMode mode(long key, DataSource target, @Nullable ConnectionHolder holder) {
 		LockMode mode = null;
@@ -159,9 +175,11 @@ final class TransactionLocks implements TransactionSynchronization {
 
 	@Override
 	public void savepointRollback(Object savepoint) {
-		// A savepoint not seen was made before this record was, so before every key in it.
+		// A savepoint not seen was made before this record was, so before every key in
+		// it.
 		int position = this.savepoints.getOrDefault(savepoint, 0);
-		// PostgreSQL releases the locks taken after the savepoint; those taken before it stay.
+		// PostgreSQL releases the locks taken after the savepoint; those taken before it
+		// stay.
 		this.taken.subList(position, this.taken.size()).clear();
 		// Savepoints made after this one are gone with it.
 		boolean after = false;

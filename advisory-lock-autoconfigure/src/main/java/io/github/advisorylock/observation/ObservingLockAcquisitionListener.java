@@ -34,26 +34,34 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.util.Assert;
 
 /**
- * Observes advisory lock acquisitions with Micrometer's Observation API, so that the same instrumentation gives
- * metrics and, where a tracer is configured, spans.
+ * Observes advisory lock acquisitions with Micrometer's Observation API, so that the same
+ * instrumentation gives metrics and, where a tracer is configured, spans.
  *
- * <p>Two observations, with low-cardinality tags only (the key value is never a tag):
+ * <p>
+ * Two observations, with low-cardinality tags only (the key value is never a tag):
  * <ul>
- * <li>{@value #ACQUIRE}: each acquisition, from the start of its statement to its outcome, tagged {@code namespace},
- * {@code scope} ({@code transaction}, {@code invocation}), {@code mode} ({@code exclusive}, {@code shared}),
- * {@code wait.mode} ({@code block}, {@code try}, {@code skip}) and {@code outcome} ({@code acquired}, {@code busy},
- * {@code skipped}, {@code timeout}, {@code error}). With a meter registry it is a timer, so
- * {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned away.</li>
- * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its transaction (transaction
- * scope) or of its call (invocation scope), tagged {@code namespace}, {@code scope}, {@code mode} and
- * {@code outcome}: {@code committed}, {@code rolled_back} or {@code unknown} for a transaction, or
- * {@code rolled_back_to_savepoint} when a rollback to a savepoint made before the lock ({@code Propagation.NESTED})
- * released it while the transaction went on; {@code released}, or
- * {@code lost} when a failed heartbeat showed the lock gone while its work ran, for an invocation. Its long-task
- * timer ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its max is the oldest of
- * them: one per call, whatever its number of keys, and a nested call that acquires a key counts again.</li>
+ * <li>{@value #ACQUIRE}: each acquisition, from the start of its statement to its
+ * outcome, tagged {@code namespace}, {@code scope} ({@code transaction},
+ * {@code invocation}), {@code mode} ({@code exclusive}, {@code shared}),
+ * {@code wait.mode} ({@code block}, {@code try}, {@code skip}) and {@code outcome}
+ * ({@code acquired}, {@code busy}, {@code skipped}, {@code timeout}, {@code error}). With
+ * a meter registry it is a timer, so
+ * {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned
+ * away.</li>
+ * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its
+ * transaction (transaction scope) or of its call (invocation scope), tagged
+ * {@code namespace}, {@code scope}, {@code mode} and {@code outcome}: {@code committed},
+ * {@code rolled_back} or {@code unknown} for a transaction, or
+ * {@code rolled_back_to_savepoint} when a rollback to a savepoint made before the lock
+ * ({@code Propagation.NESTED}) released it while the transaction went on;
+ * {@code released}, or {@code lost} when a failed heartbeat showed the lock gone while
+ * its work ran, for an invocation. Its long-task timer
+ * ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its
+ * max is the oldest of them: one per call, whatever its number of keys, and a nested call
+ * that acquires a key counts again.</li>
  * </ul>
- * A namespace is a tag, so it must be a fixed word chosen in code ({@code setup_request}), never built from data.
+ * A namespace is a tag, so it must be a fixed word chosen in code
+ * ({@code setup_request}), never built from data.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -66,7 +74,9 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 	/** The name of the observation of the time a lock is held. */
 	public static final String HELD = "advisory.lock.held";
 
-	/** The outcome of a held lock that a rollback to a savepoint made before it released. */
+	/**
+	 * The outcome of a held lock that a rollback to a savepoint made before it released.
+	 */
 	private static final String ROLLED_BACK_TO_SAVEPOINT = "rolled_back_to_savepoint";
 
 	private final ObservationRegistry registry;
@@ -102,7 +112,8 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 			@Override
 			public void finished(Outcome outcome, @Nullable Throwable error) {
 				acquire.lowCardinalityKeyValue("outcome", tag(outcome));
-				// Busy, skipped and timeout are outcomes the caller expects, told by the tag; only an error is one.
+				// Busy, skipped and timeout are outcomes the caller expects, told by the
+				// tag; only an error is one.
 				if (outcome == Outcome.ERROR && error != null) {
 					acquire.error(error);
 				}
@@ -141,7 +152,10 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 	private static void observeTransaction(Observation held) {
 		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 
-			/** The savepoints made after the lock was taken: a rollback to one of them keeps the lock. */
+			/**
+			 * The savepoints made after the lock was taken: a rollback to one of them
+			 * keeps the lock.
+			 */
 			private final Set<Object> later = new HashSet<>();
 
 			private boolean ended;
@@ -153,7 +167,8 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 
 			@Override
 			public void savepointRollback(Object savepoint) {
-				// PostgreSQL released the lock with the savepoint made before it (Propagation.NESTED rolled back).
+				// PostgreSQL released the lock with the savepoint made before it
+				// (Propagation.NESTED rolled back).
 				if (!this.ended && !this.later.contains(savepoint)) {
 					end(ROLLED_BACK_TO_SAVEPOINT);
 				}

@@ -15,7 +15,8 @@
  */
 
 /**
- * Metrics and tracing of advisory locks through Micrometer's Observation API; used only when Micrometer is present.
+ * Metrics and tracing of advisory locks through Micrometer's Observation API; used only
+ * when Micrometer is present.
  */
 @NullMarked
 package io.github.advisorylock.observation;

@@ -44,23 +44,31 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.util.Assert;
 
 /**
- * Reads every advisory lock of the current database from {@code pg_locks}, held and awaited, with what its session is
- * doing from {@code pg_stat_activity}: the data behind the {@code advisorylocks} Actuator endpoint.
+ * Reads every advisory lock of the current database from {@code pg_locks}, held and
+ * awaited, with what its session is doing from {@code pg_stat_activity}: the data behind
+ * the {@code advisorylocks} Actuator endpoint.
  *
- * <p>It covers every advisory lock, not only this library's: session-level ones and the two-int form too.
+ * <p>
+ * It covers every advisory lock, not only this library's: session-level ones and the
+ * two-int form too.
  *
- * <p>An operator needs this read most when locks pile up, which is when the application's pool is exhausted. Made
- * {@linkplain #forDataSource for a Hikari pool}, it therefore reads on a short-lived physical connection outside the
- * pool, from {@link DirectConnections}, which bounds connecting, the query and how many such connections are open at
- * once: one read at a time, each waiting for its turn at most the timeout, and never the connection kept for the
- * diagnosis of busy locks; a read that finds none free in time fails with a
- * {@link TransientDataAccessResourceException}. For any other data source there is no such
- * connection, and each read borrows one from the pool (and may wait as long as the pool makes it).
+ * <p>
+ * An operator needs this read most when locks pile up, which is when the application's
+ * pool is exhausted. Made {@linkplain #forDataSource for a Hikari pool}, it therefore
+ * reads on a short-lived physical connection outside the pool, from
+ * {@link DirectConnections}, which bounds connecting, the query and how many such
+ * connections are open at once: one read at a time, each waiting for its turn at most the
+ * timeout, and never the connection kept for the diagnosis of busy locks; a read that
+ * finds none free in time fails with a {@link TransientDataAccessResourceException}. For
+ * any other data source there is no such connection, and each read borrows one from the
+ * pool (and may wait as long as the pool makes it).
  *
- * <p>An {@link AbstractRoutingDataSource} has no one database: made {@linkplain #forDataSource for one}, each read
- * reads every target the router has resolved, one after another, each as above, and never asks the router for a
- * connection (which would depend on the reading thread's lookup key). A target that cannot be read is answered with
- * the reason, beside the others.
+ * <p>
+ * An {@link AbstractRoutingDataSource} has no one database: made
+ * {@linkplain #forDataSource for one}, each read reads every target the router has
+ * resolved, one after another, each as above, and never asks the router for a connection
+ * (which would depend on the reading thread's lookup key). A target that cannot be read
+ * is answered with the reason, beside the others.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -70,23 +78,27 @@ public class AdvisoryLockInspector {
 	/** Most locks one read returns; a larger lock table is cut, and says so. */
 	public static final int MAX_LOCKS = 1000;
 
-	/** The name under which a routing data source's default target is shown, when it is none of its targets. */
+	/**
+	 * The name under which a routing data source's default target is shown, when it is
+	 * none of its targets.
+	 */
 	public static final String DEFAULT_TARGET = "(default)";
 
 	private static final String TASK = "Read advisory locks from pg_locks";
 
 	/**
-	 * Every advisory lock of the current database, held and awaited, with its session. {@code waitstart} is read
-	 * through {@code to_jsonb} because PostgreSQL 12 and 13 do not have the column (it is then {@code NULL}).
-	 * Parameters: whether to include the query text, and the most rows.
+	 * Every advisory lock of the current database, held and awaited, with its session.
+	 * {@code waitstart} is read through {@code to_jsonb} because PostgreSQL 12 and 13 do
+	 * not have the column (it is then {@code NULL}). Parameters: whether to include the
+	 * query text, and the most rows.
 	 */
 	private static final String ALL_LOCKS = "SELECT l.pid, l.objsubid, l.classid::bigint AS classid, "
 			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid = 1 THEN " + PgLocksSql.KEY + " END AS key, l.mode, "
 			+ "l.granted, (to_jsonb(l) ->> 'waitstart')::timestamptz AS waitstart, " + PgLocksSql.TRANSACTION_AGE_MILLIS
 			+ " AS transaction_age_ms, a.state, a.application_name, a.wait_event_type, a.wait_event, "
 			+ "CASE WHEN ?::boolean THEN a.query END AS query "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid "
-			+ "WHERE " + PgLocksSql.ADVISORY_IN_THIS_DATABASE + " "
+			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid " + "WHERE "
+			+ PgLocksSql.ADVISORY_IN_THIS_DATABASE + " "
 			+ "ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
 
 	private static final String APPLICATION_NAME = "advisory-lock endpoint";
@@ -95,7 +107,10 @@ public class AdvisoryLockInspector {
 
 	private final @Nullable DirectConnections directConnections;
 
-	/** The registry to read each target of a routing data source with, or {@code null} for one database. */
+	/**
+	 * The registry to read each target of a routing data source with, or {@code null} for
+	 * one database.
+	 */
 	private final @Nullable DirectConnectionsRegistry registry;
 
 	private final boolean includeQuery;
@@ -103,9 +118,11 @@ public class AdvisoryLockInspector {
 	private final SQLExceptionTranslator exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator("PostgreSQL");
 
 	/**
-	 * Create an inspector that reads on connections of the given data source, without a bound of its own.
+	 * Create an inspector that reads on connections of the given data source, without a
+	 * bound of its own.
 	 * @param dataSource where to read from (one connection per read)
-	 * @param includeQuery whether to read each session's query text, which may hold personal data
+	 * @param includeQuery whether to read each session's query text, which may hold
+	 * personal data
 	 */
 	public AdvisoryLockInspector(DataSource dataSource, boolean includeQuery) {
 		Assert.notNull(dataSource, "DataSource must not be null");
@@ -116,9 +133,11 @@ public class AdvisoryLockInspector {
 	}
 
 	/**
-	 * Create an inspector that reads on direct connections, outside the application's pool.
+	 * Create an inspector that reads on direct connections, outside the application's
+	 * pool.
 	 * @param directConnections where to read from, with their bounds
-	 * @param includeQuery whether to read each session's query text, which may hold personal data
+	 * @param includeQuery whether to read each session's query text, which may hold
+	 * personal data
 	 */
 	public AdvisoryLockInspector(DirectConnections directConnections, boolean includeQuery) {
 		Assert.notNull(directConnections, "DirectConnections must not be null");
@@ -137,18 +156,21 @@ public class AdvisoryLockInspector {
 	}
 
 	/**
-	 * Create an inspector for one of the application's {@link DataSource}s: on its direct connections from the registry
-	 * (shared with the diagnosis, so one bound serves both) when it is a Hikari pool configured with a JDBC URL,
-	 * otherwise on connections borrowed from the data source itself. For an {@link AbstractRoutingDataSource}, which
-	 * has no one database, each read reads every target it has resolved by then, each as this method would, and
-	 * answers them {@linkplain Snapshot#targets() by lookup key}.
+	 * Create an inspector for one of the application's {@link DataSource}s: on its direct
+	 * connections from the registry (shared with the diagnosis, so one bound serves both)
+	 * when it is a Hikari pool configured with a JDBC URL, otherwise on connections
+	 * borrowed from the data source itself. For an {@link AbstractRoutingDataSource},
+	 * which has no one database, each read reads every target it has resolved by then,
+	 * each as this method would, and answers them {@linkplain Snapshot#targets() by
+	 * lookup key}.
 	 * @param dataSource the data source
 	 * @param directConnections the registry of direct connections
-	 * @param includeQuery whether to read each session's query text, which may hold personal data
+	 * @param includeQuery whether to read each session's query text, which may hold
+	 * personal data
 	 * @return the inspector
 	 */
-	public static AdvisoryLockInspector forDataSource(DataSource dataSource, DirectConnectionsRegistry directConnections,
-			boolean includeQuery) {
+	public static AdvisoryLockInspector forDataSource(DataSource dataSource,
+			DirectConnectionsRegistry directConnections, boolean includeQuery) {
 		AbstractRoutingDataSource router = DirectConnections.router(dataSource);
 		if (router != null) {
 			return new AdvisoryLockInspector(router, directConnections, includeQuery);
@@ -159,8 +181,8 @@ public class AdvisoryLockInspector {
 	}
 
 	/**
-	 * Read the advisory locks of the current database, grouped by key, holders before waiters; for a routing data
-	 * source, those of each target's database.
+	 * Read the advisory locks of the current database, grouped by key, holders before
+	 * waiters; for a routing data source, those of each target's database.
 	 * @return the locks, at most {@link #MAX_LOCKS}, and whether there were more
 	 */
 	public Snapshot locks() {
@@ -190,7 +212,8 @@ public class AdvisoryLockInspector {
 		Map<String, DataSource> targets = new TreeMap<>();
 		router.getResolvedDataSources().forEach((key, target) -> targets.put(String.valueOf(key), target));
 		DataSource defaultTarget = router.getResolvedDefaultDataSource();
-		// A default that is also a target is shown once, under its key. The same instance, not an equal one: a
+		// A default that is also a target is shown once, under its key. The same
+		// instance, not an equal one: a
 		// wrapper may delegate equals to what it wraps.
 		if (defaultTarget != null && targets.values().stream().noneMatch((target) -> target == defaultTarget)) {
 			targets.put(DEFAULT_TARGET, defaultTarget);
@@ -240,7 +263,8 @@ public class AdvisoryLockInspector {
 			key = result.getLong("key");
 		}
 		else {
-			// Two-int form: each int was stored in an (unsigned) oid, so narrowing gives back its sign.
+			// Two-int form: each int was stored in an (unsigned) oid, so narrowing gives
+			// back its sign.
 			keyPair = List.of((int) result.getLong("classid"), (int) result.getLong("objid"));
 		}
 		Timestamp waitStart = result.getTimestamp("waitstart");
@@ -253,15 +277,18 @@ public class AdvisoryLockInspector {
 	}
 
 	/**
-	 * The advisory locks of the current database at one moment; for a routing data source, of each target's.
+	 * The advisory locks of the current database at one moment; for a routing data
+	 * source, of each target's.
 	 *
-	 * @param locks the locks, grouped by key, holders before waiters; {@code null} for a routing data source
-	 * @param truncated whether there were more than {@link #MAX_LOCKS}, and the rest is left out (for a routing data
-	 * source: of some target)
-	 * @param targets for a routing data source, the locks of each target by lookup key (the default target, when it is
-	 * none of them, by {@link #DEFAULT_TARGET}); otherwise {@code null}
-	 * @param error for a target of a routing data source that could not be read, why (its {@code locks} are then
-	 * {@code null}); otherwise {@code null}
+	 * @param locks the locks, grouped by key, holders before waiters; {@code null} for a
+	 * routing data source
+	 * @param truncated whether there were more than {@link #MAX_LOCKS}, and the rest is
+	 * left out (for a routing data source: of some target)
+	 * @param targets for a routing data source, the locks of each target by lookup key
+	 * (the default target, when it is none of them, by {@link #DEFAULT_TARGET});
+	 * otherwise {@code null}
+	 * @param error for a target of a routing data source that could not be read, why (its
+	 * {@code locks} are then {@code null}); otherwise {@code null}
 	 */
 	public record Snapshot(@Nullable List<LockActivity> locks, boolean truncated,
 			@Nullable Map<String, Snapshot> targets, @Nullable String error) {
@@ -281,12 +308,16 @@ public class AdvisoryLockInspector {
 	 * One advisory lock held or awaited by one session.
 	 *
 	 * @param pid the backend process id of the session
-	 * @param key the 64-bit key, for a lock taken with one {@code bigint}; otherwise {@code null}
-	 * @param keyPair the two keys, for a lock taken with two {@code int}s; otherwise {@code null}
+	 * @param key the 64-bit key, for a lock taken with one {@code bigint}; otherwise
+	 * {@code null}
+	 * @param keyPair the two keys, for a lock taken with two {@code int}s; otherwise
+	 * {@code null}
 	 * @param mode {@code ExclusiveLock} or {@code ShareLock}
 	 * @param granted whether it is held ({@code true}) or awaited
-	 * @param waitStart since when the session waits for it, or {@code null} when held (or before PostgreSQL 14)
-	 * @param transactionAge how long the session's transaction has been open, or {@code null}
+	 * @param waitStart since when the session waits for it, or {@code null} when held (or
+	 * before PostgreSQL 14)
+	 * @param transactionAge how long the session's transaction has been open, or
+	 * {@code null}
 	 * @param state the session's state, or {@code null} when hidden from this role
 	 * @param applicationName the session's {@code application_name}, or {@code null}
 	 * @param waitEventType the type of event the session waits for, or {@code null}

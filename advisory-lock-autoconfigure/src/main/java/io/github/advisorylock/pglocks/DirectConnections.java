@@ -40,33 +40,44 @@ import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
 /**
- * Short-lived physical connections to the server of the application's Hikari pool, outside the pool: for the reads of
- * {@code pg_locks} that must answer when the pool is exhausted, which is often when locks pile up (the diagnosis of a
- * timeout, the {@code advisorylocks} endpoint).
+ * Short-lived physical connections to the server of the application's Hikari pool,
+ * outside the pool: for the reads of {@code pg_locks} that must answer when the pool is
+ * exhausted, which is often when locks pile up (the diagnosis of a timeout, the
+ * {@code advisorylocks} endpoint).
  *
- * <p>This class owns both bounds of those reads, so that they hold wherever it is used:
+ * <p>
+ * This class owns both bounds of those reads, so that they hold wherever it is used:
  * <ul>
- * <li>at most {@link #MAX_CONCURRENT} connections at once, shared by every user of one instance; one more for a
- * diagnosis is refused at once rather than queued, so a storm of timeouts cannot open a storm of connections;</li>
- * <li>at most {@link #MAX_INSPECTIONS} of them for the endpoint's reads ({@link #inspect}), which queue for their turn
- * for at most the timeout: however often the endpoint is polled, a diagnosis always finds a connection that no read of
- * the endpoint holds;</li>
- * <li>the {@linkplain #getTimeout() timeout}, which bounds connecting, logging in, every read on the socket and, through
- * {@link #queryTimeoutSeconds()}, each query.</li>
+ * <li>at most {@link #MAX_CONCURRENT} connections at once, shared by every user of one
+ * instance; one more for a diagnosis is refused at once rather than queued, so a storm of
+ * timeouts cannot open a storm of connections;</li>
+ * <li>at most {@link #MAX_INSPECTIONS} of them for the endpoint's reads
+ * ({@link #inspect}), which queue for their turn for at most the timeout: however often
+ * the endpoint is polled, a diagnosis always finds a connection that no read of the
+ * endpoint holds;</li>
+ * <li>the {@linkplain #getTimeout() timeout}, which bounds connecting, logging in, every
+ * read on the socket and, through {@link #queryTimeoutSeconds()}, each query.</li>
  * </ul>
- * pgjdbc lets a parameter in the URL win over the same property passed beside it, so the bounds and the application
- * name are removed from the pool's URL before they are set as properties: a pool URL with {@code socketTimeout=0}
- * cannot make a direct read unbounded.
+ * pgjdbc lets a parameter in the URL win over the same property passed beside it, so the
+ * bounds and the application name are removed from the pool's URL before they are set as
+ * properties: a pool URL with {@code socketTimeout=0} cannot make a direct read
+ * unbounded.
  *
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public final class DirectConnections {
 
-	/** Most direct connections open at once; a diagnosis beyond them is refused rather than queued. */
+	/**
+	 * Most direct connections open at once; a diagnosis beyond them is refused rather
+	 * than queued.
+	 */
 	public static final int MAX_CONCURRENT = 2;
 
-	/** Most of them open at once for the endpoint's reads, so that the rest stays with the diagnosis. */
+	/**
+	 * Most of them open at once for the endpoint's reads, so that the rest stays with the
+	 * diagnosis.
+	 */
 	public static final int MAX_INSPECTIONS = 1;
 
 	/** The shortest timeout: JDBC bounds a query in whole seconds. */
@@ -79,7 +90,10 @@ public final class DirectConnections {
 	private static final Set<String> OVERRIDDEN = Set.of("connectTimeout", "loginTimeout", "socketTimeout",
 			"ApplicationName");
 
-	/** The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot loop. */
+	/**
+	 * The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot
+	 * loop.
+	 */
 	private static final int MAX_LAYERS = 16;
 
 	private static final boolean HIKARI_PRESENT = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource",
@@ -92,11 +106,15 @@ public final class DirectConnections {
 
 	private final Semaphore permits = new Semaphore(MAX_CONCURRENT);
 
-	/** Taken before one of {@link #permits} by the endpoint's reads; fair, so that they are served in turn. */
+	/**
+	 * Taken before one of {@link #permits} by the endpoint's reads; fair, so that they
+	 * are served in turn.
+	 */
 	private final Semaphore inspections = new Semaphore(MAX_INSPECTIONS, true);
 
 	/**
-	 * Create direct connections from any source, for tests: the application name is not set.
+	 * Create direct connections from any source, for tests: the application name is not
+	 * set.
 	 */
 	DirectConnections(DataSource source, Duration timeout) {
 		this((applicationName) -> source.getConnection(), timeout);
@@ -114,9 +132,11 @@ public final class DirectConnections {
 	/**
 	 * Derive direct connections from the application's data source.
 	 * @param dataSource the application's data source
-	 * @param timeout the bound on connecting, on each read and on each query (see {@link #checkTimeout})
-	 * @return the connections, or {@code null} when the data source is not a Hikari pool with a JDBC URL, or is an
-	 * {@link AbstractRoutingDataSource} (which has no one server: pass one of its targets)
+	 * @param timeout the bound on connecting, on each read and on each query (see
+	 * {@link #checkTimeout})
+	 * @return the connections, or {@code null} when the data source is not a Hikari pool
+	 * with a JDBC URL, or is an {@link AbstractRoutingDataSource} (which has no one
+	 * server: pass one of its targets)
 	 */
 	public static @Nullable DirectConnections of(DataSource dataSource, Duration timeout) {
 		checkTimeout(timeout, "Direct connection timeout");
@@ -129,9 +149,10 @@ public final class DirectConnections {
 
 	/**
 	 * Return the routing data source a data source is or wraps, through Spring's proxies
-	 * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy}, any
-	 * {@code DelegatingDataSource}): such a data source has no one server, and asking it, or a wrapper of it, for a
-	 * connection or a pool answers for the target of the current thread only.
+	 * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy},
+	 * any {@code DelegatingDataSource}): such a data source has no one server, and asking
+	 * it, or a wrapper of it, for a connection or a pool answers for the target of the
+	 * current thread only.
 	 * @param dataSource the data source
 	 * @return the routing data source, or {@code null} when there is none
 	 */
@@ -149,19 +170,20 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Return the Hikari pool a routing data source routes the current thread to: its server is the one a lock taken
-	 * through the router now was asked of.
+	 * Return the Hikari pool a routing data source routes the current thread to: its
+	 * server is the one a lock taken through the router now was asked of.
 	 * @param router the routing data source
-	 * @return the pool, or {@code null} when the current target is not a Hikari pool, or the router has none for the
-	 * current lookup key
+	 * @return the pool, or {@code null} when the current target is not a Hikari pool, or
+	 * the router has none for the current lookup key
 	 */
 	static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
 		return HIKARI_PRESENT ? Hikari.currentPool(router) : null;
 	}
 
 	/**
-	 * Check that a duration can bound direct reads: at least {@link #MIN_TIMEOUT}. The one home of this rule, for
-	 * the constructors here and for {@code advisory-lock.diagnosis.timeout}.
+	 * Check that a duration can bound direct reads: at least {@link #MIN_TIMEOUT}. The
+	 * one home of this rule, for the constructors here and for
+	 * {@code advisory-lock.diagnosis.timeout}.
 	 * @param timeout the duration
 	 * @param setting what is being set, named in the message
 	 * @throws IllegalArgumentException if it is shorter
@@ -197,17 +219,19 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Open a connection for a diagnosis, run one read on it and close it, never waiting for a connection.
+	 * Open a connection for a diagnosis, run one read on it and close it, never waiting
+	 * for a connection.
 	 * @param applicationName the {@code application_name} of the session, for an operator
 	 * @param read the read
 	 * @return what it returned
-	 * @throws SQLTransientConnectionException if {@link #MAX_CONCURRENT} connections are already open
+	 * @throws SQLTransientConnectionException if {@link #MAX_CONCURRENT} connections are
+	 * already open
 	 * @throws SQLException if connecting or the read fails
 	 */
 	<T> T read(String applicationName, Read<T> read) throws SQLException {
 		if (!this.permits.tryAcquire()) {
-			throw new SQLTransientConnectionException("all " + MAX_CONCURRENT + " connections outside the pool are "
-					+ "in use");
+			throw new SQLTransientConnectionException(
+					"all " + MAX_CONCURRENT + " connections outside the pool are " + "in use");
 		}
 		try (Connection connection = this.connector.connect(applicationName)) {
 			return read.on(connection);
@@ -218,12 +242,14 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Open a connection for a read of the endpoint, run the read on it and close it: at most
-	 * {@link #MAX_INSPECTIONS} at once, each waiting for its turn at most the {@linkplain #getTimeout() timeout}.
+	 * Open a connection for a read of the endpoint, run the read on it and close it: at
+	 * most {@link #MAX_INSPECTIONS} at once, each waiting for its turn at most the
+	 * {@linkplain #getTimeout() timeout}.
 	 * @param applicationName the {@code application_name} of the session, for an operator
 	 * @param read the read
 	 * @return what it returned
-	 * @throws SQLTransientConnectionException if no connection was free within the timeout
+	 * @throws SQLTransientConnectionException if no connection was free within the
+	 * timeout
 	 * @throws SQLException if connecting or the read fails
 	 */
 	<T> T inspect(String applicationName, Read<T> read) throws SQLException {
@@ -279,6 +305,7 @@ public final class DirectConnections {
 
 	/**
 	 * A read on a direct connection.
+	 *
 	 * @param <T> what it returns
 	 */
 	@FunctionalInterface
@@ -308,7 +335,8 @@ public final class DirectConnections {
 				return router.isWrapperFor(HikariDataSource.class) ? router.unwrap(HikariDataSource.class) : null;
 			}
 			catch (SQLException | IllegalStateException ex) {
-				// IllegalStateException: no target for the current lookup key, and no default.
+				// IllegalStateException: no target for the current lookup key, and no
+				// default.
 				return null;
 			}
 		}
@@ -333,10 +361,12 @@ public final class DirectConnections {
 				int seconds = seconds(timeout);
 				properties.setProperty("connectTimeout", Integer.toString(seconds));
 				properties.setProperty("loginTimeout", Integer.toString(seconds));
-				// A read that hangs (a dead server) is cut after the query timeout plus one second of grace.
+				// A read that hangs (a dead server) is cut after the query timeout plus
+				// one second of grace.
 				properties.setProperty("socketTimeout", Integer.toString(seconds + 1));
 				String url = withoutOverriddenParameters(hikari.getJdbcUrl());
-				// Named at connect time, per read, so that one source serves the diagnosis and the endpoint without
+				// Named at connect time, per read, so that one source serves the
+				// diagnosis and the endpoint without
 				// a round trip to rename the session.
 				return (applicationName) -> {
 					Properties named = new Properties();

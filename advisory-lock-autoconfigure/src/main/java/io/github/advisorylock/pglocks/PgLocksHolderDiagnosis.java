@@ -39,36 +39,47 @@ import org.postgresql.PGConnection;
 import org.springframework.util.ClassUtils;
 
 /**
- * The {@link LockHolderDiagnosis} that reads {@code pg_locks}: finds out who holds an advisory lock that a call could not
- * acquire, for the message of its {@link LockBusyException}, without ever making the caller wait for a connection.
+ * The {@link LockHolderDiagnosis} that reads {@code pg_locks}: finds out who holds an
+ * advisory lock that a call could not acquire, for the message of its
+ * {@link LockBusyException}, without ever making the caller wait for a connection.
  *
- * <p>Where it asks depends on the state the failure left the caller's transaction in:
+ * <p>
+ * Where it asks depends on the state the failure left the caller's transaction in:
  * <ul>
- * <li>After a {@code TRY} found a lock held, the transaction is healthy, so the diagnosis runs on the caller's own
- * connection: one more round trip, and no other connection at all. Should that query fail (it is bounded by the
- * timeout), PostgreSQL aborts the transaction, which the {@code LockBusyException} already
- * asks the caller to roll back.</li>
- * <li>After a {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}), PostgreSQL has aborted the transaction and its
- * connection can run nothing until the rollback. The diagnosis then opens a short-lived physical connection of its
- * own, <em>outside</em> the application's pool, from the {@link DirectConnections} of the caller's
- * {@code DataSource} (so on the server the lock was asked of, where the application has several; for a routing
- * {@code DataSource}, of the target it routes the caller to): a pool that is
- * exhausted (often the very reason locks time out) is never waited on. Opening it costs a connection handshake on that error path only;
- * {@code DirectConnections} bounds how many are open at once and how long each step may take, and a diagnosis it
- * refuses is skipped rather than queued. Without direct connections (a pool that is not Hikari, or Hikari configured
- * without a JDBC URL), timeouts are not diagnosed, and the message says so.</li>
+ * <li>After a {@code TRY} found a lock held, the transaction is healthy, so the diagnosis
+ * runs on the caller's own connection: one more round trip, and no other connection at
+ * all. Should that query fail (it is bounded by the timeout), PostgreSQL aborts the
+ * transaction, which the {@code LockBusyException} already asks the caller to roll
+ * back.</li>
+ * <li>After a {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}), PostgreSQL has
+ * aborted the transaction and its connection can run nothing until the rollback. The
+ * diagnosis then opens a short-lived physical connection of its own, <em>outside</em> the
+ * application's pool, from the {@link DirectConnections} of the caller's
+ * {@code DataSource} (so on the server the lock was asked of, where the application has
+ * several; for a routing {@code DataSource}, of the target it routes the caller to): a
+ * pool that is exhausted (often the very reason locks time out) is never waited on.
+ * Opening it costs a connection handshake on that error path only;
+ * {@code DirectConnections} bounds how many are open at once and how long each step may
+ * take, and a diagnosis it refuses is skipped rather than queued. Without direct
+ * connections (a pool that is not Hikari, or Hikari configured without a JDBC URL),
+ * timeouts are not diagnosed, and the message says so.</li>
  * </ul>
- * A savepoint before each acquisition would keep the transaction usable after a timeout, but it would add a
- * subtransaction to every acquisition on the success path; that is not worth a better error message.
+ * A savepoint before each acquisition would keep the transaction usable after a timeout,
+ * but it would add a subtransaction to every acquisition on the success path; that is not
+ * worth a better error message.
  *
- * <p>A diagnosis never hides the original error: if it fails, the exception still carries the namespace, keys and
- * timeout, its message says why the holders are missing, and the failure is {@linkplain Throwable#getSuppressed()
- * suppressed} in it. The sessions reported are those holding a conflicting lock a moment after the failure; by then
- * the holder may have finished, in which case none is reported.
+ * <p>
+ * A diagnosis never hides the original error: if it fails, the exception still carries
+ * the namespace, keys and timeout, its message says why the holders are missing, and the
+ * failure is {@linkplain Throwable#getSuppressed() suppressed} in it. The sessions
+ * reported are those holding a conflicting lock a moment after the failure; by then the
+ * holder may have finished, in which case none is reported.
  *
- * <p>After a timeout the caller's own locks are told apart by the backend pid pgjdbc learned at connect time. Behind
- * PgBouncer that pid is PgBouncer's, not the server's, so a call of several keys may list the caller's own earlier
- * keys among the holders; a call of one key, and every {@code TRY}, is not affected.
+ * <p>
+ * After a timeout the caller's own locks are told apart by the backend pid pgjdbc learned
+ * at connect time. Behind PgBouncer that pid is PgBouncer's, not the server's, so a call
+ * of several keys may list the caller's own earlier keys among the holders; a call of one
+ * key, and every {@code TRY}, is not affected.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -79,17 +90,18 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 	private static final int MAX_HOLDERS = 5;
 
 	/**
-	 * The granted advisory locks that conflict with a request: on one of its keys, in another session, and for a
-	 * shared request exclusive only. Parameters: the {@code bigint[]} of keys, the pid of the requesting session
-	 * ({@code NULL} for this session's), whether the request is shared, and the most rows.
+	 * The granted advisory locks that conflict with a request: on one of its keys, in
+	 * another session, and for a shared request exclusive only. Parameters: the
+	 * {@code bigint[]} of keys, the pid of the requesting session ({@code NULL} for this
+	 * session's), whether the request is shared, and the most rows.
 	 */
 	private static final String HOLDERS = "SELECT l.pid, " + PgLocksSql.KEY + " AS key, l.mode, a.application_name, "
-			+ "a.state, " + PgLocksSql.TRANSACTION_AGE_MILLIS + " AS transaction_age_ms, a.wait_event_type, a.wait_event "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid "
-			+ "WHERE " + PgLocksSql.ADVISORY_IN_THIS_DATABASE + " AND l.objsubid = 1 AND l.granted "
-			+ "AND " + PgLocksSql.KEY + " = ANY (?::bigint[]) AND l.pid <> coalesce(?::int, pg_backend_pid()) "
-			+ "AND (NOT ?::boolean OR l.mode = 'ExclusiveLock') "
-			+ "ORDER BY a.xact_start NULLS LAST, l.pid LIMIT ?";
+			+ "a.state, " + PgLocksSql.TRANSACTION_AGE_MILLIS
+			+ " AS transaction_age_ms, a.wait_event_type, a.wait_event "
+			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid " + "WHERE "
+			+ PgLocksSql.ADVISORY_IN_THIS_DATABASE + " AND l.objsubid = 1 AND l.granted " + "AND " + PgLocksSql.KEY
+			+ " = ANY (?::bigint[]) AND l.pid <> coalesce(?::int, pg_backend_pid()) "
+			+ "AND (NOT ?::boolean OR l.mode = 'ExclusiveLock') " + "ORDER BY a.xact_start NULLS LAST, l.pid LIMIT ?";
 
 	private static final String APPLICATION_NAME = "advisory-lock diagnosis";
 
@@ -98,24 +110,30 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 
 	private final Duration timeout;
 
-	/** The direct connections of the caller's {@code DataSource}, or {@code null} for none. */
+	/**
+	 * The direct connections of the caller's {@code DataSource}, or {@code null} for
+	 * none.
+	 */
 	private final Function<DataSource, @Nullable DirectConnections> directConnections;
 
 	/**
-	 * Create a diagnosis that asks the same server after every timeout, whatever the caller's {@code DataSource}: for
-	 * tests of one server. Applications share one {@link DirectConnectionsRegistry}, and with it one bound.
-	 * @param timeout the bound on a query on the caller's connection (see {@link DirectConnections#checkTimeout})
-	 * @param directConnections where timeouts are diagnosed, or {@code null} to leave them undiagnosed
+	 * Create a diagnosis that asks the same server after every timeout, whatever the
+	 * caller's {@code DataSource}: for tests of one server. Applications share one
+	 * {@link DirectConnectionsRegistry}, and with it one bound.
+	 * @param timeout the bound on a query on the caller's connection (see
+	 * {@link DirectConnections#checkTimeout})
+	 * @param directConnections where timeouts are diagnosed, or {@code null} to leave
+	 * them undiagnosed
 	 */
 	PgLocksHolderDiagnosis(Duration timeout, @Nullable DirectConnections directConnections) {
 		this(timeout, (dataSource) -> directConnections);
 	}
 
 	/**
-	 * Create a diagnosis that asks, after a timeout, the server of the caller's {@code DataSource}, on the direct
-	 * connections the registry derives from it.
-	 * @param directConnections the direct connections of each {@code DataSource}; their timeout also bounds a query
-	 * on the caller's connection
+	 * Create a diagnosis that asks, after a timeout, the server of the caller's
+	 * {@code DataSource}, on the direct connections the registry derives from it.
+	 * @param directConnections the direct connections of each {@code DataSource}; their
+	 * timeout also bounds a query on the caller's connection
 	 */
 	public PgLocksHolderDiagnosis(DirectConnectionsRegistry directConnections) {
 		this(directConnections.getTimeout(), directConnections::forDataSource);
@@ -129,8 +147,9 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 	}
 
 	/**
-	 * Create a diagnosis for one {@link DataSource}, diagnosing timeouts on {@linkplain DirectConnections#of direct
-	 * connections} of its own when it is a Hikari pool with a JDBC URL: for tests.
+	 * Create a diagnosis for one {@link DataSource}, diagnosing timeouts on
+	 * {@linkplain DirectConnections#of direct connections} of its own when it is a Hikari
+	 * pool with a JDBC URL: for tests.
 	 * @param dataSource the data source
 	 * @param timeout the bound on connecting and on each query
 	 * @return the diagnosis
@@ -210,13 +229,15 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 	}
 
 	/**
-	 * Reads pgjdbc's local state; a separate class, so pgjdbc is loaded only when present.
+	 * Reads pgjdbc's local state; a separate class, so pgjdbc is loaded only when
+	 * present.
 	 */
 	private static final class Pgjdbc {
 
 		static @Nullable Integer backendPid(Connection connection) {
 			try {
-				// Local state of the driver: no round trip, so it works on an aborted transaction.
+				// Local state of the driver: no round trip, so it works on an aborted
+				// transaction.
 				return connection.isWrapperFor(PGConnection.class)
 						? connection.unwrap(PGConnection.class).getBackendPID() : null;
 			}

@@ -17,19 +17,26 @@
 package io.github.advisorylock.pglocks;
 
 /**
- * The fragments that both readers of {@code pg_locks} use. Each statement itself stays next to the code that binds its
- * parameters and reads its rows.
+ * The fragments that both readers of {@code pg_locks} use. Each statement itself stays
+ * next to the code that binds its parameters and reads its rows.
  *
- * <p>Reading {@code pg_locks} briefly takes every partition of PostgreSQL's lock table, so these reads never run on
- * the path of a successful acquisition.
+ * <p>
+ * Reading {@code pg_locks} briefly takes every partition of PostgreSQL's lock table, so
+ * these reads never run on the path of a successful acquisition.
  */
 final class PgLocksSql {
 
-	/** The advisory locks of the current database: {@code pg_locks.database} is set for them. */
+	/**
+	 * The advisory locks of the current database: {@code pg_locks.database} is set for
+	 * them.
+	 */
 	static final String ADVISORY_IN_THIS_DATABASE = "l.locktype = 'advisory' "
 			+ "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())";
 
-	/** A bigint key is split into {@code classid} (high half) and {@code objid} (low half), with objsubid 1. */
+	/**
+	 * A bigint key is split into {@code classid} (high half) and {@code objid} (low
+	 * half), with objsubid 1.
+	 */
 	static final String KEY = "((l.classid::bigint << 32) | l.objid::bigint)";
 
 	/** How long the session's transaction has been open, in milliseconds. */

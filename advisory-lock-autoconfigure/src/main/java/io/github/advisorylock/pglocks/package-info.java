@@ -16,10 +16,13 @@
 
 /**
  * Reading {@code pg_locks}: who holds the advisory locks, for the message of a busy lock
- * ({@link io.github.advisorylock.pglocks.PgLocksHolderDiagnosis}) and for the {@code advisorylocks} endpoint
- * ({@link io.github.advisorylock.pglocks.AdvisoryLockInspector}), on connections outside the application's pool
- * ({@link io.github.advisorylock.pglocks.DirectConnections}, those of each {@code DataSource} in a
- * {@link io.github.advisorylock.pglocks.DirectConnectionsRegistry}). Depends on the root package only.
+ * ({@link io.github.advisorylock.pglocks.PgLocksHolderDiagnosis}) and for the
+ * {@code advisorylocks} endpoint
+ * ({@link io.github.advisorylock.pglocks.AdvisoryLockInspector}), on connections outside
+ * the application's pool ({@link io.github.advisorylock.pglocks.DirectConnections}, those
+ * of each {@code DataSource} in a
+ * {@link io.github.advisorylock.pglocks.DirectConnectionsRegistry}). Depends on the root
+ * package only.
  */
 @NullMarked
 package io.github.advisorylock.pglocks;

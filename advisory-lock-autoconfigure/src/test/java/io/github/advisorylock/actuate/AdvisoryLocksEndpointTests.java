@@ -58,8 +58,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the {@link AdvisoryLocksEndpoint}: what it shows of real held and awaited locks, and that it answers while
- * the pool is exhausted. When it exists is tested in
+ * Tests for the {@link AdvisoryLocksEndpoint}: what it shows of real held and awaited
+ * locks, and that it answers while the pool is exhausted. When it exists is tested in
  * {@code io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfigurationTests}.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -85,7 +85,8 @@ class AdvisoryLocksEndpointTests {
 
 	@Test
 	void listsAHeldAndAWaitingLockOnANegativeKeyWithItsLabel() {
-		// A value whose key is negative: the high half lands in classid as an unsigned oid.
+		// A value whose key is negative: the high half lands in classid as an unsigned
+		// oid.
 		int value = IntStream.iterate(0, (i) -> i + 1)
 			.filter((i) -> AdvisoryLockKeys.of(this.namespace, i) < 0)
 			.findFirst()
@@ -109,7 +110,8 @@ class AdvisoryLocksEndpointTests {
 			int waiterPid = this.pgLocks.waiterPid(key);
 			try {
 				assertThat(endpoint(context).advisoryLocks().truncated()).isFalse();
-				assertThat(endpoint(context).advisoryLocks().locks()).filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
+				assertThat(endpoint(context).advisoryLocks().locks())
+					.filteredOn((lock) -> Long.valueOf(key).equals(lock.key()))
 					.satisfiesExactly((held) -> {
 						assertThat(held.pid()).isEqualTo(holderPid);
 						assertThat(held.granted()).isTrue();
@@ -212,7 +214,8 @@ class AdvisoryLocksEndpointTests {
 	void answersPromptlyWhileEveryPoolConnectionIsHeldByAWaiter() throws Exception {
 		long key = AdvisoryLockKeys.of(this.namespace, "starved");
 		try (HikariDataSource pool = TestDatabase.get().newDataSource(2)) {
-			// Longer than the hang bound: an endpoint that waited for this pool would fail the test.
+			// Longer than the hang bound: an endpoint that waited for this pool would
+			// fail the test.
 			pool.setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS * 4));
 			new ApplicationContextRunner()
 				.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
@@ -222,7 +225,8 @@ class AdvisoryLocksEndpointTests {
 				.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
 				.run((context) -> {
 					try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key)) {
-						LockRequest request = LockRequest.of(this.namespace, "starved").withTimeout(PgLocks.HANG_TIMEOUT);
+						LockRequest request = LockRequest.of(this.namespace, "starved")
+							.withTimeout(PgLocks.HANG_TIMEOUT);
 						List<Future<Integer>> waiters = IntStream.range(0, 2)
 							.mapToObj((i) -> this.threads.inTransaction(transaction(context), () -> {
 								context.getBean(AdvisoryLockOperations.class).lock(request);
@@ -253,7 +257,8 @@ class AdvisoryLocksEndpointTests {
 		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
 		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(2L), List.of("two"));
 		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
-		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(3L), List.of("x".repeat(500)));
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(3L),
+				List.of("x".repeat(500)));
 		assertThat(labels.size()).isEqualTo(2);
 		assertThat(labels.labelOf(1L)).isEqualTo("a:one");
 		assertThat(labels.labelOf(2L)).isNull();

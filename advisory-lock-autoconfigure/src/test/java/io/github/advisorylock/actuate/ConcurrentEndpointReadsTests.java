@@ -56,8 +56,9 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the {@code advisorylocks} web endpoint polled by many clients at once, while its reads of {@code pg_locks}
- * are slow: each client gets the locks or a {@code 503} that says when to try again, never an error.
+ * Tests for the {@code advisorylocks} web endpoint polled by many clients at once, while
+ * its reads of {@code pg_locks} are slow: each client gets the locks or a {@code 503}
+ * that says when to try again, never an error.
  */
 @ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class ConcurrentEndpointReadsTests {
@@ -80,7 +81,8 @@ class ConcurrentEndpointReadsTests {
 
 	@Test
 	void concurrentReadsAnswerTheLocksOr503SayingWhenToRetryAndLogNoError(CapturedOutput output) {
-		// Settled: a read either stalls while connecting, holding what the endpoint's reads may hold, or has answered.
+		// Settled: a read either stalls while connecting, holding what the endpoint's
+		// reads may hold, or has answered.
 		CountDownLatch settled = new CountDownLatch(READS);
 		StallingEndpointReads stalling = new StallingEndpointReads(this.dataSource, settled);
 		this.contextRunner
@@ -109,7 +111,8 @@ class ConcurrentEndpointReadsTests {
 						response = read.get(HANG_SECONDS, TimeUnit.SECONDS);
 					}
 					catch (ExecutionException ex) {
-						// What Actuator answers over HTTP when an operation throws, with its stack trace as an ERROR.
+						// What Actuator answers over HTTP when an operation throws, with
+						// its stack trace as an ERROR.
 						statuses.add(WebEndpointResponse.STATUS_INTERNAL_SERVER_ERROR);
 						continue;
 					}
@@ -129,7 +132,8 @@ class ConcurrentEndpointReadsTests {
 				}
 				assertThat(statuses).containsOnly(WebEndpointResponse.STATUS_OK,
 						WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-				// The reads overlapped: some were turned away while one held the endpoint's connection.
+				// The reads overlapped: some were turned away while one held the
+				// endpoint's connection.
 				assertThat(statuses).contains(WebEndpointResponse.STATUS_OK,
 						WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 			});

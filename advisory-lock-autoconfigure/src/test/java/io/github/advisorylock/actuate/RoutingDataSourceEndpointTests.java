@@ -48,10 +48,10 @@ import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the {@link AdvisoryLocksEndpoint} of an application whose {@code DataSource} is an
- * {@link AbstractRoutingDataSource} over two databases, keyed by a thread-local tenant: the endpoint starts whatever
- * the router would resolve at startup, and shows every target's database by its lookup key, never one tenant's as the
- * database.
+ * Tests for the {@link AdvisoryLocksEndpoint} of an application whose {@code DataSource}
+ * is an {@link AbstractRoutingDataSource} over two databases, keyed by a thread-local
+ * tenant: the endpoint starts whatever the router would resolve at startup, and shows
+ * every target's database by its lookup key, never one tenant's as the database.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class RoutingDataSourceEndpointTests {
@@ -79,9 +79,9 @@ class RoutingDataSourceEndpointTests {
 					.singleElement()
 					.satisfies((lock) -> assertThat(lock.pid()).isEqualTo(holder.pid()));
 				// By bean name too.
-				assertThat(keys(context.getBean(AdvisoryLocksEndpoint.class).advisoryLocksOf("dataSource")
-					.targets()
-					.get("b"))).contains(this.key);
+				assertThat(keys(
+						context.getBean(AdvisoryLocksEndpoint.class).advisoryLocksOf("dataSource").targets().get("b")))
+					.contains(this.key);
 			}
 		});
 	}
@@ -245,7 +245,8 @@ class RoutingDataSourceEndpointTests {
 
 		@Bean
 		TenantRoutingDataSource dataSource() {
-			// A server that is not there: nothing listens on port 1. The pool starts without connecting.
+			// A server that is not there: nothing listens on port 1. The pool starts
+			// without connecting.
 			HikariConfig config = new HikariConfig();
 			config.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/none");
 			config.setUsername(TestDatabase.get().username());

@@ -56,8 +56,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for the {@link AdvisoryLocksEndpoint} of an application with two {@link DataSource}s on two databases:
- * {@code /advisorylocks/{dataSource}} shows each by bean name, {@code /advisorylocks} the primary one.
+ * Tests for the {@link AdvisoryLocksEndpoint} of an application with two
+ * {@link DataSource}s on two databases: {@code /advisorylocks/{dataSource}} shows each by
+ * bean name, {@code /advisorylocks} the primary one.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SeveralDataSourcesEndpointTests {

@@ -71,8 +71,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link AdvisoryLockAutoConfiguration}: its conditions, its properties, user beans backing it off, and the
- * diagnosis of busy locks that it configures.
+ * Tests for {@link AdvisoryLockAutoConfiguration}: its conditions, its properties, user
+ * beans backing it off, and the diagnosis of busy locks that it configures.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockAutoConfigurationTests {
@@ -85,7 +85,10 @@ class AdvisoryLockAutoConfigurationTests {
 	private final ApplicationContextRunner withDataSource = this.contextRunner.withBean(DataSource.class,
 			() -> TestDatabase.get().dataSource());
 
-	/** A data source that never connects, for the tests of which beans exist: they need no server. */
+	/**
+	 * A data source that never connects, for the tests of which beans exist: they need no
+	 * server.
+	 */
 	private final ApplicationContextRunner withUnconnectedDataSource = this.contextRunner.withBean(DataSource.class,
 			UnconnectedDataSource::new);
 
@@ -105,24 +108,26 @@ class AdvisoryLockAutoConfigurationTests {
 		this.withDataSource.withUserConfiguration(InvocationLockConnections.class)
 			.withPropertyValues("advisory-lock.invocation.max-connections=1")
 			.run((context) -> {
-				// A bean that is no default candidate leaves the application's DataSource the single candidate.
+				// A bean that is no default candidate leaves the application's DataSource
+				// the single candidate.
 				assertThat(context).hasNotFailed().hasSingleBean(AdvisoryLockOperations.class);
 				CountingDataSource lockConnections = context.getBean("lockConnections", CountingDataSource.class);
 				AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
 				LockRequest job = LockRequest.of("autoconfigure", "job").withScope(LockScope.INVOCATION);
 				locks.execute(job, (handle) -> {
 					assertThat(lockConnections.obtained).hasValue(1);
-					assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
-						.isThrownBy(() -> locks.execute(LockRequest.of("autoconfigure", "other")
-							.withScope(LockScope.INVOCATION), (other) -> null))
+					assertThatExceptionOfType(CannotGetJdbcConnectionException.class).isThrownBy(() -> locks.execute(
+							LockRequest.of("autoconfigure", "other").withScope(LockScope.INVOCATION), (other) -> null))
 						.withMessageContaining("advisory-lock.invocation.max-connections");
 					return null;
 				});
 			});
 	}
 
-	// Without a DataSource, a transaction manager or spring-jdbc the locks cannot be taken. An application that uses
-	// them (an @AdvisoryLocked method, AdvisoryLockOperations injected) then fails to start: LockPrerequisitesTests.
+	// Without a DataSource, a transaction manager or spring-jdbc the locks cannot be
+	// taken. An application that uses
+	// them (an @AdvisoryLocked method, AdvisoryLockOperations injected) then fails to
+	// start: LockPrerequisitesTests.
 	// One that does not starts as before, with no lock beans: these tests.
 
 	@Test
@@ -273,7 +278,8 @@ class AdvisoryLockAutoConfigurationTests {
 
 	@Test
 	void configurationMetadataGivesTheDefaultsOfTheTypesThatOwnThem() throws IOException {
-		// The properties give their defaults as literals, which the processor reads, as Spring Boot's own do: this
+		// The properties give their defaults as literals, which the processor reads, as
+		// Spring Boot's own do: this
 		// keeps them equal to the defaults of the types that use them.
 		try (InputStream metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(metadata).isNotNull();
@@ -284,7 +290,8 @@ class AdvisoryLockAutoConfigurationTests {
 			assertThat(DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.default-timeout").toString()))
 				.isEqualTo(AdvisoryLockTemplate.DEFAULT_TIMEOUT);
 			assertThat(defaultValue(json, "advisory-lock.max-keys")).isEqualTo(AdvisoryLockTemplate.DEFAULT_MAX_KEYS);
-			assertThat(DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.invocation.heartbeat").toString()))
+			assertThat(
+					DurationStyle.detectAndParse(defaultValue(json, "advisory-lock.invocation.heartbeat").toString()))
 				.isEqualTo(AdvisoryLockTemplate.DEFAULT_HEARTBEAT);
 			assertThat(defaultValue(json, "advisory-lock.invocation.max-connections"))
 				.isEqualTo(AdvisoryLockTemplate.DEFAULT_MAX_INVOCATION_CONNECTIONS);
@@ -306,7 +313,8 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	private static PlatformTransactionManager transactionManager() {
-		// Manages a pool without exposing it as a DataSource bean; the tests that use it run no SQL.
+		// Manages a pool without exposing it as a DataSource bean; the tests that use it
+		// run no SQL.
 		return new JdbcTransactionManager(new UnconnectedDataSource());
 	}
 

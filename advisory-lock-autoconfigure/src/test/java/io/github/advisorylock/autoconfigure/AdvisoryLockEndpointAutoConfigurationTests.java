@@ -38,9 +38,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link AdvisoryLockEndpointAutoConfiguration}: when the {@link AdvisoryLocksEndpoint} and its
- * {@link KeyLabels} exist, and how their properties bind. None of them reads a lock, so none starts the test
- * database; what the endpoint shows is tested in {@code io.github.advisorylock.actuate.AdvisoryLocksEndpointTests}.
+ * Tests for {@link AdvisoryLockEndpointAutoConfiguration}: when the
+ * {@link AdvisoryLocksEndpoint} and its {@link KeyLabels} exist, and how their properties
+ * bind. None of them reads a lock, so none starts the test database; what the endpoint
+ * shows is tested in {@code io.github.advisorylock.actuate.AdvisoryLocksEndpointTests}.
  */
 class AdvisoryLockEndpointAutoConfigurationTests {
 
@@ -85,7 +86,8 @@ class AdvisoryLockEndpointAutoConfigurationTests {
 
 	@Test
 	void keepsTheEndpointButNoKeyLabelsWhenTheLockAutoConfigurationBacksOff() {
-		// No transaction manager: AdvisoryLockAutoConfiguration backs off, and nothing would feed the labels.
+		// No transaction manager: AdvisoryLockAutoConfiguration backs off, and nothing
+		// would feed the labels.
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AdvisoryLockAutoConfiguration.class,
 					AdvisoryLockEndpointAutoConfiguration.class))

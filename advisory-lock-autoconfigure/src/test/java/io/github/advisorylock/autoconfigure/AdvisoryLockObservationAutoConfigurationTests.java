@@ -40,9 +40,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link AdvisoryLockObservationAutoConfiguration}: the {@link ObservingLockAcquisitionListener} observes the
- * auto-configured locks when there is an {@link ObservationRegistry}, and nothing of it exists otherwise. What the
- * listener records is tested in {@code io.github.advisorylock.observation.ObservingLockAcquisitionListenerTests}.
+ * Tests for {@link AdvisoryLockObservationAutoConfiguration}: the
+ * {@link ObservingLockAcquisitionListener} observes the auto-configured locks when there
+ * is an {@link ObservationRegistry}, and nothing of it exists otherwise. What the
+ * listener records is tested in
+ * {@code io.github.advisorylock.observation.ObservingLockAcquisitionListenerTests}.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockObservationAutoConfigurationTests {

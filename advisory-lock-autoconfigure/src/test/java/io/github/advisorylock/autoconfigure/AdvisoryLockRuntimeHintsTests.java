@@ -47,8 +47,9 @@ import org.springframework.util.ClassUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link AdvisoryLockRuntimeHints}: each hint a native image needs is there, and Spring's AOT processing of
- * an application with the auto-configurations picks them up.
+ * Tests for {@link AdvisoryLockRuntimeHints}: each hint a native image needs is there,
+ * and Spring's AOT processing of an application with the auto-configurations picks them
+ * up.
  */
 class AdvisoryLockRuntimeHintsTests {
 
@@ -84,7 +85,8 @@ class AdvisoryLockRuntimeHintsTests {
 
 	@Test
 	void theStartupCheckContributesTheHintsWhereTheAutoConfigurationBacksOff() {
-		// No DataSource, no transaction manager: only the prerequisites' auto-configuration applies.
+		// No DataSource, no transaction manager: only the prerequisites'
+		// auto-configuration applies.
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AdvisoryLockPrerequisitesAutoConfiguration.class,
 					AdvisoryLockAutoConfiguration.class))
@@ -94,15 +96,16 @@ class AdvisoryLockRuntimeHintsTests {
 
 	@Test
 	void everyFieldThatCopyStateToCopiesIsRegistered() {
-		// What HikariConfig.copyStateTo copies: the non-final fields, and the content of the final AtomicReference
+		// What HikariConfig.copyStateTo copies: the non-final fields, and the content of
+		// the final AtomicReference
 		// ones (the credentials, from HikariCP 6 on).
 		List<Field> copied = Arrays.stream(HikariConfig.class.getDeclaredFields())
 			.filter((field) -> !Modifier.isFinal(field.getModifiers())
 					|| AtomicReference.class.isAssignableFrom(field.getType()))
 			.toList();
 		assertThat(copied).extracting(Field::getName).contains("jdbcUrl", "dataSourceProperties");
-		assertThat(copied).allSatisfy(
-				(field) -> assertThat(RuntimeHintsPredicates.reflection().onField(field)).accepts(this.hints));
+		assertThat(copied)
+			.allSatisfy((field) -> assertThat(RuntimeHintsPredicates.reflection().onField(field)).accepts(this.hints));
 	}
 
 	@Test
@@ -124,7 +127,8 @@ class AdvisoryLockRuntimeHintsTests {
 
 	@Test
 	void theEndpointAutoConfigurationContributesTheHintsAlone() {
-		// The endpoint's direct connections check for Hikari too, also where the annotation's beans are off.
+		// The endpoint's direct connections check for Hikari too, also where the
+		// annotation's beans are off.
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AdvisoryLockEndpointAutoConfiguration.class))
 			.withBean(UnconnectedDataSource.class)

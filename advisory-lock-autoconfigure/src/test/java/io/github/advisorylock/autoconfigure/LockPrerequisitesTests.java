@@ -55,11 +55,13 @@ import org.springframework.transaction.PlatformTransactionManager;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link AdvisoryLockPrerequisitesAutoConfiguration} and {@link MissingLockPrerequisiteFailureAnalyzer}: an
- * application that uses the locks without a {@code DataSource}, a transaction manager or the PostgreSQL driver fails
- * to start with a report naming what to add, and one that does not use them starts. Each report is asked of every
- * failure analyzer registered in {@code spring.factories}, in their order, as Spring Boot asks them, so that the
- * registration and the precedence over Spring Boot's own analyzers are tested too.
+ * Tests for {@link AdvisoryLockPrerequisitesAutoConfiguration} and
+ * {@link MissingLockPrerequisiteFailureAnalyzer}: an application that uses the locks
+ * without a {@code DataSource}, a transaction manager or the PostgreSQL driver fails to
+ * start with a report naming what to add, and one that does not use them starts. Each
+ * report is asked of every failure analyzer registered in {@code spring.factories}, in
+ * their order, as Spring Boot asks them, so that the registration and the precedence over
+ * Spring Boot's own analyzers are tested too.
  */
 class LockPrerequisitesTests {
 
@@ -79,7 +81,10 @@ class LockPrerequisitesTests {
 
 	private final FilteredClassLoader withoutDriver = new FilteredClassLoader("org.postgresql");
 
-	/** The application context being started, for its bean factory, which Spring Boot gives the analyzers. */
+	/**
+	 * The application context being started, for its bean factory, which Spring Boot
+	 * gives the analyzers.
+	 */
 	private @Nullable ConfigurableApplicationContext started;
 
 	@Test
@@ -89,9 +94,11 @@ class LockPrerequisitesTests {
 			assertThat(context.getStartupFailure()).isInstanceOf(BeanCreationException.class)
 				.hasRootCauseInstanceOf(MissingLockPrerequisiteException.class);
 			FailureAnalysis analysis = analyze(context);
-			assertThat(analysis.getDescription()).contains(
-					"Method " + Setups.class.getName() + ".create of bean 'setups' is annotated with @AdvisoryLocked",
-					"there is no PlatformTransactionManager bean: the lock joins the current Spring transaction")
+			assertThat(analysis.getDescription())
+				.contains(
+						"Method " + Setups.class.getName()
+								+ ".create of bean 'setups' is annotated with @AdvisoryLocked",
+						"there is no PlatformTransactionManager bean: the lock joins the current Spring transaction")
 				.doesNotContain("DataSource bean", "driver");
 			assertThat(analysis.getAction()).startsWith("Define a PlatformTransactionManager bean for your DataSource")
 				.contains(JDBC_STARTERS, "one DataSource or a @Primary one");
@@ -100,7 +107,8 @@ class LockPrerequisitesTests {
 
 	@Test
 	void twoDataSourcesWithoutAPrimaryGetNoTransactionManagerFromSpringBootSoTheLockFailsTheStartup() {
-		this.contextRunner.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager()))
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager()))
 			.withUserConfiguration(TwoDataSources.class, LockedService.class)
 			.run((context) -> assertThat(analyze(context).getDescription())
 				.contains("there is no PlatformTransactionManager bean"));
@@ -137,7 +145,8 @@ class LockPrerequisitesTests {
 		this.withDataSourceOnly.withUserConfiguration(OperationsUser.class).run((context) -> {
 			assertThat(context).hasFailed();
 			FailureAnalysis analysis = analyze(context);
-			// Spring Boot's own report would say "Consider defining a bean of type AdvisoryLockOperations".
+			// Spring Boot's own report would say "Consider defining a bean of type
+			// AdvisoryLockOperations".
 			assertThat(analysis.getDescription()).startsWith("Bean 'user' needs AdvisoryLockOperations")
 				.contains("there is no PlatformTransactionManager bean");
 			assertThat(analysis.getAction()).startsWith("Define a PlatformTransactionManager bean");
@@ -146,7 +155,8 @@ class LockPrerequisitesTests {
 
 	@Test
 	void operationsMissingForAnotherReasonAreLeftToSpringBootsOwnReport() {
-		// Everything the locks need is there; the application excluded the auto-configuration.
+		// Everything the locks need is there; the application excluded the
+		// auto-configuration.
 		new ApplicationContextRunner().withInitializer((context) -> this.started = context)
 			.withBean(DataSource.class, UnconnectedDataSource::new)
 			.withBean(PlatformTransactionManager.class, () -> new JdbcTransactionManager(new UnconnectedDataSource()))
@@ -187,7 +197,8 @@ class LockPrerequisitesTests {
 
 	@Test
 	void anAdvisoryLockedMethodWhereTheAutoConfigurationDidNotApplyFailsTheStartup() {
-		// Excluded, or ordered before what defines the DataSource: everything is there but the interceptor.
+		// Excluded, or ordered before what defines the DataSource: everything is there
+		// but the interceptor.
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AdvisoryLockPrerequisitesAutoConfiguration.class))
 			.withInitializer((context) -> this.started = context)
@@ -196,8 +207,8 @@ class LockPrerequisitesTests {
 			.withUserConfiguration(LockedService.class)
 			.run((context) -> {
 				FailureAnalysis analysis = analyze(context);
-				assertThat(analysis.getDescription()).contains("is annotated with @AdvisoryLocked",
-						"AdvisoryLockAutoConfiguration did not apply")
+				assertThat(analysis.getDescription())
+					.contains("is annotated with @AdvisoryLocked", "AdvisoryLockAutoConfiguration did not apply")
 					.doesNotContain("there is no");
 				assertThat(analysis.getAction()).contains("is not excluded", "--debug");
 			});
@@ -205,7 +216,8 @@ class LockPrerequisitesTests {
 
 	@Test
 	void aDataSourceAndATransactionManagerOfTheParentContextAreEnough() {
-		// @ConditionalOnBean finds them in the parent, so the interceptor is there and the locks work.
+		// @ConditionalOnBean finds them in the parent, so the interceptor is there and
+		// the locks work.
 		new ApplicationContextRunner().withBean(DataSource.class, UnconnectedDataSource::new)
 			.withBean(PlatformTransactionManager.class, () -> new JdbcTransactionManager(new UnconnectedDataSource()))
 			.run((parent) -> this.contextRunner.withParent(parent)
@@ -215,7 +227,8 @@ class LockPrerequisitesTests {
 
 	@Test
 	void theAnnotationTurnedOffAsTheConditionReadsItIsNotChecked() {
-		// @ConditionalOnProperty turns the interception off for any value but "true", even "on"; the check agrees,
+		// @ConditionalOnProperty turns the interception off for any value but "true",
+		// even "on"; the check agrees,
 		// rather than fail an application whose annotation is off.
 		this.withDataSourceOnly.withUserConfiguration(LockedService.class)
 			.withPropertyValues("advisory-lock.annotation.enabled=on")
@@ -230,14 +243,16 @@ class LockPrerequisitesTests {
 
 	@Test
 	void anAdvisoryLockedMethodWithoutTheDriverFailsTheStartupNamingTheDependency() {
-		// A DataSource not built by Spring Boot, such as a pool created lazily from a URL: nothing connects at startup.
+		// A DataSource not built by Spring Boot, such as a pool created lazily from a
+		// URL: nothing connects at startup.
 		this.withTransactionManager.withClassLoader(this.withoutDriver)
 			.withUserConfiguration(LockedService.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				FailureAnalysis analysis = analyze(context);
-				assertThat(analysis.getDescription()).contains("is annotated with @AdvisoryLocked",
-						"the PostgreSQL JDBC driver (org.postgresql.Driver) is not on the class path")
+				assertThat(analysis.getDescription())
+					.contains("is annotated with @AdvisoryLocked",
+							"the PostgreSQL JDBC driver (org.postgresql.Driver) is not on the class path")
 					.doesNotContain("PlatformTransactionManager");
 				assertDriverAction(analysis);
 			});
@@ -265,7 +280,8 @@ class LockPrerequisitesTests {
 
 	@Test
 	void springBootsDataSourceFailingToLoadTheDriverGetsTheDependencyNamed() {
-		// Spring Boot fails first, before any bean could use a lock; its own report would not name the dependency.
+		// Spring Boot fails first, before any bean could use a lock; its own report would
+		// not name the dependency.
 		this.contextRunner
 			.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSource(),
 					BootAutoConfigurations.dataSourceTransactionManager()))
@@ -274,10 +290,12 @@ class LockPrerequisitesTests {
 					"spring.datasource.driver-class-name=org.postgresql.Driver")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).hasRootCauseMessage("Cannot load driver class: org.postgresql.Driver");
+				assertThat(context.getStartupFailure())
+					.hasRootCauseMessage("Cannot load driver class: org.postgresql.Driver");
 				FailureAnalysis analysis = analyze(context);
-				assertThat(analysis.getDescription()).startsWith("The application connects to PostgreSQL, but "
-						+ "org.postgresql.Driver is not on the class path:")
+				assertThat(analysis.getDescription())
+					.startsWith("The application connects to PostgreSQL, but "
+							+ "org.postgresql.Driver is not on the class path:")
 					.contains("Cannot load driver class: org.postgresql.Driver");
 				assertDriverAction(analysis);
 			});
@@ -285,12 +303,16 @@ class LockPrerequisitesTests {
 
 	@Test
 	void hikarisFailureToLoadTheDriverGetsTheDependencyNamed() {
-		// Hikari loads the driver through its own class loader too, which a FilteredClassLoader cannot hide: its
-		// failure, as it reads when spring.datasource.url is a PostgreSQL URL and the driver is missing.
+		// Hikari loads the driver through its own class loader too, which a
+		// FilteredClassLoader cannot hide: its
+		// failure, as it reads when spring.datasource.url is a PostgreSQL URL and the
+		// driver is missing.
 		this.withDataSourceOnly.withClassLoader(this.withoutDriver).run((context) -> {
-			RuntimeException hikari = new RuntimeException("Failed to load driver class org.postgresql.Driver in either "
-					+ "of HikariConfig class loader or Thread context classloader");
-			FailureAnalysis analysis = analyze(new BeanCreationException("dataSource", "Failed to instantiate", hikari));
+			RuntimeException hikari = new RuntimeException(
+					"Failed to load driver class org.postgresql.Driver in either "
+							+ "of HikariConfig class loader or Thread context classloader");
+			FailureAnalysis analysis = analyze(
+					new BeanCreationException("dataSource", "Failed to instantiate", hikari));
 			assertThat(analysis.getDescription()).contains("RuntimeException: Failed to load driver class");
 			assertDriverAction(analysis);
 		});
@@ -298,8 +320,8 @@ class LockPrerequisitesTests {
 
 	@Test
 	void aFailureNamingThePostgresqlDriverIsLeftAloneWhenTheDriverIsThere() {
-		this.withDataSourceOnly.run((context) -> assertThat(firstAnalysis(
-				new IllegalStateException("Cannot load driver class: org.postgresql.Driver")))
+		this.withDataSourceOnly.run((context) -> assertThat(
+				firstAnalysis(new IllegalStateException("Cannot load driver class: org.postgresql.Driver")))
 			.isNull());
 	}
 
@@ -321,9 +343,10 @@ class LockPrerequisitesTests {
 	}
 
 	/**
-	 * Return the analysis Spring Boot would report: the first of the analyzers registered in {@code spring.factories},
-	 * in their order, created with the failed context's bean factory and environment, as Spring Boot's
-	 * {@code FailureAnalyzers} does (skipping, as it does, those that fail for want of a library's classes).
+	 * Return the analysis Spring Boot would report: the first of the analyzers registered
+	 * in {@code spring.factories}, in their order, created with the failed context's bean
+	 * factory and environment, as Spring Boot's {@code FailureAnalyzers} does (skipping,
+	 * as it does, those that fail for want of a library's classes).
 	 */
 	private @Nullable FailureAnalysis firstAnalysis(Throwable failure) {
 		ConfigurableApplicationContext context = Objects.requireNonNull(this.started);
@@ -333,8 +356,10 @@ class LockPrerequisitesTests {
 				SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
 					.load(FailureAnalyzer.class, arguments, FailureHandler.logging(LogFactory.getLog(getClass()))));
 		assertThat(analyzers).hasAtLeastOneElementOfType(MissingLockPrerequisiteFailureAnalyzer.class);
-		// Here this module's classes come first on the class path; in an application Spring Boot's jars may. Ours
-		// last, then sorted by order as Spring does (a stable sort): only its order can bring it ahead.
+		// Here this module's classes come first on the class path; in an application
+		// Spring Boot's jars may. Ours
+		// last, then sorted by order as Spring does (a stable sort): only its order can
+		// bring it ahead.
 		analyzers.sort(Comparator.comparing(MissingLockPrerequisiteFailureAnalyzer.class::isInstance));
 		AnnotationAwareOrderComparator.sort(analyzers);
 		for (FailureAnalyzer analyzer : analyzers) {
@@ -345,7 +370,8 @@ class LockPrerequisitesTests {
 				}
 			}
 			catch (Throwable ex) {
-				// As FailureAnalyzers does: an analyzer of a library that is not there (jOOQ's, say) fails to look.
+				// As FailureAnalyzers does: an analyzer of a library that is not there
+				// (jOOQ's, say) fails to look.
 			}
 		}
 		return null;

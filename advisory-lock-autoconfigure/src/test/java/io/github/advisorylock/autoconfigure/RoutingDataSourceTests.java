@@ -64,9 +64,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for invocation-scoped locks in an application whose {@link DataSource} is an {@link AbstractRoutingDataSource}
- * keyed by a thread-local tenant, over two Hikari pools on two databases: each call locks in the database its tenant
- * routes to at that call, whatever tenant the first call of the instance was for.
+ * Tests for invocation-scoped locks in an application whose {@link DataSource} is an
+ * {@link AbstractRoutingDataSource} keyed by a thread-local tenant, over two Hikari pools
+ * on two databases: each call locks in the database its tenant routes to at that call,
+ * whatever tenant the first call of the instance was for.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class RoutingDataSourceTests {
@@ -153,8 +154,8 @@ class RoutingDataSourceTests {
 		this.contextRunner.run((context) -> {
 			AtomicInteger ran = new AtomicInteger();
 			assertThatIllegalStateException()
-				.isThrownBy(() -> Tenant.as("plain", () -> context.getBean(TenantJob.class).run(this.value,
-						ran::incrementAndGet)))
+				.isThrownBy(() -> Tenant.as("plain",
+						() -> context.getBean(TenantJob.class).run(this.value, ran::incrementAndGet)))
 				.withMessageContaining("derived from a Hikari pool only")
 				.withMessageContaining("@InvocationLockDataSource");
 			assertThat(ran).hasValue(0);
@@ -193,7 +194,8 @@ class RoutingDataSourceTests {
 		this.contextRunner.withUserConfiguration(LockConnectionsInB.class).run((context) -> {
 			TenantJob job = context.getBean(TenantJob.class);
 			Seen[] nested = new Seen[1];
-			// Both calls lock in B's database, whatever their tenant: the nested one must not find itself busy.
+			// Both calls lock in B's database, whatever their tenant: the nested one must
+			// not find itself busy.
 			Tenant.as("a", () -> job.run(this.value, () -> nested[0] = Tenant.as("b", () -> job.run(this.value, () -> {
 			}))));
 			assertThat(nested[0].b()).containsExactly(key());
@@ -207,8 +209,11 @@ class RoutingDataSourceTests {
 			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
 			TransactionTemplate transaction = new TransactionTemplate(
 					context.getBean(PlatformTransactionManager.class));
-			boolean taken = Tenant.as("a", () -> locks.execute(invocation(), (handle) -> transaction
-				.execute((status) -> locks.tryLock(NAMESPACE, this.value))).value());
+			boolean taken = Tenant.as("a",
+					() -> locks
+						.execute(invocation(),
+								(handle) -> transaction.execute((status) -> locks.tryLock(NAMESPACE, this.value)))
+						.value());
 			assertThat(taken).isTrue();
 		});
 	}
@@ -217,11 +222,16 @@ class RoutingDataSourceTests {
 	void closingTheOperationsClosesThePoolOfEveryTenantItLockedFor() {
 		this.contextRunner.run((context) -> {
 			AdvisoryLockTemplate locks = context.getBean(AdvisoryLockTemplate.class);
-			int inA = Tenant.as("a", () -> locks.execute(invocation(),
-					(handle) -> holderPid(context.getBean("tenantA", DataSource.class))).value());
-			int inB = Tenant.as("b", () -> locks.execute(invocation(),
-					(handle) -> holderPid(context.getBean("tenantB", DataSource.class))).value());
-			// Both connections wait in their pools for the next call until the pools are closed.
+			int inA = Tenant.as("a",
+					() -> locks
+						.execute(invocation(), (handle) -> holderPid(context.getBean("tenantA", DataSource.class)))
+						.value());
+			int inB = Tenant.as("b",
+					() -> locks
+						.execute(invocation(), (handle) -> holderPid(context.getBean("tenantB", DataSource.class)))
+						.value());
+			// Both connections wait in their pools for the next call until the pools are
+			// closed.
 			locks.close();
 			JdbcTemplate observer = new JdbcTemplate(TestDatabase.get().dataSource());
 			await().atMost(PgLocks.HANG_TIMEOUT)
@@ -288,9 +298,8 @@ class RoutingDataSourceTests {
 				}
 
 			};
-			routing.setTargetDataSources(Map.of("a", a, "b", b, "plain", new SimpleDriverDataSource(
-					new Driver(), TestDatabase.get().url(), TestDatabase.get().username(),
-					TestDatabase.get().password())));
+			routing.setTargetDataSources(Map.of("a", a, "b", b, "plain", new SimpleDriverDataSource(new Driver(),
+					TestDatabase.get().url(), TestDatabase.get().username(), TestDatabase.get().password())));
 			routing.afterPropertiesSet();
 			return routing;
 		}
@@ -303,8 +312,7 @@ class RoutingDataSourceTests {
 		@Bean(defaultCandidate = false)
 		@InvocationLockDataSource
 		DataSource lockConnections() {
-			return new SimpleDriverDataSource(new Driver(), TwoDatabases.secondUrl(),
-					TestDatabase.get().username(),
+			return new SimpleDriverDataSource(new Driver(), TwoDatabases.secondUrl(), TestDatabase.get().username(),
 					TestDatabase.get().password());
 		}
 

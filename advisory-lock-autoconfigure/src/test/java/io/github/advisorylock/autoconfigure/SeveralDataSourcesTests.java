@@ -59,9 +59,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests for {@link AdvisoryLockAutoConfiguration} in an application with two {@link DataSource}s on two databases,
- * neither primary, each with its own transaction manager: the starter applies, and a lock is taken on the database of
- * the transaction it joins.
+ * Tests for {@link AdvisoryLockAutoConfiguration} in an application with two
+ * {@link DataSource}s on two databases, neither primary, each with its own transaction
+ * manager: the starter applies, and a lock is taken on the database of the transaction it
+ * joins.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SeveralDataSourcesTests {
@@ -103,10 +104,10 @@ class SeveralDataSourcesTests {
 			TransactionTemplate first = new TransactionTemplate(
 					context.getBean("firstTransactionManager", PlatformTransactionManager.class));
 			first.executeWithoutResult((status) -> {
-				assertThatExceptionOfType(LockTransactionException.class)
-					.isThrownBy(() -> locked.inSecond(this.value))
+				assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> locked.inSecond(this.value))
 					.withMessageContaining(Locked.class.getName() + ".inSecond(String)")
-					.withMessageContaining("several DataSources bound to the transactions of this thread, [first, second]")
+					.withMessageContaining(
+							"several DataSources bound to the transactions of this thread, [first, second]")
 					.withMessageContaining("@AdvisoryLocked(dataSource = \"second\")");
 				Seen seen = locked.inSecondNamed(this.value);
 				assertThat(seen.second()).containsExactly(key());
@@ -123,12 +124,14 @@ class SeveralDataSourcesTests {
 					context.getBean("firstTransactionManager", PlatformTransactionManager.class));
 			first.executeWithoutResult((status) -> assertThatExceptionOfType(LockTransactionException.class)
 				.isThrownBy(() -> locked.inSecondRequiresNew(this.value))
-				.withMessageContaining("@AdvisoryLocked(dataSource = \"second\") or LockRequest.withDataSource(\"second\")"));
+				.withMessageContaining(
+						"@AdvisoryLocked(dataSource = \"second\") or LockRequest.withDataSource(\"second\")"));
 			TransactionTemplate second = new TransactionTemplate(
 					context.getBean("secondTransactionManager", PlatformTransactionManager.class));
 			second.executeWithoutResult((status) -> assertThatExceptionOfType(LockTransactionException.class)
 				.isThrownBy(() -> locked.inFirstRequiresNew(this.value))
-				.withMessageContaining("@AdvisoryLocked(dataSource = \"first\") or LockRequest.withDataSource(\"first\")"));
+				.withMessageContaining(
+						"@AdvisoryLocked(dataSource = \"first\") or LockRequest.withDataSource(\"first\")"));
 		});
 	}
 
@@ -139,9 +142,8 @@ class SeveralDataSourcesTests {
 					context.getBean("firstTransactionManager", PlatformTransactionManager.class));
 			assertThatExceptionOfType(LockTransactionException.class)
 				.isThrownBy(() -> context.getBean(Locked.class)
-					.inSecondThenFirst(() -> first.executeWithoutResult((status) -> context
-						.getBean(AdvisoryLockOperations.class)
-						.lock(NAMESPACE, this.value))))
+					.inSecondThenFirst(() -> first.executeWithoutResult(
+							(status) -> context.getBean(AdvisoryLockOperations.class).lock(NAMESPACE, this.value))))
 				.withMessageContaining("one of [first, second]")
 				.withMessageNotContaining("dataSource = \"second\"");
 		});
@@ -183,8 +185,9 @@ class SeveralDataSourcesTests {
 	void thePrimaryDataSourceIsTheDefaultOfInvocationScopedLocks() {
 		this.contextRunner.withUserConfiguration(FirstIsPrimary.class).run((context) -> {
 			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
-			List<Long> first = locks.execute(LockRequest.of(NAMESPACE, this.value).withScope(LockScope.INVOCATION),
-					(handle) -> TwoDatabases.keysIn(context.getBean("first", DataSource.class)))
+			List<Long> first = locks
+				.execute(LockRequest.of(NAMESPACE, this.value).withScope(LockScope.INVOCATION),
+						(handle) -> TwoDatabases.keysIn(context.getBean("first", DataSource.class)))
 				.value();
 			assertThat(first).containsExactly(key());
 		});
@@ -198,9 +201,9 @@ class SeveralDataSourcesTests {
 				TransactionTemplate transaction = new TransactionTemplate(
 						context.getBean("secondTransactionManager", PlatformTransactionManager.class));
 				assertThatExceptionOfType(LockBusyException.class)
-					.isThrownBy(() -> transaction.executeWithoutResult((status) -> context
-						.getBean(AdvisoryLockOperations.class)
-						.lock(LockRequest.of(NAMESPACE, this.value).withTimeout(Duration.ofMillis(100)))))
+					.isThrownBy(() -> transaction
+						.executeWithoutResult((status) -> context.getBean(AdvisoryLockOperations.class)
+							.lock(LockRequest.of(NAMESPACE, this.value).withTimeout(Duration.ofMillis(100)))))
 					.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
 						.containsExactly(holder.pid()));
 			}

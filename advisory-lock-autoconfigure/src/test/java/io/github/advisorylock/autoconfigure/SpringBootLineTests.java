@@ -33,8 +33,9 @@ import org.springframework.core.SpringVersion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that the library's tests ran on the Spring Boot line the build asked for, and that the auto-configuration
- * names the JDBC, JPA and transaction auto-configurations of that line, which moved packages in Spring Boot 4.
+ * Tests that the library's tests ran on the Spring Boot line the build asked for, and
+ * that the auto-configuration names the JDBC, JPA and transaction auto-configurations of
+ * that line, which moved packages in Spring Boot 4.
  */
 class SpringBootLineTests {
 
@@ -59,7 +60,8 @@ class SpringBootLineTests {
 
 	@Test
 	void autoConfigurationMetadataOrdersItAfterThem() throws IOException {
-		// Written by spring-boot-autoconfigure-processor at compile time; Spring Boot orders by it without loading
+		// Written by spring-boot-autoconfigure-processor at compile time; Spring Boot
+		// orders by it without loading
 		// the class.
 		Properties metadata = new Properties();
 		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-autoconfigure-metadata.properties")) {

@@ -58,20 +58,26 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.assertj.core.groups.Tuple.tuple;
 
 /**
- * The lock contract, run against every topology by subclassing: a subclass gives the {@link DataSource} the
- * application would use (direct to PostgreSQL, or through PgBouncer), and every lock here is taken through
- * {@link io.github.advisorylock.AdvisoryLockOperations}, inside a real Spring transaction on it or, for an invocation
- * scope, on a connection of its own derived from it, while {@code pg_locks} is read directly from the server.
+ * The lock contract, run against every topology by subclassing: a subclass gives the
+ * {@link DataSource} the application would use (direct to PostgreSQL, or through
+ * PgBouncer), and every lock here is taken through
+ * {@link io.github.advisorylock.AdvisoryLockOperations}, inside a real Spring transaction
+ * on it or, for an invocation scope, on a connection of its own derived from it, while
+ * {@code pg_locks} is read directly from the server.
  *
- * <p>The suite is what CI runs on each PostgreSQL major version ({@code -Dtest='*LockContractTests'}), so it sticks
- * to what PostgreSQL 13 offers.
+ * <p>
+ * The suite is what CI runs on each PostgreSQL major version
+ * ({@code -Dtest='*LockContractTests'}), so it sticks to what PostgreSQL 13 offers.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 abstract class AbstractLockContractTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	/** The topology under test, asked for in {@link #wire()}: one that is not installed aborts the test there. */
+	/**
+	 * The topology under test, asked for in {@link #wire()}: one that is not installed
+	 * aborts the test there.
+	 */
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.on(this::dataSource);
 
@@ -93,8 +99,8 @@ abstract class AbstractLockContractTests {
 	private AdvisoryLockTemplate locks;
 
 	/**
-	 * Return the data source of the topology under test: what the transactions, the locks and the other sessions'
-	 * holders connect through.
+	 * Return the data source of the topology under test: what the transactions, the locks
+	 * and the other sessions' holders connect through.
 	 * @return the data source
 	 */
 	protected abstract DataSource dataSource();
@@ -213,7 +219,8 @@ abstract class AbstractLockContractTests {
 			throw new IllegalStateException("business rule broken");
 		}));
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
-		// Marked rollback-only, the transaction ends without an exception reaching the caller: the lock goes too.
+		// Marked rollback-only, the transaction ends without an exception reaching the
+		// caller: the lock goes too.
 		this.transaction.executeWithoutResult((status) -> {
 			this.locks.lock(this.namespace, 2);
 			assertThat(this.pgLocks.on(key(2))).hasSize(1);
@@ -246,7 +253,8 @@ abstract class AbstractLockContractTests {
 
 	@Test
 	void serializesCheckThenWriteAcrossTransactions() throws Exception {
-		// Each caller writes back a value it read: any overlap of two critical sections loses an update.
+		// Each caller writes back a value it read: any overlap of two critical sections
+		// loses an update.
 		this.jdbc.execute("CREATE TABLE IF NOT EXISTS contract_counter (name text PRIMARY KEY, value int NOT NULL)");
 		this.jdbc.update("INSERT INTO contract_counter VALUES (?, 0)", this.namespace);
 		List<Future<?>> callers = new ArrayList<>();
@@ -274,14 +282,16 @@ abstract class AbstractLockContractTests {
 	@Test
 	void invocationScopeHoldsTheLockAcrossTheWorksTransactionsUntilTheCallReturns() throws Exception {
 		LockResult<Integer> result = this.locks.execute(invocation(1), (handle) -> {
-			Integer workPid = this.transaction.execute((status) -> this.jdbc.queryForObject("SELECT pg_backend_pid()",
-					Integer.class));
-			// The work's transaction committed; the lock is still held, and another thread's transaction finds it
+			Integer workPid = this.transaction
+				.execute((status) -> this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
+			// The work's transaction committed; the lock is still held, and another
+			// thread's transaction finds it
 			// busy (on this thread it would be re-entrant).
 			assertThat(this.pgLocks.on(key(1))).singleElement()
 				.satisfies((lock) -> assertThat(lock.pid()).isNotEqualTo(workPid));
-			assertThat(getWithinHangBound(this.threads.inTransaction(this.transaction,
-					() -> this.locks.tryLock(this.namespace, 1)))).isFalse();
+			assertThat(getWithinHangBound(
+					this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))))
+				.isFalse();
 			return workPid;
 		});
 		assertThat(result.executed()).isTrue();
@@ -300,8 +310,8 @@ abstract class AbstractLockContractTests {
 			return "first";
 		}));
 		TestThreads.await(holding);
-		Future<LockResult<String>> second = this.threads.submit(() -> this.locks
-			.execute(invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> "second"));
+		Future<LockResult<String>> second = this.threads
+			.submit(() -> this.locks.execute(invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> "second"));
 		this.pgLocks.awaitWaiters(key(1), 1);
 		assertThat(second).isNotDone();
 		release.countDown();
@@ -314,14 +324,17 @@ abstract class AbstractLockContractTests {
 		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, ascending.get(1))) {
 			AtomicBoolean ran = new AtomicBoolean();
-			assertThat(this.locks.execute(invocation("a", "b", "c").withWaitMode(WaitMode.SKIP),
-					(handle) -> ran.getAndSet(true)).executed()).isFalse();
-			this.transaction.executeWithoutResult((status) -> assertThat(this.locks.execute(LockRequest
-				.of(this.namespace, "a", "b", "c")
-				.withWaitMode(WaitMode.SKIP), (handle) -> ran.getAndSet(true)).executed()).isFalse());
+			assertThat(this.locks
+				.execute(invocation("a", "b", "c").withWaitMode(WaitMode.SKIP), (handle) -> ran.getAndSet(true))
+				.executed()).isFalse();
+			this.transaction.executeWithoutResult(
+					(status) -> assertThat(this.locks
+						.execute(LockRequest.of(this.namespace, "a", "b", "c").withWaitMode(WaitMode.SKIP),
+								(handle) -> ran.getAndSet(true))
+						.executed()).isFalse());
 			assertThat(ran).isFalse();
-			assertThat(this.pgLocks.all()).containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1),
-					"ExclusiveLock", true));
+			assertThat(this.pgLocks.all())
+				.containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1), "ExclusiveLock", true));
 		}
 	}
 

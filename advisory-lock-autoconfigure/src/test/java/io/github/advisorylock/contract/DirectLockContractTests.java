@@ -35,7 +35,8 @@ class DirectLockContractTests extends AbstractLockContractTests {
 
 	@Test
 	void runsOnTheRequestedMajorVersion() {
-		// The harness refuses to start on another version; this names the version in the test report.
+		// The harness refuses to start on another version; this names the version in the
+		// test report.
 		String requested = System.getProperty(TestDatabase.POSTGRES_VERSION_PROPERTY);
 		int major = TestDatabase.get().serverMajorVersion();
 		assertThat(major).isGreaterThanOrEqualTo(13);

@@ -23,9 +23,10 @@ import io.github.advisorylock.test.PgBouncer;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * The lock contract through a real PgBouncer in {@code pool_mode = transaction}: each transaction runs on whichever
- * server connection PgBouncer hands out, and the transaction-level locks still behave exactly as on a direct
- * connection. Skipped, with a message naming the package, where PgBouncer is not installed.
+ * The lock contract through a real PgBouncer in {@code pool_mode = transaction}: each
+ * transaction runs on whichever server connection PgBouncer hands out, and the
+ * transaction-level locks still behave exactly as on a direct connection. Skipped, with a
+ * message naming the package, where PgBouncer is not installed.
  */
 class PgBouncerLockContractTests extends AbstractLockContractTests {
 
@@ -39,8 +40,9 @@ class PgBouncerLockContractTests extends AbstractLockContractTests {
 	}
 
 	/**
-	 * Start PgBouncer at the first test; where it is not installed, each test is reported skipped with the message
-	 * (an assumption in {@code @BeforeAll} would make Surefire report no test at all).
+	 * Start PgBouncer at the first test; where it is not installed, each test is reported
+	 * skipped with the message (an assumption in {@code @BeforeAll} would make Surefire
+	 * report no test at all).
 	 */
 	@Override
 	protected DataSource dataSource() {

@@ -37,9 +37,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Why session-level advisory locks are unsafe behind PgBouncer's transaction pooling, reproduced: a session lock
- * belongs to the server connection, which PgBouncer hands to another client as soon as the statement's transaction
- * ends. The clients here share PgBouncer's {@value PgBouncer#ONE_SERVER_CONNECTION} pool of one server connection,
+ * Why session-level advisory locks are unsafe behind PgBouncer's transaction pooling,
+ * reproduced: a session lock belongs to the server connection, which PgBouncer hands to
+ * another client as soon as the statement's transaction ends. The clients here share
+ * PgBouncer's {@value PgBouncer#ONE_SERVER_CONNECTION} pool of one server connection,
  * which makes deterministic what a larger pool does by chance.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -51,7 +52,10 @@ class PgBouncerSessionLockHazardTests {
 
 	private final long key = AdvisoryLockKeys.of("hazard-" + UUID.randomUUID(), "report");
 
-	/** In {@code @BeforeEach}: Surefire reports each test skipped, with the message, where PgBouncer is missing. */
+	/**
+	 * In {@code @BeforeEach}: Surefire reports each test skipped, with the message, where
+	 * PgBouncer is missing.
+	 */
 	@BeforeEach
 	void startPgBouncer() {
 		this.pgBouncer = PgBouncer.get();
@@ -77,7 +81,8 @@ class PgBouncerSessionLockHazardTests {
 		try (Connection first = this.pgBouncer.connect(PgBouncer.ONE_SERVER_CONNECTION);
 				Connection second = this.pgBouncer.connect(PgBouncer.ONE_SERVER_CONNECTION)) {
 			assertThat(tryLock(first)).isTrue();
-			// The unsafe outcome: both clients now believe they hold the lock exclusively.
+			// The unsafe outcome: both clients now believe they hold the lock
+			// exclusively.
 			assertThat(tryLock(second)).as("through PgBouncer, the second client is granted the lock too").isTrue();
 			assertThat(this.pgLocks.on(this.key)).as("one server session holds it for both").hasSize(1);
 		}
@@ -88,7 +93,8 @@ class PgBouncerSessionLockHazardTests {
 		try (Connection client = this.pgBouncer.connect(PgBouncer.ONE_SERVER_CONNECTION)) {
 			assertThat(tryLock(client)).isTrue();
 		}
-		// The client is gone, but its server connection lives on in PgBouncer's pool: nobody will ever unlock.
+		// The client is gone, but its server connection lives on in PgBouncer's pool:
+		// nobody will ever unlock.
 		try (Connection other = direct()) {
 			assertThat(tryLock(other)).as("a session elsewhere finds the lock still held").isFalse();
 		}

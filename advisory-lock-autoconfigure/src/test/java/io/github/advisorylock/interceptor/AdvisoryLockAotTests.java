@@ -51,9 +51,9 @@ import org.springframework.javapoet.ClassName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests of what Spring's AOT processing, and so a native image, gets from the annotation and its post processor: the
- * annotated methods registered for reflection, and the class of every proxy the post processor will make generated at
- * build time.
+ * Tests of what Spring's AOT processing, and so a native image, gets from the annotation
+ * and its post processor: the annotated methods registered for reflection, and the class
+ * of every proxy the post processor will make generated at build time.
  */
 class AdvisoryLockAotTests {
 
@@ -76,8 +76,9 @@ class AdvisoryLockAotTests {
 	@Test
 	void theProxyClassOfAnInvocationScopedOnlyBeanIsKnownBeforeTheBeanExists() {
 		Class<?> predicted = this.postProcessor.determineBeanType(InvocationOnly.class, "invocationOnly");
-		assertThat(AopUtils.isCglibProxy(this.postProcessor.postProcessAfterInitialization(new InvocationOnly(),
-				"invocationOnly"))).isTrue();
+		assertThat(AopUtils
+			.isCglibProxy(this.postProcessor.postProcessAfterInitialization(new InvocationOnly(), "invocationOnly")))
+			.isTrue();
 		assertThat(predicted).isNotEqualTo(InvocationOnly.class)
 			.isSameAs(this.postProcessor.postProcessAfterInitialization(new InvocationOnly(), "invocationOnly")
 				.getClass());
@@ -93,7 +94,8 @@ class AdvisoryLockAotTests {
 
 	@Test
 	void aProxyPredictedByAnEarlierPostProcessorIsKept() {
-		// The advisors are added to that proxy at runtime: a class of our own would never be used.
+		// The advisors are added to that proxy at runtime: a class of our own would never
+		// be used.
 		Class<?> earlier = this.postProcessor.determineBeanType(TransactionOnly.class, "transactionOnly");
 		assertThat(SpringProxy.class.isAssignableFrom(earlier)).isTrue();
 		assertThat(this.postProcessor.determineBeanType(earlier, "transactionOnly")).isSameAs(earlier);
@@ -170,7 +172,10 @@ class AdvisoryLockAotTests {
 
 	}
 
-	/** Only in the AOT processing test, so that no other test has generated its proxy class before. */
+	/**
+	 * Only in the AOT processing test, so that no other test has generated its proxy
+	 * class before.
+	 */
 	public static class AheadOfTimeJob {
 
 		@AdvisoryLocked(namespace = "n", key = "'job'", scope = LockScope.INVOCATION)

@@ -35,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests of {@link AdvisoryLockAspectSupport} handed its parts by hand, without an application context or a proxy: a
- * key value the lock operations refuse fails the call naming the method and the expression that gave it, before the
- * method runs. Keys are refused before any connection is asked for, so the data source is never connected to.
+ * Tests of {@link AdvisoryLockAspectSupport} handed its parts by hand, without an
+ * application context or a proxy: a key value the lock operations refuse fails the call
+ * naming the method and the expression that gave it, before the method runs. Keys are
+ * refused before any connection is asked for, so the data source is never connected to.
  */
 class AdvisoryLockAspectSupportTests {
 
@@ -56,7 +57,8 @@ class AdvisoryLockAspectSupportTests {
 
 	@Test
 	void aValueRefusedByTheKeyStrategyOfTheLockOperationsIsNamedByItsExpression() {
-		// The lock operations have a derivation of their own: only they can tell which value they refused.
+		// The lock operations have a derivation of their own: only they can tell which
+		// value they refused.
 		this.locks.setKeyStrategy((namespace, value) -> {
 			if ("forbidden".equals(value)) {
 				throw new InvalidLockKeyException("'forbidden' is reserved");

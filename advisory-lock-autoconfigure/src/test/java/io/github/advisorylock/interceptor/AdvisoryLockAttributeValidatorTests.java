@@ -45,10 +45,11 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
  * Tests of the rules of {@link AdvisoryLockAttributeValidator} on the values of
- * {@link AdvisoryLocked @AdvisoryLocked} and the method it is on, as the startup check of a bean applies them
- * ({@link AdvisoryLockAttributeSource#validate}): misuse fails naming the method and what to fix. No application
- * context, no database; placeholders resolve from a {@link MockEnvironment}, as an application context resolves them
- * from its {@code Environment}.
+ * {@link AdvisoryLocked @AdvisoryLocked} and the method it is on, as the startup check of
+ * a bean applies them ({@link AdvisoryLockAttributeSource#validate}): misuse fails naming
+ * the method and what to fix. No application context, no database; placeholders resolve
+ * from a {@link MockEnvironment}, as an application context resolves them from its
+ * {@code Environment}.
  */
 class AdvisoryLockAttributeValidatorTests {
 
@@ -76,8 +77,8 @@ class AdvisoryLockAttributeValidatorTests {
 
 	@Test
 	void aNamespaceLongerThanTheLimitFailsAtStartup() {
-		assertInvalid(LongNamespace.class, "call(String)", "namespace is 101 characters long, more than the "
-				+ "limit of 100 (LockRequest.MAX_NAMESPACE_LENGTH)");
+		assertInvalid(LongNamespace.class, "call(String)",
+				"namespace is 101 characters long, more than the " + "limit of 100 (LockRequest.MAX_NAMESPACE_LENGTH)");
 	}
 
 	@Test
@@ -171,17 +172,20 @@ class AdvisoryLockAttributeValidatorTests {
 
 	@Test
 	void composedAnnotationOnAnOverrideOfAnAnnotatedMethodIsValid() {
-		// The nearest declaration applies, as for @Transactional: an override is not a second annotation.
+		// The nearest declaration applies, as for @Transactional: an override is not a
+		// second annotation.
 		assertValid(OverridingLock.class);
 	}
 
 	@Test
 	void aCompletableFutureWithoutAsyncFailsAtStartup() {
-		assertInvalid(ReturnsCompletableFuture.class, "supply(String)", "it returns CompletableFuture, whose "
-				+ "work may still run after the method has returned, and the lock ends with the transaction or "
-				+ "the call, before that work runs, so it would guard nothing: return the value itself, or put "
-				+ "@Async on the method", "so that the transaction and the lock are taken on the executor's "
-						+ "thread around the whole work", "or take the lock inside the asynchronous work");
+		assertInvalid(ReturnsCompletableFuture.class, "supply(String)",
+				"it returns CompletableFuture, whose "
+						+ "work may still run after the method has returned, and the lock ends with the transaction or "
+						+ "the call, before that work runs, so it would guard nothing: return the value itself, or put "
+						+ "@Async on the method",
+				"so that the transaction and the lock are taken on the executor's " + "thread around the whole work",
+				"or take the lock inside the asynchronous work");
 	}
 
 	@Test
@@ -201,24 +205,27 @@ class AdvisoryLockAttributeValidatorTests {
 	void aReactiveStreamsPublisherFailsAtStartup() {
 		// Named as reactive-streams names it, without that library on the class path.
 		Class<?> publisher = LibraryTypes.lockedBean("StreamingService", "org.reactivestreams.Publisher", false);
-		assertInvalid(publisher, "call(String)", "it returns Publisher, a reactive Publisher, whose work may "
-				+ "still run after the method has returned", "return the value itself, or take the lock "
-						+ "inside the asynchronous work");
+		assertInvalid(publisher, "call(String)",
+				"it returns Publisher, a reactive Publisher, whose work may "
+						+ "still run after the method has returned",
+				"return the value itself, or take the lock " + "inside the asynchronous work");
 		Class<?> flux = LibraryTypes.lockedBean("FluxService", "org.reactivestreams.Publisher", true);
 		assertInvalid(flux, "call(String)", "it returns Flux, a reactive Publisher, whose work");
 	}
 
 	@Test
 	void aKotlinSuspendFunctionFailsAtStartup() {
-		// Compiled from Kotlin, "suspend fun call(id: String): Any?" takes a Continuation as its last parameter.
+		// Compiled from Kotlin, "suspend fun call(id: String): Any?" takes a Continuation
+		// as its last parameter.
 		Class<?> suspending = LibraryTypes.suspendingBean("SuspendingService");
-		assertInvalid(suspending, "call(String, Continuation)", "it is a Kotlin suspend function, whose work "
-				+ "may still run after the method has returned");
+		assertInvalid(suspending, "call(String, Continuation)",
+				"it is a Kotlin suspend function, whose work " + "may still run after the method has returned");
 	}
 
 	@Test
 	void asyncMethodsReturningAFutureAreValid() {
-		// Behind @Async the lock is taken on the executor's thread, around the whole work.
+		// Behind @Async the lock is taken on the executor's thread, around the whole
+		// work.
 		assertValid(AsyncMethods.class);
 		assertValid(AsyncClass.class);
 	}
@@ -378,9 +385,10 @@ class AdvisoryLockAttributeValidatorTests {
 	}
 
 	/**
-	 * Types named as the libraries that the tests do not depend on name them (reactive-streams, the Kotlin standard
-	 * library), each defined with a bean that uses it in a class loader of its own, so that no stand-in of them
-	 * shadows the real library on the test class path of other tests.
+	 * Types named as the libraries that the tests do not depend on name them
+	 * (reactive-streams, the Kotlin standard library), each defined with a bean that uses
+	 * it in a class loader of its own, so that no stand-in of them shadows the real
+	 * library on the test class path of other tests.
 	 */
 	static final class LibraryTypes {
 
@@ -395,13 +403,12 @@ class AdvisoryLockAttributeValidatorTests {
 		}
 
 		/**
-		 * Return a bean class whose method {@code call(String)} is locked and returns the named interface, or a
-		 * {@code Flux} interface that extends it.
+		 * Return a bean class whose method {@code call(String)} is locked and returns the
+		 * named interface, or a {@code Flux} interface that extends it.
 		 */
 		static Class<?> lockedBean(String beanName, String interfaceName, boolean throughSubtype) {
 			DynamicType.Unloaded<?> library = BYTE_BUDDY.makeInterface().name(interfaceName).make();
-			DynamicType.Unloaded<?> returned = throughSubtype ? BYTE_BUDDY
-				.makeInterface(library.getTypeDescription())
+			DynamicType.Unloaded<?> returned = throughSubtype ? BYTE_BUDDY.makeInterface(library.getTypeDescription())
 				.name("reactor.core.publisher.Flux")
 				.make()
 				.include(library) : library;
@@ -418,8 +425,8 @@ class AdvisoryLockAttributeValidatorTests {
 		}
 
 		/**
-		 * Return a bean class whose method {@code call(String, Continuation)} is locked, as Kotlin compiles a
-		 * suspend function.
+		 * Return a bean class whose method {@code call(String, Continuation)} is locked,
+		 * as Kotlin compiles a suspend function.
 		 */
 		static Class<?> suspendingBean(String beanName) {
 			DynamicType.Unloaded<?> continuation = BYTE_BUDDY.makeInterface()
@@ -447,7 +454,9 @@ class AdvisoryLockAttributeValidatorTests {
 
 	}
 
-	/** Ten characters, to write namespaces of a given length as compile-time constants. */
+	/**
+	 * Ten characters, to write namespaces of a given length as compile-time constants.
+	 */
 	private static final String TEN = "0123456789";
 
 	static class LongestNamespace {

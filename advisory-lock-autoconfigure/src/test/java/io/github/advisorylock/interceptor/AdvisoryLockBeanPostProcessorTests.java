@@ -32,7 +32,8 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests of the wiring of {@link AdvisoryLockBeanPostProcessor}: its advisors and their pointcuts, without a database.
+ * Tests of the wiring of {@link AdvisoryLockBeanPostProcessor}: its advisors and their
+ * pointcuts, without a database.
  */
 class AdvisoryLockBeanPostProcessorTests {
 

@@ -46,8 +46,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests that the lock is taken inside the transaction wherever {@code @Transactional} sits and in whatever order the
- * advisors and post processors were registered.
+ * Tests that the lock is taken inside the transaction wherever {@code @Transactional}
+ * sits and in whatever order the advisors and post processors were registered.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockOrderingTests {
@@ -128,8 +128,8 @@ class AdvisoryLockOrderingTests {
 	}
 
 	/**
-	 * Return whether the current transaction's own backend holds the lock: true only if the interceptor ran inside
-	 * the transaction.
+	 * Return whether the current transaction's own backend holds the lock: true only if
+	 * the interceptor ran inside the transaction.
 	 */
 	static boolean lockedInsideTransaction(JdbcTemplate jdbc, String namespace, String value) {
 		long key = AdvisoryLockKeys.of(namespace, value);

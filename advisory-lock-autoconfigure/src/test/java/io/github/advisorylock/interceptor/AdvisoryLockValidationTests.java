@@ -32,9 +32,10 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that misuse of {@link AdvisoryLocked @AdvisoryLocked} fails the application context at startup, naming the
- * method and what to fix, where the application context takes part: the validation runs when a bean is proxied,
- * placeholders resolve from the {@code Environment}, and what a JDK proxy can intercept depends on how the bean is
+ * Tests that misuse of {@link AdvisoryLocked @AdvisoryLocked} fails the application
+ * context at startup, naming the method and what to fix, where the application context
+ * takes part: the validation runs when a bean is proxied, placeholders resolve from the
+ * {@code Environment}, and what a JDK proxy can intercept depends on how the bean is
  * proxied. The rules on the annotation's values are tested without a context in
  * {@link AdvisoryLockAttributeValidatorTests}.
  */
@@ -143,7 +144,8 @@ class AdvisoryLockValidationTests {
 
 	}
 
-	// The composed annotations of AdvisoryLockAttributeValidatorTests, declared here because the messages it asserts
+	// The composed annotations of AdvisoryLockAttributeValidatorTests, declared here
+	// because the messages it asserts
 	// name them by their enclosing class.
 
 	@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)

@@ -56,9 +56,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests, against real PostgreSQL, that {@link AdvisoryLocked @AdvisoryLocked} refuses at startup a method whose work
- * outlives the call, which the lock would not guard, and keeps {@code @Async} methods, whose lock is taken on the
- * executor's thread around the whole work.
+ * Tests, against real PostgreSQL, that {@link AdvisoryLocked @AdvisoryLocked} refuses at
+ * startup a method whose work outlives the call, which the lock would not guard, and
+ * keeps {@code @Async} methods, whose lock is taken on the executor's thread around the
+ * whole work.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockedAsyncWorkTests {
@@ -98,13 +99,16 @@ class AdvisoryLockedAsyncWorkTests {
 
 	@Test
 	void workHandedToAnotherThreadRunsAfterTheTransactionReleasedTheLock() {
-		// What an annotated method returning CompletableFuture.supplyAsync(...) did before it was refused at startup:
-		// lock in the transaction, hand the check-then-insert to another thread, return, commit.
+		// What an annotated method returning CompletableFuture.supplyAsync(...) did
+		// before it was refused at startup:
+		// lock in the transaction, hand the check-then-insert to another thread, return,
+		// commit.
 		this.contextRunner.run((context) -> {
 			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
 			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			// Each check waits for the other before inserting: without the lock around them, both pass.
+			// Each check waits for the other before inserting: without the lock around
+			// them, both pass.
 			CyclicBarrier bothChecked = new CyclicBarrier(2);
 			Runnable afterCheck = () -> {
 				try {
@@ -172,12 +176,14 @@ class AdvisoryLockedAsyncWorkTests {
 	void asyncMethodTakesItsTransactionAndLockOnTheExecutorThreadAroundTheWholeWork() {
 		this.contextRunner.withUserConfiguration(AsyncSetupRequestsConfiguration.class).run((context) -> {
 			AsyncSetupRequests setupRequests = context.getBean(AsyncSetupRequests.class);
-			// The caller gets its future at once, while the first call's work sits between its check and its insert.
+			// The caller gets its future at once, while the first call's work sits
+			// between its check and its insert.
 			CompletableFuture<Boolean> first = setupRequests.create(this.user);
 			assertThat(setupRequests.checked().await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 			assertThat(first).isNotDone();
 			CompletableFuture<Boolean> second = setupRequests.create(this.user);
-			// The second call's work waits for the lock, held by the first call's transaction on its executor thread.
+			// The second call's work waits for the lock, held by the first call's
+			// transaction on its executor thread.
 			this.pgLocks.awaitWaiters(AdvisoryLockKeys.of(NAMESPACE, this.user), 1);
 			setupRequests.release().countDown();
 			assertThat(first.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -191,8 +197,8 @@ class AdvisoryLockedAsyncWorkTests {
 	 * The rule under test: at most one request per user, checked then inserted.
 	 */
 	static boolean checkThenInsert(JdbcTemplate jdbc, UUID userId, Runnable afterCheck) {
-		int requests = jdbc.queryForObject("SELECT count(*) FROM async_setup_requests WHERE user_id = ?",
-				Integer.class, userId);
+		int requests = jdbc.queryForObject("SELECT count(*) FROM async_setup_requests WHERE user_id = ?", Integer.class,
+				userId);
 		afterCheck.run();
 		if (requests > 0) {
 			return false;
@@ -202,7 +208,8 @@ class AdvisoryLockedAsyncWorkTests {
 	}
 
 	/**
-	 * The bug: the lock is released when the transaction commits, as the method returns, before the work runs.
+	 * The bug: the lock is released when the transaction commits, as the method returns,
+	 * before the work runs.
 	 */
 	static class SupplyAsyncSetupRequests {
 
@@ -264,8 +271,8 @@ class AdvisoryLockedAsyncWorkTests {
 	}
 
 	/**
-	 * The fix the startup error suggests: {@code @Async}, so that the whole work runs inside the transaction and the
-	 * lock, on the executor's thread.
+	 * The fix the startup error suggests: {@code @Async}, so that the whole work runs
+	 * inside the transaction and the lock, on the executor's thread.
 	 */
 	static class AsyncSetupRequests {
 
@@ -281,7 +288,8 @@ class AdvisoryLockedAsyncWorkTests {
 			this.jdbc = jdbc;
 		}
 
-		// State is read through methods: fields of a class-based proxy are not the target's.
+		// State is read through methods: fields of a class-based proxy are not the
+		// target's.
 		public CountDownLatch checked() {
 			return this.checked;
 		}

@@ -62,8 +62,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests of {@link AdvisoryLocked @AdvisoryLocked} in a Spring Boot application against real PostgreSQL: the
- * invariant it protects, and each of its attributes, from several connections at once.
+ * Tests of {@link AdvisoryLocked @AdvisoryLocked} in a Spring Boot application against
+ * real PostgreSQL: the invariant it protects, and each of its attributes, from several
+ * connections at once.
  */
 @SpringBootTest(classes = AdvisoryLockedIntegrationTests.Config.class)
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -75,7 +76,8 @@ class AdvisoryLockedIntegrationTests {
 	static void database(DynamicPropertyRegistry registry) {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "12");
-		// Generous, so that serialized callers on a loaded machine wait rather than time out; tests of the
+		// Generous, so that serialized callers on a loaded machine wait rather than time
+		// out; tests of the
 		// timeout give their own.
 		registry.add("advisory-lock.default-timeout", () -> "30s");
 	}
@@ -113,8 +115,9 @@ class AdvisoryLockedIntegrationTests {
 	}
 
 	private int pending(UUID userId) {
-		return this.jdbc.queryForObject("SELECT count(*) FROM it_setup_requests WHERE user_id = ? AND status = 'pending'",
-				Integer.class, userId);
+		return this.jdbc.queryForObject(
+				"SELECT count(*) FROM it_setup_requests WHERE user_id = ? AND status = 'pending'", Integer.class,
+				userId);
 	}
 
 	private <T> Future<T> async(Callable<T> call) {
@@ -134,7 +137,8 @@ class AdvisoryLockedIntegrationTests {
 		Future<Boolean> first = async(() -> this.setupRequests.create(this.user, 1));
 		assertThat(firstChecked.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 		Future<Boolean> second = async(() -> this.setupRequests.create(this.user, 1));
-		// The second call waits for the lock while the first sits between its check and its insert.
+		// The second call waits for the lock while the first sits between its check and
+		// its insert.
 		this.pgLocks.awaitWaiters(key("setup_request", this.user), 1);
 		releaseFirst.countDown();
 		assertThat(first.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -144,7 +148,8 @@ class AdvisoryLockedIntegrationTests {
 
 	@Test
 	void fiveConcurrentCallsWithALimitOfThreeCreateThree() throws Exception {
-		// Widen the window between check and insert, where unserialized calls would overtake each other.
+		// Widen the window between check and insert, where unserialized calls would
+		// overtake each other.
 		this.setupRequests.afterCheck((userId) -> this.jdbc.execute("SELECT pg_sleep(0.05)"));
 		CyclicBarrier start = new CyclicBarrier(5);
 		List<Future<Boolean>> calls = new ArrayList<>();
@@ -224,8 +229,8 @@ class AdvisoryLockedIntegrationTests {
 
 	@Test
 	void collectionsExpandAndSeveralExpressionsCombine() {
-		assertThat(this.keys.collection(List.of(1L, 2L, 2L, 3L)))
-			.containsExactlyInAnyOrder(key("collection", 1), key("collection", 2), key("collection", 3));
+		assertThat(this.keys.collection(List.of(1L, 2L, 2L, 3L))).containsExactlyInAnyOrder(key("collection", 1),
+				key("collection", 2), key("collection", 3));
 		assertThat(this.keys.transfer(1, 2)).containsExactlyInAnyOrder(key("account", 1), key("account", 2));
 		assertThat(this.keys.transfer(2, 2)).containsExactly(key("account", 2));
 	}
@@ -236,8 +241,7 @@ class AdvisoryLockedIntegrationTests {
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byName(null))
 			.withMessageContaining("Keys.byName(UUID)")
 			.withMessageContaining("key expression '#id' gave null");
-		assertThatExceptionOfType(InvalidLockKeyException.class)
-			.isThrownBy(() -> this.keys.collection(List.of()))
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.collection(List.of()))
 			.withMessageContaining("Keys.collection(List)")
 			.withMessageContaining("gave no value");
 		assertThatExceptionOfType(InvalidLockKeyException.class)
@@ -262,8 +266,7 @@ class AdvisoryLockedIntegrationTests {
 			.withMessageNotContaining("'#id'")
 			// One exception, not one wrapped in another with the same text.
 			.withNoCause();
-		assertThatExceptionOfType(InvalidLockKeyException.class)
-			.isThrownBy(() -> this.keys.values(List.of(1L, 2.5d)))
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.values(List.of(1L, 2.5d)))
 			.withMessageContaining("key expression '#values': Unsupported advisory lock key type java.lang.Double")
 			.withNoCause();
 		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
@@ -324,7 +327,8 @@ class AdvisoryLockedIntegrationTests {
 
 	@Test
 	void aNestedCallForAHeldKeyDoesNotWait() {
-		// The inner call only tries the key: it succeeds because the outer call's session already holds it.
+		// The inner call only tries the key: it succeeds because the outer call's session
+		// already holds it.
 		Outer.Observation observation = this.outer.lockThenCallInner(this.user);
 		assertThat(observation.outerHolders()).containsExactly(observation.pid());
 		assertThat(observation.innerSucceeded()).isTrue();
@@ -396,7 +400,8 @@ class AdvisoryLockedIntegrationTests {
 	}
 
 	/**
-	 * The invariant under test: at most {@code limit} pending setup requests per user, checked then inserted.
+	 * The invariant under test: at most {@code limit} pending setup requests per user,
+	 * checked then inserted.
 	 */
 	static class SetupRequests {
 
@@ -411,7 +416,8 @@ class AdvisoryLockedIntegrationTests {
 			this.jdbc = jdbc;
 		}
 
-		// State is read and set through methods: fields of a class-based proxy are not the target's.
+		// State is read and set through methods: fields of a class-based proxy are not
+		// the target's.
 		public void afterCheck(Consumer<UUID> afterCheck) {
 			this.afterCheck = afterCheck;
 		}
@@ -472,7 +478,8 @@ class AdvisoryLockedIntegrationTests {
 	}
 
 	/**
-	 * Methods that return the keys their own transaction holds, for each form of key expression.
+	 * Methods that return the keys their own transaction holds, for each form of key
+	 * expression.
 	 */
 	static class Keys {
 
@@ -578,15 +585,20 @@ class AdvisoryLockedIntegrationTests {
 			return held();
 		}
 
-		/** Return the advisory keys granted to this transaction's own backend, and note who holds them. */
+		/**
+		 * Return the advisory keys granted to this transaction's own backend, and note
+		 * who holds them.
+		 */
 		private Set<Long> held() {
 			this.bodyRuns.incrementAndGet();
 			this.lastPid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
 			List<Long> keys = this.jdbc.queryForList("SELECT " + PgLocks.KEY_EXPRESSION + " FROM pg_locks "
 					+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()", Long.class);
-			this.lastHolders = this.jdbc.queryForList("SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' "
-					+ "AND granted AND " + PgLocks.KEY_EXPRESSION + " = ANY (?)", Integer.class,
-					(Object) keys.toArray(Long[]::new));
+			this.lastHolders = this.jdbc
+				.queryForList(
+						"SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' " + "AND granted AND "
+								+ PgLocks.KEY_EXPRESSION + " = ANY (?)",
+						Integer.class, (Object) keys.toArray(Long[]::new));
 			return Set.copyOf(keys);
 		}
 

@@ -68,9 +68,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests that an invocation-scoped {@link AdvisoryLocked @AdvisoryLocked} method holds its lock outside any
- * transaction of the method and inside an {@code @Async} hop, whatever the order of the advisors and post processors,
- * and that {@link WaitMode#SKIP} returns without running the body.
+ * Tests that an invocation-scoped {@link AdvisoryLocked @AdvisoryLocked} method holds its
+ * lock outside any transaction of the method and inside an {@code @Async} hop, whatever
+ * the order of the advisors and post processors, and that {@link WaitMode#SKIP} returns
+ * without running the body.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockedInvocationScopeTests {
@@ -79,7 +80,10 @@ class AdvisoryLockedInvocationScopeTests {
 
 	private static final long KEY = AdvisoryLockKeys.of(NAMESPACE, "job");
 
-	/** The application's pool of four, a Hikari pool from which the locks' own pool is derived. */
+	/**
+	 * The application's pool of four, a Hikari pool from which the locks' own pool is
+	 * derived.
+	 */
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.newPool(4);
 
@@ -122,7 +126,8 @@ class AdvisoryLockedInvocationScopeTests {
 	}
 
 	private void assertLockOutsideTransaction(Seen seen) {
-		// Inside the method the transaction is active; the lock is held, by a session that is not the transaction's.
+		// Inside the method the transaction is active; the lock is held, by a session
+		// that is not the transaction's.
 		assertThat(seen.transactionActive()).isTrue();
 		assertThat(seen.holders()).isOne();
 		assertThat(seen.holderPid()).isNotEqualTo(seen.transactionPid());
@@ -171,7 +176,8 @@ class AdvisoryLockedInvocationScopeTests {
 		this.contextRunner.withUserConfiguration(AsyncJobs.class).run((context) -> {
 			AsyncJob job = context.getBean(AsyncJob.class);
 			CompletableFuture<String> result = job.run();
-			// The caller got its future while the body is still held on the latch; the lock is held meanwhile.
+			// The caller got its future while the body is still held on the latch; the
+			// lock is held meanwhile.
 			assertThat(job.started().await(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 			assertThat(this.pgLocks.on(KEY)).singleElement().satisfies((lock) -> assertThat(lock.granted()).isTrue());
 			job.release().countDown();
@@ -272,7 +278,10 @@ class AdvisoryLockedInvocationScopeTests {
 
 	}
 
-	/** Calls the job from an AFTER_COMMIT listener, on the committing thread, and keeps what that gave. */
+	/**
+	 * Calls the job from an AFTER_COMMIT listener, on the committing thread, and keeps
+	 * what that gave.
+	 */
 	static class JobRequestedListener {
 
 		private final Job job;
@@ -299,7 +308,8 @@ class AdvisoryLockedInvocationScopeTests {
 				this.seen.set(this.job.plain());
 			}
 			catch (RuntimeException ex) {
-				// Spring logs and swallows what an after-completion listener throws: keep it for the test.
+				// Spring logs and swallows what an after-completion listener throws: keep
+				// it for the test.
 				this.refusal.set(ex);
 			}
 		}
@@ -317,7 +327,10 @@ class AdvisoryLockedInvocationScopeTests {
 
 	}
 
-	/** Calls the job from an AFTER_COMMIT listener on an executor's thread, as the refusal advises. */
+	/**
+	 * Calls the job from an AFTER_COMMIT listener on an executor's thread, as the refusal
+	 * advises.
+	 */
 	static class AsyncJobRequestedListener {
 
 		private final Job job;
@@ -351,7 +364,8 @@ class AdvisoryLockedInvocationScopeTests {
 
 	}
 
-	// Registered before the auto-configuration, so its post processor would come first on equal order.
+	// Registered before the auto-configuration, so its post processor would come first on
+	// equal order.
 	@Configuration(proxyBeanMethods = false)
 	@EnableScheduling
 	static class Scheduling {
@@ -373,7 +387,8 @@ class AdvisoryLockedInvocationScopeTests {
 			this.jdbc = jdbc;
 		}
 
-		// Fields of a class-based proxy are its own, not the target's: read them through a method.
+		// Fields of a class-based proxy are its own, not the target's: read them through
+		// a method.
 		public int runs() {
 			return this.runs.get();
 		}
@@ -405,7 +420,8 @@ class AdvisoryLockedInvocationScopeTests {
 	}
 
 	/**
-	 * A job that hands its work to a thread of its own, which checks the lock at its safe points.
+	 * A job that hands its work to a thread of its own, which checks the lock at its safe
+	 * points.
 	 */
 	static class FanOutJob {
 
@@ -416,8 +432,8 @@ class AdvisoryLockedInvocationScopeTests {
 		}
 
 		/**
-		 * Run the work on a worker thread, end the lock's session while it runs, and return what the worker's check
-		 * threw once the loss was seen.
+		 * Run the work on a worker thread, end the lock's session while it runs, and
+		 * return what the worker's check threw once the loss was seen.
 		 */
 		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
 		public @Nullable Throwable run() throws Exception {
@@ -427,11 +443,14 @@ class AdvisoryLockedInvocationScopeTests {
 				return worker.submit(() -> {
 					handle.checkHeld();
 					JdbcTemplate observer = new JdbcTemplate(TestDatabase.get().dataSource());
-					assertThat(observer.queryForObject("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype "
-							+ "= 'advisory' AND granted AND " + PgLocks.KEY_EXPRESSION + " = ?", Boolean.class, KEY))
+					assertThat(observer.queryForObject(
+							"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype "
+									+ "= 'advisory' AND granted AND " + PgLocks.KEY_EXPRESSION + " = ?",
+							Boolean.class, KEY))
 						.isTrue();
 					await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
-					// The operations answer for the calling thread, which holds no lock of its own.
+					// The operations answer for the calling thread, which holds no lock
+					// of its own.
 					this.locks.checkHeld();
 					return catchThrowable(handle::checkHeld);
 				}).get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);

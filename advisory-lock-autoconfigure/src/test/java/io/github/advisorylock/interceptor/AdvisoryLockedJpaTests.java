@@ -39,15 +39,16 @@ import org.springframework.transaction.annotation.Transactional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that under {@link JpaTransactionManager} the lock is taken on the connection of the Hibernate session.
+ * Tests that under {@link JpaTransactionManager} the lock is taken on the connection of
+ * the Hibernate session.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockedJpaTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSource(),
-				BootAutoConfigurations.hibernateJpa(), BootAutoConfigurations.transaction(),
-				AdvisoryLockAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(BootAutoConfigurations.dataSource(), BootAutoConfigurations.hibernateJpa(),
+						BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class))
 		.withPropertyValues(TestDatabase.get().springDataSourcePropertyValues())
 		.withBean(JpaProbe.class);
 

@@ -25,7 +25,8 @@ import org.springframework.expression.EvaluationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that a key expression read straight from the arguments gives what SpEL's evaluation of it gives.
+ * Tests that a key expression read straight from the arguments gives what SpEL's
+ * evaluation of it gives.
  */
 class LockKeyExpressionEvaluatorTests {
 
@@ -33,7 +34,8 @@ class LockKeyExpressionEvaluatorTests {
 
 	@Test
 	void aBareParameterReferenceIsReadFromTheArgumentSpelWouldReturn() throws Exception {
-		// Parameter names that shadow the index forms: SpEL sets a later variable of the same name over an earlier.
+		// Parameter names that shadow the index forms: SpEL sets a later variable of the
+		// same name over an earlier.
 		Method method = Tricky.class.getMethod("call", String.class, String.class, String.class);
 		Object[] args = { "first", "second", "third" };
 		EvaluationContext context = this.evaluator.createContext(method, args, new Tricky());

@@ -34,8 +34,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Tests, from a user's view, of {@link AdvisoryLockOperations#assertHeld}: a method that asserts its lock passes when
- * called through the proxy, and fails loudly when a call on {@code this} bypassed its {@code @AdvisoryLocked}.
+ * Tests, from a user's view, of {@link AdvisoryLockOperations#assertHeld}: a method that
+ * asserts its lock passes when called through the proxy, and fails loudly when a call on
+ * {@code this} bypassed its {@code @AdvisoryLocked}.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SelfInvocationGuardTests {
@@ -49,8 +50,8 @@ class SelfInvocationGuardTests {
 
 	@Test
 	void aCallThroughTheProxyRunsUnderTheLockItAsserts() {
-		this.contextRunner.run((context) -> assertThatNoException()
-			.isThrownBy(() -> context.getBean(Accounts.class).withdraw(42L)));
+		this.contextRunner
+			.run((context) -> assertThatNoException().isThrownBy(() -> context.getBean(Accounts.class).withdraw(42L)));
 	}
 
 	@Test

@@ -71,16 +71,20 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What a caller of {@link AdvisoryLockTemplate} sees when things fail around it: a terminated backend, a server
- * restart, a statement timeout, an exhausted pool, an interrupted thread. Against real PostgreSQL, from several
- * sessions at once, with the {@link JdbcTransactionManager} that Spring Boot configures for JDBC.
+ * What a caller of {@link AdvisoryLockTemplate} sees when things fail around it: a
+ * terminated backend, a server restart, a statement timeout, an exhausted pool, an
+ * interrupted thread. Against real PostgreSQL, from several sessions at once, with the
+ * {@link JdbcTransactionManager} that Spring Boot configures for JDBC.
  */
 @ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class AdvisoryLockFaultTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	/** Longer than {@link PgLocks#HANG_TIMEOUT}: a failure seen within it did not wait for the lock timeout. */
+	/**
+	 * Longer than {@link PgLocks#HANG_TIMEOUT}: a failure seen within it did not wait for
+	 * the lock timeout.
+	 */
 	private static final Duration LONG_TIMEOUT = Duration.ofSeconds(120);
 
 	@RegisterExtension
@@ -117,7 +121,10 @@ class AdvisoryLockFaultTests {
 		throw new AssertionError("The call succeeded; a failure was expected");
 	}
 
-	/** Run the lock call, keeping what it threw before the transaction's rollback can replace it. */
+	/**
+	 * Run the lock call, keeping what it threw before the transaction's rollback can
+	 * replace it.
+	 */
 	private void lockRecordingFailure(AdvisoryLockTemplate locks, LockRequest request,
 			AtomicReference<RuntimeException> thrown) {
 		try {
@@ -130,9 +137,10 @@ class AdvisoryLockFaultTests {
 	}
 
 	/**
-	 * Assert what the transaction's caller sees when the connection died during the lock call: the transaction
-	 * manager's rollback on it fails too, and Spring reports that ({@code TransactionSystemException}, "JDBC rollback
-	 * failed") with the lock's own exception as the application exception it overrode.
+	 * Assert what the transaction's caller sees when the connection died during the lock
+	 * call: the transaction manager's rollback on it fails too, and Spring reports that
+	 * ({@code TransactionSystemException}, "JDBC rollback failed") with the lock's own
+	 * exception as the application exception it overrode.
 	 */
 	private static void assertRollbackFailedAfter(Throwable seenByCaller, RuntimeException thrownByLock) {
 		assertThat(seenByCaller).isInstanceOfSatisfying(TransactionSystemException.class,
@@ -149,7 +157,8 @@ class AdvisoryLockFaultTests {
 			this.jdbc.update("INSERT INTO fault_rows VALUES (?, 'holder')", this.namespace);
 			holderPid.set(this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
 			holding.countDown();
-			// The holder's long step, in the database, when an operator terminates its backend.
+			// The holder's long step, in the database, when an operator terminates its
+			// backend.
 			this.jdbc.execute("SELECT pg_sleep(" + HANG_SECONDS + ")");
 			return null;
 		});
@@ -184,7 +193,8 @@ class AdvisoryLockFaultTests {
 			this.jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, this.pgLocks.waiterPid(key(1)));
 
 			assertRollbackFailedAfter(failureOf(waiter), thrown.get());
-			// Not a LockBusyException: the lock is not known to be busy, and retrying at once would not help.
+			// Not a LockBusyException: the lock is not known to be busy, and retrying at
+			// once would not help.
 			assertThat(thrown.get()).isInstanceOf(DataAccessResourceFailureException.class)
 				.isNotInstanceOf(LockBusyException.class)
 				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":[1]");
@@ -198,7 +208,8 @@ class AdvisoryLockFaultTests {
 		EmbeddedPostgres server = startServer(data, 0);
 		int port = server.getPort();
 		String url = server.getJdbcUrl("postgres", "postgres");
-		// The observer opens a connection per query, outside the application's pool, so that the pool holds only
+		// The observer opens a connection per query, outside the application's pool, so
+		// that the pool holds only
 		// the connections the application used.
 		PGSimpleDataSource observer = new PGSimpleDataSource();
 		observer.setUrl(url);
@@ -216,7 +227,8 @@ class AdvisoryLockFaultTests {
 
 			server.close();
 
-			// Within the hang bound, so long before the lock timeout: the shutdown ended the wait.
+			// Within the hang bound, so long before the lock timeout: the shutdown ended
+			// the wait.
 			assertRollbackFailedAfter(failureOf(waiter), thrown.get());
 			assertThat(thrown.get()).isInstanceOf(DataAccessResourceFailureException.class)
 				.isNotInstanceOf(LockBusyException.class)
@@ -269,7 +281,8 @@ class AdvisoryLockFaultTests {
 		Path data = Files.createTempDirectory("advisory-lock-standby");
 		EmbeddedPostgres server = startServer(data, 0);
 		try {
-			// The same data directory started as a standby: a server in recovery, as a read replica is.
+			// The same data directory started as a standby: a server in recovery, as a
+			// read replica is.
 			server.close();
 			Files.createFile(data.resolve("standby.signal"));
 			server = startServer(data, 0);
@@ -308,7 +321,8 @@ class AdvisoryLockFaultTests {
 	}
 
 	/**
-	 * Start a server of its own on a data directory that outlives it, so that it can be stopped and started again.
+	 * Start a server of its own on a data directory that outlives it, so that it can be
+	 * stopped and started again.
 	 * @param port the port, or 0 for a free one
 	 */
 	private static EmbeddedPostgres startServer(Path data, int port) throws IOException {
@@ -328,7 +342,8 @@ class AdvisoryLockFaultTests {
 		AtomicReference<RuntimeException> thrown = new AtomicReference<>();
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, keys.get(1))) {
 			Future<Object> caller = this.threads.inTransaction(this.transaction, () -> {
-				// Long enough to see the caller hold the lower key while it waits for the higher one.
+				// Long enough to see the caller hold the lower key while it waits for the
+				// higher one.
 				this.jdbc.execute("SET LOCAL statement_timeout = '2s'");
 				lockRecordingFailure(this.locks, LockRequest.of(this.namespace, 1, 2).withTimeout(LONG_TIMEOUT),
 						thrown);
@@ -342,7 +357,8 @@ class AdvisoryLockFaultTests {
 				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":")
 				.isNotInstanceOf(LockBusyException.class);
 			assertThat(thrown.get()).isSameAs(failureOf(caller));
-			// The lower key was taken before the statement was cancelled; the rollback released it.
+			// The lower key was taken before the statement was cancelled; the rollback
+			// released it.
 			assertThat(this.pgLocks.all()).extracting(PgLocks.AdvisoryLock::pid).containsOnly(holder.pid());
 		}
 	}
@@ -353,7 +369,8 @@ class AdvisoryLockFaultTests {
 				LockHolder holder = LockHolder.exclusive(this.dataSource, key(1))) {
 			TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
 			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
-			// Ample, so that the waiters still wait while the third caller meets the exhausted pool.
+			// Ample, so that the waiters still wait while the third caller meets the
+			// exhausted pool.
 			LockRequest request = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(6));
 			List<Future<Object>> waiters = List.of(this.threads.inTransaction(transaction, () -> {
 				locks.lock(request);
@@ -364,7 +381,8 @@ class AdvisoryLockFaultTests {
 			}));
 			this.pgLocks.awaitWaiters(key(1), 2);
 
-			// Both connections wait on the lock: a third caller gets no connection, within the pool's timeout.
+			// Both connections wait on the lock: a third caller gets no connection,
+			// within the pool's timeout.
 			assertThatExceptionOfType(CannotCreateTransactionException.class)
 				.isThrownBy(() -> transaction.executeWithoutResult((status) -> locks.lock(request)))
 				.withMessageContaining("Could not open JDBC Connection");
@@ -399,7 +417,8 @@ class AdvisoryLockFaultTests {
 			});
 			this.pgLocks.awaitWaiters(key(1), 1);
 
-			// As an executor does for a cancelled request. The driver's socket read ignores it, so the wait runs
+			// As an executor does for a cancelled request. The driver's socket read
+			// ignores it, so the wait runs
 			// on inside PostgreSQL until the lock timeout: what bounds it is the timeout.
 			waiter.cancel(true);
 
@@ -407,8 +426,10 @@ class AdvisoryLockFaultTests {
 			assertThat(thrown.get()).isInstanceOf(LockBusyException.class);
 			assertThat(interruptKept).as("the thread's interrupt status is kept").isTrue();
 			this.pgLocks.await("the waiter gone", (locks2) -> locks2.stream().allMatch(PgLocks.AdvisoryLock::granted));
-			// The waiter's thread rolls back and returns the connection after its lock call ended: the next borrow
-			// waits for it in the pool (bounded only to catch a hang) rather than fail at the 1 s pool timeout.
+			// The waiter's thread rolls back and returns the connection after its lock
+			// call ended: the next borrow
+			// waits for it in the pool (bounded only to catch a hang) rather than fail at
+			// the 1 s pool timeout.
 			pool.getHikariConfigMXBean().setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS));
 			holder.commit();
 			// The pool's only connection came back, usable.

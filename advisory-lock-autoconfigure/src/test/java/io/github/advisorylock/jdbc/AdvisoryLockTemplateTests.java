@@ -59,18 +59,19 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
- * Tests for {@link AdvisoryLockTemplate} against real PostgreSQL, from several connections at once: how it takes its
- * keys, bounds its waits, counts its round trips and refuses what it cannot lock. What must hold on every server and
- * through PgBouncer (blocking, timing out, TRY, shared, release at commit and at rollback) is the contract suite's,
- * {@code io.github.advisorylock.contract.AbstractLockContractTests}, and is not repeated here.
+ * Tests for {@link AdvisoryLockTemplate} against real PostgreSQL, from several
+ * connections at once: how it takes its keys, bounds its waits, counts its round trips
+ * and refuses what it cannot lock. What must hold on every server and through PgBouncer
+ * (blocking, timing out, TRY, shared, release at commit and at rollback) is the contract
+ * suite's, {@code io.github.advisorylock.contract.AbstractLockContractTests}, and is not
+ * repeated here.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockTemplateTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	private final RecordingDataSource dataSource = new RecordingDataSource(
-			TestDatabase.get().dataSource());
+	private final RecordingDataSource dataSource = new RecordingDataSource(TestDatabase.get().dataSource());
 
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.on(this.dataSource);
@@ -95,8 +96,10 @@ class AdvisoryLockTemplateTests {
 
 	@Test
 	void theTimeoutBoundsTheWholeAcquisitionNotEachKey() throws Exception {
-		// Three held keys; each holder lets go once the caller has waited 600ms for it. PostgreSQL applies
-		// lock_timeout to each wait, so a per-key timeout of 1500ms would let the caller through after ~1800ms.
+		// Three held keys; each holder lets go once the caller has waited 600ms for it.
+		// PostgreSQL applies
+		// lock_timeout to each wait, so a per-key timeout of 1500ms would let the caller
+		// through after ~1800ms.
 		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
 		List<LockHolder> holders = new ArrayList<>();
 		keys.forEach((key) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(), key)));
@@ -127,7 +130,8 @@ class AdvisoryLockTemplateTests {
 			TransactionTemplate otherTransaction = new TransactionTemplate(new DataSourceTransactionManager(other));
 			assertThatExceptionOfType(LockTransactionException.class)
 				.isThrownBy(() -> otherTransaction.executeWithoutResult((status) -> {
-					// Binds a connection of this DataSource, in auto-commit, to the other manager's transaction.
+					// Binds a connection of this DataSource, in auto-commit, to the other
+					// manager's transaction.
 					this.jdbc.queryForObject("SELECT 1", Integer.class);
 					this.locks.lock(this.namespace, 1);
 				}))
@@ -152,20 +156,21 @@ class AdvisoryLockTemplateTests {
 				LockRequest.of(this.namespace, 2), LockRequest.of(this.namespace, 3).withTimeout(Duration.ofNanos(1)),
 				LockRequest.of(this.namespace, 4).withTimeout(Duration.ofSeconds(1)));
 		List<LockHolder> holders = new ArrayList<>();
-		List.of(1, 2, 3, 4).forEach((value) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(),
-				key(value))));
+		List.of(1, 2, 3, 4)
+			.forEach((value) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(), key(value))));
 		try {
 			for (LockRequest request : requests) {
-				assertThatExceptionOfType(LockBusyException.class).isThrownBy(
-						() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)));
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)));
 			}
 		}
 		finally {
 			holders.forEach(LockHolder::close);
 		}
-		// For each call: the key of its try; then, as the try found it held, the timeout in milliseconds of its wait.
-		assertThat(this.dataSource.parameters()).containsExactly(String.valueOf(key(1)), "200",
-				String.valueOf(key(2)), "150", String.valueOf(key(3)), "1", String.valueOf(key(4)), "1000");
+		// For each call: the key of its try; then, as the try found it held, the timeout
+		// in milliseconds of its wait.
+		assertThat(this.dataSource.parameters()).containsExactly(String.valueOf(key(1)), "200", String.valueOf(key(2)),
+				"150", String.valueOf(key(3)), "1", String.valueOf(key(4)), "1000");
 	}
 
 	@Test
@@ -201,10 +206,11 @@ class AdvisoryLockTemplateTests {
 			this.transaction.executeWithoutResult((status) -> {
 				assertThat(this.locks.tryLock(this.namespace, "a", "b", "c")).isFalse();
 				Integer pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
-				// Taken in ascending order: the lowest key is now held (until the transaction ends), the highest
+				// Taken in ascending order: the lowest key is now held (until the
+				// transaction ends), the highest
 				// was never tried.
-				assertThat(this.pgLocks.on(keys.get(0))).containsExactly(
-						new AdvisoryLock(pid, keys.get(0), "ExclusiveLock", true));
+				assertThat(this.pgLocks.on(keys.get(0)))
+					.containsExactly(new AdvisoryLock(pid, keys.get(0), "ExclusiveLock", true));
 				assertThat(this.pgLocks.on(keys.get(2))).isEmpty();
 			});
 		}
@@ -225,7 +231,8 @@ class AdvisoryLockTemplateTests {
 		String highValue = (high == key("a")) ? "a" : "b";
 		String lowValue = (high == key("a")) ? "b" : "a";
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), high)) {
-			// Named high first: taken in ascending order, the low key is held while the high one is awaited.
+			// Named high first: taken in ascending order, the low key is held while the
+			// high one is awaited.
 			Future<Boolean> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(this.namespace, highValue, lowValue);
 				return true;
@@ -248,7 +255,8 @@ class AdvisoryLockTemplateTests {
 				this.locks.lock(this.namespace, order[0]);
 				bothHoldOne.countDown();
 				bothHoldOne.await(HANG_SECONDS, TimeUnit.SECONDS);
-				// Two separate calls in opposite orders: the one thing the sorted keys of a single call cannot prevent.
+				// Two separate calls in opposite orders: the one thing the sorted keys of
+				// a single call cannot prevent.
 				this.locks.lock(LockRequest.of(this.namespace, order[1]).withTimeout(Duration.ofSeconds(20)));
 				return true;
 			}));
@@ -262,8 +270,10 @@ class AdvisoryLockTemplateTests {
 				failures.add(ex.getCause());
 			}
 		}
-		// Spring's translator for PostgreSQL maps 40P01 to DeadlockLoserDataAccessException, which Spring Framework
-		// deprecates in favour of its parent, PessimisticLockingFailureException: catch the parent.
+		// Spring's translator for PostgreSQL maps 40P01 to
+		// DeadlockLoserDataAccessException, which Spring Framework
+		// deprecates in favour of its parent, PessimisticLockingFailureException: catch
+		// the parent.
 		assertThat(failures).singleElement()
 			.isInstanceOf(DeadlockLoserDataAccessException.class)
 			.isInstanceOf(PessimisticLockingFailureException.class)
@@ -288,7 +298,8 @@ class AdvisoryLockTemplateTests {
 		String sessionDefault = this.jdbc.queryForObject("SHOW lock_timeout", String.class);
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(5))) {
 			Future<String> caller = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(LockRequest.of(this.namespace, 5).withMode(LockMode.SHARED)
+				this.locks.lock(LockRequest.of(this.namespace, 5)
+					.withMode(LockMode.SHARED)
 					.withTimeout(Duration.ofSeconds(20)));
 				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);
 			});
@@ -304,11 +315,14 @@ class AdvisoryLockTemplateTests {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(0))) {
 			Future<List<Long>> caller = this.threads.inTransaction(this.transaction, () -> {
 				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(20)));
-				return this.jdbc.queryForList("SELECT " + PgLocks.KEY_EXPRESSION + " FROM pg_locks "
-						+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() ORDER BY 1", Long.class);
+				return this.jdbc.queryForList(
+						"SELECT " + PgLocks.KEY_EXPRESSION + " FROM pg_locks "
+								+ "WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid() ORDER BY 1",
+						Long.class);
 			});
 			this.pgLocks.awaitWaiters(keys.get(0), 1);
-			// The try stopped at the held key: the caller holds none of the keys after it while it waits.
+			// The try stopped at the held key: the caller holds none of the keys after it
+			// while it waits.
 			assertThat(this.pgLocks.on(keys.get(1))).isEmpty();
 			holder.commit();
 			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactlyElementsOf(keys);
@@ -317,7 +331,8 @@ class AdvisoryLockTemplateTests {
 
 	@Test
 	void restoresThePreviousLockTimeoutAfterWaiting() throws Exception {
-		// The last of the call's keys is held: the try takes the others, and the wait sets and restores the timeout.
+		// The last of the call's keys is held: the try takes the others, and the wait
+		// sets and restores the timeout.
 		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(2))) {
 			Future<String> caller = this.threads.inTransaction(this.transaction, () -> {
@@ -327,8 +342,8 @@ class AdvisoryLockTemplateTests {
 			});
 			this.pgLocks.awaitWaiters(keys.get(2), 1);
 			int callerPid = this.pgLocks.waiterPid(keys.get(2));
-			assertThat(this.pgLocks.on(keys.get(0))).containsExactly(
-					new AdvisoryLock(callerPid, keys.get(0), "ExclusiveLock", true));
+			assertThat(this.pgLocks.on(keys.get(0)))
+				.containsExactly(new AdvisoryLock(callerPid, keys.get(0), "ExclusiveLock", true));
 			holder.commit();
 			assertThat(caller.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo("7s");
 		}
@@ -417,13 +432,15 @@ class AdvisoryLockTemplateTests {
 					jdbc.update("INSERT INTO rows VALUES (1)");
 				}))
 				.withMessageContaining("repeatable read");
-			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(
-					() -> transaction.executeWithoutResult((status) -> locks.tryLock(this.namespace, 1)));
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> transaction.executeWithoutResult((status) -> locks.tryLock(this.namespace, 1)));
 			assertThat(new PgLocks(repeatableRead).all()).isEmpty();
-			// Refused before any lock is taken, not taken and then refused: the transaction holds none.
+			// Refused before any lock is taken, not taken and then refused: the
+			// transaction holds none.
 			String ownLocks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()";
-			List<Runnable> calls = List.of(() -> locks.lock(this.namespace, 1), () -> locks.lock(this.namespace, 1, 2, 3),
-					() -> locks.tryLock(this.namespace, 1), () -> locks.tryLock(this.namespace, 1, 2, 3));
+			List<Runnable> calls = List.of(() -> locks.lock(this.namespace, 1),
+					() -> locks.lock(this.namespace, 1, 2, 3), () -> locks.tryLock(this.namespace, 1),
+					() -> locks.tryLock(this.namespace, 1, 2, 3));
 			for (Runnable call : calls) {
 				transaction.executeWithoutResult((status) -> {
 					assertThatExceptionOfType(LockTransactionException.class).isThrownBy(call::run)
@@ -487,11 +504,10 @@ class AdvisoryLockTemplateTests {
 	@Test
 	void translatesOtherSqlErrors() {
 		this.transaction.executeWithoutResult((status) -> {
-			assertThatExceptionOfType(DataAccessException.class)
-				.isThrownBy(() -> this.jdbc.execute("SELECT 1 / 0"));
-			// The transaction is now aborted: PostgreSQL refuses every statement until it ends.
-			assertThatExceptionOfType(DataAccessException.class)
-				.isThrownBy(() -> this.locks.lock(this.namespace, 1))
+			assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> this.jdbc.execute("SELECT 1 / 0"));
+			// The transaction is now aborted: PostgreSQL refuses every statement until it
+			// ends.
+			assertThatExceptionOfType(DataAccessException.class).isThrownBy(() -> this.locks.lock(this.namespace, 1))
 				.withMessageContaining("Acquire advisory lock")
 				.satisfies((ex) -> assertThat(ex).isNotInstanceOf(LockBusyException.class));
 			status.setRollbackOnly();

@@ -31,8 +31,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * Tests that a refused key value tells its place among the keys of the request
- * ({@link InvalidLockKeyException#getKeyIndex()}), as an application that builds a {@link LockRequest} sees it. Keys
- * are refused before any connection is asked for, so the data source is never connected to.
+ * ({@link InvalidLockKeyException#getKeyIndex()}), as an application that builds a
+ * {@link LockRequest} sees it. Keys are refused before any connection is asked for, so
+ * the data source is never connected to.
  */
 class InvalidLockKeyIndexTests {
 

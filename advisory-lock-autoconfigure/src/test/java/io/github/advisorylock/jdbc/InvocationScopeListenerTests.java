@@ -50,8 +50,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests of what {@link LockAcquisitionListener}s are told of invocation-scoped acquisitions: each outcome, with the
- * failure for a timeout and an error, and the end of the locks.
+ * Tests of what {@link LockAcquisitionListener}s are told of invocation-scoped
+ * acquisitions: each outcome, with the failure for a timeout and an error, and the end of
+ * the locks.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class InvocationScopeListenerTests {
@@ -105,8 +106,8 @@ class InvocationScopeListenerTests {
 	@Test
 	void blockThatRunsOutOfTimeIsToldTimeoutWithTheDriversFailure() {
 		try (LockHolder holder = holding(1)) {
-			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> this.locks
-				.execute(invocation(1).withTimeout(Duration.ofMillis(50)), (handle) -> "ran"));
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(
+					() -> this.locks.execute(invocation(1).withTimeout(Duration.ofMillis(50)), (handle) -> "ran"));
 		}
 		assertThat(this.listener.heard).singleElement().satisfies((heard) -> {
 			assertThat(heard.outcome()).isEqualTo(Outcome.TIMEOUT);
@@ -117,8 +118,8 @@ class InvocationScopeListenerTests {
 	@Test
 	void callInsideAnEarlierTransactionIsToldErrorWithTheRefusal() {
 		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.pool));
-		assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> transaction
-			.execute((status) -> this.locks.execute(invocation(1), (handle) -> "ran")));
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> transaction.execute((status) -> this.locks.execute(invocation(1), (handle) -> "ran")));
 		assertThat(this.listener.heard).singleElement().satisfies((heard) -> {
 			assertThat(heard.outcome()).isEqualTo(Outcome.ERROR);
 			assertThat(heard.error()).isInstanceOf(LockTransactionException.class);
@@ -140,7 +141,8 @@ class InvocationScopeListenerTests {
 	}
 
 	/**
-	 * What a listener heard: an outcome and its failure, or the end of held locks ({@code null} outcome).
+	 * What a listener heard: an outcome and its failure, or the end of held locks
+	 * ({@code null} outcome).
 	 */
 	record Heard(@Nullable Outcome outcome, @Nullable Throwable error) {
 

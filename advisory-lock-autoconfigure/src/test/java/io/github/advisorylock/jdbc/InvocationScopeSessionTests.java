@@ -52,9 +52,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests of what an invocation-scoped lock's session promises while the work runs: no xid and no snapshot between its
- * statements, whether the lock was free or waited for, and a loss reported by the heartbeat that finds the session
- * gone, or the server silent, not later by the dead-man switch.
+ * Tests of what an invocation-scoped lock's session promises while the work runs: no xid
+ * and no snapshot between its statements, whether the lock was free or waited for, and a
+ * loss reported by the heartbeat that finds the session gone, or the server silent, not
+ * later by the dead-man switch.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class InvocationScopeSessionTests {
@@ -84,7 +85,9 @@ class InvocationScopeSessionTests {
 		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
 	}
 
-	/** Read the lock session's transaction id and snapshot horizon, as VACUUM sees them. */
+	/**
+	 * Read the lock session's transaction id and snapshot horizon, as VACUUM sees them.
+	 */
 	private Map<String, Object> lockSession(long key) {
 		return this.observer.queryForMap("SELECT state, backend_xid::text AS xid, backend_xmin::text AS xmin "
 				+ "FROM pg_stat_activity WHERE pid = ?", this.pgLocks.holderPid(key));
@@ -115,12 +118,15 @@ class InvocationScopeSessionTests {
 
 	@Test
 	void failedHeartbeatReportsTheLossItselfWithoutWaitingForTheDeadManSwitch() throws Exception {
-		// Three heartbeats of silence make the dead-man switch: far more than the one that fails here needs.
+		// Three heartbeats of silence make the dead-man switch: far more than the one
+		// that fails here needs.
 		this.locks.setHeartbeat(Duration.ofSeconds(2));
 		this.locks.execute(invocation(1), (handle) -> {
-			this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, this.pgLocks.holderPid(key(1)));
+			this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class,
+					this.pgLocks.holderPid(key(1)));
 			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
-			// The heartbeat's own failure, not the dead-man switch's "no heartbeat confirmed".
+			// The heartbeat's own failure, not the dead-man switch's "no heartbeat
+			// confirmed".
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
 				.withCauseInstanceOf(SQLException.class);
 			return null;
@@ -148,12 +154,14 @@ class InvocationScopeSessionTests {
 				}
 
 			}));
-			// The acquisition's bound, which covers a wait, is longer than the hang bound: only the heartbeat's own
+			// The acquisition's bound, which covers a wait, is longer than the hang
+			// bound: only the heartbeat's own
 			// bound ends it in time.
 			LockRequest request = invocation(1).withTimeout(PgLocks.HANG_TIMEOUT.multipliedBy(2));
 			Future<Throwable> job = this.threads.submit(() -> locks.execute(request, (handle) -> {
 				relay.freeze();
-				// Nothing here asks isLost(), which would apply the dead-man switch: the heartbeat must report it.
+				// Nothing here asks isLost(), which would apply the dead-man switch: the
+				// heartbeat must report it.
 				TestThreads.await(lost);
 				return catchThrowable(handle::checkHeld);
 			}).value());

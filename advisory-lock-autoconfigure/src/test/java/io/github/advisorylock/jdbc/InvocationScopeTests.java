@@ -67,15 +67,18 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Tests for invocation-scoped locks and {@link WaitMode#SKIP} through {@link AdvisoryLockTemplate#execute}, against
- * real PostgreSQL from several connections at once.
+ * Tests for invocation-scoped locks and {@link WaitMode#SKIP} through
+ * {@link AdvisoryLockTemplate#execute}, against real PostgreSQL from several connections
+ * at once.
  */
 @ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class InvocationScopeTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	/** The application's pool of two: the work's transactions run here, never the locks. */
+	/**
+	 * The application's pool of two: the work's transactions run here, never the locks.
+	 */
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.newPool(2).withLockSettings((locks) -> configure(locks, 4));
 
@@ -129,7 +132,8 @@ class InvocationScopeTests {
 					holderPid(key(1)));
 			assertThat(session).containsEntry("state", "idle in transaction")
 				// PostgreSQL keeps the first 63 bytes of an application_name.
-				.containsEntry("application_name", ("advisory-lock " + this.namespace + " @ instance-7").substring(0, 63))
+				.containsEntry("application_name",
+						("advisory-lock " + this.namespace + " @ instance-7").substring(0, 63))
 				.containsEntry("xid", null)
 				.containsEntry("xmin", null);
 			return null;
@@ -157,9 +161,8 @@ class InvocationScopeTests {
 	void tryThrowsBusyNamingTheHolderAndDoesNotRunTheWork() {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
 			AtomicBoolean ran = new AtomicBoolean();
-			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> this.locks.execute(invocation(1).withWaitMode(WaitMode.TRY),
-						(handle) -> ran.getAndSet(true)))
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(
+					() -> this.locks.execute(invocation(1).withWaitMode(WaitMode.TRY), (handle) -> ran.getAndSet(true)))
 				.satisfies((ex) -> assertThat(ex.getHolders()).singleElement()
 					.satisfies((info) -> assertThat(info.pid()).isEqualTo(holder.pid())));
 			assertThat(ran).isFalse();
@@ -172,12 +175,13 @@ class InvocationScopeTests {
 		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), ascending.get(1))) {
 			this.transaction.executeWithoutResult((status) -> {
-				LockResult<Boolean> result = this.locks.execute(LockRequest.of(this.namespace, "a", "b", "c")
-					.withWaitMode(WaitMode.SKIP), (handle) -> true);
+				LockResult<Boolean> result = this.locks.execute(
+						LockRequest.of(this.namespace, "a", "b", "c").withWaitMode(WaitMode.SKIP), (handle) -> true);
 				assertThat(result.executed()).isFalse();
-				assertThat(this.pgLocks.all()).containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1),
-						"ExclusiveLock", true));
-				// The transaction goes on: the savepoint's rollback released only the keys.
+				assertThat(this.pgLocks.all())
+					.containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1), "ExclusiveLock", true));
+				// The transaction goes on: the savepoint's rollback released only the
+				// keys.
 				assertThat(this.jdbc.queryForObject("SELECT 1", Integer.class)).isOne();
 			});
 			holder.rollback();
@@ -201,7 +205,8 @@ class InvocationScopeTests {
 	void nestedCallsForAKeyTheEnclosingCallHoldsDoNotWaitInEitherScope() {
 		this.locks.execute(invocation(1).withWaitMode(WaitMode.TRY), (outer) -> {
 			int holder = holderPid(key(1));
-			// An invocation-scoped call inside the enclosing one, and a transaction-scoped one inside a transaction.
+			// An invocation-scoped call inside the enclosing one, and a
+			// transaction-scoped one inside a transaction.
 			assertThat(this.locks.execute(invocation(1).withWaitMode(WaitMode.TRY), (inner) -> "inner").value())
 				.isEqualTo("inner");
 			this.transaction.executeWithoutResult((status) -> {
@@ -252,10 +257,12 @@ class InvocationScopeTests {
 
 	@Test
 	void workThatNeedsEveryPoolConnectionNeverDeadlocksAgainstLockConnections() throws Exception {
-		// Two jobs at once on a pool of two, each running a transaction while holding its lock: had the locks taken
+		// Two jobs at once on a pool of two, each running a transaction while holding its
+		// lock: had the locks taken
 		// pool connections, each job would wait for the other's.
 		CountDownLatch bothHolding = new CountDownLatch(2);
-		List<Future<LockResult<Integer>>> jobs = List.of("a", "b").stream()
+		List<Future<LockResult<Integer>>> jobs = List.of("a", "b")
+			.stream()
 			.map((job) -> this.threads.submit(() -> this.locks.execute(invocation(job), (handle) -> {
 				bothHolding.countDown();
 				TestThreads.await(bothHolding);
@@ -320,7 +327,8 @@ class InvocationScopeTests {
 		assertThat(seen[0].isLost()).isTrue();
 		assertThatIllegalStateException().isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> null))
 			.withMessageContaining("after its AdvisoryLockTemplate was closed");
-		// Closing the pool aborts the lock's connection; the server ends that session, and the lock with it, once it
+		// Closing the pool aborts the lock's connection; the server ends that session,
+		// and the lock with it, once it
 		// reads the closed socket, a moment later.
 		this.pgLocks.await("the lock released after the template closed its connection",
 				(locks) -> locks.stream().noneMatch((lock) -> lock.key() == key(1)));
@@ -347,10 +355,12 @@ class InvocationScopeTests {
 	void holderWhoseHeartbeatsStalledPastTheDeadManSwitchLearnsItAtItsFirstCheckWithoutWaitingForAHeartbeat() {
 		this.locks.execute(invocation(1), (handle) -> {
 			int pid = holderPid(key(1));
-			// The heartbeat runs under the lock's monitor: holding it stalls the heartbeats, as a paused process would.
+			// The heartbeat runs under the lock's monitor: holding it stalls the
+			// heartbeats, as a paused process would.
 			synchronized (handle) {
-				await().atMost(PgLocks.HANG_TIMEOUT).until(() -> this.observer.queryForObject(
-						"SELECT count(*) FROM pg_stat_activity WHERE pid = ?", Integer.class, pid) == 0);
+				await().atMost(PgLocks.HANG_TIMEOUT)
+					.until(() -> this.observer.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE pid = ?",
+							Integer.class, pid) == 0);
 				assertThat(handle.isLost()).isTrue();
 				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
 					.withMessageContaining("no heartbeat confirmed for");
@@ -374,7 +384,8 @@ class InvocationScopeTests {
 	void aNamespaceWithANulCharacterIsRefusedAtTheCallInEitherScope() {
 		String nul = this.namespace + "\u0000";
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.locks.execute(LockRequest.of(nul, 1).withScope(LockScope.INVOCATION), (handle) -> "ran"))
+			.isThrownBy(
+					() -> this.locks.execute(LockRequest.of(nul, 1).withScope(LockScope.INVOCATION), (handle) -> "ran"))
 			.withMessageContaining("namespace holds a NUL character");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(nul, 1)))
@@ -383,15 +394,15 @@ class InvocationScopeTests {
 
 	@Test
 	void keyValuesAreEscapedAndCutInMessagesAndLogLinesAndKeptWholeInTheExceptions(CapturedOutput output) {
-		// A line of its own would start with the forged text; the logging pattern's own lines start otherwise.
+		// A line of its own would start with the forged text; the logging pattern's own
+		// lines start otherwise.
 		String forged = "1970-01-01 00:00:00 ERROR forged line";
 		String forging = "1\n" + forged;
 		String huge = "x".repeat(5_000_000);
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(forging))) {
-			LockBusyException busy = catchThrowableOfType(LockBusyException.class, () -> this.locks
-				.execute(invocation(forging, huge).withWaitMode(WaitMode.TRY), (handle) -> "ran"));
-			assertThat(busy.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000)
-				.contains("1\\n" + forged);
+			LockBusyException busy = catchThrowableOfType(LockBusyException.class,
+					() -> this.locks.execute(invocation(forging, huge).withWaitMode(WaitMode.TRY), (handle) -> "ran"));
+			assertThat(busy.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000).contains("1\\n" + forged);
 			assertThat(busy.getKeyValues()).containsExactlyInAnyOrder(forging, huge);
 			holder.rollback();
 		}
@@ -411,10 +422,10 @@ class InvocationScopeTests {
 	@Test
 	void workFailureReachesTheCallerAfterTheLockIsReleased() {
 		IllegalStateException failure = new IllegalStateException("work failed");
-		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.locks.execute(invocation(1),
-				(handle) -> {
-					throw failure;
-				}))
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(1), (handle) -> {
+				throw failure;
+			}))
 			.isSameAs(failure);
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
 	}
@@ -433,7 +444,8 @@ class InvocationScopeTests {
 	@Test
 	void skippedResultHasNoValue() {
 		assertThat(LockResult.skipped().executed()).isFalse();
-		assertThatExceptionOfType(java.util.NoSuchElementException.class).isThrownBy(() -> LockResult.skipped().value());
+		assertThatExceptionOfType(java.util.NoSuchElementException.class)
+			.isThrownBy(() -> LockResult.skipped().value());
 		assertThat(Optional.ofNullable(LockResult.executed(null).value())).isEmpty();
 	}
 

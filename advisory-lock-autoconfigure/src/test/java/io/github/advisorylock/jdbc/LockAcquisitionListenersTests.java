@@ -44,8 +44,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that a {@link LockAcquisitionListener} that throws, against its contract, neither breaks the call nor keeps
- * the other listeners from hearing about it.
+ * Tests that a {@link LockAcquisitionListener} that throws, against its contract, neither
+ * breaks the call nor keeps the other listeners from hearing about it.
  */
 @ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class LockAcquisitionListenersTests {
@@ -83,11 +83,11 @@ class LockAcquisitionListenersTests {
 		assertThat(this.first.outcomes).containsExactly(Outcome.ACQUIRED, Outcome.ACQUIRED);
 		assertThat(this.last.outcomes).containsExactly(Outcome.ACQUIRED, Outcome.ACQUIRED);
 		// At WARN once per listener class, however often it throws.
-		assertThat(output.getOut().lines()
-			.filter((line) -> line.contains(LogsOnceAtWarn.class.getName() + " threw in starting for advisory lock '"
-					+ this.namespace + "'"))
-			.filter((line) -> line.contains("reported once per listener class")))
-			.singleElement()
+		assertThat(output.getOut()
+			.lines()
+			.filter((line) -> line.contains(
+					LogsOnceAtWarn.class.getName() + " threw in starting for advisory lock '" + this.namespace + "'"))
+			.filter((line) -> line.contains("reported once per listener class"))).singleElement()
 			.asString()
 			.contains("WARN");
 	}
@@ -118,8 +118,8 @@ class LockAcquisitionListenersTests {
 		final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
 		@Override
-		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
-				List<String> values) {
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode,
+				List<Long> keys, List<String> values) {
 			return (outcome, error) -> this.outcomes.add(outcome);
 		}
 
@@ -128,8 +128,8 @@ class LockAcquisitionListenersTests {
 	static final class ThrowsWhenStarting implements LockAcquisitionListener {
 
 		@Override
-		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
-				List<String> values) {
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode,
+				List<Long> keys, List<String> values) {
 			throw new IllegalStateException("broken listener");
 		}
 
@@ -139,8 +139,8 @@ class LockAcquisitionListenersTests {
 	static final class LogsOnceAtWarn implements LockAcquisitionListener {
 
 		@Override
-		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
-				List<String> values) {
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode,
+				List<Long> keys, List<String> values) {
 			throw new IllegalStateException("broken listener");
 		}
 
@@ -149,8 +149,8 @@ class LockAcquisitionListenersTests {
 	static final class ThrowsWhenFinished implements LockAcquisitionListener {
 
 		@Override
-		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
-				List<String> values) {
+		public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode,
+				List<Long> keys, List<String> values) {
 			return (outcome, error) -> {
 				throw new IllegalStateException("broken listener");
 			};

@@ -41,8 +41,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * Properties of the keys of one call ({@link LockKeys}) over generated collections with duplicates
- * ({@link Generated}).
+ * Properties of the keys of one call ({@link LockKeys}) over generated collections with
+ * duplicates ({@link Generated}).
  */
 @ExtendWith(Generated.ReportSeed.class)
 class LockKeysPropertyTests {
@@ -54,8 +54,8 @@ class LockKeysPropertyTests {
 	}
 
 	static Stream<Arguments> keyValueListsAndSeeds() {
-		return Generated.generate(1_000, (generated) -> arguments(
-				named(generated.list(1, 40, () -> keyValue(generated))), generated.anyLong()));
+		return Generated.generate(1_000,
+				(generated) -> arguments(named(generated.list(1, 40, () -> keyValue(generated))), generated.anyLong()));
 	}
 
 	static Stream<Arguments> argumentsAndLimits() {
@@ -64,14 +64,20 @@ class LockKeysPropertyTests {
 						generated.between(1, 8)));
 	}
 
-	/** Every limit from 1 to 10 with 1 to 5 keys too many: 50 cases, all of them rather than a sample. */
+	/**
+	 * Every limit from 1 to 10 with 1 to 5 keys too many: 50 cases, all of them rather
+	 * than a sample.
+	 */
 	static Stream<Arguments> limitsAndExcess() {
 		return IntStream.rangeClosed(1, 10)
 			.boxed()
 			.flatMap((maxKeys) -> IntStream.rangeClosed(1, 5).mapToObj((extra) -> arguments(maxKeys, extra)));
 	}
 
-	/** Few distinct values, so that duplicates (also across types: 7 and "7") are frequent. */
+	/**
+	 * Few distinct values, so that duplicates (also across types: 7 and "7") are
+	 * frequent.
+	 */
 	private static Object keyValue(Generated generated) {
 		return generated.anyOf(() -> generated.between(0, 20), () -> generated.between(0L, 20L),
 				() -> String.valueOf(generated.between(0, 20)), () -> generated.oneOf(LockMode.class),
@@ -124,8 +130,7 @@ class LockKeysPropertyTests {
 			assertThat(thrown).isExactlyInstanceOf(InvalidLockKeyException.class);
 		}
 		else {
-			assertThat(LockKeys.resolve(NAMESPACE, arguments, LockKeyStrategy.standard(), maxKeys).keys())
-				.isNotEmpty()
+			assertThat(LockKeys.resolve(NAMESPACE, arguments, LockKeyStrategy.standard(), maxKeys).keys()).isNotEmpty()
 				.hasSizeLessThanOrEqualTo(maxKeys)
 				.isSorted()
 				.doesNotHaveDuplicates();
@@ -144,8 +149,9 @@ class LockKeysPropertyTests {
 				() -> LockKeys.resolve(NAMESPACE, List.of(values), LockKeyStrategy.standard(), maxKeys));
 		assertThat(thrown).isExactlyInstanceOf(InvalidLockKeyException.class)
 			.hasMessageContaining("more than " + maxKeys + " distinct keys");
-		assertThat(LockKeys.resolve(NAMESPACE, List.of(values.subList(0, 2 * maxKeys)), LockKeyStrategy.standard(),
-				maxKeys).keys()).hasSize(maxKeys);
+		assertThat(LockKeys
+			.resolve(NAMESPACE, List.of(values.subList(0, 2 * maxKeys)), LockKeyStrategy.standard(), maxKeys)
+			.keys()).hasSize(maxKeys);
 	}
 
 }

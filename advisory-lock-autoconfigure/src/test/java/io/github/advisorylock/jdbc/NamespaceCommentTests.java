@@ -42,8 +42,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the namespace comment of the lock statement: {@code pg_stat_activity} shows what a waiting session waits
- * for, and no namespace can break out of the comment.
+ * Tests for the namespace comment of the lock statement: {@code pg_stat_activity} shows
+ * what a waiting session waits for, and no namespace can break out of the comment.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class NamespaceCommentTests {
@@ -72,12 +72,12 @@ class NamespaceCommentTests {
 		String value = "4f1c2a9e-3b7d-4c55-9a2e-8d6f0b1c7e42";
 		long key = AdvisoryLockKeys.of(namespace, value);
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key)) {
-			Future<?> waiter = this.threads.submit(() -> this.transaction.executeWithoutResult((status) -> this.locks
-				.lock(LockRequest.of(namespace, value).withTimeout(PgLocks.HANG_TIMEOUT))));
+			Future<?> waiter = this.threads.submit(() -> this.transaction.executeWithoutResult(
+					(status) -> this.locks.lock(LockRequest.of(namespace, value).withTimeout(PgLocks.HANG_TIMEOUT))));
 			this.pgLocks.awaitWaiters(key, 1);
 			int waiterPid = this.pgLocks.waiterPid(key);
-			String query = this.observer.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?", String.class,
-					waiterPid);
+			String query = this.observer.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?",
+					String.class, waiterPid);
 			assertThat(query).startsWith("/* advisory-lock " + namespace + " */ ")
 				.doesNotContain(value)
 				.doesNotContain(Long.toString(key));

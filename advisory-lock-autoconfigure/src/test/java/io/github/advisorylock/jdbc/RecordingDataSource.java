@@ -32,14 +32,13 @@ import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
- * A {@link DataSource} that records what the library sends through its connections: how many statements it creates
- * (to show that a failure happened before any SQL), and the scalar parameters it binds (to show the timeout that
- * reaches PostgreSQL).
+ * A {@link DataSource} that records what the library sends through its connections: how
+ * many statements it creates (to show that a failure happened before any SQL), and the
+ * scalar parameters it binds (to show the timeout that reaches PostgreSQL).
  */
 class RecordingDataSource extends DelegatingDataSource {
 
-	private static final Set<String> STATEMENT_FACTORIES = Set.of("createStatement", "prepareStatement",
-			"prepareCall");
+	private static final Set<String> STATEMENT_FACTORIES = Set.of("createStatement", "prepareStatement", "prepareCall");
 
 	private final AtomicInteger statements = new AtomicInteger();
 
@@ -87,8 +86,8 @@ class RecordingDataSource extends DelegatingDataSource {
 				throw ex.getTargetException();
 			}
 		};
-		return type.cast(Proxy.newProxyInstance(RecordingDataSource.class.getClassLoader(), new Class<?>[] { type },
-				handler));
+		return type
+			.cast(Proxy.newProxyInstance(RecordingDataSource.class.getClassLoader(), new Class<?>[] { type }, handler));
 	}
 
 	@FunctionalInterface

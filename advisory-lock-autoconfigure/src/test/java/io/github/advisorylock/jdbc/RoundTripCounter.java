@@ -23,8 +23,9 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
- * Counts the network round trips pgjdbc makes, by the Sync messages it logs: every extended-protocol exchange ends
- * with one Sync, after which the driver waits for the server.
+ * Counts the network round trips pgjdbc makes, by the Sync messages it logs: every
+ * extended-protocol exchange ends with one Sync, after which the driver waits for the
+ * server.
  */
 public final class RoundTripCounter implements AutoCloseable {
 
@@ -40,7 +41,8 @@ public final class RoundTripCounter implements AutoCloseable {
 
 		@Override
 		public void publish(LogRecord record) {
-			// Only this thread's: a pool's housekeeping on other threads may talk to the server meanwhile.
+			// Only this thread's: a pool's housekeeping on other threads may talk to the
+			// server meanwhile.
 			if (Thread.currentThread() == RoundTripCounter.this.owner && record.getMessage() != null
 					&& record.getMessage().contains("FE=> Sync")) {
 				RoundTripCounter.this.syncs.incrementAndGet();

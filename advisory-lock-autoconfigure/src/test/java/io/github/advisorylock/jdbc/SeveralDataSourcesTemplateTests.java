@@ -49,13 +49,17 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests for an {@link AdvisoryLockTemplate} that knows two {@link DataSource}s, on two databases, each with its own
- * transaction manager: the lock joins the transaction of whichever is bound, and a request names one where both are.
+ * Tests for an {@link AdvisoryLockTemplate} that knows two {@link DataSource}s, on two
+ * databases, each with its own transaction manager: the lock joins the transaction of
+ * whichever is bound, and a request names one where both are.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SeveralDataSourcesTemplateTests {
 
-	/** A pool of four on each database; the lock template knows both, {@code first} by default. */
+	/**
+	 * A pool of four on each database; the lock template knows both, {@code first} by
+	 * default.
+	 */
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.twoDatabases(4);
 
@@ -106,8 +110,8 @@ class SeveralDataSourcesTemplateTests {
 			this.firstTransaction.executeWithoutResult((outer) -> this.secondTransaction.executeWithoutResult((in) -> {
 				assertThatExceptionOfType(LockTransactionException.class)
 					.isThrownBy(() -> this.locks.lock(this.namespace, 1))
-					.withMessageContaining("several DataSources bound to the transactions of this thread, [first, "
-							+ "second]")
+					.withMessageContaining(
+							"several DataSources bound to the transactions of this thread, [first, " + "second]")
 					.withMessageContaining("one of [first, second], with @AdvisoryLocked(dataSource = \"...\") or "
 							+ "LockRequest.withDataSource(\"...\")");
 				assertThat(TwoDatabases.locksIn(this.first)).isEmpty();
@@ -129,7 +133,8 @@ class SeveralDataSourcesTemplateTests {
 		this.firstTransaction.executeWithoutResult((outer) -> {
 			this.locks.lock(this.namespace, 1);
 			int outerPid = pid(this.first);
-			// The inner manager's transaction suspends the outer one's synchronizations, and with them the record of
+			// The inner manager's transaction suspends the outer one's synchronizations,
+			// and with them the record of
 			// its keys, but leaves its connection bound.
 			this.secondTransaction.executeWithoutResult((inner) -> {
 				this.locks.lock(LockRequest.of(this.namespace, 1).withDataSource("second"));
@@ -162,7 +167,8 @@ class SeveralDataSourcesTemplateTests {
 				assertThat(TwoDatabases.locksIn(this.second))
 					.containsExactly(new AdvisoryLock(pid(this.second), key(1), "ExclusiveLock", true));
 			});
-			// On the same DataSource, the enclosing call's key is re-entrant: no second session asks for it.
+			// On the same DataSource, the enclosing call's key is re-entrant: no second
+			// session asks for it.
 			this.firstTransaction.executeWithoutResult((status) -> {
 				this.locks.lock(this.namespace, 1);
 				assertThat(TwoDatabases.locksIn(this.first)).hasSize(1);
@@ -177,9 +183,9 @@ class SeveralDataSourcesTemplateTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.locks.lock(request))
 			.withMessageContaining("names DataSource 'third', and no DataSource bean has that name; the known ones "
 					+ "are [first, second]");
-		this.secondTransaction.executeWithoutResult((status) -> assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.locks.lock(request))
-			.withMessageContaining("'third'"));
+		this.secondTransaction.executeWithoutResult(
+				(status) -> assertThatIllegalArgumentException().isThrownBy(() -> this.locks.lock(request))
+					.withMessageContaining("'third'"));
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.locks.execute(request.withScope(LockScope.INVOCATION), (handle) -> "ran"))
 			.withMessageContaining("the known ones are [first, second]");
@@ -237,13 +243,13 @@ class SeveralDataSourcesTemplateTests {
 	void eachDataSourceHasItsOwnBoundOnInvocationScopedLocks() {
 		this.locks.setMaxInvocationConnections(1);
 		LockRequest job = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
-		this.locks.execute(job, (outer) -> this.locks.execute(LockRequest.of(this.namespace, "other")
-			.withScope(LockScope.INVOCATION)
-			.withDataSource("second"), (inner) -> {
-				assertThat(TwoDatabases.keysIn(this.first)).containsExactly(key("job"));
-				assertThat(TwoDatabases.keysIn(this.second)).containsExactly(key("other"));
-				return null;
-			}));
+		this.locks.execute(job, (outer) -> this.locks.execute(
+				LockRequest.of(this.namespace, "other").withScope(LockScope.INVOCATION).withDataSource("second"),
+				(inner) -> {
+					assertThat(TwoDatabases.keysIn(this.first)).containsExactly(key("job"));
+					assertThat(TwoDatabases.keysIn(this.second)).containsExactly(key("other"));
+					return null;
+				}));
 	}
 
 	@Test
@@ -268,8 +274,7 @@ class SeveralDataSourcesTemplateTests {
 
 	@Test
 	void rejectsAnUnknownDefault() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new AdvisoryLockTemplate(this.byName, "third"))
+		assertThatIllegalArgumentException().isThrownBy(() -> new AdvisoryLockTemplate(this.byName, "third"))
 			.withMessageContaining("The default DataSource 'third' is none of [first, second]");
 	}
 

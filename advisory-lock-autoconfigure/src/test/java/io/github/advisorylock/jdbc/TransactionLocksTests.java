@@ -48,9 +48,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests of what the library knows it took in each transaction, against real PostgreSQL: {@code isHeld} and
- * {@code assertHeld} answer for the current transaction only, follow suspend and resume and a rollback to a savepoint;
- * a call for a key that a suspended transaction of the same thread holds fails at once, in every wait mode and scope,
+ * Tests of what the library knows it took in each transaction, against real PostgreSQL:
+ * {@code isHeld} and {@code assertHeld} answer for the current transaction only, follow
+ * suspend and resume and a rollback to a savepoint; a call for a key that a suspended
+ * transaction of the same thread holds fails at once, in every wait mode and scope,
  * instead of waiting for itself or skipping.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -89,22 +90,23 @@ class TransactionLocksTests {
 			this.locks.lock(this.namespace, 1);
 			for (WaitMode waitMode : WaitMode.values()) {
 				LockRequest request = LockRequest.of(this.namespace, 1).withWaitMode(waitMode);
-				// A wait for itself would last the hang bound; the refusal comes before any SQL.
+				// A wait for itself would last the hang bound; the refusal comes before
+				// any SQL.
 				LockRequest bounded = (waitMode == WaitMode.BLOCK) ? request.withTimeout(PgLocks.HANG_TIMEOUT)
 						: request;
 				assertThatExceptionOfType(LockTransactionException.class)
-					.isThrownBy(() -> this.requiresNew.executeWithoutResult(
-							(inner) -> this.locks.execute(bounded, (handle) -> "ran")))
+					.isThrownBy(() -> this.requiresNew
+						.executeWithoutResult((inner) -> this.locks.execute(bounded, (handle) -> "ran")))
 					.withMessageContaining("Advisory lock " + this.namespace + ":1 is held EXCLUSIVE by a transaction "
 							+ "of this same thread that is suspended");
 			}
 			// Resumed, the outer transaction still holds it, re-entrantly.
 			this.locks.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY));
 		});
-		// Once it ended, nothing of it remains: the same call in a new transaction takes the key.
-		this.outer.executeWithoutResult((status) -> this.requiresNew
-			.executeWithoutResult((inner) -> this.locks.lock(LockRequest.of(this.namespace, 1)
-				.withWaitMode(WaitMode.TRY))));
+		// Once it ended, nothing of it remains: the same call in a new transaction takes
+		// the key.
+		this.outer.executeWithoutResult((status) -> this.requiresNew.executeWithoutResult(
+				(inner) -> this.locks.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY))));
 	}
 
 	@Test
@@ -123,15 +125,17 @@ class TransactionLocksTests {
 		this.outer.executeWithoutResult((status) -> {
 			this.locks.lock(this.namespace, 1);
 			this.notSupported.executeWithoutResult((none) -> assertThatExceptionOfType(LockTransactionException.class)
-				.isThrownBy(() -> this.locks.execute(LockRequest.of(this.namespace, 1)
-					.withScope(LockScope.INVOCATION)
-					.withWaitMode(WaitMode.SKIP), (handle) -> "ran"))
+				.isThrownBy(() -> this.locks.execute(
+						LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION).withWaitMode(WaitMode.SKIP),
+						(handle) -> "ran"))
 				.withMessageContaining("suspended"));
 			// A key the suspended transaction does not hold is free for it.
-			this.notSupported.executeWithoutResult((none) -> assertThat(this.locks.execute(LockRequest
-				.of(this.namespace, 2)
-				.withScope(LockScope.INVOCATION)
-				.withTimeout(Duration.ofSeconds(5)), (handle) -> "ran").value()).isEqualTo("ran"));
+			this.notSupported.executeWithoutResult(
+					(none) -> assertThat(this.locks
+						.execute(LockRequest.of(this.namespace, 2)
+							.withScope(LockScope.INVOCATION)
+							.withTimeout(Duration.ofSeconds(5)), (handle) -> "ran")
+						.value()).isEqualTo("ran"));
 		});
 	}
 
@@ -145,12 +149,14 @@ class TransactionLocksTests {
 			assertThat(this.locks.isHeld(this.namespace, 2, 1)).isTrue();
 			assertThat(this.locks.isHeld(this.namespace, 1, 3)).as("one key of two not held").isFalse();
 			assertThat(this.locks.isHeld("other-" + this.namespace, 1)).as("another namespace").isFalse();
-			// A transaction of its own holds nothing of the suspended one's; resumed, the outer one holds it again.
-			this.requiresNew.executeWithoutResult((inner) -> assertThat(this.locks.isHeld(this.namespace, 1)).isFalse());
+			// A transaction of its own holds nothing of the suspended one's; resumed, the
+			// outer one holds it again.
+			this.requiresNew
+				.executeWithoutResult((inner) -> assertThat(this.locks.isHeld(this.namespace, 1)).isFalse());
 			assertThat(this.locks.isHeld(this.namespace, 1)).isTrue();
 		});
-		this.outer.executeWithoutResult((status) -> assertThat(this.locks.isHeld(this.namespace, 1))
-			.as("a later transaction").isFalse());
+		this.outer.executeWithoutResult(
+				(status) -> assertThat(this.locks.isHeld(this.namespace, 1)).as("a later transaction").isFalse());
 	}
 
 	@Test
@@ -183,7 +189,8 @@ class TransactionLocksTests {
 			assertThat(this.locks.isHeld(this.namespace, 2)).as("forgotten").isFalse();
 			assertThat(this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 1))).hasSize(1);
 			assertThat(this.locks.isHeld(this.namespace, 1)).as("taken before the savepoint").isTrue();
-			// A nested call that completes keeps its lock until the outer transaction ends.
+			// A nested call that completes keeps its lock until the outer transaction
+			// ends.
 			this.nested.executeWithoutResult((savepoint) -> this.locks.lock(this.namespace, 3));
 			assertThat(this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 3))).hasSize(1);
 			assertThat(this.locks.isHeld(this.namespace, 3)).isTrue();
@@ -209,7 +216,8 @@ class TransactionLocksTests {
 
 	@Test
 	void theKeysATryTookBeforeTheOneFoundHeldAreKnownHeldAndRefusedToASuspendedCall() {
-		// Keys are tried in ascending order: the holder takes the highest, so the try takes the other two first.
+		// Keys are tried in ascending order: the holder takes the highest, so the try
+		// takes the other two first.
 		List<Integer> byKey = Stream.of(1, 2, 3)
 			.sorted(Comparator.comparingLong((value) -> AdvisoryLockKeys.of(this.namespace, value)))
 			.toList();
@@ -231,16 +239,16 @@ class TransactionLocksTests {
 	@Test
 	void aRefusalIsToldToTheListenersAsAnErrorInEitherScope() {
 		List<Outcome> outcomes = new CopyOnWriteArrayList<>();
-		this.locks.setListeners(List.of((namespace, scope, mode, waitMode, keys, values) -> (outcome,
-				error) -> outcomes.add(outcome)));
+		this.locks.setListeners(
+				List.of((namespace, scope, mode, waitMode, keys, values) -> (outcome, error) -> outcomes.add(outcome)));
 		this.outer.executeWithoutResult((status) -> {
 			this.locks.lock(this.namespace, 1);
 			// Invocation scope inside a transaction that began before it.
 			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> this.locks
 				.execute(LockRequest.of(this.namespace, 2).withScope(LockScope.INVOCATION), (handle) -> "ran"));
 			// Transaction scope, for a key the suspended outer transaction holds.
-			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> this.requiresNew
-				.executeWithoutResult((inner) -> this.locks.lock(this.namespace, 1)));
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> this.requiresNew.executeWithoutResult((inner) -> this.locks.lock(this.namespace, 1)));
 		});
 		assertThat(outcomes).containsExactly(Outcome.ACQUIRED, Outcome.ERROR, Outcome.ERROR);
 	}

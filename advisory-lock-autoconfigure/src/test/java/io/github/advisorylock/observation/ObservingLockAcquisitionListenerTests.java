@@ -57,8 +57,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link ObservingLockAcquisitionListener}: the meters and observations of real locks. Its
- * auto-configuration is tested in
+ * Tests for {@link ObservingLockAcquisitionListener}: the meters and observations of real
+ * locks. Its auto-configuration is tested in
  * {@code io.github.advisorylock.autoconfigure.AdvisoryLockObservationAutoConfigurationTests}.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -70,8 +70,8 @@ class ObservingLockAcquisitionListenerTests {
 
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.on(TestDatabase.get().dataSource())
-		.withLockSettings((locks) -> locks
-			.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations))));
+		.withLockSettings(
+				(locks) -> locks.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations))));
 
 	private final DataSource dataSource = this.fixture.dataSource();
 
@@ -95,7 +95,8 @@ class ObservingLockAcquisitionListenerTests {
 	void recordsAcquiredBusyTimeoutAndErrorOutcomesWithTheirTags() {
 		this.transaction.executeWithoutResult((status) -> this.locks.lock(this.namespace, 1));
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, AdvisoryLockKeys.of(this.namespace, 2))) {
-			this.transaction.executeWithoutResult((status) -> assertThat(this.locks.tryLock(this.namespace, 2)).isFalse());
+			this.transaction
+				.executeWithoutResult((status) -> assertThat(this.locks.tryLock(this.namespace, 2)).isFalse());
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> this.transaction.executeWithoutResult(
 					(status) -> this.locks.lock(LockRequest.of(this.namespace, 2).withWaitMode(WaitMode.TRY))));
 			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> this.transaction.executeWithoutResult(
@@ -127,13 +128,15 @@ class ObservingLockAcquisitionListenerTests {
 				return null;
 			});
 			invocationLocks.execute(invocation, (handle) -> {
-				new JdbcTemplate(this.dataSource).queryForObject("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
-						+ "locktype = 'advisory' AND " + PgLocks.KEY_EXPRESSION + " = ?", Boolean.class,
-						AdvisoryLockKeys.of(this.namespace, "job"));
+				new JdbcTemplate(this.dataSource).queryForObject(
+						"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE " + "locktype = 'advisory' AND "
+								+ PgLocks.KEY_EXPRESSION + " = ?",
+						Boolean.class, AdvisoryLockKeys.of(this.namespace, "job"));
 				await().atMost(Duration.ofSeconds(30)).until(handle::isLost);
 				return null;
 			});
-			try (LockHolder holder = LockHolder.exclusive(this.dataSource, AdvisoryLockKeys.of(this.namespace, "job"))) {
+			try (LockHolder holder = LockHolder.exclusive(this.dataSource,
+					AdvisoryLockKeys.of(this.namespace, "job"))) {
 				assertThat(invocationLocks.execute(invocation.withWaitMode(WaitMode.SKIP), (handle) -> true).executed())
 					.isFalse();
 			}

@@ -54,8 +54,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for the connections outside the pool that a timeout's diagnosis and the {@code advisorylocks} endpoint read
- * on: every step stays bounded whatever the pool's URL says, and no more than two reads run at once.
+ * Tests for the connections outside the pool that a timeout's diagnosis and the
+ * {@code advisorylocks} endpoint read on: every step stays bounded whatever the pool's
+ * URL says, and no more than two reads run at once.
  */
 class DirectConnectionsTests {
 
@@ -73,7 +74,8 @@ class DirectConnectionsTests {
 			DirectConnections direct = DirectConnections.of(pool, Duration.ofSeconds(1));
 			assertThat(direct).isNotNull();
 			direct.read("advisory-lock direct test", (connection) -> {
-				// pgjdbc reports its socket timeout as the network timeout: the query bound plus one second of grace.
+				// pgjdbc reports its socket timeout as the network timeout: the query
+				// bound plus one second of grace.
 				assertThat(connection.getNetworkTimeout()).isEqualTo(2000);
 				SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
 				assertThat(new JdbcTemplate(single).queryForObject("SHOW application_name", String.class))
@@ -159,7 +161,8 @@ class DirectConnectionsTests {
 		try (LockHolder holder = LockHolder.exclusive(database, key)) {
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> new TransactionTemplate(new DataSourceTransactionManager(database))
-					.executeWithoutResult((status) -> locks.lock(LockRequest.of(namespace, 1).withTimeout(Duration.ofMillis(100)))))
+					.executeWithoutResult(
+							(status) -> locks.lock(LockRequest.of(namespace, 1).withTimeout(Duration.ofMillis(100)))))
 				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
 					.containsExactly(holder.pid()));
 		}

@@ -57,8 +57,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests for {@link PgLocksHolderDiagnosis} through {@link AdvisoryLockTemplate}: a busy lock's exception names its holder,
- * against real PostgreSQL, without ever waiting for a pool.
+ * Tests for {@link PgLocksHolderDiagnosis} through {@link AdvisoryLockTemplate}: a busy
+ * lock's exception names its holder, against real PostgreSQL, without ever waiting for a
+ * pool.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class PgLocksHolderDiagnosisTests {
@@ -85,7 +86,8 @@ class PgLocksHolderDiagnosisTests {
 	}
 
 	private static void inTransaction(DataSource dataSource, Runnable work) {
-		new TransactionTemplate(new DataSourceTransactionManager(dataSource)).executeWithoutResult((status) -> work.run());
+		new TransactionTemplate(new DataSourceTransactionManager(dataSource))
+			.executeWithoutResult((status) -> work.run());
 	}
 
 	@Test
@@ -106,7 +108,8 @@ class PgLocksHolderDiagnosisTests {
 						assertThat(info.state()).isEqualTo("idle in transaction");
 						assertThat(info.waitEventType()).isEqualTo("Client");
 						assertThat(info.waitEvent()).isEqualTo("ClientRead");
-						// The holder's transaction began before the caller waited its 200ms.
+						// The holder's transaction began before the caller waited its
+						// 200ms.
 						assertThat(info.transactionAge()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
 					});
 					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
@@ -125,11 +128,12 @@ class PgLocksHolderDiagnosisTests {
 		AdvisoryLockTemplate locks = template(this.dataSource,
 				PgLocksHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
 		List<Long> keys = List.of(key(1), key(2)).stream().sorted().toList();
-		// The caller takes the lower key, then times out on the higher one, which another session holds.
+		// The caller takes the lower key, then times out on the higher one, which another
+		// session holds.
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, keys.get(1))) {
 			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> inTransaction(this.dataSource, () -> locks
-					.lock(LockRequest.of(this.namespace, 1, 2).withTimeout(Duration.ofMillis(200)))))
+				.isThrownBy(() -> inTransaction(this.dataSource,
+						() -> locks.lock(LockRequest.of(this.namespace, 1, 2).withTimeout(Duration.ofMillis(200)))))
 				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid, LockHolderInfo::key)
 					.containsExactly(org.assertj.core.groups.Tuple.tuple(holder.pid(), keys.get(1))));
 		}
@@ -137,7 +141,8 @@ class PgLocksHolderDiagnosisTests {
 
 	@Test
 	void tryMissIsDiagnosedOnTheCallersOwnConnectionWithoutAnyOther() {
-		// No direct connection source: only the caller's own (healthy) connection can answer.
+		// No direct connection source: only the caller's own (healthy) connection can
+		// answer.
 		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(Duration.ofSeconds(1), null));
 		LockRequest request = LockRequest.of(this.namespace, 3).withWaitMode(WaitMode.TRY);
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(3))) {
@@ -145,8 +150,8 @@ class PgLocksHolderDiagnosisTests {
 				.isThrownBy(() -> inTransaction(this.dataSource, () -> locks.lock(request)))
 				.satisfies((ex) -> {
 					assertThat(ex.getHolders()).extracting(LockHolderInfo::pid).containsExactly(holder.pid());
-					assertThat(ex).hasMessageContaining("is held by another transaction (TRY); held by pid "
-							+ holder.pid());
+					assertThat(ex)
+						.hasMessageContaining("is held by another transaction (TRY); held by pid " + holder.pid());
 				});
 		}
 	}
@@ -157,9 +162,8 @@ class PgLocksHolderDiagnosisTests {
 		try (LockHolder shared = LockHolder.shared(this.dataSource, key(4));
 				LockHolder exclusive = LockHolder.exclusive(this.dataSource, key(5))) {
 			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> inTransaction(this.dataSource, () -> locks.lock(LockRequest.of(this.namespace, 4, 5)
-					.withMode(LockMode.SHARED)
-					.withWaitMode(WaitMode.TRY))))
+				.isThrownBy(() -> inTransaction(this.dataSource, () -> locks
+					.lock(LockRequest.of(this.namespace, 4, 5).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY))))
 				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
 					.containsExactly(exclusive.pid())
 					.doesNotContain(shared.pid()));
@@ -173,7 +177,8 @@ class PgLocksHolderDiagnosisTests {
 		config.setUsername(TestDatabase.get().username());
 		config.setPassword(TestDatabase.get().password());
 		config.setMaximumPoolSize(1);
-		// Longer than the hang bound: a diagnosis that waited for this pool would fail the test.
+		// Longer than the hang bound: a diagnosis that waited for this pool would fail
+		// the test.
 		config.setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS * 4));
 		try (HikariDataSource pool = new HikariDataSource(config)) {
 			AdvisoryLockTemplate locks = template(pool,
@@ -240,7 +245,8 @@ class PgLocksHolderDiagnosisTests {
 				.withMessageContaining("holders not diagnosed: skipped: all 2 connections outside the pool are in use");
 			direct.release();
 			for (Future<?> call : stalled) {
-				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> call.get(HANG_SECONDS, TimeUnit.SECONDS))
+				assertThatExceptionOfType(ExecutionException.class)
+					.isThrownBy(() -> call.get(HANG_SECONDS, TimeUnit.SECONDS))
 					.havingCause()
 					.isInstanceOf(LockBusyException.class)
 					.withMessageContaining("stalled connect");
@@ -278,7 +284,8 @@ class PgLocksHolderDiagnosisTests {
 	}
 
 	/**
-	 * A transaction on its own connection that holds a lock under a transaction-local application_name, left idle.
+	 * A transaction on its own connection that holds a lock under a transaction-local
+	 * application_name, left idle.
 	 */
 	private static final class NamedHolder implements AutoCloseable {
 

@@ -45,16 +45,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests that the diagnosis of a busy lock reads {@code pg_locks} of the database the lock was asked of, where the
- * application has two {@link DataSource}s on two databases: a holder on the second one is named.
+ * Tests that the diagnosis of a busy lock reads {@code pg_locks} of the database the lock
+ * was asked of, where the application has two {@link DataSource}s on two databases: a
+ * holder on the second one is named.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SeveralDataSourcesDiagnosisTests {
 
-	/** A pool of two on each database; the lock template knows both, {@code first} by default. */
+	/**
+	 * A pool of two on each database; the lock template knows both, {@code first} by
+	 * default.
+	 */
 	@RegisterExtension
-	final JdbcLockFixture fixture = JdbcLockFixture.twoDatabases(2).withLockSettings((locks) -> locks
-		.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1)))));
+	final JdbcLockFixture fixture = JdbcLockFixture.twoDatabases(2)
+		.withLockSettings((locks) -> locks
+			.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1)))));
 
 	private final DataSource first = this.fixture.dataSource("first");
 
@@ -73,8 +78,8 @@ class SeveralDataSourcesDiagnosisTests {
 	void aTryNamesTheHolderOnTheSecondDatabase() {
 		try (LockHolder holder = LockHolder.exclusive(this.second, this.heldKey)) {
 			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> this.secondTransaction.executeWithoutResult((status) -> this.locks
-					.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY))))
+				.isThrownBy(() -> this.secondTransaction.executeWithoutResult(
+						(status) -> this.locks.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY))))
 				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
 					.containsExactly(holder.pid()));
 		}
@@ -109,7 +114,8 @@ class SeveralDataSourcesDiagnosisTests {
 		try (AdvisoryLockTemplate routed = new AdvisoryLockTemplate(router)) {
 			routed.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
 			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(router));
-			// Tenant a first, so that a diagnosis that kept the router's first server would ask a's for b's lock.
+			// Tenant a first, so that a diagnosis that kept the router's first server
+			// would ask a's for b's lock.
 			for (String each : List.of("a", "b")) {
 				tenant.set(each);
 				DataSource database = each.equals("a") ? this.first : this.second;

@@ -28,8 +28,9 @@ import io.github.advisorylock.test.PgLocks;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
- * A source of direct connections whose connects stall, as they would against a slow server, until the test
- * {@linkplain #release() releases} them: the way to fill every permit of {@link DirectConnections} at once.
+ * A source of direct connections whose connects stall, as they would against a slow
+ * server, until the test {@linkplain #release() releases} them: the way to fill every
+ * permit of {@link DirectConnections} at once.
  */
 final class StallingDataSource extends DelegatingDataSource {
 
@@ -58,7 +59,8 @@ final class StallingDataSource extends DelegatingDataSource {
 	}
 
 	/**
-	 * Return a source whose connects stall, then fail with {@code stalled connect} once released.
+	 * Return a source whose connects stall, then fail with {@code stalled connect} once
+	 * released.
 	 * @param target the data source (never connected to)
 	 * @param stalls how many connects {@link #awaitStalled()} waits for
 	 * @return the source

@@ -25,9 +25,10 @@ import javax.sql.DataSource;
 import io.github.advisorylock.test.PgLocks;
 
 /**
- * {@link DirectConnections} whose connects for the {@code advisorylocks} endpoint stall until the test
- * {@linkplain #release() releases} them, while those of a busy lock's diagnosis connect at once: the way to hold every
- * permit the endpoint's reads may take, and to see what is left to the diagnosis.
+ * {@link DirectConnections} whose connects for the {@code advisorylocks} endpoint stall
+ * until the test {@linkplain #release() releases} them, while those of a busy lock's
+ * diagnosis connect at once: the way to hold every permit the endpoint's reads may take,
+ * and to see what is left to the diagnosis.
  */
 public final class StallingEndpointReads {
 

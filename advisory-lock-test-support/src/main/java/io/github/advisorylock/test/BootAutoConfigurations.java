@@ -19,12 +19,13 @@ package io.github.advisorylock.test;
 import java.lang.annotation.Annotation;
 
 /**
- * Spring Boot's own auto-configurations and test slice annotations that moved packages in Spring Boot 4, found by
- * name, so that one test source builds and runs on both lines:
+ * Spring Boot's own auto-configurations and test slice annotations that moved packages in
+ * Spring Boot 4, found by name, so that one test source builds and runs on both lines:
  * {@code AutoConfigurations.of(BootAutoConfigurations.dataSource(), …)}.
  *
- * <p>Add a method here when a test needs another moved class; each names its Spring Boot 4 class first and its
- * Spring Boot 3 class second.
+ * <p>
+ * Add a method here when a test needs another moved class; each names its Spring Boot 4
+ * class first and its Spring Boot 3 class second.
  */
 public final class BootAutoConfigurations {
 
@@ -107,8 +108,9 @@ public final class BootAutoConfigurations {
 	}
 
 	/**
-	 * Return the class of the given names that is on the class path. The Spring Boot 4 name is tried first, so that
-	 * a Boot 4 line that also kept the old name still gets its own class.
+	 * Return the class of the given names that is on the class path. The Spring Boot 4
+	 * name is tried first, so that a Boot 4 line that also kept the old name still gets
+	 * its own class.
 	 * @param boot4Name the class name on Spring Boot 4
 	 * @param boot3Name the class name on Spring Boot 3
 	 * @return the class

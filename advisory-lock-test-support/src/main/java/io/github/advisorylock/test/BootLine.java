@@ -17,12 +17,15 @@
 package io.github.advisorylock.test;
 
 /**
- * The versions that this build's Spring Boot line is meant to run on, as the parent pom hands them to the tests: the
- * default build is Spring Boot 3.5 on Java 17, the {@code boot4} profile Spring Boot 4 on Java 25. A test compares
- * them with what it really runs on, so that a profile that silently resolves another BOM or runs on another JDK fails.
+ * The versions that this build's Spring Boot line is meant to run on, as the parent pom
+ * hands them to the tests: the default build is Spring Boot 3.5 on Java 17, the
+ * {@code boot4} profile Spring Boot 4 on Java 25. A test compares them with what it
+ * really runs on, so that a profile that silently resolves another BOM or runs on another
+ * JDK fails.
  *
  * @param springBoot the exact Spring Boot version of the imported BOM
- * @param springFrameworkMajor the major version of Spring Framework that the BOM brings (6 or 7)
+ * @param springFrameworkMajor the major version of Spring Framework that the BOM brings
+ * (6 or 7)
  * @param jacksonMajor the major version of the Jackson that the web stack brings (2 or 3)
  * @param java the feature version of the JDK the tests run on (17 or 25)
  */
@@ -39,10 +42,11 @@ public record BootLine(String springBoot, int springFrameworkMajor, int jacksonM
 	private static final String PREFIX = "advisory-lock.expected.";
 
 	/**
-	 * Return the line that the build expects, from the system properties that the parent pom's surefire
-	 * configuration sets.
+	 * Return the line that the build expects, from the system properties that the parent
+	 * pom's surefire configuration sets.
 	 * @return the expected line
-	 * @throws IllegalStateException if a property is missing, as when a test runs outside Maven
+	 * @throws IllegalStateException if a property is missing, as when a test runs outside
+	 * Maven
 	 */
 	public static BootLine expected() {
 		return new BootLine(property("spring-boot"), number("spring-framework-major"), number("jackson-major"),
@@ -64,8 +68,8 @@ public record BootLine(String springBoot, int springFrameworkMajor, int jacksonM
 			return Integer.parseInt(value);
 		}
 		catch (NumberFormatException ex) {
-			throw new IllegalStateException("System property " + PREFIX + name + " must be a whole number, was '"
-					+ value + "'", ex);
+			throw new IllegalStateException(
+					"System property " + PREFIX + name + " must be a whole number, was '" + value + "'", ex);
 		}
 	}
 

@@ -28,9 +28,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A TCP relay on loopback in front of a PostgreSQL server that a test can freeze: from then on it forwards nothing in
- * either direction and closes nothing, as a server that stopped answering (a host frozen, a link cut without a reset)
- * looks to its clients. Closing the relay closes every connection through it.
+ * A TCP relay on loopback in front of a PostgreSQL server that a test can freeze: from
+ * then on it forwards nothing in either direction and closes nothing, as a server that
+ * stopped answering (a host frozen, a link cut without a reset) looks to its clients.
+ * Closing the relay closes every connection through it.
  */
 public final class FreezableRelay implements AutoCloseable {
 
@@ -53,7 +54,8 @@ public final class FreezableRelay implements AutoCloseable {
 	private volatile boolean closed;
 
 	/**
-	 * Start relaying connections on a free port of the loopback address to the server of a JDBC URL.
+	 * Start relaying connections on a free port of the loopback address to the server of
+	 * a JDBC URL.
 	 * @param jdbcUrl a {@code jdbc:postgresql://host:port/database} URL
 	 * @throws IOException if no port can be opened
 	 */
@@ -79,7 +81,8 @@ public final class FreezableRelay implements AutoCloseable {
 	}
 
 	/**
-	 * Stop forwarding, in both directions, on every connection, now and later; what arrives is kept, not sent.
+	 * Stop forwarding, in both directions, on every connection, now and later; what
+	 * arrives is kept, not sent.
 	 */
 	public void freeze() {
 		synchronized (this.gate) {

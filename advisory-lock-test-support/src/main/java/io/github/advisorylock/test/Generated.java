@@ -32,14 +32,18 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.opentest4j.TestAbortedException;
 
 /**
- * Generated values for property tests in plain JUnit: a seeded {@link SplittableRandom}, so that every run generates
- * the same cases unless the seed is changed with {@code -Dadvisory-lock.test.seed=<long>} (or {@code =random}).
- * Numbers come out at their edges (0, ±1, the minimum and the maximum) often, since that is where code breaks. A test
- * class adds {@link ReportSeed} to have the seed printed with any failure.
+ * Generated values for property tests in plain JUnit: a seeded {@link SplittableRandom},
+ * so that every run generates the same cases unless the seed is changed with
+ * {@code -Dadvisory-lock.test.seed=<long>} (or {@code =random}). Numbers come out at
+ * their edges (0, ±1, the minimum and the maximum) often, since that is where code
+ * breaks. A test class adds {@link ReportSeed} to have the seed printed with any failure.
  */
 public final class Generated {
 
-	/** The system property that sets the seed: a {@code long}, or {@code random} for a new one on each run. */
+	/**
+	 * The system property that sets the seed: a {@code long}, or {@code random} for a new
+	 * one on each run.
+	 */
 	public static final String SEED_PROPERTY = "advisory-lock.test.seed";
 
 	private static final long DEFAULT_SEED = 20260101L;
@@ -53,8 +57,9 @@ public final class Generated {
 	}
 
 	/**
-	 * Generate {@code count} cases, each named by its value for the test's display name. Every call starts again from
-	 * the seed, so a test method gets the same cases whichever other tests run.
+	 * Generate {@code count} cases, each named by its value for the test's display name.
+	 * Every call starts again from the seed, so a test method gets the same cases
+	 * whichever other tests run.
 	 * @param <T> the type of a case
 	 * @param count the number of cases
 	 * @param generator makes one case from the generated values
@@ -65,8 +70,9 @@ public final class Generated {
 	}
 
 	/**
-	 * Generate {@code count} values, starting again from the seed: for a {@code @MethodSource} of several
-	 * arguments, each wrapped with {@link #named(Object)}.
+	 * Generate {@code count} values, starting again from the seed: for a
+	 * {@code @MethodSource} of several arguments, each wrapped with
+	 * {@link #named(Object)}.
 	 * @param <T> the type of a value
 	 * @param count the number of values
 	 * @param generator makes one value from the generated values
@@ -78,7 +84,8 @@ public final class Generated {
 	}
 
 	/**
-	 * A value named by its {@link #show(Object) display form}, for the test's display name.
+	 * A value named by its {@link #show(Object) display form}, for the test's display
+	 * name.
 	 * @param <T> the type of the value
 	 * @param value the value
 	 * @return the named value
@@ -142,7 +149,8 @@ public final class Generated {
 	}
 
 	/**
-	 * A BigInteger of up to the given number of bits, of either sign, often one beyond the range of a long.
+	 * A BigInteger of up to the given number of bits, of either sign, often one beyond
+	 * the range of a long.
 	 * @param bits the most bits of its magnitude
 	 * @return the BigInteger
 	 */
@@ -213,8 +221,9 @@ public final class Generated {
 	}
 
 	/**
-	 * Text of up to {@code maxCodePoints} code points drawn from all of Unicode, supplementary planes included, but
-	 * without NUL, which PostgreSQL text cannot hold, and without surrogates: every such text has a UTF-8 form.
+	 * Text of up to {@code maxCodePoints} code points drawn from all of Unicode,
+	 * supplementary planes included, but without NUL, which PostgreSQL text cannot hold,
+	 * and without surrogates: every such text has a UTF-8 form.
 	 * @param maxCodePoints the most code points
 	 * @return the text
 	 */
@@ -228,8 +237,8 @@ public final class Generated {
 	}
 
 	/**
-	 * Any sequence of up to {@code maxChars} UTF-16 chars, NUL included, with surrogates frequent: valid pairs, and
-	 * halves on their own, which have no UTF-8 form.
+	 * Any sequence of up to {@code maxChars} UTF-16 chars, NUL included, with surrogates
+	 * frequent: valid pairs, and halves on their own, which have no UTF-8 form.
 	 * @param maxChars the most chars
 	 * @return the text
 	 */
@@ -265,8 +274,8 @@ public final class Generated {
 	}
 
 	/**
-	 * A value as a display name: texts quoted, with control chars, lone surrogates and the non-characters that XML
-	 * reports cannot hold escaped as {@code \}{@code uXXXX}.
+	 * A value as a display name: texts quoted, with control chars, lone surrogates and
+	 * the non-characters that XML reports cannot hold escaped as {@code \}{@code uXXXX}.
 	 * @param value the value
 	 * @return its display form
 	 */
@@ -303,8 +312,8 @@ public final class Generated {
 	}
 
 	/**
-	 * JUnit extension that names the seed in the message of any failure, so that the failing case can be generated
-	 * again.
+	 * JUnit extension that names the seed in the message of any failure, so that the
+	 * failing case can be generated again.
 	 */
 	public static final class ReportSeed implements TestExecutionExceptionHandler {
 

@@ -24,8 +24,8 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 
 /**
- * A transaction of another session that holds advisory locks taken with plain SQL, independent of the library, until
- * the test commits or rolls it back.
+ * A transaction of another session that holds advisory locks taken with plain SQL,
+ * independent of the library, until the test commits or rolls it back.
  */
 public final class LockHolder implements AutoCloseable {
 
@@ -98,8 +98,8 @@ public final class LockHolder implements AutoCloseable {
 	}
 
 	/**
-	 * Run a statement in the holder's transaction, so that its effect becomes visible when the holder commits, as
-	 * the writes of a real lock holder do.
+	 * Run a statement in the holder's transaction, so that its effect becomes visible
+	 * when the holder commits, as the writes of a real lock holder do.
 	 * @param sql the statement, with {@code ?} parameters
 	 * @param parameters the parameters
 	 * @return the number of rows the statement changed
@@ -142,7 +142,8 @@ public final class LockHolder implements AutoCloseable {
 			}
 		}
 		catch (SQLException ex) {
-			// The connection is closed all the same, so that a pool gets it back (and discards it if broken).
+			// The connection is closed all the same, so that a pool gets it back (and
+			// discards it if broken).
 			throw new IllegalStateException("Could not end the lock holder's transaction", ex);
 		}
 	}

@@ -22,15 +22,17 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * JUnit extension that fails a test that leaves any advisory lock held or awaited in the test database: every lock
- * must end with its transaction. It never starts the test database itself.
+ * JUnit extension that fails a test that leaves any advisory lock held or awaited in the
+ * test database: every lock must end with its transaction. It never starts the test
+ * database itself.
  */
 public class NoAdvisoryLocksLeft implements AfterEachCallback {
 
 	@Override
 	public void afterEach(ExtensionContext context) {
 		if (!TestDatabase.started()) {
-			// Nothing has connected to a server that never started: no lock to look for, and no reason to start it.
+			// Nothing has connected to a server that never started: no lock to look for,
+			// and no reason to start it.
 			return;
 		}
 		List<PgLocks.AdvisoryLock> left = new PgLocks(TestDatabase.get().dataSource()).all();

@@ -45,22 +45,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real PgBouncer in {@code pool_mode = transaction} in front of the {@link TestDatabase}, started once per JVM from a
- * generated configuration, listening on 127.0.0.1 at a free port.
+ * A real PgBouncer in {@code pool_mode = transaction} in front of the
+ * {@link TestDatabase}, started once per JVM from a generated configuration, listening on
+ * 127.0.0.1 at a free port.
  *
- * <p>It serves two databases, both the test database behind:
+ * <p>
+ * It serves two databases, both the test database behind:
  * <ul>
- * <li>{@value #POOLED}: a pool of up to 20 server connections, the way an application sees PgBouncer;</li>
- * <li>{@value #ONE_SERVER_CONNECTION}: a pool of a single server connection, so that every client is known to share
- * one PostgreSQL session (to show what session-level state does under transaction pooling).</li>
+ * <li>{@value #POOLED}: a pool of up to 20 server connections, the way an application
+ * sees PgBouncer;</li>
+ * <li>{@value #ONE_SERVER_CONNECTION}: a pool of a single server connection, so that
+ * every client is known to share one PostgreSQL session (to show what session-level state
+ * does under transaction pooling).</li>
  * </ul>
  *
- * <p>The binary is looked up as {@code advisory-lock.test.pgbouncer} (system property) or
- * {@code ADVISORY_LOCK_TEST_PGBOUNCER} (environment), then on the {@code PATH} and in {@code /usr/sbin}. Without it,
- * {@link #get()} skips the calling test with a message naming the package to install, unless
- * {@code ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER=true} ({@code advisory-lock.test.require-pgbouncer}) says the run must
- * not skip them, as CI does. PgBouncer refuses to run as root: as root it is started inside a user namespace
- * ({@code unshare -U}), where it runs as the unprivileged overflow user, like the embedded PostgreSQL.
+ * <p>
+ * The binary is looked up as {@code advisory-lock.test.pgbouncer} (system property) or
+ * {@code ADVISORY_LOCK_TEST_PGBOUNCER} (environment), then on the {@code PATH} and in
+ * {@code /usr/sbin}. Without it, {@link #get()} skips the calling test with a message
+ * naming the package to install, unless {@code ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER=true}
+ * ({@code advisory-lock.test.require-pgbouncer}) says the run must not skip them, as CI
+ * does. PgBouncer refuses to run as root: as root it is started inside a user namespace
+ * ({@code unshare -U}), where it runs as the unprivileged overflow user, like the
+ * embedded PostgreSQL.
  */
 public final class PgBouncer {
 
@@ -74,7 +81,10 @@ public final class PgBouncer {
 	public static final String INSTALL_HINT = "install Debian's pgbouncer package (apt-get install pgbouncer), or "
 			+ "give the binary's path as -Dadvisory-lock.test.pgbouncer=…";
 
-	/** PgBouncer 1.21 tracks prepared statements itself (max_prepared_statements); older ones need them off. */
+	/**
+	 * PgBouncer 1.21 tracks prepared statements itself (max_prepared_statements); older
+	 * ones need them off.
+	 */
 	private static final int[] PREPARED_STATEMENTS_SUPPORTED = { 1, 21 };
 
 	private static final Logger logger = LoggerFactory.getLogger(PgBouncer.class);
@@ -85,7 +95,10 @@ public final class PgBouncer {
 
 	private static volatile PgBouncer instance;
 
-	/** Why PgBouncer did not start, so that later tests fail at once rather than each trying again. */
+	/**
+	 * Why PgBouncer did not start, so that later tests fail at once rather than each
+	 * trying again.
+	 */
 	private static volatile RuntimeException startFailure;
 
 	private static boolean skipReported;
@@ -114,8 +127,8 @@ public final class PgBouncer {
 	}
 
 	/**
-	 * Return the PgBouncer of this JVM's tests, starting it at the first call; skip the calling test (a JUnit
-	 * assumption) when PgBouncer is not installed and not required.
+	 * Return the PgBouncer of this JVM's tests, starting it at the first call; skip the
+	 * calling test (a JUnit assumption) when PgBouncer is not installed and not required.
 	 * @return the running PgBouncer
 	 */
 	public static PgBouncer get() {
@@ -129,11 +142,12 @@ public final class PgBouncer {
 						String message = "PgBouncer is not installed here, so the tests through it do not run: "
 								+ INSTALL_HINT;
 						if (required()) {
-							throw new IllegalStateException(message
-									+ " (ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER=true forbids skipping them)");
+							throw new IllegalStateException(
+									message + " (ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER=true forbids skipping them)");
 						}
 						if (!skipReported) {
-							// Surefire prints the count of skipped tests but not why: say it once in the build log.
+							// Surefire prints the count of skipped tests but not why: say
+							// it once in the build log.
 							logger.warn("{}; skipping them", message);
 							skipReported = true;
 						}
@@ -171,8 +185,8 @@ public final class PgBouncer {
 			}
 			return Optional.of(Path.of(configured));
 		}
-		List<String> directories = new ArrayList<>(List.of(System.getenv().getOrDefault("PATH", "").split(
-				File.pathSeparator)));
+		List<String> directories = new ArrayList<>(
+				List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
 		// Debian installs it in /usr/sbin, which is not on an unprivileged user's PATH.
 		directories.addAll(List.of("/usr/sbin", "/usr/local/sbin", "/usr/local/bin"));
 		return directories.stream()
@@ -201,7 +215,8 @@ public final class PgBouncer {
 		int port = freePort();
 		try {
 			Path directory = Files.createTempDirectory("advisory-lock-pgbouncer");
-			// Readable by the unprivileged user PgBouncer runs as; it writes nothing there.
+			// Readable by the unprivileged user PgBouncer runs as; it writes nothing
+			// there.
 			Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
 			Path users = directory.resolve("userlist.txt");
 			Path config = directory.resolve("pgbouncer.ini");
@@ -236,7 +251,8 @@ public final class PgBouncer {
 		String server = "host=" + host + " port=" + serverPort + " dbname=" + dbname;
 		StringBuilder config = new StringBuilder();
 		config.append("[databases]\n");
-		// The same statement_timeout as direct connections: a hung test fails instead of hanging CI.
+		// The same statement_timeout as direct connections: a hung test fails instead of
+		// hanging CI.
 		String connectQuery = " connect_query='SET statement_timeout = " + TestDatabase.STATEMENT_TIMEOUT_MILLIS
 				+ "'\n";
 		config.append(POOLED + " = " + server + " pool_size=20" + connectQuery);
@@ -249,7 +265,8 @@ public final class PgBouncer {
 		config.append("auth_type = scram-sha-256\n");
 		config.append("auth_file = " + users + "\n");
 		config.append("max_client_conn = 200\n");
-		// After a failed login to the server (it is restarting), try again within a second, not after the default
+		// After a failed login to the server (it is restarting), try again within a
+		// second, not after the default
 		// 15 s: tests that restart the server measure its recovery, not this wait.
 		config.append("server_login_retry = 1\n");
 		if (tracksPreparedStatements) {
@@ -303,9 +320,10 @@ public final class PgBouncer {
 	}
 
 	/**
-	 * Stop PgBouncer with SIGTERM, its immediate shutdown: every client and server connection is closed at once, as
-	 * when it crashes or an operator restarts it. Return once it has exited. For fault injection: {@link #start()}
-	 * starts it again, on the same port.
+	 * Stop PgBouncer with SIGTERM, its immediate shutdown: every client and server
+	 * connection is closed at once, as when it crashes or an operator restarts it. Return
+	 * once it has exited. For fault injection: {@link #start()} starts it again, on the
+	 * same port.
 	 */
 	public synchronized void stop() {
 		Process running = this.process;
@@ -323,8 +341,8 @@ public final class PgBouncer {
 	}
 
 	/**
-	 * Start a {@link #stop() stopped} PgBouncer again, from the same configuration and on the same port; return once
-	 * it listens. Does nothing if it runs.
+	 * Start a {@link #stop() stopped} PgBouncer again, from the same configuration and on
+	 * the same port; return once it listens. Does nothing if it runs.
 	 */
 	public synchronized void start() {
 		if (this.process.isAlive()) {
@@ -359,8 +377,8 @@ public final class PgBouncer {
 			}
 		}
 		this.process.destroy();
-		throw new IllegalStateException("PgBouncer did not listen on port " + this.port + " within 30s; its log:\n"
-				+ Files.readString(log));
+		throw new IllegalStateException(
+				"PgBouncer did not listen on port " + this.port + " within 30s; its log:\n" + Files.readString(log));
 	}
 
 	private static void sleep() {
@@ -382,9 +400,10 @@ public final class PgBouncer {
 	}
 
 	/**
-	 * Return the JDBC URL of one of its databases, with what pgjdbc needs behind transaction pooling: before
-	 * PgBouncer 1.21, {@code prepareThreshold=0}, since a named server-side prepared statement lives in one server
-	 * session and the next transaction may run on another.
+	 * Return the JDBC URL of one of its databases, with what pgjdbc needs behind
+	 * transaction pooling: before PgBouncer 1.21, {@code prepareThreshold=0}, since a
+	 * named server-side prepared statement lives in one server session and the next
+	 * transaction may run on another.
 	 * @param database {@link #POOLED} or {@link #ONE_SERVER_CONNECTION}
 	 * @return the URL
 	 */

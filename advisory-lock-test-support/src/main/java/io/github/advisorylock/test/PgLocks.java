@@ -31,18 +31,23 @@ import java.util.function.Predicate;
 import javax.sql.DataSource;
 
 /**
- * Reads advisory locks from {@code pg_locks}, so that concurrent tests synchronize on facts (a waiter is waiting when
- * its row shows {@code granted = false}) rather than on sleeps.
+ * Reads advisory locks from {@code pg_locks}, so that concurrent tests synchronize on
+ * facts (a waiter is waiting when its row shows {@code granted = false}) rather than on
+ * sleeps.
  */
 public final class PgLocks {
 
-	/** Long enough for any real wait on a loaded machine; it only turns a hang into a failure. */
+	/**
+	 * Long enough for any real wait on a loaded machine; it only turns a hang into a
+	 * failure.
+	 */
 	public static final Duration HANG_TIMEOUT = Duration.ofSeconds(30);
 
 	/**
-	 * The SQL expression of the 64-bit key of a {@code pg_locks} row, for tests that query {@code pg_locks} on a
-	 * session of their own (their own backend's locks, or to terminate a holder). A bigint key {@code k} is stored as
-	 * {@code classid = k >> 32} and {@code objid = k & 0xffffffff} ({@code objsubid = 1}); the two-int form has
+	 * The SQL expression of the 64-bit key of a {@code pg_locks} row, for tests that
+	 * query {@code pg_locks} on a session of their own (their own backend's locks, or to
+	 * terminate a holder). A bigint key {@code k} is stored as {@code classid = k >> 32}
+	 * and {@code objid = k & 0xffffffff} ({@code objsubid = 1}); the two-int form has
 	 * {@code objsubid = 2}, and the queries here leave it out.
 	 */
 	public static final String KEY_EXPRESSION = "((classid::bigint << 32) | objid::bigint)";
@@ -62,7 +67,8 @@ public final class PgLocks {
 	private final DataSource observer;
 
 	/**
-	 * Create a reader that queries through its own connections, never those of the sessions it watches.
+	 * Create a reader that queries through its own connections, never those of the
+	 * sessions it watches.
 	 * @param observer the data source to query with
 	 */
 	public PgLocks(DataSource observer) {
@@ -78,8 +84,9 @@ public final class PgLocks {
 	}
 
 	/**
-	 * Return the advisory locks, held and awaited, of the database the observer connects to only: where a test with
-	 * several databases on one server needs to tell them apart.
+	 * Return the advisory locks, held and awaited, of the database the observer connects
+	 * to only: where a test with several databases on one server needs to tell them
+	 * apart.
 	 * @return the locks, by key, granted first
 	 */
 	public List<AdvisoryLock> inThisDatabase() {
@@ -112,7 +119,8 @@ public final class PgLocks {
 	}
 
 	/**
-	 * Return the session that waits for a key ({@code granted = false}), the first if several do.
+	 * Return the session that waits for a key ({@code granted = false}), the first if
+	 * several do.
 	 * @param key the 64-bit key
 	 * @return its pid
 	 * @throws java.util.NoSuchElementException if no session waits for it
@@ -143,8 +151,9 @@ public final class PgLocks {
 	}
 
 	/**
-	 * Wait until a session has waited for a key at least the given time, by PostgreSQL's own clock
-	 * ({@code pg_locks.waitstart}, PostgreSQL 14 and later), or until {@code giveUp} says the wait is over.
+	 * Wait until a session has waited for a key at least the given time, by PostgreSQL's
+	 * own clock ({@code pg_locks.waitstart}, PostgreSQL 14 and later), or until
+	 * {@code giveUp} says the wait is over.
 	 * @param key the 64-bit key
 	 * @param age how long the waiter must have waited
 	 * @param giveUp checked between polls; {@code true} stops the wait

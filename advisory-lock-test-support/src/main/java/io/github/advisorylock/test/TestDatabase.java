@@ -41,42 +41,55 @@ import org.testcontainers.containers.PostgreSQLContainerProvider;
 /**
  * The PostgreSQL server of this JVM's tests, started once and shared.
  *
- * <p>Which server, in order:
+ * <p>
+ * Which server, in order:
  * <ol>
- * <li>{@code ADVISORY_LOCK_TEST_URL} (environment) or {@code advisory-lock.test.url} (system property): that server,
- * with {@code ADVISORY_LOCK_TEST_USER} and {@code ADVISORY_LOCK_TEST_PASSWORD} (default {@code postgres});</li>
- * <li>{@code ADVISORY_LOCK_TEST_DATABASE=testcontainers}: a {@code postgres:18} container (needs Docker);</li>
- * <li>otherwise embedded PostgreSQL binaries from Maven (zonky), so a build needs nothing but a JDK: version 18, or
- * the major version that {@code -Dadvisory-lock.test.postgres-version=13} (13 to 18) selected. Zonky starts whichever
- * binaries artifact is on the test class path, so the property works by switching that artifact (a Maven profile);
- * the harness checks that the server it started is the major version asked for.</li>
+ * <li>{@code ADVISORY_LOCK_TEST_URL} (environment) or {@code advisory-lock.test.url}
+ * (system property): that server, with {@code ADVISORY_LOCK_TEST_USER} and
+ * {@code ADVISORY_LOCK_TEST_PASSWORD} (default {@code postgres});</li>
+ * <li>{@code ADVISORY_LOCK_TEST_DATABASE=testcontainers}: a {@code postgres:18} container
+ * (needs Docker);</li>
+ * <li>otherwise embedded PostgreSQL binaries from Maven (zonky), so a build needs nothing
+ * but a JDK: version 18, or the major version that
+ * {@code -Dadvisory-lock.test.postgres-version=13} (13 to 18) selected. Zonky starts
+ * whichever binaries artifact is on the test class path, so the property works by
+ * switching that artifact (a Maven profile); the harness checks that the server it
+ * started is the major version asked for.</li>
  * </ol>
- * PostgreSQL refuses to run as root. The embedded binaries get around it with a user namespace where the kernel
- * offers one; where it does not, starting fails with a message that says so and what to do.
+ * PostgreSQL refuses to run as root. The embedded binaries get around it with a user
+ * namespace where the kernel offers one; where it does not, starting fails with a message
+ * that says so and what to do.
  */
 public final class TestDatabase {
 
 	private static final Logger logger = LoggerFactory.getLogger(TestDatabase.class);
 
 	/**
-	 * Ends any statement of a test after a minute, so that a regression which waits forever fails the test instead of
-	 * hanging the build.
+	 * Ends any statement of a test after a minute, so that a regression which waits
+	 * forever fails the test instead of hanging the build.
 	 */
 	/** A hung test fails after this instead of hanging CI. */
 	static final int STATEMENT_TIMEOUT_MILLIS = 60_000;
 
 	private static final String STATEMENT_TIMEOUT = "-c statement_timeout=" + STATEMENT_TIMEOUT_MILLIS;
 
-	/** The system property that selects the major version of the embedded binaries (through a Maven profile). */
+	/**
+	 * The system property that selects the major version of the embedded binaries
+	 * (through a Maven profile).
+	 */
 	public static final String POSTGRES_VERSION_PROPERTY = "advisory-lock.test.postgres-version";
 
 	/**
-	 * The system property that starts the embedded server durable ({@code fsync}, {@code synchronous_commit} and
-	 * {@code full_page_writes} on), as a production server runs, rather than with zonky's settings for tests.
+	 * The system property that starts the embedded server durable ({@code fsync},
+	 * {@code synchronous_commit} and {@code full_page_writes} on), as a production server
+	 * runs, rather than with zonky's settings for tests.
 	 */
 	public static final String DURABLE_PROPERTY = "advisory-lock.test.durable";
 
-	/** The system property that sets the embedded server's {@code max_connections}, for benchmarks with many callers. */
+	/**
+	 * The system property that sets the embedded server's {@code max_connections}, for
+	 * benchmarks with many callers.
+	 */
 	public static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.test.max-connections";
 
 	private static volatile TestDatabase instance;
@@ -123,7 +136,8 @@ public final class TestDatabase {
 	}
 
 	/**
-	 * Return whether the test database of this JVM has been started, by a first {@link #get()}.
+	 * Return whether the test database of this JVM has been started, by a first
+	 * {@link #get()}.
 	 * @return whether it has
 	 */
 	static boolean started() {
@@ -148,7 +162,8 @@ public final class TestDatabase {
 
 	@SuppressWarnings("resource") // stopped by Testcontainers' own shutdown hook (Ryuk)
 	private static TestDatabase startContainer() {
-		// The provider has the same name on Testcontainers 1 (Spring Boot 3) and 2 (Spring Boot 4), where
+		// The provider has the same name on Testcontainers 1 (Spring Boot 3) and 2
+		// (Spring Boot 4), where
 		// PostgreSQLContainer moved to another package.
 		JdbcDatabaseContainer<?> container = new PostgreSQLContainerProvider().newInstance("18");
 		container.start();
@@ -159,7 +174,8 @@ public final class TestDatabase {
 	private static TestDatabase startEmbedded() {
 		EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(30));
 		if (Boolean.parseBoolean(setting("ADVISORY_LOCK_TEST_DURABLE", DURABLE_PROPERTY))) {
-			// zonky starts PostgreSQL without flushing to disk; a production server flushes every commit.
+			// zonky starts PostgreSQL without flushing to disk; a production server
+			// flushes every commit.
 			builder.setServerConfig("fsync", "on")
 				.setServerConfig("synchronous_commit", "on")
 				.setServerConfig("full_page_writes", "on");
@@ -217,8 +233,9 @@ public final class TestDatabase {
 		if (runsAsRoot()) {
 			message.append(" This build runs as root, which PostgreSQL refuses; the embedded binaries then need a "
 					+ "user namespace (unshare -U), and ");
-			message.append(userNamespacesAvailable() ? "'unshare -U true' works here, so the cause is elsewhere "
-					+ "(see below)." : "'unshare -U true' fails here, so the kernel does not offer one.");
+			message.append(userNamespacesAvailable()
+					? "'unshare -U true' works here, so the cause is elsewhere " + "(see below)."
+					: "'unshare -U true' fails here, so the kernel does not offer one.");
 			message.append(" Run the build as an unprivileged user,");
 		}
 		else {
@@ -268,7 +285,8 @@ public final class TestDatabase {
 	}
 
 	/**
-	 * Return the Spring Boot properties that point {@code spring.datasource} at the test database.
+	 * Return the Spring Boot properties that point {@code spring.datasource} at the test
+	 * database.
 	 * @return the URL, user name, password and statement timeout properties
 	 */
 	public Map<String, String> springDataSourceProperties() {
@@ -317,8 +335,9 @@ public final class TestDatabase {
 	}
 
 	/**
-	 * Return the shared pool of ten connections to the test database. It cannot be closed, so an application context
-	 * that registers it as a bean does not close it for the next test.
+	 * Return the shared pool of ten connections to the test database. It cannot be
+	 * closed, so an application context that registers it as a bean does not close it for
+	 * the next test.
 	 * @return the data source
 	 */
 	public DataSource dataSource() {
@@ -326,7 +345,8 @@ public final class TestDatabase {
 	}
 
 	private static DataSource unclosable(DataSource pool) {
-		// Only the DataSource interface is exposed: no close() for a context to infer as a destroy method.
+		// Only the DataSource interface is exposed: no close() for a context to infer as
+		// a destroy method.
 		return (DataSource) Proxy.newProxyInstance(TestDatabase.class.getClassLoader(),
 				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
 					try {
@@ -366,8 +386,8 @@ public final class TestDatabase {
 	}
 
 	/**
-	 * Create a database on the test server (dropping it first if it exists), for tests that change database-wide
-	 * settings.
+	 * Create a database on the test server (dropping it first if it exists), for tests
+	 * that change database-wide settings.
 	 * @param name the database name: lower-case letters, digits and underscores
 	 * @return its JDBC URL
 	 */
@@ -375,8 +395,7 @@ public final class TestDatabase {
 		if (!name.matches("[a-z_][a-z0-9_]*")) {
 			throw new IllegalArgumentException("Database name must match [a-z_][a-z0-9_]*, was " + name);
 		}
-		try (Connection connection = this.pool.getConnection();
-				Statement statement = connection.createStatement()) {
+		try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
 			statement.execute("CREATE DATABASE " + name);
 		}

@@ -29,9 +29,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
- * Threads for a test's concurrent callers (each on its own connection), stopped after every test: interrupted, and
- * awaited up to {@link PgLocks#HANG_TIMEOUT}, so that a caller left waiting fails the test rather than outlive it.
- * Register it on a field: {@code @RegisterExtension final TestThreads threads = new TestThreads();}.
+ * Threads for a test's concurrent callers (each on its own connection), stopped after
+ * every test: interrupted, and awaited up to {@link PgLocks#HANG_TIMEOUT}, so that a
+ * caller left waiting fails the test rather than outlive it. Register it on a field:
+ * {@code @RegisterExtension final TestThreads threads = new TestThreads();}.
  */
 public final class TestThreads implements Executor, AfterEachCallback {
 
@@ -57,8 +58,9 @@ public final class TestThreads implements Executor, AfterEachCallback {
 	}
 
 	/**
-	 * Run a call in a transaction of its own, on a thread of its own: a concurrent caller. A checked exception of the
-	 * call fails the transaction as an {@link IllegalStateException}.
+	 * Run a call in a transaction of its own, on a thread of its own: a concurrent
+	 * caller. A checked exception of the call fails the transaction as an
+	 * {@link IllegalStateException}.
 	 * @param <T> what the call returns
 	 * @param transaction the transactions to run it in
 	 * @param call the call
@@ -76,8 +78,9 @@ public final class TestThreads implements Executor, AfterEachCallback {
 	}
 
 	/**
-	 * Wait for a latch that another test thread counts down, up to {@link PgLocks#HANG_TIMEOUT}: from a callback that
-	 * cannot throw a checked exception, such as a lock's work.
+	 * Wait for a latch that another test thread counts down, up to
+	 * {@link PgLocks#HANG_TIMEOUT}: from a callback that cannot throw a checked
+	 * exception, such as a lock's work.
 	 * @param latch the latch
 	 * @throws AssertionError if it was not counted down in time
 	 */

@@ -22,9 +22,10 @@ import com.zaxxer.hikari.HikariDataSource;
 
 /**
  * A Hikari pool with a PostgreSQL JDBC URL that never connects, for the tests that need a
- * {@link javax.sql.DataSource} bean only to satisfy a condition (which beans exist, how properties bind) and run no
- * SQL: they do not start {@link TestDatabase}. It is a Hikari pool with a URL, as the test database's is, so the same
- * beans exist on it; a test that asks it for a connection fails, naming the mistake.
+ * {@link javax.sql.DataSource} bean only to satisfy a condition (which beans exist, how
+ * properties bind) and run no SQL: they do not start {@link TestDatabase}. It is a Hikari
+ * pool with a URL, as the test database's is, so the same beans exist on it; a test that
+ * asks it for a connection fails, naming the mistake.
  */
 public class UnconnectedDataSource extends HikariDataSource {
 

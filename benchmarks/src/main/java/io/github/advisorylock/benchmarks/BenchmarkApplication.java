@@ -34,12 +34,13 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The application under measurement: Spring Boot's auto-configured Hikari pool and transaction manager, and the
- * advisory-lock starter, as an application would have them.
+ * The application under measurement: Spring Boot's auto-configured Hikari pool and
+ * transaction manager, and the advisory-lock starter, as an application would have them.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration(excludeName = {
-		// Spring Integration comes along for JdbcLockRegistry only; its message infrastructure is not measured.
+		// Spring Integration comes along for JdbcLockRegistry only; its message
+		// infrastructure is not measured.
 		"org.springframework.boot.autoconfigure.integration.IntegrationAutoConfiguration",
 		"org.springframework.boot.integration.autoconfigure.IntegrationAutoConfiguration" })
 class BenchmarkApplication {
@@ -67,7 +68,8 @@ class BenchmarkApplication {
 	}
 
 	/**
-	 * Start the application on the test database, reached through another JDBC URL (a relay's).
+	 * Start the application on the test database, reached through another JDBC URL (a
+	 * relay's).
 	 * @param database the database
 	 * @param url the JDBC URL to connect to
 	 * @param poolSize the most connections of the pool, which opens them all at once
@@ -89,7 +91,8 @@ class BenchmarkApplication {
 	}
 
 	/**
-	 * Size the application's pool, so that every caller of a scenario has a connection and no more are open.
+	 * Size the application's pool, so that every caller of a scenario has a connection
+	 * and no more are open.
 	 * @param context the application
 	 * @param size the most connections
 	 */

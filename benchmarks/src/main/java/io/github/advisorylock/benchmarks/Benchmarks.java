@@ -34,11 +34,14 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * Runs every scenario of the benchmarks, prints the tables, and writes them with the environment to
- * {@code docs/benchmarks.md} and the scaling chart to {@code docs/benchmarks-scaling.svg}.
+ * Runs every scenario of the benchmarks, prints the tables, and writes them with the
+ * environment to {@code docs/benchmarks.md} and the scaling chart to
+ * {@code docs/benchmarks-scaling.svg}.
  *
- * <p>Run it with {@code ./mvnw -pl benchmarks -am verify -DskipTests -Pbenchmarks}; the database is the one the tests
- * use ({@link TestDatabase}): embedded PostgreSQL 18 unless {@code ADVISORY_LOCK_TEST_URL} names a server.
+ * <p>
+ * Run it with {@code ./mvnw -pl benchmarks -am verify -DskipTests -Pbenchmarks}; the
+ * database is the one the tests use ({@link TestDatabase}): embedded PostgreSQL 18 unless
+ * {@code ADVISORY_LOCK_TEST_URL} names a server.
  */
 public final class Benchmarks {
 
@@ -47,7 +50,8 @@ public final class Benchmarks {
 	static final String CHART = "benchmarks-scaling.svg";
 
 	/**
-	 * What the library may add to a hand-written lock with the same isolation and recovery checks and round trips.
+	 * What the library may add to a hand-written lock with the same isolation and
+	 * recovery checks and round trips.
 	 */
 	static final double SHARE_GOAL = 1.03;
 
@@ -69,7 +73,8 @@ public final class Benchmarks {
 		Path docs = Path.of((args.length > 0) ? args[0] : "docs");
 		Settings settings = Settings.fromSystemProperties();
 		long start = System.nanoTime();
-		// Read by TestDatabase when it starts the embedded server; a server given by URL keeps its own settings.
+		// Read by TestDatabase when it starts the embedded server; a server given by URL
+		// keeps its own settings.
 		System.setProperty(TestDatabase.DURABLE_PROPERTY, Boolean.toString(settings.durable()));
 		System.setProperty(TestDatabase.MAX_CONNECTIONS_PROPERTY, Integer.toString(CrowdBenchmark.MAX_CONNECTIONS));
 		TestDatabase database = TestDatabase.get();
@@ -101,7 +106,8 @@ public final class Benchmarks {
 			Map<String, PairedShare.Blocks> share = cost.share(this.settings.count(100), 200);
 			Map<String, double[]> perKeys = cost.perKeys();
 			Map<String, HandOffBenchmark.Percentiles> handOff = new HandOffBenchmark(this.settings, annotated,
-					handWritten, database.dataSource(), peers).run();
+					handWritten, database.dataSource(), peers)
+				.run();
 
 			BenchmarkApplication.resizePool(context, CapacityBenchmark.T);
 			CapacityBenchmark capacity = new CapacityBenchmark(this.settings, annotated);
@@ -110,9 +116,11 @@ public final class Benchmarks {
 			List<ClosedLoop.Window> distinct = capacity.continuous(false);
 			BenchmarkApplication.resizePool(context, BenchmarkApplication.MAX_POOL_SIZE);
 
-			Map<Integer, ScalingBenchmark.Point> scaling = new ScalingBenchmark(this.settings, context, annotated).run();
+			Map<Integer, ScalingBenchmark.Point> scaling = new ScalingBenchmark(this.settings, context, annotated)
+				.run();
 			Map<String, double[]> takeover = new TakeoverBenchmark(this.settings,
-					context.getBean(AdvisoryLockOperations.class), database).run();
+					context.getBean(AdvisoryLockOperations.class), database)
+				.run();
 			Map<String, NetworkBenchmark.Pass> network = new NetworkBenchmark(this.settings, database).run();
 			CrowdBenchmark crowd = new CrowdBenchmark(this.settings, database);
 			Map<Integer, List<CrowdBenchmark.Round>> crowds = crowd.run();
@@ -124,7 +132,8 @@ public final class Benchmarks {
 			String scalingSection = scalingSection(scaling);
 			String invocationSection = invocationSection(perCall, takeover);
 			String networkSection = networkSection(perCall, network);
-			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(), handOff.get(HandOffBenchmark.ANNOTATION));
+			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(),
+					handOff.get(HandOffBenchmark.ANNOTATION));
 			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
 					invocationSection, networkSection, crowdSection, chart(scaling, perKeys));
 		}
@@ -147,21 +156,24 @@ public final class Benchmarks {
 				Summary.Spread.IQR);
 		Summary checked = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.CHECKED_FLOOR), floor),
 				Summary.Spread.IQR);
-		Summary recovery = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.FULLY_CHECKED_FLOOR),
-				perCall.get(CostBenchmark.CHECKED_FLOOR)), Summary.Spread.IQR);
+		Summary recovery = Summary.of(
+				Rounds.ratios(perCall.get(CostBenchmark.FULLY_CHECKED_FLOOR), perCall.get(CostBenchmark.CHECKED_FLOOR)),
+				Summary.Spread.IQR);
 		Summary article = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.ARTICLE), floor), Summary.Spread.IQR);
 		String share = share(pairedShare, "on loopback");
-		this.headline.add(String.format(Locale.ROOT, "Against the bare floor: `@AdvisoryLocked` %s, "
-				+ "`AdvisoryLockOperations.lock` %s, the floor with the isolation check %s (the recovery check "
-				+ "then adds %s); the article's three statements %s.", annotation.format(2), operations.format(2),
-				checked.format(2), recovery.format(2), article.format(2)));
+		this.headline.add(String.format(Locale.ROOT,
+				"Against the bare floor: `@AdvisoryLocked` %s, "
+						+ "`AdvisoryLockOperations.lock` %s, the floor with the isolation check %s (the recovery check "
+						+ "then adds %s); the article's three statements %s.",
+				annotation.format(2), operations.format(2), checked.format(2), recovery.format(2), article.format(2)));
 		return table.markdown() + "\n" + share;
 	}
 
 	/**
-	 * Tabulate the library's share, the annotation's and {@code AdvisoryLockOperations}' cost over the hand-written
-	 * lock with the same isolation and recovery checks and round trips, measured in pairs, with 95% intervals over the
-	 * blocks, and put it in the headline.
+	 * Tabulate the library's share, the annotation's and {@code AdvisoryLockOperations}'
+	 * cost over the hand-written lock with the same isolation and recovery checks and
+	 * round trips, measured in pairs, with 95% intervals over the blocks, and put it in
+	 * the headline.
 	 * @param where where it was measured, for the headline
 	 */
 	private String share(Map<String, PairedShare.Blocks> blocks, String where) {
@@ -174,8 +186,8 @@ public final class Benchmarks {
 			String verdict = verdict(ratio);
 			share.row(variant, ratio.bracketed(3), added.bracketed(1), verdict);
 			this.headline.add(String.format(Locale.ROOT, "The library's share %s, %s ÷ hand-written with the same "
-					+ "isolation and recovery checks and round trips: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.", where,
-					variant, ratio.bracketed(3), added.bracketed(1), SHARE_GOAL, verdict));
+					+ "isolation and recovery checks and round trips: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.",
+					where, variant, ratio.bracketed(3), added.bracketed(1), SHARE_GOAL, verdict));
 		});
 		return share.markdown();
 	}
@@ -185,7 +197,8 @@ public final class Benchmarks {
 		Map<String, double[]> slow = passes.get(NetworkBenchmark.ROUND_TRIP).perCall();
 		double[] noDelay = passes.get(NetworkBenchmark.NO_DELAY).latenessMicros();
 		double[] late = passes.get(NetworkBenchmark.ROUND_TRIP).latenessMicros();
-		// What a round trip really added: the delay each way, plus how much later than the relay without delay the
+		// What a round trip really added: the delay each way, plus how much later than
+		// the relay without delay the
 		// relay with it sent each chunk (its writer wakes a little after the due time).
 		double roundTripMicros = 2 * (NetworkBenchmark.ONE_WAY_MICROS + late[0] - noDelay[0]);
 		Table table = new Table("call", "loopback, µs", "relay, no delay, µs", "relay, 0.5 ms round trip, µs",
@@ -196,12 +209,13 @@ public final class Benchmarks {
 			Summary delayed = Summary.of(slow.get(variant), Summary.Spread.IQR);
 			double roundTrips = (delayed.median() - zero.median()) / roundTripMicros;
 			table.row(variant, Summary.of(loopback.get(variant), Summary.Spread.IQR).format(0), zero.format(0),
-					delayed.format(0), fmt("%.1f", roundTrips), Summary.of(Rounds.ratios(slow.get(variant),
-							slow.get(CostBenchmark.FLOOR)), Summary.Spread.IQR).format(2));
+					delayed.format(0), fmt("%.1f", roundTrips),
+					Summary.of(Rounds.ratios(slow.get(variant), slow.get(CostBenchmark.FLOOR)), Summary.Spread.IQR)
+						.format(2));
 			if (variant.equals(CostBenchmark.FLOOR) || variant.equals(CostBenchmark.ANNOTATION)
 					|| variant.equals(CostBenchmark.SHEDLOCK) || variant.equals(CostBenchmark.REGISTRY)) {
-				costs.append(costs.isEmpty() ? "" : "; ").append(fmt("%s %.0f µs (%.1f round trips)",
-						shortName(variant), delayed.median(), roundTrips));
+				costs.append(costs.isEmpty() ? "" : "; ")
+					.append(fmt("%s %.0f µs (%.1f round trips)", shortName(variant), delayed.median(), roundTrips));
 			}
 		}
 		this.headline.add("At a 0.5 ms round trip, through the relay: " + costs + ".");
@@ -209,13 +223,14 @@ public final class Benchmarks {
 		return table.markdown() + "\n" + share + fmt("%nThe relay sent each chunk %.0f µs (median; p99 %.0f µs) after "
 				+ "it was due with no delay, and %.0f µs (p99 %.0f µs) after its due time with %d µs each way: a "
 				+ "round trip through it added %.0f µs rather than the %d asked, and the round trips above are "
-				+ "counted in those.%n", noDelay[0], noDelay[1], late[0], late[1],
-				NetworkBenchmark.ONE_WAY_MICROS, roundTripMicros, 2 * NetworkBenchmark.ONE_WAY_MICROS);
+				+ "counted in those.%n", noDelay[0], noDelay[1], late[0], late[1], NetworkBenchmark.ONE_WAY_MICROS,
+				roundTripMicros, 2 * NetworkBenchmark.ONE_WAY_MICROS);
 	}
 
 	private String crowdSection(Map<Integer, List<CrowdBenchmark.Round>> crowds, Map<Integer, Double> poolFillMillis,
 			HandOffBenchmark.Percentiles one) {
-		// One waiter's hand-off (scenario 4) predicts a crowd's throughput: one call through the lock per hand-off.
+		// One waiter's hand-off (scenario 4) predicts a crowd's throughput: one call
+		// through the lock per hand-off.
 		double oneHandOff = Summary.of(one.p50(), Summary.Spread.RANGE).median();
 		double model = 1000 / oneHandOff;
 		Table table = new Table("callers on one key", "queued in, ms", "hand-off p50, ms", "hand-off p99, ms",
@@ -223,18 +238,21 @@ public final class Benchmarks {
 		StringBuilder headline = new StringBuilder();
 		crowds.forEach((crowd, rounds) -> {
 			double[] queued = rounds.stream().mapToDouble(CrowdBenchmark.Round::queueMillis).toArray();
-			double[] p50 = rounds.stream().mapToDouble((round) -> Summary.percentileOf(round.handOffsMillis(), 50))
+			double[] p50 = rounds.stream()
+				.mapToDouble((round) -> Summary.percentileOf(round.handOffsMillis(), 50))
 				.toArray();
-			double[] p99 = rounds.stream().mapToDouble((round) -> Summary.percentileOf(round.handOffsMillis(), 99))
+			double[] p99 = rounds.stream()
+				.mapToDouble((round) -> Summary.percentileOf(round.handOffsMillis(), 99))
 				.toArray();
 			Summary throughput = Summary.of(rounds.stream().mapToDouble(CrowdBenchmark.Round::throughput).toArray(),
 					Summary.Spread.RANGE);
 			table.row(crowd, Summary.of(queued, Summary.Spread.RANGE).format(0),
 					Summary.of(p50, Summary.Spread.RANGE).format(), Summary.of(p99, Summary.Spread.RANGE).format(),
 					throughput.format(0), fmt("%.0f/s", model), fmt("%.2f", throughput.median() / model));
-			headline.append(headline.isEmpty() ? "" : "; ").append(fmt("%d callers: hand-off p50 %s ms, p99 %s ms, "
-					+ "%.0f calls/s (%.2f × the model)", crowd, Summary.of(p50, Summary.Spread.RANGE).format(),
-					Summary.of(p99, Summary.Spread.RANGE).format(), throughput.median(), throughput.median() / model));
+			headline.append(headline.isEmpty() ? "" : "; ")
+				.append(fmt("%d callers: hand-off p50 %s ms, p99 %s ms, " + "%.0f calls/s (%.2f × the model)", crowd,
+						Summary.of(p50, Summary.Spread.RANGE).format(), Summary.of(p99, Summary.Spread.RANGE).format(),
+						throughput.median(), throughput.median() / model));
 		});
 		this.headline.add("A crowd on one key, " + headline + ".");
 		StringBuilder pools = new StringBuilder();
@@ -254,7 +272,8 @@ public final class Benchmarks {
 	}
 
 	/**
-	 * Say whether a ratio meets the library's share goal: only when its whole 95% interval lies on one side of it.
+	 * Say whether a ratio meets the library's share goal: only when its whole 95%
+	 * interval lies on one side of it.
 	 */
 	private static String verdict(Summary ratio) {
 		if (ratio.high() <= SHARE_GOAL) {
@@ -309,14 +328,14 @@ public final class Benchmarks {
 				"uncontended lock + unlock " + String.format(Locale.ROOT, "%.2f", shedLock.median() / 1000) + " ms");
 		Summary annotation = Summary.of(handOff.get(HandOffBenchmark.ANNOTATION).p50(), Summary.Spread.RANGE);
 		Summary registry = Summary.of(handOff.get(HandOffBenchmark.REGISTRY_DEFAULT).p50(), Summary.Spread.RANGE);
-		this.headline.add(String.format(Locale.ROOT, "Hand-off to a blocked waiter, p50: %s ms with "
-				+ "`@AdvisoryLocked`, %s ms with `JdbcLockRegistry` at its default poll.", annotation.format(),
-				registry.format()));
+		this.headline.add(String.format(Locale.ROOT,
+				"Hand-off to a blocked waiter, p50: %s ms with "
+						+ "`@AdvisoryLocked`, %s ms with `JdbcLockRegistry` at its default poll.",
+				annotation.format(), registry.format()));
 		return table.markdown();
 	}
 
-	private String capacitySection(double[] burstWaits, List<ClosedLoop.Window> hot,
-			List<ClosedLoop.Window> distinct) {
+	private String capacitySection(double[] burstWaits, List<ClosedLoop.Window> hot, List<ClosedLoop.Window> distinct) {
 		Table table = new Table("t = 10 callers, u = 50 ms", "model", "measured", "measured / model");
 		Summary burst = Summary.of(burstWaits, Summary.Spread.RANGE);
 		Summary hotThroughput = Summary.of(ClosedLoop.throughputs(hot), Summary.Spread.RANGE);
@@ -328,20 +347,23 @@ public final class Benchmarks {
 		double distinctModel = CapacityBenchmark.modelThroughput(CapacityBenchmark.T);
 		table.row("one hot key, callers released together: average wait", fmt("%.0f ms", modelWait),
 				burst.format(0) + " ms", fmt("%.2f", burst.median() / modelWait));
-		table.row("one hot key, continuous: throughput", fmt("%.0f/s", hotModel),
-				hotThroughput.format(1) + "/s", fmt("%.2f", hotThroughput.median() / hotModel));
+		table.row("one hot key, continuous: throughput", fmt("%.0f/s", hotModel), hotThroughput.format(1) + "/s",
+				fmt("%.2f", hotThroughput.median() / hotModel));
 		table.row("one hot key, continuous: average wait", "(burst formula only)", hotWait.format(0) + " ms",
 				fmt("%.2f × u × (t − 1)", hotWait.median() / (CapacityBenchmark.U * (CapacityBenchmark.T - 1))));
 		table.row("ten distinct keys, continuous: throughput", fmt("%.0f/s", distinctModel),
 				distinctThroughput.format(0) + "/s", fmt("%.2f", distinctThroughput.median() / distinctModel));
 		table.row("ten distinct keys, continuous: average wait", "0 ms", distinctWait.format(2) + " ms", "");
-		this.headline.add(String.format(Locale.ROOT, "Capacity model (t = 10, u = 50 ms): burst average wait %s ms "
-				+ "(model %.0f), hot-key throughput %s/s (model %.0f), ten keys %s/s (model %.0f).", burst.format(0),
-				modelWait, hotThroughput.format(1), hotModel, distinctThroughput.format(0), distinctModel));
-		double worst = Math.max(Math.abs(burst.median() / modelWait - 1), Math.max(
-				Math.abs(hotThroughput.median() / hotModel - 1), Math.abs(distinctThroughput.median() / distinctModel - 1)));
-		return table.markdown() + fmt("%nEvery modelled figure was measured within %.0f %% of the model.%n",
-				Math.ceil(worst * 100));
+		this.headline.add(String.format(Locale.ROOT,
+				"Capacity model (t = 10, u = 50 ms): burst average wait %s ms "
+						+ "(model %.0f), hot-key throughput %s/s (model %.0f), ten keys %s/s (model %.0f).",
+				burst.format(0), modelWait, hotThroughput.format(1), hotModel, distinctThroughput.format(0),
+				distinctModel));
+		double worst = Math.max(Math.abs(burst.median() / modelWait - 1),
+				Math.max(Math.abs(hotThroughput.median() / hotModel - 1),
+						Math.abs(distinctThroughput.median() / distinctModel - 1)));
+		return table.markdown()
+				+ fmt("%nEvery modelled figure was measured within %.0f %% of the model.%n", Math.ceil(worst * 100));
 	}
 
 	private String invocationSection(Map<String, double[]> perCall, Map<String, double[]> takeover) {
@@ -352,8 +374,8 @@ public final class Benchmarks {
 					Summary.of(Rounds.ratios(perCall.get(variant), invocation), Summary.Spread.IQR).format(2));
 		}
 		Table next = new Table("the waiting instance's work starts after", "ms, median (min–max)", "samples");
-		takeover.forEach((way, millis) -> next.row(way, Summary.of(millis, Summary.Spread.RANGE).format(1),
-				millis.length));
+		takeover
+			.forEach((way, millis) -> next.row(way, Summary.of(millis, Summary.Spread.RANGE).format(1), millis.length));
 		next.row("ShedLock, a holder that died or hung", "`lockAtMostFor`, as configured", "");
 		Summary shedLock = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.SHEDLOCK), invocation),
 				Summary.Spread.IQR);
@@ -384,7 +406,8 @@ public final class Benchmarks {
 		List<Chart.Point> distinctP99 = new ArrayList<>();
 		List<Chart.Point> hotP99 = new ArrayList<>();
 		scaling.forEach((callers, point) -> {
-			distinctThroughput.add(Chart.Point.of(callers, Summary.of(point.distinctThroughput(), Summary.Spread.RANGE)));
+			distinctThroughput
+				.add(Chart.Point.of(callers, Summary.of(point.distinctThroughput(), Summary.Spread.RANGE)));
 			hotThroughput.add(Chart.Point.of(callers, Summary.of(point.hotThroughput(), Summary.Spread.RANGE)));
 			distinctP99.add(Chart.Point.of(callers, Summary.of(point.distinctP99(), Summary.Spread.RANGE)));
 			hotP99.add(Chart.Point.of(callers, Summary.of(point.hotP99(), Summary.Spread.RANGE)));
@@ -393,28 +416,27 @@ public final class Benchmarks {
 		List<Chart.Point> annotation = new ArrayList<>();
 		List<Chart.Point> loop = new ArrayList<>();
 		for (int keys : CostBenchmark.KEY_COUNTS) {
-			statement.add(Chart.Point.of(keys, Summary.of(perKeys.get(CostBenchmark.keysVariant("statement", keys)),
-					Summary.Spread.IQR)));
-			annotation.add(Chart.Point.of(keys, Summary.of(perKeys.get(CostBenchmark.keysVariant("annotation", keys)),
-					Summary.Spread.IQR)));
-			loop.add(Chart.Point.of(keys, Summary.of(perKeys.get(CostBenchmark.keysVariant("loop", keys)),
-					Summary.Spread.IQR)));
+			statement.add(Chart.Point.of(keys,
+					Summary.of(perKeys.get(CostBenchmark.keysVariant("statement", keys)), Summary.Spread.IQR)));
+			annotation.add(Chart.Point.of(keys,
+					Summary.of(perKeys.get(CostBenchmark.keysVariant("annotation", keys)), Summary.Spread.IQR)));
+			loop.add(Chart.Point.of(keys,
+					Summary.of(perKeys.get(CostBenchmark.keysVariant("loop", keys)), Summary.Spread.IQR)));
 		}
 		String blue = "#1f77b4";
 		String orange = "#d62728";
 		String grey = "#7f7f7f";
-		return Chart.svg("@AdvisoryLocked on PostgreSQL: medians of rounds, with their spread",
-				List.of(new Chart.Panel("Throughput (bars: min–max)", "callers (pool = callers)", "transactions per second", false,
-						List.of(new Chart.Series("a random key per call", blue, distinctThroughput),
+		return Chart.svg("@AdvisoryLocked on PostgreSQL: medians of rounds, with their spread", List.of(
+				new Chart.Panel("Throughput (bars: min–max)", "callers (pool = callers)", "transactions per second",
+						false, List.of(new Chart.Series("a random key per call", blue, distinctThroughput),
 								new Chart.Series("one hot key", orange, hotThroughput))),
-						new Chart.Panel("p99 latency (bars: min–max)", "callers (pool = callers)", "milliseconds (log)", true,
-								List.of(new Chart.Series("a random key per call", blue, distinctP99),
-										new Chart.Series("one hot key", orange, hotP99))),
-						new Chart.Panel("One caller, n keys (bars: p25–p75)", "keys per call", "microseconds (log)",
-								true,
-								List.of(new Chart.Series("@AdvisoryLocked", blue, annotation),
-										new Chart.Series("one hand-written statement", grey, statement),
-										new Chart.Series("one statement per key", orange, loop)))));
+				new Chart.Panel("p99 latency (bars: min–max)", "callers (pool = callers)", "milliseconds (log)", true,
+						List.of(new Chart.Series("a random key per call", blue, distinctP99),
+								new Chart.Series("one hot key", orange, hotP99))),
+				new Chart.Panel("One caller, n keys (bars: p25–p75)", "keys per call", "microseconds (log)", true,
+						List.of(new Chart.Series("@AdvisoryLocked", blue, annotation),
+								new Chart.Series("one hand-written statement", grey, statement),
+								new Chart.Series("one statement per key", orange, loop)))));
 	}
 
 	private static double[] meanExtras(List<ClosedLoop.Window> windows) {

@@ -26,8 +26,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Scenario 5: the capacity model of a serialized lock queue against measurement, with t callers whose transactions
- * hold the lock u milliseconds. The model: throughput = 1000 / u × t per second, average wait = u × (t − 1) / 2 ms.
+ * Scenario 5: the capacity model of a serialized lock queue against measurement, with t
+ * callers whose transactions hold the lock u milliseconds. The model: throughput = 1000 /
+ * u × t per second, average wait = u × (t − 1) / 2 ms.
  */
 final class CapacityBenchmark {
 
@@ -47,8 +48,8 @@ final class CapacityBenchmark {
 	}
 
 	/**
-	 * One hot key, the callers released together by a barrier: each round's average wait, from the release to the
-	 * lock.
+	 * One hot key, the callers released together by a barrier: each round's average wait,
+	 * from the release to the lock.
 	 * @return milliseconds, one value per round
 	 */
 	double[] burstAverageWait() throws Exception {

@@ -21,8 +21,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * A small SVG line chart of side-by-side panels, each with a log₂ x axis (callers, keys), a linear or log₁₀ y axis,
- * and error bars for each point's spread. Written by hand to keep the module free of a charting dependency.
+ * A small SVG line chart of side-by-side panels, each with a log₂ x axis (callers, keys),
+ * a linear or log₁₀ y axis, and error bars for each point's spread. Written by hand to
+ * keep the module free of a charting dependency.
  */
 final class Chart {
 
@@ -52,10 +53,13 @@ final class Chart {
 		int width = PANEL_WIDTH * panels.size();
 		int height = TOP + PLOT_HEIGHT + 48 + legendLines * LEGEND_LINE + 10;
 		StringBuilder svg = new StringBuilder();
-		svg.append(format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-				+ "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n", width, height, width, height));
+		svg.append(format(
+				"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+						+ "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n",
+				width, height, width, height));
 		svg.append(format("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height));
-		svg.append(format("<text x=\"%d\" y=\"20\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n",
+		svg.append(format(
+				"<text x=\"%d\" y=\"20\" font-size=\"14\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n",
 				width / 2, escape(title)));
 		for (int i = 0; i < panels.size(); i++) {
 			panel(svg, panels.get(i), i * PANEL_WIDTH);
@@ -69,7 +73,8 @@ final class Chart {
 		double right = offset + PANEL_WIDTH - RIGHT;
 		double top = TOP;
 		double bottom = TOP + PLOT_HEIGHT;
-		svg.append(format("<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n",
+		svg.append(format(
+				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"middle\">%s</text>\n",
 				(left + right) / 2, top - 16, escape(panel.title())));
 
 		double minX = Double.MAX_VALUE;
@@ -105,8 +110,9 @@ final class Chart {
 			svg.append(format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", at, bottom + 15,
 					number(tick)));
 		}
-		svg.append(format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#555\"/>\n",
-				left, top, right - left, bottom - top));
+		svg.append(
+				format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#555\"/>\n",
+						left, top, right - left, bottom - top));
 		svg.append(format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", (left + right) / 2,
 				bottom + 32, escape(panel.xLabel())));
 		svg.append(format("<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
@@ -134,8 +140,9 @@ final class Chart {
 						y.at(point.y()), series.color()));
 			}
 			double legendY = bottom + 50 + line * LEGEND_LINE;
-			svg.append(format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-					left, legendY - 4, left + 18, legendY - 4, series.color()));
+			svg.append(
+					format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+							left, legendY - 4, left + 18, legendY - 4, series.color()));
 			svg.append(format("<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", left + 24, legendY, escape(series.name())));
 			line++;
 		}

@@ -35,15 +35,21 @@ import one.profiler.Counter;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Where a call's client-side CPU time and allocations go, for {@code @AdvisoryLocked}, {@code AdvisoryLockOperations}
- * and the hand-written lock with the same isolation check: each runs alone, single-threaded, under async-profiler
- * (CPU time sampled with {@code itimer}, which needs no perf_events, and scaled to the calling thread's own CPU time;
- * allocations sampled by size), and the profile is folded into the share of each stage of the call. A run of its own, so that the profiler weighs on nothing that
- * {@link Benchmarks} measures: {@code ./mvnw -pl benchmarks -am verify -DskipTests -Pprofile}.
+ * Where a call's client-side CPU time and allocations go, for {@code @AdvisoryLocked},
+ * {@code AdvisoryLockOperations} and the hand-written lock with the same isolation check:
+ * each runs alone, single-threaded, under async-profiler (CPU time sampled with
+ * {@code itimer}, which needs no perf_events, and scaled to the calling thread's own CPU
+ * time; allocations sampled by size), and the profile is folded into the share of each
+ * stage of the call. A run of its own, so that the profiler weighs on nothing that
+ * {@link Benchmarks} measures:
+ * {@code ./mvnw -pl benchmarks -am verify -DskipTests -Pprofile}.
  */
 public final class ClientProfile {
 
-	/** The frames that tell the stages of a call apart, outermost first: a sample counts for the innermost it has. */
+	/**
+	 * The frames that tell the stages of a call apart, outermost first: a sample counts
+	 * for the innermost it has.
+	 */
 	private static final Map<String, String> STAGES = stages();
 
 	private static final int SECONDS = 12;
@@ -93,11 +99,14 @@ public final class ClientProfile {
 					long calls = runFor(variant.getValue(), SECONDS);
 					long cpuNanos = THREADS.getCurrentThreadCpuTime() - cpuBefore;
 					profiler.execute("stop");
-					// CPU: itimer ticks at the kernel's timer resolution whatever the interval asked, so its samples
-					// give each stage's share, and the thread's own CPU time the total. Allocations: bytes.
+					// CPU: itimer ticks at the kernel's timer resolution whatever the
+					// interval asked, so its samples
+					// give each stage's share, and the thread's own CPU time the total.
+					// Allocations: bytes.
 					boolean cpu = event.equals("itimer");
 					String collapsed = profiler.dumpCollapsed(cpu ? Counter.SAMPLES : Counter.TOTAL);
-					Files.writeString(directory.resolve(slug(variant.getKey()) + "-" + event + ".collapsed"), collapsed);
+					Files.writeString(directory.resolve(slug(variant.getKey()) + "-" + event + ".collapsed"),
+							collapsed);
 					System.out.println(report(variant.getKey(), cpu, collapsed, calls, cpuNanos));
 				}
 			}
@@ -116,8 +125,9 @@ public final class ClientProfile {
 	}
 
 	/**
-	 * Fold a collapsed profile (one stack and its count a line) into the stages, per call: for CPU, each stage's share
-	 * of the samples times the calling thread's CPU time, in microseconds; for allocations, bytes.
+	 * Fold a collapsed profile (one stack and its count a line) into the stages, per
+	 * call: for CPU, each stage's share of the samples times the calling thread's CPU
+	 * time, in microseconds; for allocations, bytes.
 	 */
 	static String report(String variant, boolean cpu, String collapsed, long calls, long cpuNanos) {
 		Map<String, Long> byStage = new LinkedHashMap<>();
@@ -148,8 +158,8 @@ public final class ClientProfile {
 		byStage.entrySet()
 			.stream()
 			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-			.forEach((stage) -> text.append(String.format(Locale.ROOT, "   %-40s %10.2f%n", stage.getKey(),
-					perCall * stage.getValue() / all)));
+			.forEach((stage) -> text.append(
+					String.format(Locale.ROOT, "   %-40s %10.2f%n", stage.getKey(), perCall * stage.getValue() / all)));
 		return text.toString();
 	}
 

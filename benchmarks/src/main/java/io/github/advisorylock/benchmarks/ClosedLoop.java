@@ -24,9 +24,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A closed-loop load: a number of callers that each call again as soon as their previous call returns, for a warm-up
- * and then a number of measurement windows. Each window is one round: the calls that completed in it give its
- * throughput and latency percentiles, so start-up and wind-down are never measured.
+ * A closed-loop load: a number of callers that each call again as soon as their previous
+ * call returns, for a warm-up and then a number of measurement windows. Each window is
+ * one round: the calls that completed in it give its throughput and latency percentiles,
+ * so start-up and wind-down are never measured.
  */
 final class ClosedLoop {
 
@@ -39,7 +40,8 @@ final class ClosedLoop {
 	 * @param warmup how long to run before the first window
 	 * @param windows how many windows
 	 * @param window the length of one window
-	 * @param call what a caller does; returns an extra figure of the call (a wait, say), or 0
+	 * @param call what a caller does; returns an extra figure of the call (a wait, say),
+	 * or 0
 	 * @return the completed calls of each window
 	 */
 	static List<Window> run(int callers, Duration warmup, int windows, Duration window, Call call) {
@@ -57,8 +59,8 @@ final class ClosedLoop {
 			Thread thread = new Thread(() -> {
 				try {
 					go.await();
-					for (long begin = System.nanoTime(); begin < end && failure.get() == null; begin = System
-						.nanoTime()) {
+					for (long begin = System.nanoTime(); begin < end
+							&& failure.get() == null; begin = System.nanoTime()) {
 						long extra = call.call(caller);
 						long finish = System.nanoTime();
 						mine.add(finish, finish - begin, extra);

@@ -30,8 +30,9 @@ import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 
 /**
- * Scenarios 1 to 3, the peers' uncontended cost, and the cost as keys per call grow: single-threaded, no contention,
- * a random key per call, every variant measured in the same rounds.
+ * Scenarios 1 to 3, the peers' uncontended cost, and the cost as keys per call grow:
+ * single-threaded, no contention, a random key per call, every variant measured in the
+ * same rounds.
  */
 final class CostBenchmark {
 
@@ -70,8 +71,8 @@ final class CostBenchmark {
 
 	private final JdbcTemplateLockProvider shedLock;
 
-	CostBenchmark(Settings settings, AnnotatedCalls annotated, HandWrittenCalls handWritten,
-			JdbcLockRegistry registry, JdbcTemplateLockProvider shedLock) {
+	CostBenchmark(Settings settings, AnnotatedCalls annotated, HandWrittenCalls handWritten, JdbcLockRegistry registry,
+			JdbcTemplateLockProvider shedLock) {
 		this.settings = settings;
 		this.annotated = annotated;
 		this.handWritten = handWritten;
@@ -107,8 +108,7 @@ final class CostBenchmark {
 			lock.lock();
 			lock.unlock();
 		});
-		variants.put(SHEDLOCK,
-				() -> Peers.shedLockOnce(this.shedLock, "cost-" + names.incrementAndGet() % PEER_NAMES));
+		variants.put(SHEDLOCK, () -> Peers.shedLockOnce(this.shedLock, "cost-" + names.incrementAndGet() % PEER_NAMES));
 		return Rounds.interleaved(variants, rounds, this.settings.duration(1500), this.settings.duration(200));
 	}
 
@@ -122,7 +122,8 @@ final class CostBenchmark {
 		Map<String, Rounds.Operation> variants = new LinkedHashMap<>();
 		variants.put(ANNOTATION, () -> this.annotated.lockOne(random()));
 		variants.put(OPERATIONS, () -> this.handWritten.operations(random()));
-		// Against the same statement written by hand, so that the share is what the library adds around it.
+		// Against the same statement written by hand, so that the share is what the
+		// library adds around it.
 		return PairedShare.measure(() -> this.handWritten.fullyCheckedFloor(random()), variants, blocks, pairs);
 	}
 

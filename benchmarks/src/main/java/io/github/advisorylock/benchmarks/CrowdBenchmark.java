@@ -39,9 +39,10 @@ import io.github.advisorylock.test.TestDatabase;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Scenario 9, a crowd on one key: 50, then 200 callers, each with a connection of its own, block on a key that a
- * holder in another session holds; the holder commits, and the crowd goes through the lock one by one. Each hand-off
- * is the time from the end of one caller's locked body (its COMMIT still to come) to the start of the next one's; the
+ * Scenario 9, a crowd on one key: 50, then 200 callers, each with a connection of its
+ * own, block on a key that a holder in another session holds; the holder commits, and the
+ * crowd goes through the lock one by one. Each hand-off is the time from the end of one
+ * caller's locked body (its COMMIT still to come) to the start of the next one's; the
  * throughput is the crowd over the time from the holder's release to the last body's end.
  */
 final class CrowdBenchmark {
@@ -49,7 +50,10 @@ final class CrowdBenchmark {
 	/** The crowds, in callers. */
 	static final List<Integer> CROWDS = List.of(50, 200);
 
-	/** What the embedded server allows: the largest crowd, the application's other connections and the observers. */
+	/**
+	 * What the embedded server allows: the largest crowd, the application's other
+	 * connections and the observers.
+	 */
 	static final int MAX_CONNECTIONS = 300;
 
 	private static final Duration LONG_ENOUGH = Duration.ofSeconds(120);
@@ -80,7 +84,8 @@ final class CrowdBenchmark {
 		ExecutorService callers = Executors.newCachedThreadPool();
 		try {
 			for (int crowd : CROWDS) {
-				// An application of its own, whose pool has a connection for every caller.
+				// An application of its own, whose pool has a connection for every
+				// caller.
 				try (ConfigurableApplicationContext context = BenchmarkApplication.start(this.database,
 						this.database.url(), crowd)) {
 					fillPool(context, crowd);
@@ -101,7 +106,8 @@ final class CrowdBenchmark {
 	}
 
 	/**
-	 * Wait until the pool has a connection for every caller, so that the crowd queues on the lock, not on the pool.
+	 * Wait until the pool has a connection for every caller, so that the crowd queues on
+	 * the lock, not on the pool.
 	 */
 	private void fillPool(ConfigurableApplicationContext context, int size) throws Exception {
 		HikariDataSource dataSource = context.getBean(HikariDataSource.class);
@@ -155,6 +161,7 @@ final class CrowdBenchmark {
 
 	/**
 	 * One crowd's pass through the lock.
+	 *
 	 * @param queueMillis from the first call to every caller waiting in {@code pg_locks}
 	 * @param handOffsMillis each hand-off, from one body's end to the next body's start
 	 * @param throughput calls per second from the release to the last body's end

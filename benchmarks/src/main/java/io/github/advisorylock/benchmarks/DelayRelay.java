@@ -31,12 +31,13 @@ import java.util.concurrent.Delayed;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP relay on loopback that delays every byte by a fixed time in each direction, as a network between hosts does:
- * what a client sends arrives at the server that long later, and the answer as long again, so a round trip costs twice
- * the delay more than on loopback. Each chunk read is stamped with the time it is due and queued; a writer thread
- * sends it when due, so back-to-back chunks are each delayed once, not by the sum of the delays before them (no sleep
- * per packet). Both sockets have {@code TCP_NODELAY}. How late each chunk really went out is recorded, to say how exact
- * the delay was.
+ * A TCP relay on loopback that delays every byte by a fixed time in each direction, as a
+ * network between hosts does: what a client sends arrives at the server that long later,
+ * and the answer as long again, so a round trip costs twice the delay more than on
+ * loopback. Each chunk read is stamped with the time it is due and queued; a writer
+ * thread sends it when due, so back-to-back chunks are each delayed once, not by the sum
+ * of the delays before them (no sleep per packet). Both sockets have {@code TCP_NODELAY}.
+ * How late each chunk really went out is recorded, to say how exact the delay was.
  */
 final class DelayRelay implements AutoCloseable {
 
@@ -76,8 +77,8 @@ final class DelayRelay implements AutoCloseable {
 	}
 
 	/**
-	 * Return how late, beyond the delay, the chunks relayed so far were sent: the median and the 99th percentile, in
-	 * microseconds.
+	 * Return how late, beyond the delay, the chunks relayed so far were sent: the median
+	 * and the 99th percentile, in microseconds.
 	 * @return the median and the p99
 	 */
 	synchronized double[] latenessMicros() {
@@ -119,7 +120,8 @@ final class DelayRelay implements AutoCloseable {
 	}
 
 	/**
-	 * Relay one direction: a reader stamps and queues what arrives, a writer sends it when due.
+	 * Relay one direction: a reader stamps and queues what arrives, a writer sends it
+	 * when due.
 	 */
 	private void pipe(Socket from, Socket to, String direction) throws IOException {
 		InputStream in = from.getInputStream();
@@ -184,8 +186,9 @@ final class DelayRelay implements AutoCloseable {
 	}
 
 	/**
-	 * Bytes read at one time, when they are due to be sent on, and their place in the stream, which keeps two chunks
-	 * due at the same nanosecond in order; {@code null} bytes end the direction.
+	 * Bytes read at one time, when they are due to be sent on, and their place in the
+	 * stream, which keeps two chunks due at the same nanosecond in order; {@code null}
+	 * bytes end the direction.
 	 */
 	private record Chunk(long dueNanos, long sequence, byte[] bytes) implements Delayed {
 

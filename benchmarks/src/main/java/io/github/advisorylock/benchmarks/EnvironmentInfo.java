@@ -42,8 +42,8 @@ import org.springframework.core.SpringVersion;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 
 /**
- * What the figures were measured on: machine, JVM, PostgreSQL and its settings that matter here, and the versions of
- * every library in the measurement.
+ * What the figures were measured on: machine, JVM, PostgreSQL and its settings that
+ * matter here, and the versions of every library in the measurement.
  */
 final class EnvironmentInfo {
 
@@ -58,19 +58,22 @@ final class EnvironmentInfo {
 	 */
 	static Table describe(DataSource dataSource, String database) {
 		Table table = new Table("", "");
-		table.row("Date", OffsetDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
+		table.row("Date",
+				OffsetDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
 		table.row("CPUs", Runtime.getRuntime().availableProcessors() + cpuModel());
 		table.row("OS", System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
 				+ System.getProperty("os.arch") + ")");
-		table.row("JVM", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " ("
-				+ System.getProperty("java.vm.vendor") + "), heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024)
-				+ " MiB");
+		table.row("JVM",
+				System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + " ("
+						+ System.getProperty("java.vm.vendor") + "), heap "
+						+ Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB");
 		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
 			table.row("PostgreSQL", single(statement, "SHOW server_version") + ", " + database);
-			table.row("PostgreSQL settings", "synchronous_commit=" + single(statement, "SHOW synchronous_commit")
-					+ ", fsync=" + single(statement, "SHOW fsync") + ", shared_buffers="
-					+ single(statement, "SHOW shared_buffers") + ", max_connections="
-					+ single(statement, "SHOW max_connections"));
+			table.row("PostgreSQL settings",
+					"synchronous_commit=" + single(statement, "SHOW synchronous_commit") + ", fsync="
+							+ single(statement, "SHOW fsync") + ", shared_buffers="
+							+ single(statement, "SHOW shared_buffers") + ", max_connections="
+							+ single(statement, "SHOW max_connections"));
 			table.row("pgjdbc", connection.getMetaData().getDriverVersion());
 		}
 		catch (SQLException ex) {
@@ -79,8 +82,8 @@ final class EnvironmentInfo {
 		table.row("HikariCP", version(HikariDataSource.class, "com.zaxxer", "HikariCP"));
 		table.row("Spring Boot", SpringBootVersion.getVersion());
 		table.row("Spring Framework", SpringVersion.getVersion());
-		table.row("advisory-lock", version(AdvisoryLocked.class, "io.github.advisorylock", "advisory-lock-autoconfigure")
-				+ gitCommit());
+		table.row("advisory-lock",
+				version(AdvisoryLocked.class, "io.github.advisorylock", "advisory-lock-autoconfigure") + gitCommit());
 		table.row("Spring Integration (`JdbcLockRegistry`)",
 				version(JdbcLockRegistry.class, "org.springframework.integration", "spring-integration-jdbc"));
 		table.row("ShedLock (`JdbcTemplateLockProvider`)",
@@ -133,7 +136,8 @@ final class EnvironmentInfo {
 			List<String> command = new ArrayList<>(List.of("git", "describe", "--always", "--dirty=+changes"));
 			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 			String output = new String(process.getInputStream().readAllBytes()).strip();
-			return (process.waitFor() == 0 && output.matches("[0-9a-f]+(\\+changes)?")) ? " (commit " + output + ")" : "";
+			return (process.waitFor() == 0 && output.matches("[0-9a-f]+(\\+changes)?")) ? " (commit " + output + ")"
+					: "";
 		}
 		catch (IOException ex) {
 			return "";

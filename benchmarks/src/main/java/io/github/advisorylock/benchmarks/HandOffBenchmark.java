@@ -39,9 +39,10 @@ import io.github.advisorylock.test.PgLocks;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 
 /**
- * Scenario 4, hand-off latency: a holder releases a lock that a caller is blocked on; the figure is the time from the
- * holder's release (just before its COMMIT, or its {@code unlock()}) to the moment the waiter holds the lock (its
- * locked method body starts, or its {@code tryLock} returns).
+ * Scenario 4, hand-off latency: a holder releases a lock that a caller is blocked on; the
+ * figure is the time from the holder's release (just before its COMMIT, or its
+ * {@code unlock()}) to the moment the waiter holds the lock (its locked method body
+ * starts, or its {@code tryLock} returns).
  */
 final class HandOffBenchmark {
 
@@ -53,7 +54,10 @@ final class HandOffBenchmark {
 
 	static final String REGISTRY_FAST = "`JdbcLockRegistry`, idleBetweenTries 10 ms";
 
-	/** Samples per round at scale 1: the advisory locks hand off fast, the registry at each poll. */
+	/**
+	 * Samples per round at scale 1: the advisory locks hand off fast, the registry at
+	 * each poll.
+	 */
 	static final int ADVISORY_SAMPLES = 60;
 
 	static final int REGISTRY_DEFAULT_SAMPLES = 20;
@@ -113,8 +117,8 @@ final class HandOffBenchmark {
 			}
 			int rounds = this.settings.rounds(5);
 			Map<String, Percentiles> results = new LinkedHashMap<>();
-			samplers.keySet().forEach((name) -> results.put(name, new Percentiles(new double[rounds],
-					new double[rounds])));
+			samplers.keySet()
+				.forEach((name) -> results.put(name, new Percentiles(new double[rounds], new double[rounds])));
 			for (int round = 0; round < rounds; round++) {
 				for (Map.Entry<String, Sampler> sampler : samplers.entrySet()) {
 					double[] samples = new double[samplesPerRound.get(sampler.getKey())];
@@ -144,8 +148,7 @@ final class HandOffBenchmark {
 				(acquired) -> this.handWritten.floorAndRun(key, () -> acquired.set(System.nanoTime())));
 	}
 
-	private double advisoryHandOff(long lockKey, Consumer<AtomicLong> waiterCall)
-			throws Exception {
+	private double advisoryHandOff(long lockKey, Consumer<AtomicLong> waiterCall) throws Exception {
 		AtomicLong acquired = new AtomicLong();
 		try (LockHolder holder = LockHolder.exclusive(this.holderDataSource, lockKey)) {
 			Future<?> waiter = this.executor.submit(() -> waiterCall.accept(acquired));
@@ -159,11 +162,12 @@ final class HandOffBenchmark {
 	}
 
 	/**
-	 * A registry waiter polls: it learns of the release at its next try. The holder releases at a random point of the
-	 * waiter's sleep between tries, as a real release would fall.
+	 * A registry waiter polls: it learns of the release at its next try. The holder
+	 * releases at a random point of the waiter's sleep between tries, as a real release
+	 * would fall.
 	 */
-	private double registrySample(JdbcLockRegistry holderRegistry, JdbcLockRegistry waiterRegistry,
-			int idleMillis) throws Exception {
+	private double registrySample(JdbcLockRegistry holderRegistry, JdbcLockRegistry waiterRegistry, int idleMillis)
+			throws Exception {
 		String name = "handoff-" + this.names.incrementAndGet();
 		CountDownLatch held = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);

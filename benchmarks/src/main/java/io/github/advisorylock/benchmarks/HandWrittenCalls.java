@@ -30,18 +30,25 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Transactions that lock without the annotation: hand-written SQL on the transaction's connection (the floor, and the
- * article's three statements), and {@link AdvisoryLockOperations}.
+ * Transactions that lock without the annotation: hand-written SQL on the transaction's
+ * connection (the floor, and the article's three statements), and
+ * {@link AdvisoryLockOperations}.
  */
 public class HandWrittenCalls {
 
 	private static final String LOCK = "SELECT pg_advisory_xact_lock(?)";
 
-	/** The floor with the isolation check the contract requires in the same statement (no row above READ COMMITTED). */
+	/**
+	 * The floor with the isolation check the contract requires in the same statement (no
+	 * row above READ COMMITTED).
+	 */
 	private static final String CHECKED_LOCK = "SELECT pg_advisory_xact_lock(?) "
 			+ "WHERE current_setting('transaction_isolation') IN ('read committed', 'read uncommitted')";
 
-	/** Both checks the library's statement makes: the isolation, and that the server is not a standby. */
+	/**
+	 * Both checks the library's statement makes: the isolation, and that the server is
+	 * not a standby.
+	 */
 	private static final String FULLY_CHECKED_LOCK = CHECKED_LOCK + " AND NOT pg_is_in_recovery()";
 
 	/** A hand-written single round trip for many keys; the caller sorts them. */
@@ -71,8 +78,8 @@ public class HandWrittenCalls {
 	}
 
 	/**
-	 * The floor with the isolation and recovery checks in its statement, then commit: the same work as the library's
-	 * statement, written by hand.
+	 * The floor with the isolation and recovery checks in its statement, then commit: the
+	 * same work as the library's statement, written by hand.
 	 * @param key the 64-bit key
 	 */
 	@Transactional
@@ -81,8 +88,8 @@ public class HandWrittenCalls {
 	}
 
 	/**
-	 * The floor with the isolation check in its statement, then commit: what a hand-written lock that keeps the
-	 * contract's isolation rule costs.
+	 * The floor with the isolation check in its statement, then commit: what a
+	 * hand-written lock that keeps the contract's isolation rule costs.
 	 * @param key the 64-bit key
 	 */
 	@Transactional
@@ -121,7 +128,8 @@ public class HandWrittenCalls {
 	}
 
 	/**
-	 * Lock many keys with one statement each, then commit: what a loop over the single-key call does.
+	 * Lock many keys with one statement each, then commit: what a loop over the
+	 * single-key call does.
 	 * @param sortedKeys the 64-bit keys, ascending
 	 */
 	@Transactional
@@ -132,8 +140,8 @@ public class HandWrittenCalls {
 	}
 
 	/**
-	 * The article's sequence: pin the isolation level, set a local {@code lock_timeout}, lock; three round trips
-	 * before the commit.
+	 * The article's sequence: pin the isolation level, set a local {@code lock_timeout},
+	 * lock; three round trips before the commit.
 	 * @param key the 64-bit key
 	 */
 	@Transactional
@@ -144,7 +152,8 @@ public class HandWrittenCalls {
 	}
 
 	/**
-	 * Lock one key through {@link AdvisoryLockOperations#lock(String, Object...)}, then commit.
+	 * Lock one key through {@link AdvisoryLockOperations#lock(String, Object...)}, then
+	 * commit.
 	 * @param key the resource
 	 */
 	@Transactional
@@ -153,8 +162,8 @@ public class HandWrittenCalls {
 	}
 
 	/**
-	 * Take and release an invocation-scoped lock on one key, with no work: what a scheduled job pays to hold it,
-	 * outside any transaction.
+	 * Take and release an invocation-scoped lock on one key, with no work: what a
+	 * scheduled job pays to hold it, outside any transaction.
 	 * @param key the resource
 	 */
 	public void invocation(long key) {

@@ -25,9 +25,10 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 
 /**
- * Another instance of an application, in a JVM of its own: takes an invocation-scoped lock, says {@value #HELD} on
- * its standard output, and holds the lock until the process is killed or stopped. {@link TakeoverBenchmark} kills it
- * ({@code SIGKILL}) or stops it ({@code SIGSTOP}) and times how soon a waiting instance holds the lock.
+ * Another instance of an application, in a JVM of its own: takes an invocation-scoped
+ * lock, says {@value #HELD} on its standard output, and holds the lock until the process
+ * is killed or stopped. {@link TakeoverBenchmark} kills it ({@code SIGKILL}) or stops it
+ * ({@code SIGSTOP}) and times how soon a waiting instance holds the lock.
  */
 public final class HolderProcess {
 
@@ -39,7 +40,8 @@ public final class HolderProcess {
 
 	/**
 	 * Hold the lock.
-	 * @param args the JDBC URL, user, password, namespace, key value, and heartbeat in milliseconds
+	 * @param args the JDBC URL, user, password, namespace, key value, and heartbeat in
+	 * milliseconds
 	 */
 	public static void main(String[] args) throws Exception {
 		HikariConfig config = new HikariConfig();

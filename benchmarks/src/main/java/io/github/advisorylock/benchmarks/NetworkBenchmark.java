@@ -31,9 +31,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * Scenarios 1–3 again, through a {@link DelayRelay}: once without delay (what the relay itself costs) and once with
- * {@value #ONE_WAY_MICROS} µs each way, a 0.5 ms round trip, as between hosts in one region. Each pass is an application
- * of its own, with its own pool, connected to the relay.
+ * Scenarios 1–3 again, through a {@link DelayRelay}: once without delay (what the relay
+ * itself costs) and once with {@value #ONE_WAY_MICROS} µs each way, a 0.5 ms round trip,
+ * as between hosts in one region. Each pass is an application of its own, with its own
+ * pool, connected to the relay.
  */
 final class NetworkBenchmark {
 
@@ -57,7 +58,8 @@ final class NetworkBenchmark {
 
 	/**
 	 * Run both passes.
-	 * @return each pass's microseconds per call of each variant, per round, and the relay's lateness
+	 * @return each pass's microseconds per call of each variant, per round, and the
+	 * relay's lateness
 	 */
 	Map<String, Pass> run() throws Exception {
 		Matcher matcher = HOST_AND_PORT.matcher(this.database.url());
@@ -72,7 +74,8 @@ final class NetworkBenchmark {
 		for (Map.Entry<String, Duration> pass : delays.entrySet()) {
 			try (DelayRelay relay = new DelayRelay(target, pass.getValue());
 					ConfigurableApplicationContext context = BenchmarkApplication.start(this.database,
-							matcher.replaceFirst("//127.0.0.1:" + relay.port() + "/"), BenchmarkApplication.MAX_POOL_SIZE)) {
+							matcher.replaceFirst("//127.0.0.1:" + relay.port() + "/"),
+							BenchmarkApplication.MAX_POOL_SIZE)) {
 				Peers peers = new Peers(context.getBean(DataSource.class),
 						context.getBean(PlatformTransactionManager.class));
 				try {
@@ -98,9 +101,11 @@ final class NetworkBenchmark {
 
 	/**
 	 * What one pass measured.
+	 *
 	 * @param perCall microseconds per call of each variant, per round
 	 * @param share the library's share, measured in pairs
-	 * @param latenessMicros how late, beyond its delay, the relay sent chunks: median and p99, in microseconds
+	 * @param latenessMicros how late, beyond its delay, the relay sent chunks: median and
+	 * p99, in microseconds
 	 */
 	record Pass(Map<String, double[]> perCall, Map<String, PairedShare.Blocks> share, double[] latenessMicros) {
 

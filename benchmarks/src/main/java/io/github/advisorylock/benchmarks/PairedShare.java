@@ -19,11 +19,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The library's share, measured in pairs: a call of the variant and a call of the hand-written lock with the same
- * isolation check, one after the other, in alternating order, block after block. A disturbance of this shared machine
- * that lasts longer than a pair falls on both calls of it alike, so the ratio of a block's totals varies far less
- * than the ratio of two variants measured a fifth of a second apart; the interval over blocks can then tell a few
- * percent apart.
+ * The library's share, measured in pairs: a call of the variant and a call of the
+ * hand-written lock with the same isolation check, one after the other, in alternating
+ * order, block after block. A disturbance of this shared machine that lasts longer than a
+ * pair falls on both calls of it alike, so the ratio of a block's totals varies far less
+ * than the ratio of two variants measured a fifth of a second apart; the interval over
+ * blocks can then tell a few percent apart.
  */
 final class PairedShare {
 
@@ -36,7 +37,8 @@ final class PairedShare {
 	 * @param variants the library's calls
 	 * @param blocks how many blocks
 	 * @param pairs pairs per block
-	 * @return by variant, its ratio to the baseline and the microseconds it adds, one of each per block
+	 * @return by variant, its ratio to the baseline and the microseconds it adds, one of
+	 * each per block
 	 */
 	static Map<String, Blocks> measure(Rounds.Operation baseline, Map<String, Rounds.Operation> variants, int blocks,
 			int pairs) throws Exception {
@@ -71,6 +73,7 @@ final class PairedShare {
 
 	/**
 	 * One variant's blocks.
+	 *
 	 * @param ratios the variant's time over the baseline's, per block
 	 * @param microsAdded what the variant added to a call, per block
 	 */

@@ -44,9 +44,10 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.StreamUtils;
 
 /**
- * The peers users would otherwise pick, set up as their documentation says: Spring Integration's
- * {@link JdbcLockRegistry} on the {@code INT_LOCK} table of the schema script in its jar, and ShedLock's
- * {@link JdbcTemplateLockProvider} on its {@code shedlock} table.
+ * The peers users would otherwise pick, set up as their documentation says: Spring
+ * Integration's {@link JdbcLockRegistry} on the {@code INT_LOCK} table of the schema
+ * script in its jar, and ShedLock's {@link JdbcTemplateLockProvider} on its
+ * {@code shedlock} table.
  */
 final class Peers {
 
@@ -113,7 +114,8 @@ final class Peers {
 	}
 
 	/**
-	 * Return ShedLock's JDBC provider, using the database's clock as its documentation recommends.
+	 * Return ShedLock's JDBC provider, using the database's clock as its documentation
+	 * recommends.
 	 * @return the provider
 	 */
 	JdbcTemplateLockProvider shedLock() {

@@ -25,9 +25,10 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Measures the cost of single-threaded operations side by side: every variant is warmed up, then each round runs every
- * variant for about the same time, in an order shuffled anew each round, so that a disturbance of the machine
- * falls on all of them alike and ratios can be taken within a round.
+ * Measures the cost of single-threaded operations side by side: every variant is warmed
+ * up, then each round runs every variant for about the same time, in an order shuffled
+ * anew each round, so that a disturbance of the machine falls on all of them alike and
+ * ratios can be taken within a round.
  */
 final class Rounds {
 
@@ -65,7 +66,8 @@ final class Rounds {
 		}
 		Random random = new Random(42);
 		for (int round = 0; round < rounds; round++) {
-			// A new order every round: a variant must not always follow the same one (one that writes rows, say).
+			// A new order every round: a variant must not always follow the same one (one
+			// that writes rows, say).
 			Collections.shuffle(order, random);
 			for (int i : order) {
 				Operation operation = variants.get(names.get(i));

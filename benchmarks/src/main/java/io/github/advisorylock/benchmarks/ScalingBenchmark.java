@@ -24,8 +24,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Scenario 6: throughput and p99 latency of {@code @AdvisoryLocked} transactions (lock, commit) as callers grow, each
- * caller with a random key per call, or all on one hot key; the pool has one connection per caller.
+ * Scenario 6: throughput and p99 latency of {@code @AdvisoryLocked} transactions (lock,
+ * commit) as callers grow, each caller with a random key per call, or all on one hot key;
+ * the pool has one connection per caller.
  */
 final class ScalingBenchmark {
 

@@ -19,12 +19,14 @@ package io.github.advisorylock.benchmarks;
 import java.time.Duration;
 
 /**
- * How long and how often to measure, and on what: every duration and count is the full run's, multiplied by a scale
- * (system property {@code benchmarks.scale}, 1 for the published figures, less for a quick look); the embedded server
- * is durable unless {@code benchmarks.durable} is {@code false}.
+ * How long and how often to measure, and on what: every duration and count is the full
+ * run's, multiplied by a scale (system property {@code benchmarks.scale}, 1 for the
+ * published figures, less for a quick look); the embedded server is durable unless
+ * {@code benchmarks.durable} is {@code false}.
  *
  * @param scale the multiplier
- * @param durable whether the embedded server flushes each commit to disk, as a production server does
+ * @param durable whether the embedded server flushes each commit to disk, as a production
+ * server does
  */
 record Settings(double scale, boolean durable) {
 

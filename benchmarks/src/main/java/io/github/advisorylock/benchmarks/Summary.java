@@ -43,13 +43,15 @@ record Summary(double median, double low, double high) {
 		return switch (spread) {
 			case IQR -> new Summary(percentile(sorted, 50), percentile(sorted, 25), percentile(sorted, 75));
 			case RANGE -> new Summary(percentile(sorted, 50), sorted[0], sorted[sorted.length - 1]);
-			case CI95 -> new Summary(percentile(sorted, 50), bootstrapMedian(values, 2.5), bootstrapMedian(values, 97.5));
+			case CI95 ->
+				new Summary(percentile(sorted, 50), bootstrapMedian(values, 2.5), bootstrapMedian(values, 97.5));
 		};
 	}
 
 	/**
-	 * Return a percentile of the median over bootstrap resamples of the rounds (drawn with replacement, 10,000 times,
-	 * from a fixed seed so that the same rounds always give the same interval).
+	 * Return a percentile of the median over bootstrap resamples of the rounds (drawn
+	 * with replacement, 10,000 times, from a fixed seed so that the same rounds always
+	 * give the same interval).
 	 */
 	private static double bootstrapMedian(double[] values, double percent) {
 		Random random = new Random(values.length);
@@ -117,7 +119,8 @@ record Summary(double median, double low, double high) {
 	}
 
 	/**
-	 * Format with as many decimals as the size of the median calls for: 3 significant digits, at least 0 decimals.
+	 * Format with as many decimals as the size of the median calls for: 3 significant
+	 * digits, at least 0 decimals.
 	 * @return the text
 	 */
 	String format() {
@@ -137,7 +140,10 @@ record Summary(double median, double low, double high) {
 		/** The lowest to the highest round. */
 		RANGE,
 
-		/** A 95% confidence interval of the median: the 2.5th to 97.5th percentile of bootstrapped medians. */
+		/**
+		 * A 95% confidence interval of the median: the 2.5th to 97.5th percentile of
+		 * bootstrapped medians.
+		 */
 		CI95
 
 	}

@@ -40,11 +40,13 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 
 /**
- * Scenario 7, the next holder of an invocation-scoped lock: an instance waits ({@code BLOCK}) for a lock that another
- * holds, and the figure is the time from the holder's end to the moment the waiter's work starts. The holder ends
- * three ways: its call returns (in this JVM); its process is killed ({@code SIGKILL}, a {@link HolderProcess} of its
- * own), so PostgreSQL sees its connection closed; or its process is stopped ({@code SIGSTOP}), a hang, so only the
- * dead-man switch of three heartbeats ends its session.
+ * Scenario 7, the next holder of an invocation-scoped lock: an instance waits
+ * ({@code BLOCK}) for a lock that another holds, and the figure is the time from the
+ * holder's end to the moment the waiter's work starts. The holder ends three ways: its
+ * call returns (in this JVM); its process is killed ({@code SIGKILL}, a
+ * {@link HolderProcess} of its own), so PostgreSQL sees its connection closed; or its
+ * process is stopped ({@code SIGSTOP}), a hang, so only the dead-man switch of three
+ * heartbeats ends its session.
  */
 final class TakeoverBenchmark {
 
@@ -54,10 +56,15 @@ final class TakeoverBenchmark {
 
 	static final String HUNG = "the holder's process hangs (SIGSTOP)";
 
-	/** The heartbeat of the hung holder: its lock ends three of them after its last one. */
+	/**
+	 * The heartbeat of the hung holder: its lock ends three of them after its last one.
+	 */
 	static final Duration HUNG_HEARTBEAT = Duration.ofSeconds(1);
 
-	/** Samples at scale 1: a returning holder in this JVM, a killed and a hung one each in a new JVM. */
+	/**
+	 * Samples at scale 1: a returning holder in this JVM, a killed and a hung one each in
+	 * a new JVM.
+	 */
 	static final int RETURN_SAMPLES = 40;
 
 	static final int PROCESS_SAMPLES = 5;
@@ -83,16 +90,17 @@ final class TakeoverBenchmark {
 
 	/**
 	 * Run every way the holder ends.
-	 * @return milliseconds from the holder's end to the waiter's start, per sample, for each way
+	 * @return milliseconds from the holder's end to the waiter's start, per sample, for
+	 * each way
 	 */
 	Map<String, double[]> run() throws Exception {
 		try {
 			Map<String, double[]> results = new LinkedHashMap<>();
 			results.put(RETURNS, samples(this.settings.count(RETURN_SAMPLES), this::afterReturn));
-			results.put(KILLED, samples(this.settings.count(PROCESS_SAMPLES), (namespace) -> afterProcess(
-					namespace, Duration.ofSeconds(10), List.of("kill", "-KILL"))));
-			results.put(HUNG, samples(this.settings.count(PROCESS_SAMPLES), (namespace) -> afterProcess(
-					namespace, HUNG_HEARTBEAT, List.of("kill", "-STOP"))));
+			results.put(KILLED, samples(this.settings.count(PROCESS_SAMPLES),
+					(namespace) -> afterProcess(namespace, Duration.ofSeconds(10), List.of("kill", "-KILL"))));
+			results.put(HUNG, samples(this.settings.count(PROCESS_SAMPLES),
+					(namespace) -> afterProcess(namespace, HUNG_HEARTBEAT, List.of("kill", "-STOP"))));
 			return results;
 		}
 		finally {
@@ -130,8 +138,8 @@ final class TakeoverBenchmark {
 	private double afterProcess(String namespace, Duration heartbeat, List<String> signal) throws Exception {
 		Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-				HolderProcess.class.getName(), this.database.url(), this.database.username(),
-				this.database.password(), namespace, "job", Long.toString(heartbeat.toMillis()))
+				HolderProcess.class.getName(), this.database.url(), this.database.username(), this.database.password(),
+				namespace, "job", Long.toString(heartbeat.toMillis()))
 			.redirectErrorStream(true)
 			.start();
 		try (BufferedReader output = new BufferedReader(
@@ -162,8 +170,9 @@ final class TakeoverBenchmark {
 	}
 
 	private Future<Long> waiter(String namespace) {
-		return this.executor.submit(() -> this.locks.execute(invocation(namespace).withTimeout(LONG_ENOUGH),
-				(handle) -> System.nanoTime()).value());
+		return this.executor.submit(
+				() -> this.locks.execute(invocation(namespace).withTimeout(LONG_ENOUGH), (handle) -> System.nanoTime())
+					.value());
 	}
 
 	private static LockRequest invocation(String namespace) {

@@ -31,8 +31,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that docs/configuration.md gives every property of the starter's configuration metadata with the default the
- * metadata gives, so that a renamed or added property cannot leave the page stale.
+ * Tests that docs/configuration.md gives every property of the starter's configuration
+ * metadata with the default the metadata gives, so that a renamed or added property
+ * cannot leave the page stale.
  */
 class ConfigurationPageTests {
 
@@ -72,8 +73,9 @@ class ConfigurationPageTests {
 	}
 
 	/**
-	 * Return the text of each object of the metadata's {@code properties} array, found by counting braces outside
-	 * strings: the metadata is JSON, and this module needs no JSON library for one array.
+	 * Return the text of each object of the metadata's {@code properties} array, found by
+	 * counting braces outside strings: the metadata is JSON, and this module needs no
+	 * JSON library for one array.
 	 */
 	private static List<String> properties(String metadata) {
 		int start = metadata.indexOf('[', metadata.indexOf("\"properties\""));
@@ -111,7 +113,10 @@ class ConfigurationPageTests {
 		return objects;
 	}
 
-	/** Return a top-level value of a property's object: a string without its quotes, or a literal as written. */
+	/**
+	 * Return a top-level value of a property's object: a string without its quotes, or a
+	 * literal as written.
+	 */
 	private static String value(String property, String key) {
 		Matcher matcher = Pattern.compile("\"" + key + "\"\\s*:\\s*(?:\"((?:[^\"\\\\]|\\\\.)*)\"|([^,\\s}]+))")
 			.matcher(property);

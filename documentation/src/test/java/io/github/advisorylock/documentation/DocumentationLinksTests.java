@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that the documents a user and a contributor read hold together: README.md, CONTRIBUTING.md, CHANGELOG.md and
- * every page of docs/ link only to files and headings that exist, and the README's quick start depends on this
- * build's version.
+ * Tests that the documents a user and a contributor read hold together: README.md,
+ * CONTRIBUTING.md, CHANGELOG.md and every page of docs/ link only to files and headings
+ * that exist, and the README's quick start depends on this build's version.
  */
 class DocumentationLinksTests {
 
@@ -47,8 +47,9 @@ class DocumentationLinksTests {
 		List<Path> documents = documents();
 		assertThat(documents).as("documents to check").hasSizeGreaterThan(3);
 		List<String> problems = new LinkCheck(ROOT).problems(documents);
-		assertThat(problems).withFailMessage(() -> "Broken links (file:line: (target): why):\n"
-				+ String.join("\n", problems)).isEmpty();
+		assertThat(problems)
+			.withFailMessage(() -> "Broken links (file:line: (target): why):\n" + String.join("\n", problems))
+			.isEmpty();
 	}
 
 	@Test
@@ -72,7 +73,8 @@ class DocumentationLinksTests {
 		while (coordinates.find()) {
 			gradleVersioned.add(coordinates.group(0).replace("\"", ""));
 		}
-		// The driver's version comes from Spring Boot's BOM; the starter is the one dependency with a version.
+		// The driver's version comes from Spring Boot's BOM; the starter is the one
+		// dependency with a version.
 		assertThat(versioned).as("Maven dependencies with a version in the quick start")
 			.containsExactly("io.github.advisorylock:advisory-lock-starter:" + version);
 		assertThat(gradleVersioned).as("Gradle dependencies with a version in the quick start")

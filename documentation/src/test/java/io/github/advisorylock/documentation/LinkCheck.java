@@ -25,8 +25,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Checks the relative links of Markdown documents: each must name a file or directory of the repository, and an
- * anchor in it must be one of the target document's headings. External links are not fetched.
+ * Checks the relative links of Markdown documents: each must name a file or directory of
+ * the repository, and an anchor in it must be one of the target document's headings.
+ * External links are not fetched.
  */
 final class LinkCheck {
 
@@ -45,7 +46,8 @@ final class LinkCheck {
 	/**
 	 * Check the links of documents.
 	 * @param documents the documents
-	 * @return one line per broken link, {@code file:line: [target]: why}, in the order of the documents
+	 * @return one line per broken link, {@code file:line: [target]: why}, in the order of
+	 * the documents
 	 */
 	List<String> problems(List<Path> documents) {
 		List<String> problems = new ArrayList<>();
@@ -61,7 +63,8 @@ final class LinkCheck {
 				}
 				String problem = problem(markdown.file(), link);
 				if (problem != null) {
-					problems.add(relative(markdown.file()) + ":" + link.line() + ": (" + link.target() + "): " + problem);
+					problems
+						.add(relative(markdown.file()) + ":" + link.line() + ": (" + link.target() + "): " + problem);
 				}
 			}
 		}

@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests of the link check itself, on documents written for each case, so that a check that stopped finding broken
- * links fails here rather than passing silently on the real documents.
+ * Tests of the link check itself, on documents written for each case, so that a check
+ * that stopped finding broken links fails here rather than passing silently on the real
+ * documents.
  */
 class LinkCheckTests {
 

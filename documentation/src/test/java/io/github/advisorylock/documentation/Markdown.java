@@ -35,12 +35,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One Markdown file as GitHub renders it, read for what a link check needs: the links it makes, the anchors its
- * headings get, and the fenced blocks it marks.
+ * One Markdown file as GitHub renders it, read for what a link check needs: the links it
+ * makes, the anchors its headings get, and the fenced blocks it marks.
  *
- * <p>Only what these documents use is understood: ATX headings ({@code ## Title}), inline links and images,
- * reference definitions, {@code href}/{@code src} attributes and {@code <a id>} anchors. Nothing inside a fenced code
- * block or an inline code span is a link or a heading.
+ * <p>
+ * Only what these documents use is understood: ATX headings ({@code ## Title}), inline
+ * links and images, reference definitions, {@code href}/{@code src} attributes and
+ * {@code <a id>} anchors. Nothing inside a fenced code block or an inline code span is a
+ * link or a heading.
  */
 final class Markdown {
 
@@ -48,11 +50,15 @@ final class Markdown {
 
 	private static final Pattern CODE_SPAN = Pattern.compile("(`+)(.+?)\\1");
 
-	/** An inline link or image: the text may hold one level of brackets, the target no space. */
+	/**
+	 * An inline link or image: the text may hold one level of brackets, the target no
+	 * space.
+	 */
 	private static final Pattern INLINE_LINK = Pattern
 		.compile("\\[(?:[^\\[\\]]|\\[[^\\]]*\\])*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
 
-	private static final Pattern REFERENCE_DEFINITION = Pattern.compile("^ {0,3}\\[[^\\]]+\\]:\\s*<?(\\S+?)>?(\\s.*)?$");
+	private static final Pattern REFERENCE_DEFINITION = Pattern
+		.compile("^ {0,3}\\[[^\\]]+\\]:\\s*<?(\\S+?)>?(\\s.*)?$");
 
 	private static final Pattern HTML_LINK = Pattern.compile("\\b(?:href|src)\\s*=\\s*\"([^\"]+)\"");
 
@@ -131,9 +137,9 @@ final class Markdown {
 	}
 
 	/**
-	 * Return the lines, outside code, where a link's target follows text that began on an earlier line
-	 * ({@code …](target)} with no {@code [} before it on the line): {@link #links()} reads one line at a time and would
-	 * not see that link.
+	 * Return the lines, outside code, where a link's target follows text that began on an
+	 * earlier line ({@code …](target)} with no {@code [} before it on the line):
+	 * {@link #links()} reads one line at a time and would not see that link.
 	 * @return the numbers of those lines, from 1
 	 */
 	List<Integer> wrappedLinks() {
@@ -147,8 +153,8 @@ final class Markdown {
 	}
 
 	/**
-	 * Return the lines outside fenced blocks, by their number from 1, with inline code spans removed: the text
-	 * where links are links.
+	 * Return the lines outside fenced blocks, by their number from 1, with inline code
+	 * spans removed: the text where links are links.
 	 * @return the lines, in order
 	 */
 	private Map<Integer, String> prose() {
@@ -162,8 +168,8 @@ final class Markdown {
 	}
 
 	/**
-	 * Return the anchors a link into this document may name: those GitHub gives its headings, and explicit
-	 * {@code <a id>} ones.
+	 * Return the anchors a link into this document may name: those GitHub gives its
+	 * headings, and explicit {@code <a id>} ones.
 	 * @return the anchors
 	 */
 	Set<String> anchors() {
@@ -190,7 +196,8 @@ final class Markdown {
 	}
 
 	/**
-	 * Return the content of the fenced block that directly follows a line holding only the marker.
+	 * Return the content of the fenced block that directly follows a line holding only
+	 * the marker.
 	 * @param marker the marker, such as {@code <!-- quick-start:maven -->}
 	 * @return the block's lines between its fences
 	 * @throws IllegalStateException if no such line is followed by a fenced block
@@ -199,8 +206,8 @@ final class Markdown {
 		for (int i = 0; i + 1 < this.lines.size(); i++) {
 			if (!this.code[i] && this.lines.get(i).trim().equals(marker)) {
 				if (!FENCE.matcher(this.lines.get(i + 1)).find()) {
-					throw new IllegalStateException(this.file + ":" + (i + 1) + ": " + marker
-							+ " is not directly followed by a fenced block");
+					throw new IllegalStateException(
+							this.file + ":" + (i + 1) + ": " + marker + " is not directly followed by a fenced block");
 				}
 				int end = i + 2;
 				while (end < this.lines.size() && this.code[end] && !FENCE.matcher(this.lines.get(end)).find()) {
@@ -213,9 +220,9 @@ final class Markdown {
 	}
 
 	/**
-	 * Return the anchor GitHub gives a heading: its text as rendered (links by their text, code without its
-	 * backticks, no HTML tags), in lower case, without punctuation other than {@code -} and {@code _}, each space a
-	 * {@code -}.
+	 * Return the anchor GitHub gives a heading: its text as rendered (links by their
+	 * text, code without its backticks, no HTML tags), in lower case, without punctuation
+	 * other than {@code -} and {@code _}, each space a {@code -}.
 	 * @param heading the heading's Markdown, without its leading {@code #}s
 	 * @return the anchor
 	 */
@@ -236,8 +243,8 @@ final class Markdown {
 	record Link(int line, String target) {
 
 		/**
-		 * Return whether the target leaves the repository: a scheme such as {@code https:} or {@code mailto:}, or a
-		 * network path.
+		 * Return whether the target leaves the repository: a scheme such as
+		 * {@code https:} or {@code mailto:}, or a network path.
 		 * @return whether the link is external
 		 */
 		boolean external() {
@@ -245,7 +252,8 @@ final class Markdown {
 		}
 
 		/**
-		 * Return the path part of the target, decoded; empty for a link into the same document.
+		 * Return the path part of the target, decoded; empty for a link into the same
+		 * document.
 		 * @return the path
 		 */
 		String path() {
@@ -257,7 +265,8 @@ final class Markdown {
 		}
 
 		/**
-		 * Return the anchor of the target, without its {@code #}, or {@code null} when it names none.
+		 * Return the anchor of the target, without its {@code #}, or {@code null} when it
+		 * names none.
 		 * @return the anchor
 		 */
 		String anchor() {

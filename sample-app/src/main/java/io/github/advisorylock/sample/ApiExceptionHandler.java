@@ -34,13 +34,16 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
- * Answers every error with RFC 9457 problem details ({@code application/problem+json}). The base class already does
- * so for Spring MVC's own errors: a malformed id in the path, unreadable JSON, a failed validation (all 400).
+ * Answers every error with RFC 9457 problem details ({@code application/problem+json}).
+ * The base class already does so for Spring MVC's own errors: a malformed id in the path,
+ * unreadable JSON, a failed validation (all 400).
  */
 @RestControllerAdvice
 class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
-	/** Seconds a client should wait before retrying a request that found its lock busy. */
+	/**
+	 * Seconds a client should wait before retrying a request that found its lock busy.
+	 */
 	static final String RETRY_AFTER_SECONDS = "1";
 
 	@ExceptionHandler
@@ -61,8 +64,8 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 	}
 
 	/**
-	 * Another request for the same user or account held the lock for longer than the timeout. Nothing was written,
-	 * so the client may simply retry.
+	 * Another request for the same user or account held the lock for longer than the
+	 * timeout. Nothing was written, so the client may simply retry.
 	 */
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> busy(LockBusyException ex) {
@@ -74,7 +77,10 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 			.body(problem);
 	}
 
-	/** Names the malformed path variable or parameter and the type it must have, such as a UUID. */
+	/**
+	 * Names the malformed path variable or parameter and the type it must have, such as a
+	 * UUID.
+	 */
 	@Override
 	protected ResponseEntity<Object> handleTypeMismatch(TypeMismatchException ex, HttpHeaders headers,
 			HttpStatusCode status, WebRequest request) {
@@ -84,7 +90,10 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 		return handleExceptionInternal(ex, ProblemDetail.forStatusAndDetail(status, detail), headers, status, request);
 	}
 
-	/** Says what the JSON parser could not read, such as an unknown plan, so that the client knows what to fix. */
+	/**
+	 * Says what the JSON parser could not read, such as an unknown plan, so that the
+	 * client knows what to fix.
+	 */
 	@Override
 	protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
 			HttpHeaders headers, HttpStatusCode status, WebRequest request) {

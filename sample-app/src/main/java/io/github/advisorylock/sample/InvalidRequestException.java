@@ -17,8 +17,8 @@
 package io.github.advisorylock.sample;
 
 /**
- * A request that is malformed whatever the state, such as a transfer to the same account: answered with 400 Bad
- * Request.
+ * A request that is malformed whatever the state, such as a transfer to the same account:
+ * answered with 400 Bad Request.
  */
 public class InvalidRequestException extends RuntimeException {
 

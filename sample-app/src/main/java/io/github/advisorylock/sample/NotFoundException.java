@@ -17,7 +17,8 @@
 package io.github.advisorylock.sample;
 
 /**
- * A request naming a user, account or setup request that does not exist: answered with 404 Not Found.
+ * A request naming a user, account or setup request that does not exist: answered with
+ * 404 Not Found.
  */
 public class NotFoundException extends RuntimeException {
 

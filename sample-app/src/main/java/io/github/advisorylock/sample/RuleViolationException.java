@@ -17,8 +17,8 @@
 package io.github.advisorylock.sample;
 
 /**
- * A request that breaks a business rule given the current state, such as a plan's pending limit or an account's
- * daily withdrawal limit: answered with 409 Conflict.
+ * A request that breaks a business rule given the current state, such as a plan's pending
+ * limit or an account's daily withdrawal limit: answered with 409 Conflict.
  */
 public abstract class RuleViolationException extends RuntimeException {
 

@@ -21,7 +21,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 
 /**
- * A small service that keeps "at most one pending setup request per user" with {@code @AdvisoryLocked}.
+ * A small service that keeps "at most one pending setup request per user" with
+ * {@code @AdvisoryLocked}.
  */
 @SpringBootApplication
 @ConfigurationPropertiesScan

@@ -48,9 +48,10 @@ import org.springframework.test.context.aot.AotTestContextInitializers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample in Spring's AOT mode (the {@code aot} profile, docs/aot.md): the proxies of the annotated beans are
- * instances of the classes generated at build time, not of classes generated at runtime, and the lock is taken
- * through them. The other tests of the sample run in the same mode; this one, tagged {@code aot}, runs only there.
+ * The sample in Spring's AOT mode (the {@code aot} profile, docs/aot.md): the proxies of
+ * the annotated beans are instances of the classes generated at build time, not of
+ * classes generated at runtime, and the lock is taken through them. The other tests of
+ * the sample run in the same mode; this one, tagged {@code aot}, runs only there.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE)
 @Tag("aot")
@@ -74,7 +75,8 @@ class AotModeTests extends SampleDatabaseTests {
 	@Test
 	void theContextStartedFromTheBuildTimeOutput() {
 		assertThat(AotDetector.useGeneratedArtifacts()).as("spring.aot.enabled").isTrue();
-		// What only process-test-aot provides: the generated initializer of this test class's context, which AOT
+		// What only process-test-aot provides: the generated initializer of this test
+		// class's context, which AOT
 		// mode starts the context from instead of parsing the configuration.
 		AotTestContextInitializers initializers = new AotTestContextInitializers();
 		assertThat(initializers.isSupportedTestClass(AotModeTests.class)).as("a build-time context for this class")
@@ -84,7 +86,8 @@ class AotModeTests extends SampleDatabaseTests {
 
 	@Test
 	void theAnnotatedBeansAreProxiesOfClassesGeneratedAtBuildTime() throws Exception {
-		// Transaction scope behind @Transactional's proxy, and invocation scope alone (which no other proxy makes).
+		// Transaction scope behind @Transactional's proxy, and invocation scope alone
+		// (which no other proxy makes).
 		for (Object bean : List.of(this.setupRequests, this.ledger, this.expiry)) {
 			assertThat(AopUtils.isCglibProxy(bean)).as("%s is proxied", bean).isTrue();
 			Class<?> proxyClass = bean.getClass();
@@ -92,12 +95,15 @@ class AotModeTests extends SampleDatabaseTests {
 			assertThat(GENERATED_CLASSES.resolve(proxyClass.getName().replace('.', '/') + ".class"))
 				.as("the build-time class of %s", proxyClass.getName())
 				.isRegularFile();
-			// A class generated at runtime would be defined next to the bean's class (target/classes); the one
-			// generated at build time is loaded from the test classes, where process-test-aot copied it.
+			// A class generated at runtime would be defined next to the bean's class
+			// (target/classes); the one
+			// generated at build time is loaded from the test classes, where
+			// process-test-aot copied it.
 			assertThat(location(proxyClass)).as("where %s was loaded from", proxyClass.getName())
 				.isEqualTo(location(AotModeTests.class))
 				.isNotEqualTo(location(userClass));
-			// One class per bean: the lock's advisors join @Transactional's proxy, no second proxy class is made.
+			// One class per bean: the lock's advisors join @Transactional's proxy, no
+			// second proxy class is made.
 			assertThat(proxyClassesOf(userClass)).containsExactly(proxyClass.getSimpleName() + ".class");
 		}
 	}

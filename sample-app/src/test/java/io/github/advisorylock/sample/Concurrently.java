@@ -29,8 +29,8 @@ import java.util.function.IntFunction;
 import io.github.advisorylock.test.PgLocks;
 
 /**
- * Runs calls at the same moment from several threads, each on its own connection, and collects what each returned or
- * threw. Waits are bounded only to catch hangs.
+ * Runs calls at the same moment from several threads, each on its own connection, and
+ * collects what each returned or threw. Waits are bounded only to catch hangs.
  */
 public final class Concurrently {
 

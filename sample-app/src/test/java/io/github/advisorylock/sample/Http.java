@@ -28,8 +28,9 @@ import java.time.Duration;
 import com.jayway.jsonpath.JsonPath;
 
 /**
- * A small HTTP client for the sample's API on a local port. The JDK's client and JsonPath, rather than a Spring
- * Boot test client, keep the tests the same on every Spring Boot line.
+ * A small HTTP client for the sample's API on a local port. The JDK's client and
+ * JsonPath, rather than a Spring Boot test client, keep the tests the same on every
+ * Spring Boot line.
  */
 public final class Http {
 
@@ -77,7 +78,8 @@ public final class Http {
 	}
 
 	private HttpRequest.Builder request(String path) {
-		return HttpRequest.newBuilder(URI.create(this.base + path)).timeout(Duration.ofSeconds(Concurrently.HANG_SECONDS));
+		return HttpRequest.newBuilder(URI.create(this.base + path))
+			.timeout(Duration.ofSeconds(Concurrently.HANG_SECONDS));
 	}
 
 	private HttpResponse<String> send(HttpRequest request) {

@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample's HTTP API against real PostgreSQL: status codes, problem details, and concurrent requests that never
- * end in a server error.
+ * The sample's HTTP API against real PostgreSQL: status codes, problem details, and
+ * concurrent requests that never end in a server error.
  */
 class HttpApiTests extends SampleHttpTests {
 
@@ -108,7 +108,9 @@ class HttpApiTests extends SampleHttpTests {
 
 	static Stream<Arguments> badRequests() {
 		String requests = "/users/" + NOBODY + "/setup-requests";
-		return Stream.of(Arguments.of("POST", "/users/not-a-uuid/setup-requests", null, "userId must be a UUID, got 'not-a-uuid'"),
+		return Stream.of(
+				Arguments.of("POST", "/users/not-a-uuid/setup-requests", null,
+						"userId must be a UUID, got 'not-a-uuid'"),
 				Arguments.of("POST", requests + "/42/cancel", null, "requestId must be a UUID"),
 				Arguments.of("GET", "/accounts/123", null, "accountId must be a UUID"),
 				Arguments.of("GET", requests + "?status=lost", null, "Unknown status 'lost'"),
@@ -125,7 +127,8 @@ class HttpApiTests extends SampleHttpTests {
 						"from String \"ten\""),
 				Arguments.of("POST", "/transfers", "{\"from\":\"" + NOBODY + "\",\"amount\":5}",
 						"to: must not be null"),
-				Arguments.of("POST", "/transfers", "{\"from\":\"" + NOBODY + "\",\"to\":\"" + NOBODY + "\",\"amount\":5}",
+				Arguments.of("POST", "/transfers",
+						"{\"from\":\"" + NOBODY + "\",\"to\":\"" + NOBODY + "\",\"amount\":5}",
 						"A transfer needs two different accounts"));
 	}
 

@@ -37,8 +37,9 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A request whose lock another session holds past the timeout: 409 with {@code Retry-After}, nothing written; once
- * the holder rolls back, the same request succeeds.
+ * A request whose lock another session holds past the timeout: 409 with
+ * {@code Retry-After}, nothing written; once the holder rolls back, the same request
+ * succeeds.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -47,9 +48,11 @@ class LockBusyHttpTests {
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
-		// Long enough that the waiting request is surely seen in pg_locks before it gives up, even on a loaded machine.
+		// Long enough that the waiting request is surely seen in pg_locks before it gives
+		// up, even on a loaded machine.
 		registry.add("advisory-lock.default-timeout", () -> "3s");
-		// As in SampleDatabaseTests: a job's lock would be one this test leaves, and the context stays cached.
+		// As in SampleDatabaseTests: a job's lock would be one this test leaves, and the
+		// context stays cached.
 		registry.add("sample.jobs.enabled", () -> "false");
 	}
 
@@ -65,7 +68,8 @@ class LockBusyHttpTests {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key)) {
 			CompletableFuture<HttpResponse<String>> busy = CompletableFuture
 				.supplyAsync(() -> http.post("/users/" + userId + "/setup-requests", null));
-			// The request really waited on the lock before giving up, rather than failing for another reason.
+			// The request really waited on the lock before giving up, rather than failing
+			// for another reason.
 			locks.awaitWaiters(key, 1);
 			HttpResponse<String> response = busy.get(Concurrently.HANG_SECONDS, TimeUnit.SECONDS);
 			assertThat(response.statusCode()).isEqualTo(409);

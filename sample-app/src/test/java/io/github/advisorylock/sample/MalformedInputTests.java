@@ -28,8 +28,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Malformed input at volume: generated ids, amounts and bodies ({@link Generated}) that the sample's HTTP API must
- * answer with 400 and problem details naming what to fix, never with a 5xx.
+ * Malformed input at volume: generated ids, amounts and bodies ({@link Generated}) that
+ * the sample's HTTP API must answer with 400 and problem details naming what to fix,
+ * never with a 5xx.
  */
 @ExtendWith(Generated.ReportSeed.class)
 class MalformedInputTests extends SampleHttpTests {
@@ -56,7 +57,10 @@ class MalformedInputTests extends SampleHttpTests {
 		return Generated.cases(100, (generated) -> "9" + generated.text("0123456789", 20, 60));
 	}
 
-	/** Objects with one field, or a field of the wrong kind, and arbitrary text: never a valid new account. */
+	/**
+	 * Objects with one field, or a field of the wrong kind, and arbitrary text: never a
+	 * valid new account.
+	 */
 	static Stream<Named<String>> notAccounts() {
 		return Generated.cases(300, (generated) -> generated.anyOf(() -> generated.utf16(60), () -> {
 			String field = generated.oneOf("balance", "dailyWithdrawalLimit", "plan", "amount");

@@ -42,9 +42,10 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Three sample-app processes, each with its own JVM and connection pool, against one PostgreSQL: concurrent HTTP
- * load across them keeps every user's pending requests within the plan, conserves money, never answers 5xx, and
- * leaves no advisory lock. The load is bounded in count and in time, and goes to loopback only.
+ * Three sample-app processes, each with its own JVM and connection pool, against one
+ * PostgreSQL: concurrent HTTP load across them keeps every user's pending requests within
+ * the plan, conserves money, never answers 5xx, and leaves no advisory lock. The load is
+ * bounded in count and in time, and goes to loopback only.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class MultiInstanceTests {
@@ -63,15 +64,18 @@ class MultiInstanceTests {
 
 	@BeforeAll
 	static void startInstances() throws IOException {
-		// The schema once, here: three instances running CREATE TABLE IF NOT EXISTS at the same moment can collide.
+		// The schema once, here: three instances running CREATE TABLE IF NOT EXISTS at
+		// the same moment can collide.
 		new ResourceDatabasePopulator(new ClassPathResource("schema.sql")).execute(TestDatabase.get().dataSource());
 		for (int i = 0; i < INSTANCES; i++) {
 			instances.add(SampleInstance.start("instance-" + i, Path.of("target", "multi-instance"),
 					"--spring.datasource.hikari.maximum-pool-size=8",
-					// Generous: 9 callers on 2 cores share 3 JVMs; a busy answer is still a 409, but the rules are the
+					// Generous: 9 callers on 2 cores share 3 JVMs; a busy answer is still
+					// a 409, but the rules are the
 					// point.
 					"--advisory-lock.default-timeout=10s",
-					// A job's lock, held between requests, would be one that NoAdvisoryLocksLeft finds after a test.
+					// A job's lock, held between requests, would be one that
+					// NoAdvisoryLocksLeft finds after a test.
 					"--sample.jobs.enabled=false"));
 		}
 		for (SampleInstance instance : instances) {
@@ -103,13 +107,15 @@ class MultiInstanceTests {
 	@Test
 	void mixedLoadAcrossInstancesKeepsEveryRule() {
 		List<String> users = IntStream.range(0, 12)
-			.mapToObj((i) -> Http.<String>json(clients.get(i % INSTANCES)
-				.post("/users", "{\"plan\":\"" + ((i % 2 == 0) ? "free" : "pro") + "\"}"), "$.id"))
+			.mapToObj((i) -> Http.<String>json(
+					clients.get(i % INSTANCES).post("/users", "{\"plan\":\"" + ((i % 2 == 0) ? "free" : "pro") + "\"}"),
+					"$.id"))
 			.toList();
 		List<String> accounts = IntStream.range(0, 5)
-			.mapToObj((i) -> Http.<String>json(clients.get(i % INSTANCES)
-				.post("/accounts", "{\"balance\":" + OPENING_BALANCE + ",\"dailyWithdrawalLimit\":" + DAILY_LIMIT
-						+ "}"),
+			.mapToObj((i) -> Http.<String>json(
+					clients.get(i % INSTANCES)
+						.post("/accounts",
+								"{\"balance\":" + OPENING_BALANCE + ",\"dailyWithdrawalLimit\":" + DAILY_LIMIT + "}"),
 					"$.id"))
 			.toList();
 		Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
@@ -123,10 +129,11 @@ class MultiInstanceTests {
 					case 0 -> {
 						String from = accounts.get(random.nextInt(accounts.size()));
 						String to = accounts.get(random.nextInt(accounts.size()));
-						yield from.equals(to) ? http.post("/accounts/" + from + "/withdrawals",
-								"{\"amount\":" + (1 + random.nextInt(500)) + "}")
-								: http.post("/transfers", "{\"from\":\"" + from + "\",\"to\":\"" + to
-										+ "\",\"amount\":" + (1 + random.nextInt(3_000)) + "}");
+						yield from.equals(to)
+								? http.post("/accounts/" + from + "/withdrawals",
+										"{\"amount\":" + (1 + random.nextInt(500)) + "}")
+								: http.post("/transfers", "{\"from\":\"" + from + "\",\"to\":\"" + to + "\",\"amount\":"
+										+ (1 + random.nextInt(3_000)) + "}");
 					}
 					default -> createAndMaybeCancel(http, users.get(random.nextInt(users.size())), random);
 				};
@@ -136,7 +143,8 @@ class MultiInstanceTests {
 			return sent;
 		});
 		assertThat(callers).allSatisfy((caller) -> assertThat(caller.failure()).isNull());
-		assertThat(statuses.keySet()).as("statuses %s", statuses).allSatisfy((status) -> assertThat(status).isLessThan(500));
+		assertThat(statuses.keySet()).as("statuses %s", statuses)
+			.allSatisfy((status) -> assertThat(status).isLessThan(500));
 		assertThat(statuses).containsKeys(200, 201, 409);
 
 		for (String user : users) {

@@ -37,9 +37,10 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests that the sample ran on the Spring Boot line the build asked for: Spring Boot 3.5, Spring Framework 6 and
- * Jackson 2 on Java 17 by default; Spring Boot 4, Spring Framework 7 and Jackson 3 on Java 25 with {@code -Pboot4}.
- * Jackson is the one that writes the sample's JSON responses, as the web stack of that line chose it.
+ * Tests that the sample ran on the Spring Boot line the build asked for: Spring Boot 3.5,
+ * Spring Framework 6 and Jackson 2 on Java 17 by default; Spring Boot 4, Spring Framework
+ * 7 and Jackson 3 on Java 25 with {@code -Pboot4}. Jackson is the one that writes the
+ * sample's JSON responses, as the web stack of that line chose it.
  */
 @SpringBootTest
 class RuntimeVersionsTests {
@@ -73,7 +74,8 @@ class RuntimeVersionsTests {
 	}
 
 	/**
-	 * Return the Jackson mapper of the converter that Spring MVC uses to write the sample's JSON responses.
+	 * Return the Jackson mapper of the converter that Spring MVC uses to write the
+	 * sample's JSON responses.
 	 */
 	private Object jsonMapperOfTheWebStack() {
 		HttpMessageConverter<?> converter = this.handlerAdapter.getMessageConverters()
@@ -81,7 +83,8 @@ class RuntimeVersionsTests {
 			.filter((candidate) -> candidate.canWrite(Map.class, MediaType.APPLICATION_JSON))
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("Spring MVC has no converter that writes JSON"));
-		// Spring Framework 7's Jackson 3 converter exposes getMapper(), Spring Framework 6's Jackson 2 converter
+		// Spring Framework 7's Jackson 3 converter exposes getMapper(), Spring Framework
+		// 6's Jackson 2 converter
 		// getObjectMapper().
 		for (String getter : new String[] { "getMapper", "getObjectMapper" }) {
 			Method method = ReflectionUtils.findMethod(converter.getClass(), getter);

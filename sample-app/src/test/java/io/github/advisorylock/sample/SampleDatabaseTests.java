@@ -23,12 +23,14 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Base of the sample's Spring tests: the application on the test database (embedded PostgreSQL 18 unless
- * {@code ADVISORY_LOCK_TEST_URL} is set), with no advisory lock left after any test.
+ * Base of the sample's Spring tests: the application on the test database (embedded
+ * PostgreSQL 18 unless {@code ADVISORY_LOCK_TEST_URL} is set), with no advisory lock left
+ * after any test.
  *
  * <p>
- * Scheduled jobs are off in every in-process test ({@code sample.jobs.enabled=false}): a cached context would keep
- * running them, and holding their locks, while later tests run; the tests of a job call it themselves.
+ * Scheduled jobs are off in every in-process test ({@code sample.jobs.enabled=false}): a
+ * cached context would keep running them, and holding their locks, while later tests run;
+ * the tests of a job call it themselves.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 public abstract class SampleDatabaseTests {
@@ -36,7 +38,8 @@ public abstract class SampleDatabaseTests {
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
-		// Generous, so that every concurrent caller gets the lock on a loaded machine and meets the rule rather than
+		// Generous, so that every concurrent caller gets the lock on a loaded machine and
+		// meets the rule rather than
 		// the timeout; the tests of the timeout set their own.
 		registry.add("advisory-lock.default-timeout", () -> "30s");
 		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "24");

@@ -22,8 +22,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 
 /**
- * Base of the sample's tests over HTTP: the application on a random port of the test database, and an {@link Http}
- * client of it for each test.
+ * Base of the sample's tests over HTTP: the application on a random port of the test
+ * database, and an {@link Http} client of it for each test.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 public abstract class SampleHttpTests extends SampleDatabaseTests {

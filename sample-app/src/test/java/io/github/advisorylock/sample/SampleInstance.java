@@ -43,9 +43,9 @@ import io.github.advisorylock.test.TestDatabase;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 /**
- * One sample-app process of a multi-instance test: its own JVM on the test class path, against the test database, on
- * a free loopback port, with its output copied to a log file and kept for assertions; the test can stop, kill,
- * suspend and resume it.
+ * One sample-app process of a multi-instance test: its own JVM on the test class path,
+ * against the test database, on a free loopback port, with its output copied to a log
+ * file and kept for assertions; the test can stop, kill, suspend and resume it.
  */
 public final class SampleInstance {
 
@@ -81,7 +81,8 @@ public final class SampleInstance {
 	 * Start an instance; it is ready after {@link #awaitStarted()}.
 	 * @param name its name, given as {@code sample.instance} and naming its log
 	 * @param logs the directory of the log
-	 * @param arguments more command line arguments, such as {@code --advisory-lock.default-timeout=10s}
+	 * @param arguments more command line arguments, such as
+	 * {@code --advisory-lock.default-timeout=10s}
 	 * @return the instance, starting
 	 * @throws IOException if the process cannot be started
 	 */
@@ -90,11 +91,12 @@ public final class SampleInstance {
 	}
 
 	/**
-	 * Start an instance on a data source of its own choosing, such as a PgBouncer in front of the test database;
-	 * it is ready after {@link #awaitStarted()}.
+	 * Start an instance on a data source of its own choosing, such as a PgBouncer in
+	 * front of the test database; it is ready after {@link #awaitStarted()}.
 	 * @param name its name, given as {@code sample.instance} and naming its log
 	 * @param logs the directory of the log
-	 * @param dataSource the {@code spring.datasource.*} properties, in place of the test database's
+	 * @param dataSource the {@code spring.datasource.*} properties, in place of the test
+	 * database's
 	 * @param arguments more command line arguments
 	 * @return the instance, starting
 	 * @throws IOException if the process cannot be started
@@ -103,10 +105,10 @@ public final class SampleInstance {
 			throws IOException {
 		int port = freePort();
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
-				System.getProperty("java.class.path"), SampleApplication.class.getName(), "--server.port=" + port,
-				"--server.address=127.0.0.1", "--spring.main.banner-mode=off", "--spring.sql.init.mode=never",
-				"--sample.instance=" + name));
+		List<String> command = new ArrayList<>(
+				List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+						SampleApplication.class.getName(), "--server.port=" + port, "--server.address=127.0.0.1",
+						"--spring.main.banner-mode=off", "--spring.sql.init.mode=never", "--sample.instance=" + name));
 		command.addAll(List.of(arguments));
 		dataSource.forEach((property, value) -> command.add("--" + property + "=" + value));
 		Files.createDirectories(logs);
@@ -118,9 +120,10 @@ public final class SampleInstance {
 	}
 
 	/**
-	 * Wait until the instance has started: Spring Boot logs that once the web server listens.
-	 * @throws IllegalStateException if it exits first, or does not start within three hang timeouts (three JVMs
-	 * starting at once on two cores)
+	 * Wait until the instance has started: Spring Boot logs that once the web server
+	 * listens.
+	 * @throws IllegalStateException if it exits first, or does not start within three
+	 * hang timeouts (three JVMs starting at once on two cores)
 	 */
 	public void awaitStarted() {
 		try {
@@ -161,7 +164,8 @@ public final class SampleInstance {
 
 	/**
 	 * Wait for a line of output, among those written from a given line on.
-	 * @param from the number of lines to skip, such as the size of an earlier {@link #output()}
+	 * @param from the number of lines to skip, such as the size of an earlier
+	 * {@link #output()}
 	 * @param description what is awaited, for the failure message
 	 * @param line the condition on a line
 	 * @return the first matching line
@@ -185,8 +189,8 @@ public final class SampleInstance {
 	}
 
 	/**
-	 * Kill the process with SIGKILL, as a crash or an OOM killer would: no shutdown hook, no rollback, its sockets
-	 * closed by the kernel. Return once it has exited.
+	 * Kill the process with SIGKILL, as a crash or an OOM killer would: no shutdown hook,
+	 * no rollback, its sockets closed by the kernel. Return once it has exited.
 	 */
 	public void kill() {
 		this.process.destroyForcibly();
@@ -194,8 +198,8 @@ public final class SampleInstance {
 	}
 
 	/**
-	 * Freeze the process with SIGSTOP, as a long GC pause, a stalled VM or a debugger would: every thread stops, its
-	 * connections stay open and send nothing.
+	 * Freeze the process with SIGSTOP, as a long GC pause, a stalled VM or a debugger
+	 * would: every thread stops, its connections stay open and send nothing.
 	 */
 	public void suspend() {
 		signal("STOP");
@@ -211,8 +215,9 @@ public final class SampleInstance {
 	}
 
 	/**
-	 * Stop instances gracefully (SIGTERM, after resuming a suspended one, which would not act on it), at once so that
-	 * their shutdowns overlap; one that has not exited after the hang timeout is killed.
+	 * Stop instances gracefully (SIGTERM, after resuming a suspended one, which would not
+	 * act on it), at once so that their shutdowns overlap; one that has not exited after
+	 * the hang timeout is killed.
 	 * @param instances the instances
 	 */
 	public static void stopAll(List<SampleInstance> instances) {
@@ -263,8 +268,9 @@ public final class SampleInstance {
 	}
 
 	/**
-	 * Copy the output to the log and keep it, and complete {@link #started} on the line that says the application
-	 * has started, or fail it when the output ends first: the process exited.
+	 * Copy the output to the log and keep it, and complete {@link #started} on the line
+	 * that says the application has started, or fail it when the output ends first: the
+	 * process exited.
 	 */
 	private void copyOutput() {
 		Thread copier = new Thread(() -> {
@@ -274,7 +280,8 @@ public final class SampleInstance {
 				for (String line = output.readLine(); line != null; line = output.readLine()) {
 					this.output.add(line);
 					file.write(line + System.lineSeparator());
-					// Flushed each line, so that the log is whole when a test fails while the process still runs.
+					// Flushed each line, so that the log is whole when a test fails while
+					// the process still runs.
 					file.flush();
 					if (line.contains("Started " + SampleApplication.class.getSimpleName())) {
 						this.started.complete(null);

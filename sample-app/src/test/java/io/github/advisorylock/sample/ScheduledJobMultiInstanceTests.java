@@ -53,15 +53,16 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Three sample-app processes that all schedule the {@code expire-stale-requests} job against one PostgreSQL: runs
- * never overlap and start at most once per period; when the instance running the job is killed, or frozen, another
- * one runs it within a bound; nothing stays locked.
+ * Three sample-app processes that all schedule the {@code expire-stale-requests} job
+ * against one PostgreSQL: runs never overlap and start at most once per period; when the
+ * instance running the job is killed, or frozen, another one runs it within a bound;
+ * nothing stays locked.
  *
  * <p>
- * Each run works for two periods, so that without the advisory lock another instance's claim would succeed while a
- * run still works, and runs would overlap. With runs that long the claim never refuses one:
- * {@code StaleRequestExpiryTests} tests it in-process. Every time compared is the database's clock
- * ({@code job_runs}), never a JVM's.
+ * Each run works for two periods, so that without the advisory lock another instance's
+ * claim would succeed while a run still works, and runs would overlap. With runs that
+ * long the claim never refuses one: {@code StaleRequestExpiryTests} tests it in-process.
+ * Every time compared is the database's clock ({@code job_runs}), never a JVM's.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 @DisabledOnOs(value = OS.WINDOWS, disabledReason = "freezes an instance with kill -STOP")
@@ -74,14 +75,15 @@ class ScheduledJobMultiInstanceTests {
 	private static final Duration WORK_TIME = PERIOD.multipliedBy(2);
 
 	/**
-	 * PostgreSQL ends a lock session that has been silent for three heartbeats. Not shorter: a heartbeat two beats
-	 * late, a starved thread of four JVMs on two cores, would lose a lock while nothing is wrong.
+	 * PostgreSQL ends a lock session that has been silent for three heartbeats. Not
+	 * shorter: a heartbeat two beats late, a starved thread of four JVMs on two cores,
+	 * would lose a lock while nothing is wrong.
 	 */
 	private static final Duration HEARTBEAT = Duration.ofMillis(250);
 
 	/**
-	 * What a takeover may take beyond its bound: a few JDBC round trips and thread scheduling, on a machine where four
-	 * JVMs and PostgreSQL share two cores.
+	 * What a takeover may take beyond its bound: a few JDBC round trips and thread
+	 * scheduling, on a machine where four JVMs and PostgreSQL share two cores.
 	 */
 	private static final Duration SLACK = Duration.ofSeconds(2);
 
@@ -90,7 +92,10 @@ class ScheduledJobMultiInstanceTests {
 	/** What the library logs at ERROR when a heartbeat finds the lock's session gone. */
 	private static final String LOST = "(invocation scope) was lost while its work runs";
 
-	/** What it logs at WARN when the session is found gone only at the release, after the work returned. */
+	/**
+	 * What it logs at WARN when the session is found gone only at the release, after the
+	 * work returned.
+	 */
 	private static final String ROLLBACK_FAILED = "rolling back its transaction failed";
 
 	private static final String RUNS = "SELECT id, instance, claimed_at, started_at, finished_at FROM job_runs "
@@ -100,7 +105,10 @@ class ScheduledJobMultiInstanceTests {
 
 	private final List<SampleInstance> instances = new ArrayList<>();
 
-	/** Runs whose instance was killed or frozen while they ran: they lost the lock, and may end at any time. */
+	/**
+	 * Runs whose instance was killed or frozen while they ran: they lost the lock, and
+	 * may end at any time.
+	 */
 	private final Set<Long> lost = new HashSet<>();
 
 	private final UUID staleRequest = UUID.randomUUID();
@@ -109,15 +117,17 @@ class ScheduledJobMultiInstanceTests {
 
 	@BeforeEach
 	void startInstances() throws IOException {
-		// The schema once, here: three instances running CREATE TABLE IF NOT EXISTS at the same moment can collide.
+		// The schema once, here: three instances running CREATE TABLE IF NOT EXISTS at
+		// the same moment can collide.
 		new ResourceDatabasePopulator(new ClassPathResource("schema.sql")).execute(TestDatabase.get().dataSource());
 		// No claim or run of an earlier test: the first period starts with this test.
 		this.jdbc.sql("DELETE FROM job_runs WHERE job = ?").param(StaleRequestExpiry.JOB).update();
 		this.jdbc.sql("DELETE FROM job_claims WHERE job = ?").param(StaleRequestExpiry.JOB).update();
 		UUID user = UUID.randomUUID();
 		this.jdbc.sql("INSERT INTO users (id, plan) VALUES (?, 'pro')").param(user).update();
-		this.jdbc.sql("INSERT INTO setup_requests (id, user_id, status, created_at) VALUES "
-				+ "(?, ?, 'pending', now() - interval '2 hours'), (?, ?, 'pending', now() - interval '30 minutes')")
+		this.jdbc
+			.sql("INSERT INTO setup_requests (id, user_id, status, created_at) VALUES "
+					+ "(?, ?, 'pending', now() - interval '2 hours'), (?, ?, 'pending', now() - interval '30 minutes')")
 			.params(this.staleRequest, user, this.freshRequest, user)
 			.update();
 		for (int i = 0; i < INSTANCES; i++) {
@@ -132,8 +142,10 @@ class ScheduledJobMultiInstanceTests {
 	@AfterEach
 	void stopInstances() {
 		SampleInstance.stopAll(this.instances);
-		// PostgreSQL ends the sessions of an ended process as soon as it reads their closed sockets, which can be a
-		// moment after the process has gone: wait for that, so that NoAdvisoryLocksLeft, which runs after this
+		// PostgreSQL ends the sessions of an ended process as soon as it reads their
+		// closed sockets, which can be a
+		// moment after the process has gone: wait for that, so that NoAdvisoryLocksLeft,
+		// which runs after this
 		// method, checks what is left for good.
 		new PgLocks(TestDatabase.get().dataSource()).await("the advisory locks of the stopped instances to end",
 				List::isEmpty);
@@ -147,7 +159,8 @@ class ScheduledJobMultiInstanceTests {
 		assertOneAtATime(steady);
 		assertAtMostOncePerPeriod(steady);
 
-		// SIGKILL: the kernel closes the instance's sockets, and PostgreSQL ends its lock session at once.
+		// SIGKILL: the kernel closes the instance's sockets, and PostgreSQL ends its lock
+		// session at once.
 		Run killed = awaitRunInProgress();
 		instance(killed).kill();
 		OffsetDateTime killedAt = databaseNow();
@@ -155,12 +168,14 @@ class ScheduledJobMultiInstanceTests {
 		Run afterKill = awaitRunAfter(killed);
 		assertThat(run(killed.id()).finishedAt()).as("the killed instance's run").isNull();
 		Duration killTakeover = Duration.between(killedAt, afterKill.startedAt());
-		// The next claim succeeds a period after the killed run's claim, made before the kill, at the latest; and
+		// The next claim succeeds a period after the killed run's claim, made before the
+		// kill, at the latest; and
 		// every instance tries once a period.
 		Duration killBound = PERIOD.multipliedBy(2).plus(SLACK);
 		assertThat(killTakeover).as("from the kill to the next run's start").isLessThanOrEqualTo(killBound);
 
-		// SIGSTOP: the instance's sockets stay open and silent, until PostgreSQL's idle_in_transaction_session_timeout
+		// SIGSTOP: the instance's sockets stay open and silent, until PostgreSQL's
+		// idle_in_transaction_session_timeout
 		// of three heartbeats ends its lock session.
 		Run frozenRun = awaitRunInProgress();
 		SampleInstance frozen = instance(frozenRun);
@@ -170,15 +185,20 @@ class ScheduledJobMultiInstanceTests {
 		Run afterFreeze = awaitRunAfter(frozenRun);
 		assertThat(run(frozenRun.id()).finishedAt()).as("the frozen instance's run, while it is frozen").isNull();
 		Duration freezeTakeover = Duration.between(frozenAt, afterFreeze.startedAt());
-		// Three heartbeats until PostgreSQL ends the session (longer than a period, so the next claim succeeds by
+		// Three heartbeats until PostgreSQL ends the session (longer than a period, so
+		// the next claim succeeds by
 		// then), then at most a period until another instance tries.
 		Duration freezeBound = HEARTBEAT.multipliedBy(3).plus(PERIOD).plus(SLACK);
 		assertThat(freezeTakeover).as("from the freeze to the next run's start").isLessThanOrEqualTo(freezeBound);
 
-		// Resumed, the frozen instance learns that its lock is gone: checkHeld() reports a lock with no heartbeat
-		// confirmed for three of them, and the heartbeat finds the session ended (ERROR), or, should the run return
-		// first, the release does (WARN). A run frozen during its work stops at checkHeld(); one frozen after that
-		// point updates and finishes while another instance runs the job. There is no fencing; that is why lost runs
+		// Resumed, the frozen instance learns that its lock is gone: checkHeld() reports
+		// a lock with no heartbeat
+		// confirmed for three of them, and the heartbeat finds the session ended (ERROR),
+		// or, should the run return
+		// first, the release does (WARN). A run frozen during its work stops at
+		// checkHeld(); one frozen after that
+		// point updates and finishes while another instance runs the job. There is no
+		// fencing; that is why lost runs
 		// are left out of the overlap check.
 		int before = frozen.output().size();
 		frozen.resume();
@@ -186,8 +206,9 @@ class ScheduledJobMultiInstanceTests {
 		String noticed = frozen.awaitOutput(before, "that its lock session had ended",
 				(line) -> line.contains(LOST) || line.contains(ROLLBACK_FAILED));
 		List<Run> all = awaitRuns("2 finished runs after the resume", PgLocks.HANG_TIMEOUT,
-				(runs) -> runs.stream().filter((run) -> run.finished() && run.startedAt().isAfter(resumedAt)).count()
-						>= 2);
+				(runs) -> runs.stream()
+					.filter((run) -> run.finished() && run.startedAt().isAfter(resumedAt))
+					.count() >= 2);
 		Run frozenAfter = run(frozenRun.id());
 		if (frozenAfter.finished()) {
 			assertThat(frozenAfter.finishedAt()).as("the frozen run, finished after it lost its lock")
@@ -208,9 +229,10 @@ class ScheduledJobMultiInstanceTests {
 	}
 
 	/**
-	 * Assert that each run but the lost ones started after the previous one finished. Both times come from
-	 * {@code clock_timestamp()}: a run finishes before it returns, its lock is released after that, and the next run
-	 * starts after taking the lock, so no tolerance is needed.
+	 * Assert that each run but the lost ones started after the previous one finished.
+	 * Both times come from {@code clock_timestamp()}: a run finishes before it returns,
+	 * its lock is released after that, and the next run starts after taking the lock, so
+	 * no tolerance is needed.
 	 */
 	private void assertOneAtATime(List<Run> runs) {
 		Run previous = null;
@@ -229,9 +251,10 @@ class ScheduledJobMultiInstanceTests {
 	}
 
 	/**
-	 * Assert that consecutive claims are at least a period apart: the claim's own condition, on the values it wrote,
-	 * so exactly, lost runs included. Run starts are not compared: a run starts some time after its claim, and that
-	 * delay differs between runs.
+	 * Assert that consecutive claims are at least a period apart: the claim's own
+	 * condition, on the values it wrote, so exactly, lost runs included. Run starts are
+	 * not compared: a run starts some time after its claim, and that delay differs
+	 * between runs.
 	 */
 	private static void assertAtMostOncePerPeriod(List<Run> runs) {
 		List<Run> byClaim = runs.stream().sorted(Comparator.comparing(Run::claimedAt)).toList();
@@ -243,29 +266,31 @@ class ScheduledJobMultiInstanceTests {
 	}
 
 	/**
-	 * Wait for a run in progress that started less than half its work time ago, so that it still works when the test
-	 * acts on its instance a moment later.
+	 * Wait for a run in progress that started less than half its work time ago, so that
+	 * it still works when the test acts on its instance a moment later.
 	 */
 	private Run awaitRunInProgress() {
-		return await("a run in progress", PgLocks.HANG_TIMEOUT, () -> this.jdbc
-			.sql("SELECT id FROM job_runs WHERE job = ? AND finished_at IS NULL "
-					+ "AND started_at > clock_timestamp() - ?::interval ORDER BY started_at DESC")
-			.params(StaleRequestExpiry.JOB, WORK_TIME.dividedBy(2).toString())
-			.query(Long.class)
-			.list()
-			.stream()
-			.filter((id) -> !this.lost.contains(id))
-			.findFirst()
-			.map(this::run));
+		return await("a run in progress", PgLocks.HANG_TIMEOUT,
+				() -> this.jdbc
+					.sql("SELECT id FROM job_runs WHERE job = ? AND finished_at IS NULL "
+							+ "AND started_at > clock_timestamp() - ?::interval ORDER BY started_at DESC")
+					.params(StaleRequestExpiry.JOB, WORK_TIME.dividedBy(2).toString())
+					.query(Long.class)
+					.list()
+					.stream()
+					.filter((id) -> !this.lost.contains(id))
+					.findFirst()
+					.map(this::run));
 	}
 
 	/**
 	 * Wait for the first run that started after a given one.
 	 */
 	private Run awaitRunAfter(Run earlier) {
-		return await("a run after " + earlier, PgLocks.HANG_TIMEOUT, () -> runs().stream()
-			.filter((run) -> run.id() != earlier.id() && run.startedAt().isAfter(earlier.startedAt()))
-			.findFirst());
+		return await("a run after " + earlier, PgLocks.HANG_TIMEOUT,
+				() -> runs().stream()
+					.filter((run) -> run.id() != earlier.id() && run.startedAt().isAfter(earlier.startedAt()))
+					.findFirst());
 	}
 
 	private List<Run> awaitRuns(String description, Duration timeout, Predicate<List<Run>> condition) {
@@ -273,7 +298,8 @@ class ScheduledJobMultiInstanceTests {
 	}
 
 	/**
-	 * Poll the database until a fact holds: the job's runs are what the test waits for, never a sleep.
+	 * Poll the database until a fact holds: the job's runs are what the test waits for,
+	 * never a sleep.
 	 */
 	private <T> T await(String description, Duration timeout, Supplier<Optional<T>> fact) {
 		long deadline = System.nanoTime() + timeout.toNanos();
@@ -320,12 +346,14 @@ class ScheduledJobMultiInstanceTests {
 	}
 
 	/**
-	 * Return the lock losses the instances logged, which explain an overlap that the test did not cause: a heartbeat
-	 * starved for three beats on an overloaded machine.
+	 * Return the lock losses the instances logged, which explain an overlap that the test
+	 * did not cause: a heartbeat starved for three beats on an overloaded machine.
 	 */
 	private String lossesLogged() {
 		return "lock losses logged: " + this.instances.stream()
-			.flatMap((instance) -> instance.output().stream().filter((line) -> line.contains(LOST))
+			.flatMap((instance) -> instance.output()
+				.stream()
+				.filter((line) -> line.contains(LOST))
 				.map((line) -> instance.name() + ": " + line))
 			.toList();
 	}

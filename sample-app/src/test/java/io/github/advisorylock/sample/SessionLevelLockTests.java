@@ -30,8 +30,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Why the starter takes transaction-level locks only: a session-level lock outlives the ROLLBACK of the transaction
- * that took it, so a pooled connection would carry it to the next borrower, until someone unlocks it.
+ * Why the starter takes transaction-level locks only: a session-level lock outlives the
+ * ROLLBACK of the transaction that took it, so a pooled connection would carry it to the
+ * next borrower, until someone unlocks it.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class SessionLevelLockTests {
@@ -64,7 +65,8 @@ class SessionLevelLockTests {
 		}
 	}
 
-	// Unpooled sessions: closing one ends its session, so a failed assertion cannot leave a session-level lock in a
+	// Unpooled sessions: closing one ends its session, so a failed assertion cannot leave
+	// a session-level lock in a
 	// pooled connection for the next test.
 	private Connection connect() throws SQLException {
 		return DriverManager.getConnection(this.database.url(), this.database.username(), this.database.password());

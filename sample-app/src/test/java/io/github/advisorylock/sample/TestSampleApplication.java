@@ -22,7 +22,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.LoggingSystem;
 
 /**
- * Runs the sample on the test database (embedded PostgreSQL 18 unless ADVISORY_LOCK_TEST_URL is set), so that
+ * Runs the sample on the test database (embedded PostgreSQL 18 unless
+ * ADVISORY_LOCK_TEST_URL is set), so that
  * {@code ./mvnw -pl sample-app spring-boot:test-run} needs no database installed.
  */
 public final class TestSampleApplication {
@@ -35,7 +36,8 @@ public final class TestSampleApplication {
 	 * @param args the command line arguments
 	 */
 	public static void main(String[] args) {
-		// Hold back the embedded server's start-up log until Spring Boot configures logging, as Spring Boot does.
+		// Hold back the embedded server's start-up log until Spring Boot configures
+		// logging, as Spring Boot does.
 		LoggingSystem.get(TestSampleApplication.class.getClassLoader()).beforeInitialize();
 		TestDatabase.get().springDataSourceProperties().forEach(System::setProperty);
 		SpringApplication.from(SampleApplication::main).run(args);

@@ -63,10 +63,12 @@ import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * Tests that a locked service imported into a {@code @JdbcTest}, {@code @DataJdbcTest} or {@code @DataJpaTest} takes
- * its lock, as the starter registers its auto-configuration with these slices. Each runs {@link UserTest}, a test as
- * an application would write it, through Spring's {@link TestContextManager}, with the slice annotation of the Spring
- * Boot line on the class path added to a generated subclass: the annotations' packages differ between the lines.
+ * Tests that a locked service imported into a {@code @JdbcTest}, {@code @DataJdbcTest} or
+ * {@code @DataJpaTest} takes its lock, as the starter registers its auto-configuration
+ * with these slices. Each runs {@link UserTest}, a test as an application would write it,
+ * through Spring's {@link TestContextManager}, with the slice annotation of the Spring
+ * Boot line on the class path added to a generated subclass: the annotations' packages
+ * differ between the lines.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class TestSliceTests {
@@ -85,15 +87,15 @@ class TestSliceTests {
 
 	@ParameterizedTest
 	@MethodSource("slices")
-	void invocationScopedCallOutsideTheTestTransactionHoldsItsLock(Class<? extends Annotation> slice)
-			throws Throwable {
+	void invocationScopedCallOutsideTheTestTransactionHoldsItsLock(Class<? extends Annotation> slice) throws Throwable {
 		runUserTest(slice, "invocationScopedCallHoldsItsLock");
 	}
 
 	/**
-	 * Run one method of {@link UserTest} annotated with a slice, as the {@code SpringExtension} would: the test's
-	 * transaction begins before it and rolls back after it. Spring finds the generated class through the thread's
-	 * context class loader.
+	 * Run one method of {@link UserTest} annotated with a slice, as the
+	 * {@code SpringExtension} would: the test's transaction begins before it and rolls
+	 * back after it. Spring finds the generated class through the thread's context class
+	 * loader.
 	 */
 	private static void runUserTest(Class<? extends Annotation> slice, String methodName) throws Throwable {
 		Class<? extends UserTest> testClass = userTestIn(slice);
@@ -138,14 +140,16 @@ class TestSliceTests {
 	}
 
 	/**
-	 * Generate the subclass of {@link UserTest} with the slice annotation, in a class loader of its own that also
-	 * serves its class file, which Spring's test context reads as it would read a compiled test's.
+	 * Generate the subclass of {@link UserTest} with the slice annotation, in a class
+	 * loader of its own that also serves its class file, which Spring's test context
+	 * reads as it would read a compiled test's.
 	 */
 	private static Class<? extends UserTest> userTestIn(Class<? extends Annotation> slice) {
 		return new ByteBuddy(ClassFileVersion.JAVA_V17).subclass(UserTest.class)
 			.name(UserTest.class.getName() + "In" + slice.getSimpleName())
 			.annotateType(AnnotationDescription.Builder.ofType(slice).build())
-			// Declared again, with their annotations, as test methods are declared by the annotated class.
+			// Declared again, with their annotations, as test methods are declared by the
+			// annotated class.
 			.method(ElementMatchers.isDeclaredBy(UserTest.class).and(ElementMatchers.isPublic()))
 			.intercept(SuperMethodCall.INSTANCE)
 			.attribute(MethodAttributeAppender.ForInstrumentedMethod.INCLUDING_RECEIVER)
@@ -155,8 +159,9 @@ class TestSliceTests {
 	}
 
 	/**
-	 * The application, found by the slice as an application's own {@code @SpringBootApplication} is; its component
-	 * scan finds the services, which the slices leave out.
+	 * The application, found by the slice as an application's own
+	 * {@code @SpringBootApplication} is; its component scan finds the services, which the
+	 * slices leave out.
 	 */
 	@SpringBootApplication
 	static class Application {
@@ -164,8 +169,9 @@ class TestSliceTests {
 	}
 
 	/**
-	 * A test of a repository-level service, as an application writes it; the slice annotation is added by
-	 * {@link TestSliceTests}. The slice's test database is the real PostgreSQL, not an embedded one.
+	 * A test of a repository-level service, as an application writes it; the slice
+	 * annotation is added by {@link TestSliceTests}. The slice's test database is the
+	 * real PostgreSQL, not an embedded one.
 	 */
 	@Import({ SetupRequests.class, Jobs.class })
 	@TestPropertySource(properties = "spring.test.database.replace=none")
@@ -197,7 +203,8 @@ class TestSliceTests {
 				.containsExactly(tuple(testTransaction, true));
 		}
 
-		// Invocation scope refuses to start inside a transaction, as the slices' test methods are.
+		// Invocation scope refuses to start inside a transaction, as the slices' test
+		// methods are.
 		@Transactional(propagation = Propagation.NOT_SUPPORTED)
 		public void invocationScopedCallHoldsItsLock() {
 			long key = AdvisoryLockKeys.of("job", "nightly");
@@ -209,7 +216,8 @@ class TestSliceTests {
 	}
 
 	/**
-	 * A repository-level service under a transaction-scoped lock, which the slices' scan leaves out.
+	 * A repository-level service under a transaction-scoped lock, which the slices' scan
+	 * leaves out.
 	 */
 	@Service
 	public static class SetupRequests {

@@ -24,11 +24,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Settings of the job that expires stale setup requests ({@link StaleRequestExpiry}).
  *
- * @param period how often the job runs: each instance tries it this long after its last try ended, and at most one
- * run starts in any period across all instances
+ * @param period how often the job runs: each instance tries it this long after its last
+ * try ended, and at most one run starts in any period across all instances
  * @param maxAge how long a request may stay pending before the job expires it
- * @param workTime how long each run works on top of its update, to show a long-running job (demos and tests); none
- * by default
+ * @param workTime how long each run works on top of its update, to show a long-running
+ * job (demos and tests); none by default
  */
 @ConfigurationProperties("sample.jobs.expiry")
 public record ExpiryJobProperties(@DefaultValue(ExpiryJobProperties.DEFAULT_PERIOD) Duration period,

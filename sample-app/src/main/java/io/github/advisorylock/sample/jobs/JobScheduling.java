@@ -21,12 +21,14 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
- * Turns on the schedules of the sample's jobs unless {@code sample.jobs.enabled} is {@code false}.
+ * Turns on the schedules of the sample's jobs unless {@code sample.jobs.enabled} is
+ * {@code false}.
  *
  * <p>
- * Only the schedules: the job beans stay, so that a test can call a job directly without a scheduled run racing it.
- * The in-process tests turn the schedules off, because a cached test context would otherwise keep running jobs, and
- * holding their locks, while later tests run.
+ * Only the schedules: the job beans stay, so that a test can call a job directly without
+ * a scheduled run racing it. The in-process tests turn the schedules off, because a
+ * cached test context would otherwise keep running jobs, and holding their locks, while
+ * later tests run.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableScheduling

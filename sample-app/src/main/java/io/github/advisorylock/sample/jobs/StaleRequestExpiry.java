@@ -35,35 +35,43 @@ import org.springframework.stereotype.Component;
 import org.springframework.util.StringUtils;
 
 /**
- * A scheduled job that expires setup requests left pending longer than {@code sample.jobs.expiry.max-age}: every
- * instance schedules it, the advisory lock lets one instance at a time run it, and a claim in the database lets at
- * most one run start per period.
+ * A scheduled job that expires setup requests left pending longer than
+ * {@code sample.jobs.expiry.max-age}: every instance schedules it, the advisory lock lets
+ * one instance at a time run it, and a claim in the database lets at most one run start
+ * per period.
  *
  * <p>
- * The lock is invocation-scoped: a connection of its own holds it for the whole call, across the separate
- * transactions of the run, and a call that finds it held returns at once ({@code SKIP}). The lock alone would let
- * whichever instance takes it next run again right away; the claim alone would let a run start while a slow one is
- * still working. Each run is recorded in {@code job_runs}, with its start and end taken from the database's clock.
+ * The lock is invocation-scoped: a connection of its own holds it for the whole call,
+ * across the separate transactions of the run, and a call that finds it held returns at
+ * once ({@code SKIP}). The lock alone would let whichever instance takes it next run
+ * again right away; the claim alone would let a run start while a slow one is still
+ * working. Each run is recorded in {@code job_runs}, with its start and end taken from
+ * the database's clock.
  *
  * <p>
- * A run learns that its lock was lost (its connection failed a heartbeat, or no heartbeat was confirmed for three of
- * them: a cut network, a process paused that long) at {@link AdvisoryLockOperations#checkHeld()}, before its update,
- * and stops there: its run stays unfinished. There is no fencing: a run that pauses between the check and its update
- * still updates after another instance has taken over. Here that is harmless: expiring twice expires the same
- * requests.
+ * A run learns that its lock was lost (its connection failed a heartbeat, or no heartbeat
+ * was confirmed for three of them: a cut network, a process paused that long) at
+ * {@link AdvisoryLockOperations#checkHeld()}, before its update, and stops there: its run
+ * stays unfinished. There is no fencing: a run that pauses between the check and its
+ * update still updates after another instance has taken over. Here that is harmless:
+ * expiring twice expires the same requests.
  */
 @Component
 public class StaleRequestExpiry {
 
-	/** The job's name: its lock key in the namespace {@code job}, and its rows in the job tables. */
+	/**
+	 * The job's name: its lock key in the namespace {@code job}, and its rows in the job
+	 * tables.
+	 */
 	public static final String JOB = "expire-stale-requests";
 
 	private static final Log logger = LogFactory.getLog(StaleRequestExpiry.class);
 
 	/*
-	 * Moves the job's claim to now() only if the last one is at least a period old; of two instances that claim at
-	 * once, the second waits for the first's row lock and then sees its claim, so it gets no row back. now() and the
-	 * stored claim are both the database's clock, so instances' clocks need not agree.
+	 * Moves the job's claim to now() only if the last one is at least a period old; of
+	 * two instances that claim at once, the second waits for the first's row lock and
+	 * then sees its claim, so it gets no row back. now() and the stored claim are both
+	 * the database's clock, so instances' clocks need not agree.
 	 */
 	private static final String CLAIM = "INSERT INTO job_claims (job, claimed_at) VALUES (?, now()) "
 			+ "ON CONFLICT (job) DO UPDATE SET claimed_at = now() "
@@ -85,15 +93,18 @@ public class StaleRequestExpiry {
 		this.jdbc = jdbc;
 		this.locks = locks;
 		this.properties = properties;
-		// pid@host, as the library names this process in the application_name of its lock sessions.
+		// pid@host, as the library names this process in the application_name of its lock
+		// sessions.
 		this.instance = StringUtils.hasText(instance) ? instance : ManagementFactory.getRuntimeMXBean().getName();
 	}
 
 	/**
-	 * Expire the stale pending requests, unless another instance runs the job now or a run already started in this
-	 * period. Not {@code @Transactional}: the lock must be taken before any transaction of the run begins, and each
-	 * step commits before the next, the claim so that it counts even if the run dies.
-	 * @throws io.github.advisorylock.LockLostException if the lock was lost before the update
+	 * Expire the stale pending requests, unless another instance runs the job now or a
+	 * run already started in this period. Not {@code @Transactional}: the lock must be
+	 * taken before any transaction of the run begins, and each step commits before the
+	 * next, the claim so that it counts even if the run dies.
+	 * @throws io.github.advisorylock.LockLostException if the lock was lost before the
+	 * update
 	 */
 	@Scheduled(fixedDelayString = "${sample.jobs.expiry.period:" + ExpiryJobProperties.DEFAULT_PERIOD + "}")
 	@AdvisoryLocked(namespace = "job", key = "'" + JOB + "'", scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP)
@@ -105,8 +116,7 @@ public class StaleRequestExpiry {
 		if (claimed.isEmpty()) {
 			return;
 		}
-		long run = this.jdbc
-			.sql("INSERT INTO job_runs (job, instance, claimed_at) VALUES (?, ?, ?) RETURNING id")
+		long run = this.jdbc.sql("INSERT INTO job_runs (job, instance, claimed_at) VALUES (?, ?, ?) RETURNING id")
 			.params(JOB, this.instance, claimed.get())
 			.query(Long.class)
 			.single();
@@ -125,7 +135,8 @@ public class StaleRequestExpiry {
 	}
 
 	/**
-	 * Return a duration as PostgreSQL {@code interval} input: ISO 8601 ({@code PT0.5S}), which it reads exactly.
+	 * Return a duration as PostgreSQL {@code interval} input: ISO 8601 ({@code PT0.5S}),
+	 * which it reads exactly.
 	 */
 	private static String interval(Duration duration) {
 		return duration.toString();

@@ -15,8 +15,9 @@
  */
 
 /**
- * Scheduled jobs that every instance schedules and one instance at a time runs, under invocation-scoped advisory
- * locks; {@code sample.jobs.enabled=false} stops scheduling them.
+ * Scheduled jobs that every instance schedules and one instance at a time runs, under
+ * invocation-scoped advisory locks; {@code sample.jobs.enabled=false} stops scheduling
+ * them.
  */
 @NullMarked
 package io.github.advisorylock.sample.jobs;

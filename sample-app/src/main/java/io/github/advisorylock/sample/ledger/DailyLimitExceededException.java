@@ -21,7 +21,8 @@ import java.util.UUID;
 import io.github.advisorylock.sample.RuleViolationException;
 
 /**
- * Thrown when a withdrawal would take today's withdrawals from an account above its daily limit.
+ * Thrown when a withdrawal would take today's withdrawals from an account above its daily
+ * limit.
  */
 public class DailyLimitExceededException extends RuleViolationException {
 

@@ -34,8 +34,8 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The ledger over HTTP. Amounts are whole numbers of minor units (cents). Errors are problem details (see
- * {@code ApiExceptionHandler}).
+ * The ledger over HTTP. Amounts are whole numbers of minor units (cents). Errors are
+ * problem details (see {@code ApiExceptionHandler}).
  */
 @RestController
 class LedgerController {
@@ -64,8 +64,10 @@ class LedgerController {
 
 	@PostMapping("/transfers")
 	ResponseEntity<Transfer> transfer(@Valid @RequestBody NewTransfer body) {
-		// Before the service takes the account's lock: a transfer to oneself gets its 400 at once, also while another
-		// request holds that lock past the timeout, which would otherwise answer it with a busy 409.
+		// Before the service takes the account's lock: a transfer to oneself gets its 400
+		// at once, also while another
+		// request holds that lock past the timeout, which would otherwise answer it with
+		// a busy 409.
 		LedgerService.requireDistinct(body.from(), body.to());
 		return ResponseEntity.status(HttpStatus.CREATED)
 			.body(this.ledger.transfer(body.from(), body.to(), body.amount()));

@@ -34,11 +34,13 @@ import org.springframework.transaction.annotation.Transactional;
  * A ledger of accounts: withdrawals within a daily limit, and transfers between accounts.
  *
  * <p>
- * Every operation that reads a balance or today's withdrawals and then writes takes the advisory lock of each
- * account it touches, in the one namespace {@code account}, so withdrawals and transfers of an account run one at a
- * time and each sees what the previous one committed. "Today's withdrawals stay at most the daily limit" is a sum
- * over rows, which no constraint can express; "a balance is never negative" is a {@code CHECK}, kept as the last line
- * of defence behind the checks made here under the lock, which turn it into a clean 409.
+ * Every operation that reads a balance or today's withdrawals and then writes takes the
+ * advisory lock of each account it touches, in the one namespace {@code account}, so
+ * withdrawals and transfers of an account run one at a time and each sees what the
+ * previous one committed. "Today's withdrawals stay at most the daily limit" is a sum
+ * over rows, which no constraint can express; "a balance is never negative" is a
+ * {@code CHECK}, kept as the last line of defence behind the checks made here under the
+ * lock, which turn it into a clean 409.
  */
 @Service
 public class LedgerService {
@@ -48,8 +50,9 @@ public class LedgerService {
 			+ "AND w.created_at >= date_trunc('day', now(), 'UTC')) AS withdrawn_today FROM accounts a WHERE a.id = ?";
 
 	/**
-	 * The largest amount, opening balance or daily limit the API accepts, in minor units (ten billion). Bounding
-	 * every amount keeps each sum of them far inside {@code bigint}: no balance can overflow.
+	 * The largest amount, opening balance or daily limit the API accepts, in minor units
+	 * (ten billion). Bounding every amount keeps each sum of them far inside
+	 * {@code bigint}: no balance can overflow.
 	 */
 	public static final long MAX_AMOUNT = 1_000_000_000_000L;
 
@@ -94,14 +97,16 @@ public class LedgerService {
 	 * @param amount the amount in minor units, positive
 	 * @return the withdrawal
 	 * @throws NotFoundException if there is no such account
-	 * @throws DailyLimitExceededException if today's withdrawals would exceed the account's daily limit
+	 * @throws DailyLimitExceededException if today's withdrawals would exceed the
+	 * account's daily limit
 	 * @throws InsufficientFundsException if the account holds less than the amount
 	 */
 	@Transactional
 	@AdvisoryLocked(namespace = "account", key = "#accountId")
 	public Withdrawal withdraw(UUID accountId, long amount) {
 		Account account = find(accountId);
-		// Subtracting, since what is left today can't overflow where withdrawn + amount could.
+		// Subtracting, since what is left today can't overflow where withdrawn + amount
+		// could.
 		if (amount > account.dailyWithdrawalLimit() - account.withdrawnToday()) {
 			throw new DailyLimitExceededException(accountId, amount, account.withdrawnToday(),
 					account.dailyWithdrawalLimit());
@@ -119,9 +124,9 @@ public class LedgerService {
 	/**
 	 * Move money from one account to another, if the first holds enough.
 	 * <p>
-	 * Both accounts are locked, in ascending order of their keys whichever way the money moves, so that a withdrawal
-	 * from either waits, and so that two opposite transfers never take the accounts' row locks in opposite orders,
-	 * which would deadlock.
+	 * Both accounts are locked, in ascending order of their keys whichever way the money
+	 * moves, so that a withdrawal from either waits, and so that two opposite transfers
+	 * never take the accounts' row locks in opposite orders, which would deadlock.
 	 * @param from the account debited
 	 * @param to the account credited
 	 * @param amount the amount in minor units, positive
@@ -160,8 +165,10 @@ public class LedgerService {
 	}
 
 	private void debit(Account account, long amount) {
-		// The balance was read before this check: only the account's lock keeps it current. A new caller that
-		// reaches this through a method without @AdvisoryLocked, or through a call on 'this', fails here, loudly.
+		// The balance was read before this check: only the account's lock keeps it
+		// current. A new caller that
+		// reaches this through a method without @AdvisoryLocked, or through a call on
+		// 'this', fails here, loudly.
 		this.locks.assertHeld("account", account.id());
 		if (account.balance() < amount) {
 			throw new InsufficientFundsException(account.id(), amount, account.balance());

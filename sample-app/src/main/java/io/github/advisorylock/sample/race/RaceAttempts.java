@@ -26,9 +26,9 @@ import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * One attempt of each variant: the same steps (count the user's pending requests, work for the think time, insert
- * one if none was pending), each under a different kind of concurrency control. For the demo only: the broken ones
- * are here to be seen failing.
+ * One attempt of each variant: the same steps (count the user's pending requests, work
+ * for the think time, insert one if none was pending), each under a different kind of
+ * concurrency control. For the demo only: the broken ones are here to be seen failing.
  */
 @Component
 class RaceAttempts {
@@ -70,7 +70,8 @@ class RaceAttempts {
 
 	private void checkThenInsert(RaceVariant variant, UUID userId) {
 		String pendingOfUser = " FROM " + variant.table() + " WHERE user_id = ? AND status = 'pending'";
-		// FOR UPDATE takes no aggregate, so that variant locks and counts the rows themselves.
+		// FOR UPDATE takes no aggregate, so that variant locks and counts the rows
+		// themselves.
 		int pending = (variant == RaceVariant.FOR_UPDATE)
 				? this.jdbc.sql("SELECT id" + pendingOfUser + " FOR UPDATE").param(userId).query().listOfRows().size()
 				: this.jdbc.sql("SELECT count(*)" + pendingOfUser).param(userId).query(Integer.class).single();

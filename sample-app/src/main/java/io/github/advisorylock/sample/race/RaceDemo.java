@@ -41,8 +41,9 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs the race demo: for each variant, a new user and {@code race-demo.attempts} concurrent attempts released at
- * once by a barrier, each on its own connection; then counts what became of them.
+ * Runs the race demo: for each variant, a new user and {@code race-demo.attempts}
+ * concurrent attempts released at once by a barrier, each on its own connection; then
+ * counts what became of them.
  */
 @Component
 public class RaceDemo {
@@ -176,8 +177,9 @@ public class RaceDemo {
 	}
 
 	/**
-	 * Create the demo's tables, and check that every attempt can have its own connection at once (otherwise the pool
-	 * would queue them, and the demo would show the pool rather than the race).
+	 * Create the demo's tables, and check that every attempt can have its own connection
+	 * at once (otherwise the pool would queue them, and the demo would show the pool
+	 * rather than the race).
 	 */
 	private void prepare() {
 		new ResourceDatabasePopulator(new ClassPathResource("race-demo-schema.sql")).execute(this.dataSource);
@@ -187,7 +189,8 @@ public class RaceDemo {
 					+ "spring.datasource.hikari.maximum-pool-size to at least " + attempts + " (it is "
 					+ hikari.getMaximumPoolSize() + ")");
 		}
-		// Open them all now, so that no attempt pays for a new connection during the race.
+		// Open them all now, so that no attempt pays for a new connection during the
+		// race.
 		List<Connection> connections = new ArrayList<>();
 		try {
 			for (int i = 0; i < attempts; i++) {
@@ -207,7 +210,8 @@ public class RaceDemo {
 			connection.close();
 		}
 		catch (SQLException ex) {
-			// The pool evicts a connection that fails to close; the next ones must still be returned.
+			// The pool evicts a connection that fails to close; the next ones must still
+			// be returned.
 		}
 	}
 
@@ -218,14 +222,16 @@ public class RaceDemo {
 	 */
 	public static String table(List<RaceResult> results) {
 		String format = "%-38s %9s %10s  %-26s %12s  %s%n";
-		StringBuilder table = new StringBuilder(String.format(format, "variant", "successes", "rejections", "errors",
-				"pending rows", "rule"));
+		StringBuilder table = new StringBuilder(
+				String.format(format, "variant", "successes", "rejections", "errors", "pending rows", "rule"));
 		for (RaceResult result : results) {
-			String errors = result.errors().isEmpty() ? "0" : String.join(", ", result.errors()
-				.entrySet()
-				.stream()
-				.map((entry) -> entry.getValue() + " " + entry.getKey())
-				.toList());
+			String errors = result.errors().isEmpty() ? "0"
+					: String.join(", ",
+							result.errors()
+								.entrySet()
+								.stream()
+								.map((entry) -> entry.getValue() + " " + entry.getKey())
+								.toList());
 			table.append(String.format(format, result.variant().label(), result.successes(), result.rejections(),
 					errors, result.pendingRows(), result.ruleHeld() ? "held" : "BROKEN"));
 		}

@@ -24,10 +24,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * Settings of the race demo.
  *
- * @param attempts how many attempts race for one user in each variant; the connection pool must have as many
- * connections, so that every attempt runs at once
- * @param thinkTime how long each attempt works between its check and its insert (validating, pricing, calling
- * another service): the window in which a concurrent attempt's check cannot yet see its row
+ * @param attempts how many attempts race for one user in each variant; the connection
+ * pool must have as many connections, so that every attempt runs at once
+ * @param thinkTime how long each attempt works between its check and its insert
+ * (validating, pricing, calling another service): the window in which a concurrent
+ * attempt's check cannot yet see its row
  */
 @ConfigurationProperties("race-demo")
 public record RaceDemoProperties(@DefaultValue("20") int attempts, @DefaultValue("50ms") Duration thinkTime) {

@@ -21,8 +21,9 @@ import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs the race demo and prints its table when the application starts with the {@code race-demo} profile, which
- * also turns the web server off, so that the application ends after the table.
+ * Runs the race demo and prints its table when the application starts with the
+ * {@code race-demo} profile, which also turns the web server off, so that the application
+ * ends after the table.
  */
 @Component
 @Profile("race-demo")
@@ -39,15 +40,17 @@ class RaceDemoRunner implements ApplicationRunner {
 
 	@Override
 	public void run(ApplicationArguments args) {
-		System.out.printf("%nRace demo: for each variant, %d concurrent attempts to create the one pending setup "
-				+ "request a new user may have,%neach working %d ms between its check and its insert.%n%n",
+		System.out.printf(
+				"%nRace demo: for each variant, %d concurrent attempts to create the one pending setup "
+						+ "request a new user may have,%neach working %d ms between its check and its insert.%n%n",
 				this.properties.attempts(), this.properties.thinkTime().toMillis());
 		System.out.println(RaceDemo.table(this.demo.runAll()));
-		System.out.println("""
-				The broken variants let every attempt pass the check. The partial unique index and SERIALIZABLE keep the
-				rule with errors the caller must handle (SERIALIZABLE: by retrying the whole transaction). @AdvisoryLocked
-				keeps it with clean rejections, and keeps rules no constraint can say ("at most 3 on the pro plan").
-				""");
+		System.out.println(
+				"""
+						The broken variants let every attempt pass the check. The partial unique index and SERIALIZABLE keep the
+						rule with errors the caller must handle (SERIALIZABLE: by retrying the whole transaction). @AdvisoryLocked
+						keeps it with clean rejections, and keeps rules no constraint can say ("at most 3 on the pro plan").
+						""");
 	}
 
 }

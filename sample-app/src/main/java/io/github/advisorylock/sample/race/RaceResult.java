@@ -24,7 +24,8 @@ import java.util.Map;
  * @param variant the variant
  * @param successes attempts that inserted a pending request
  * @param rejections attempts that saw the limit reached and were turned away cleanly
- * @param errors attempts that failed with an error, counted by kind (such as {@code unique violation})
+ * @param errors attempts that failed with an error, counted by kind (such as
+ * {@code unique violation})
  * @param pendingRows the pending requests the user has afterwards: the rule allows one
  */
 public record RaceResult(RaceVariant variant, int successes, int rejections, Map<String, Integer> errors,

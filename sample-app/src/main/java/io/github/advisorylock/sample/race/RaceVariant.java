@@ -17,7 +17,8 @@
 package io.github.advisorylock.sample.race;
 
 /**
- * The kinds of concurrency control the race demo compares, each around the same check-then-insert steps.
+ * The kinds of concurrency control the race demo compares, each around the same
+ * check-then-insert steps.
  */
 public enum RaceVariant {
 
@@ -25,18 +26,28 @@ public enum RaceVariant {
 	PLAIN("plain check-then-insert (broken)", "race_setup_requests"),
 
 	/**
-	 * Broken: the check takes {@code FOR UPDATE}, which locks the pending rows that exist, and there are none yet.
-	 * (Locking a row that does exist, the user's, would work, but would also serialize every other write to it.)
+	 * Broken: the check takes {@code FOR UPDATE}, which locks the pending rows that
+	 * exist, and there are none yet. (Locking a row that does exist, the user's, would
+	 * work, but would also serialize every other write to it.)
 	 */
 	FOR_UPDATE("FOR UPDATE check-then-insert (broken)", "race_setup_requests"),
 
-	/** The plain steps on a table with a partial unique index: the constraint refuses every second pending row. */
+	/**
+	 * The plain steps on a table with a partial unique index: the constraint refuses
+	 * every second pending row.
+	 */
 	UNIQUE_INDEX("partial unique index", "race_setup_requests_unique"),
 
-	/** The plain steps under {@code @AdvisoryLocked}: one attempt at a time, the rest see its row and are rejected. */
+	/**
+	 * The plain steps under {@code @AdvisoryLocked}: one attempt at a time, the rest see
+	 * its row and are rejected.
+	 */
 	ADVISORY_LOCK("@AdvisoryLocked", "race_setup_requests"),
 
-	/** The plain steps at SERIALIZABLE: PostgreSQL aborts all but one attempt, which a real caller must retry. */
+	/**
+	 * The plain steps at SERIALIZABLE: PostgreSQL aborts all but one attempt, which a
+	 * real caller must retry.
+	 */
 	SERIALIZABLE("SERIALIZABLE", "race_setup_requests");
 
 	private final String label;

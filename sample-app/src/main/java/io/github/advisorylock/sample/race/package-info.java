@@ -15,9 +15,10 @@
  */
 
 /**
- * A race demo, for teaching only: the same "check, then insert a pending setup request" run concurrently under five
- * kinds of concurrency control, two of them broken on purpose. Nothing here is reachable from the REST API; start it
- * with the {@code race-demo} profile (see docs/sample.md).
+ * A race demo, for teaching only: the same "check, then insert a pending setup request"
+ * run concurrently under five kinds of concurrency control, two of them broken on
+ * purpose. Nothing here is reachable from the REST API; start it with the
+ * {@code race-demo} profile (see docs/sample.md).
  */
 @NullMarked
 package io.github.advisorylock.sample.race;

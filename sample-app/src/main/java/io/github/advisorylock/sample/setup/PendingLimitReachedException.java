@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.sample.setup;
 
-
 import io.github.advisorylock.sample.RuleViolationException;
 
 /**

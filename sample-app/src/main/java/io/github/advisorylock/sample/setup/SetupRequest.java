@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * A user's request to set something up, pending until completed or cancelled, or expired by a scheduled job when
- * left pending too long.
+ * A user's request to set something up, pending until completed or cancelled, or expired
+ * by a scheduled job when left pending too long.
  *
  * @param id the request's id
  * @param userId the user who made it

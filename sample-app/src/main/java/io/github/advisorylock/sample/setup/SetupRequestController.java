@@ -32,7 +32,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Users and their setup requests over HTTP. Errors are problem details (see {@code ApiExceptionHandler}).
+ * Users and their setup requests over HTTP. Errors are problem details (see
+ * {@code ApiExceptionHandler}).
  */
 @RestController
 class SetupRequestController {
@@ -60,8 +61,7 @@ class SetupRequestController {
 	@PostMapping("/users/{userId}/setup-requests")
 	ResponseEntity<SetupRequest> create(@PathVariable UUID userId) {
 		SetupRequest request = this.setupRequests.create(userId);
-		return ResponseEntity.created(URI.create("/users/" + userId + "/setup-requests/" + request.id()))
-			.body(request);
+		return ResponseEntity.created(URI.create("/users/" + userId + "/setup-requests/" + request.id())).body(request);
 	}
 
 	@GetMapping("/users/{userId}/setup-requests")

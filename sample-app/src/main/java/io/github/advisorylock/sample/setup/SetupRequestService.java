@@ -35,10 +35,11 @@ import org.springframework.transaction.annotation.Transactional;
  * Keeps each user's pending setup requests within the plan's limit.
  *
  * <p>
- * The limit depends on the plan (free 1, pro 3), so no unique constraint can express it: {@link #create} counts the
- * pending requests and then inserts, and {@code @AdvisoryLocked} makes those two steps run one request at a time per
- * user. Without the lock, concurrent requests would all count the same number and all insert (the race demo in
- * {@code io.github.advisorylock.sample.race} shows it).
+ * The limit depends on the plan (free 1, pro 3), so no unique constraint can express it:
+ * {@link #create} counts the pending requests and then inserts, and
+ * {@code @AdvisoryLocked} makes those two steps run one request at a time per user.
+ * Without the lock, concurrent requests would all count the same number and all insert
+ * (the race demo in {@code io.github.advisorylock.sample.race} shows it).
  */
 @Service
 public class SetupRequestService {
@@ -59,12 +60,14 @@ public class SetupRequestService {
 	 * @param userId the user
 	 * @return the new request
 	 * @throws NotFoundException if there is no such user
-	 * @throws PendingLimitReachedException if the user already has as many pending requests as the plan allows
+	 * @throws PendingLimitReachedException if the user already has as many pending
+	 * requests as the plan allows
 	 */
 	@Transactional
 	@AdvisoryLocked(namespace = "setup_request", key = "#userId")
 	public SetupRequest create(UUID userId) {
-		// Under the lock, and at READ COMMITTED: this count sees every request committed by whoever held it before.
+		// Under the lock, and at READ COMMITTED: this count sees every request committed
+		// by whoever held it before.
 		User user = this.users.get(userId);
 		int pending = this.jdbc.sql("SELECT count(*) FROM setup_requests WHERE user_id = ? AND status = 'pending'")
 			.param(userId)
@@ -86,7 +89,8 @@ public class SetupRequestService {
 	 * @param status only requests in this status, or {@code null} for all
 	 * @return the requests, oldest first
 	 * @throws NotFoundException if there is no such user
-	 * @throws InvalidRequestException if the status is none of {@link SetupRequest#STATUSES}
+	 * @throws InvalidRequestException if the status is none of
+	 * {@link SetupRequest#STATUSES}
 	 */
 	@Transactional(readOnly = true)
 	public List<SetupRequest> list(UUID userId, @Nullable String status) {
@@ -108,7 +112,8 @@ public class SetupRequestService {
 	 * @param requestId the request
 	 * @return the request, completed
 	 * @throws NotFoundException if the user has no such request
-	 * @throws RequestNotPendingException if the request is already completed, cancelled or expired
+	 * @throws RequestNotPendingException if the request is already completed, cancelled
+	 * or expired
 	 */
 	@Transactional
 	public SetupRequest complete(UUID userId, UUID requestId) {
@@ -121,15 +126,18 @@ public class SetupRequestService {
 	 * @param requestId the request
 	 * @return the request, cancelled
 	 * @throws NotFoundException if the user has no such request
-	 * @throws RequestNotPendingException if the request is already completed, cancelled or expired
+	 * @throws RequestNotPendingException if the request is already completed, cancelled
+	 * or expired
 	 */
 	@Transactional
 	public SetupRequest cancel(UUID userId, UUID requestId) {
 		return finish(userId, requestId, "cancelled");
 	}
 
-	// No advisory lock here: only an insert can break the limit, and this conditional UPDATE is atomic on its own
-	// (of two concurrent ones, the second re-checks the row after the first commits and matches nothing).
+	// No advisory lock here: only an insert can break the limit, and this conditional
+	// UPDATE is atomic on its own
+	// (of two concurrent ones, the second re-checks the row after the first commits and
+	// matches nothing).
 	private SetupRequest finish(UUID userId, UUID requestId, String status) {
 		return this.jdbc
 			.sql("UPDATE setup_requests SET status = ? WHERE id = ? AND user_id = ? AND status = 'pending' RETURNING "

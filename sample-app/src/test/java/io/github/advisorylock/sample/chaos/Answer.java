@@ -20,8 +20,8 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request of the chaos load and what the client got back, as the client saw it: the client's own log is what
- * the checks compare the database with.
+ * One request of the chaos load and what the client got back, as the client saw it: the
+ * client's own log is what the checks compare the database with.
  *
  * @param operation what was asked
  * @param instance the index of the instance asked
@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * @param failure why no answer came (the exception), or {@code null}
  * @param title the problem details' title of a 4xx or 5xx, or {@code null}
  * @param problem whether a 4xx or 5xx came as {@code application/problem+json}
- * @param subject the user or account the request was about, or {@code null} for a hostile one
+ * @param subject the user or account the request was about, or {@code null} for a hostile
+ * one
  * @param target the setup request completed or cancelled, or {@code null}
  * @param created the id the answer gave to what it created (a 201), or {@code null}
  * @author advisory-lock authors
@@ -41,22 +42,25 @@ record Answer(Operation operation, int instance, long sentMillis, long receivedM
 		@Nullable UUID target, @Nullable UUID created) {
 
 	/**
-	 * The status of a request whose answer never came, though it may have reached the instance: a connection reset
-	 * or timed out.
+	 * The status of a request whose answer never came, though it may have reached the
+	 * instance: a connection reset or timed out.
 	 */
 	static final int NO_ANSWER = -1;
 
 	/**
-	 * The status of a request that never reached an instance: its connection was refused (the instance was down).
-	 * Certainly not carried out.
+	 * The status of a request that never reached an instance: its connection was refused
+	 * (the instance was down). Certainly not carried out.
 	 */
 	static final int REFUSED = -2;
 
-	/** The title of the 409 the sample answers when a lock stayed busy past its timeout. */
+	/**
+	 * The title of the 409 the sample answers when a lock stayed busy past its timeout.
+	 */
 	static final String BUSY = "Busy";
 
 	/**
-	 * Return whether the outcome is unknown: no answer, or a 5xx, either of which may come after the commit.
+	 * Return whether the outcome is unknown: no answer, or a 5xx, either of which may
+	 * come after the commit.
 	 * @return whether the request may or may not have been carried out
 	 */
 	boolean unknown() {
@@ -64,7 +68,8 @@ record Answer(Operation operation, int instance, long sentMillis, long receivedM
 	}
 
 	/**
-	 * Return whether the request failed: a 5xx, no answer, or refused. Each must fall inside a fault's window.
+	 * Return whether the request failed: a 5xx, no answer, or refused. Each must fall
+	 * inside a fault's window.
 	 * @return whether it failed
 	 */
 	boolean failed() {
@@ -80,7 +85,8 @@ record Answer(Operation operation, int instance, long sentMillis, long receivedM
 	}
 
 	/**
-	 * Return whether this is a 409 for a broken business rule (not a busy lock): the write must not exist.
+	 * Return whether this is a 409 for a broken business rule (not a busy lock): the
+	 * write must not exist.
 	 * @return whether the request was rejected by a rule
 	 */
 	boolean rejectedByRule() {
@@ -104,7 +110,8 @@ record Answer(Operation operation, int instance, long sentMillis, long receivedM
 	}
 
 	/**
-	 * Return the outcome as a short label: the status, {@code no answer} or {@code refused}.
+	 * Return the outcome as a short label: the status, {@code no answer} or
+	 * {@code refused}.
 	 * @return the label
 	 */
 	String outcome() {

@@ -41,9 +41,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The checks after a chaos run, with SQL against the client's own log of answers: no rule broken, no acknowledged
- * write lost, no write kept that the client saw rejected, no two runs of the job overlapping but after a loss the job
- * reported, no advisory lock left, and every error inside a fault's window.
+ * The checks after a chaos run, with SQL against the client's own log of answers: no rule
+ * broken, no acknowledged write lost, no write kept that the client saw rejected, no two
+ * runs of the job overlapping but after a loss the job reported, no advisory lock left,
+ * and every error inside a fault's window.
  *
  * @author advisory-lock authors
  */
@@ -52,16 +53,22 @@ final class ChaosChecker {
 	/** What the library logs at ERROR when a heartbeat finds the lock's session gone. */
 	static final String LOST = "(invocation scope) was lost while its work runs";
 
-	/** What it logs at WARN when the session is found gone only at the release, after the work returned. */
+	/**
+	 * What it logs at WARN when the session is found gone only at the release, after the
+	 * work returned.
+	 */
 	static final String ROLLBACK_FAILED = "rolling back its transaction failed";
 
 	/**
-	 * What PostgreSQL says when the lock order failed (a deadlock) or a rule reached the last line of defence (a
-	 * {@code CHECK}, such as a balance below zero).
+	 * What PostgreSQL says when the lock order failed (a deadlock) or a rule reached the
+	 * last line of defence (a {@code CHECK}, such as a balance below zero).
 	 */
 	private static final List<String> RULE_BROKEN = List.of("deadlock detected", "violates check constraint");
 
-	/** How long after a run returned the loss of its lock may still be logged: the release comes after it. */
+	/**
+	 * How long after a run returned the loss of its lock may still be logged: the release
+	 * comes after it.
+	 */
 	private static final Duration LOSS_SLACK = Duration.ofSeconds(5);
 
 	private final DataSource observer;
@@ -97,28 +104,30 @@ final class ChaosChecker {
 	}
 
 	/**
-	 * Every answer is one its operation may get, with problem details when it is an error; every 5xx and every
-	 * missing answer falls inside a fault's window, and is counted by that fault.
+	 * Every answer is one its operation may get, with problem details when it is an
+	 * error; every 5xx and every missing answer falls inside a fault's window, and is
+	 * counted by that fault.
 	 */
 	private void checkAnswers() {
 		for (Answer answer : this.answers) {
 			if (answer.failed()) {
-				// The latest fault injected before the answer came, still unrecovered, is the likeliest cause; else
+				// The latest fault injected before the answer came, still unrecovered, is
+				// the likeliest cause; else
 				// the latest one in whose tail it came.
 				Optional<FaultWindow> cause = this.windows.stream()
 					.filter((window) -> window.explains(answer))
 					.filter((window) -> window.startMillis() <= answer.receivedMillis())
-					.max(Comparator.comparing((FaultWindow window) -> window.recovered()
-							&& answer.sentMillis() > window.recoveredMillis() ? 0 : 1)
+					.max(Comparator
+						.comparing((FaultWindow window) -> window.recovered()
+								&& answer.sentMillis() > window.recoveredMillis() ? 0 : 1)
 						.thenComparingLong(FaultWindow::startMillis));
 				if (cause.isPresent()) {
 					this.findings.errorsByCause.computeIfAbsent(cause.get().kind(), (kind) -> new TreeMap<>())
 						.merge(answer.outcome(), 1, Integer::sum);
 				}
 				else {
-					this.findings.violations
-						.add(answer.outcome() + " that no fault explains (none touched that instance then): "
-								+ describe(answer));
+					this.findings.violations.add(answer.outcome()
+							+ " that no fault explains (none touched that instance then): " + describe(answer));
 				}
 			}
 			else if (!answer.operation().expects(answer.status())) {
@@ -132,8 +141,9 @@ final class ChaosChecker {
 	}
 
 	/**
-	 * Every acknowledged creation, completion and cancellation is in the database; every row the client was not told
-	 * of is explained by a request whose answer never came; every user within the plan at the end.
+	 * Every acknowledged creation, completion and cancellation is in the database; every
+	 * row the client was not told of is explained by a request whose answer never came;
+	 * every user within the plan at the end.
 	 */
 	private void checkSetupRequests() {
 		Map<UUID, Row> rows = new HashMap<>();
@@ -201,8 +211,8 @@ final class ChaosChecker {
 	}
 
 	/**
-	 * Every acknowledged withdrawal and transfer is in the database, and every row the client was not told of is
-	 * explained by a request whose answer never came.
+	 * Every acknowledged withdrawal and transfer is in the database, and every row the
+	 * client was not told of is explained by a request whose answer never came.
 	 */
 	private void checkLedger() {
 		checkWrites(Operation.WITHDRAW, "withdrawals", "account_id");
@@ -249,8 +259,8 @@ final class ChaosChecker {
 	}
 
 	/**
-	 * No two runs of the job overlap, except after a loss the job reported (listed with it), and claims are at
-	 * least a period apart. Times are the database's clock.
+	 * No two runs of the job overlap, except after a loss the job reported (listed with
+	 * it), and claims are at least a period apart. Times are the database's clock.
 	 */
 	private void checkJobRuns(List<SampleInstance> instances) {
 		List<Run> runs = this.jdbc
@@ -284,11 +294,12 @@ final class ChaosChecker {
 						+ " to " + earlier.finishedAt() + ") overlaps run " + later.id() + " on " + later.instance()
 						+ " (from " + later.startedAt() + ")";
 				if (lost.isEmpty()) {
-					this.findings.violations.add(overlap + ", and " + earlier.instance() + " reported no loss during it");
+					this.findings.violations
+						.add(overlap + ", and " + earlier.instance() + " reported no loss during it");
 				}
 				else {
-					this.findings.overlapsAfterLoss.add(overlap + "; " + earlier.instance() + " reported: "
-							+ lost.get(0).strip());
+					this.findings.overlapsAfterLoss
+						.add(overlap + "; " + earlier.instance() + " reported: " + lost.get(0).strip());
 				}
 			}
 		}
@@ -304,9 +315,10 @@ final class ChaosChecker {
 	}
 
 	/**
-	 * Return whether a loss the instance logged belongs to a run: logged after the run started, and at most
-	 * {@link #LOSS_SLACK} after it finished (a loss found at the release is logged just after the run returned).
-	 * Both clocks are this machine's; a line without a timestamp belongs to no run.
+	 * Return whether a loss the instance logged belongs to a run: logged after the run
+	 * started, and at most {@link #LOSS_SLACK} after it finished (a loss found at the
+	 * release is logged just after the run returned). Both clocks are this machine's; a
+	 * line without a timestamp belongs to no run.
 	 */
 	private static boolean during(String line, Run run) {
 		try {
@@ -320,8 +332,9 @@ final class ChaosChecker {
 	}
 
 	/**
-	 * No instance met a deadlock or a broken constraint: a fault explains a lost connection, never these. A 5xx the
-	 * client got inside a fault's window could otherwise hide one, since its body does not tell the cause.
+	 * No instance met a deadlock or a broken constraint: a fault explains a lost
+	 * connection, never these. A 5xx the client got inside a fault's window could
+	 * otherwise hide one, since its body does not tell the cause.
 	 */
 	private void checkInstanceLogs(List<SampleInstance> instances) {
 		for (SampleInstance instance : instances) {
@@ -339,8 +352,9 @@ final class ChaosChecker {
 	}
 
 	/**
-	 * No advisory lock is held or awaited once every instance has stopped; PostgreSQL ends the sessions of an ended
-	 * process when it reads their closed sockets, so wait for that, within the hang bound.
+	 * No advisory lock is held or awaited once every instance has stopped; PostgreSQL
+	 * ends the sessions of an ended process when it reads their closed sockets, so wait
+	 * for that, within the hang bound.
 	 */
 	private void checkNoLockLeft() {
 		PgLocks pgLocks = new PgLocks(this.observer);
@@ -380,16 +394,23 @@ final class ChaosChecker {
 	 */
 	static final class Findings {
 
-		/** Every rule broken, every answer that should not have come, every error outside a fault. */
+		/**
+		 * Every rule broken, every answer that should not have come, every error outside
+		 * a fault.
+		 */
 		final List<String> violations = new ArrayList<>();
 
 		/** Every acknowledged write not in the database. */
 		final List<String> lost = new ArrayList<>();
 
-		/** The errors laid to each kind of fault, by outcome (a 5xx status, or no answer). */
+		/**
+		 * The errors laid to each kind of fault, by outcome (a 5xx status, or no answer).
+		 */
 		final Map<FaultKind, Map<String, Integer>> errorsByCause = new EnumMap<>(FaultKind.class);
 
-		/** Each overlap of two job runs, with the loss its first run's instance reported. */
+		/**
+		 * Each overlap of two job runs, with the loss its first run's instance reported.
+		 */
 		final List<String> overlapsAfterLoss = new ArrayList<>();
 
 		/** How many writes the client saw acknowledged. */

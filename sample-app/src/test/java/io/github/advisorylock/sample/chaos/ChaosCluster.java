@@ -43,10 +43,11 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * The system a chaos run puts under faults: one durable PostgreSQL that can be stopped and started again on the same
- * data directory and port, a PgBouncer in transaction pooling mode in front of it, and three sample-app JVMs, the
- * last of them through PgBouncer. Every process it starts it also ends, in {@link #close()}, and the JVM's shutdown
- * hooks end them should the run die first.
+ * The system a chaos run puts under faults: one durable PostgreSQL that can be stopped
+ * and started again on the same data directory and port, a PgBouncer in transaction
+ * pooling mode in front of it, and three sample-app JVMs, the last of them through
+ * PgBouncer. Every process it starts it also ends, in {@link #close()}, and the JVM's
+ * shutdown hooks end them should the run die first.
  *
  * @author advisory-lock authors
  */
@@ -58,10 +59,16 @@ final class ChaosCluster implements AutoCloseable {
 	/** The instance that reaches PostgreSQL through PgBouncer. */
 	static final int THROUGH_PGBOUNCER = INSTANCES - 1;
 
-	/** The {@code application_name} of the run's own sessions, which the fault injector never terminates. */
+	/**
+	 * The {@code application_name} of the run's own sessions, which the fault injector
+	 * never terminates.
+	 */
 	static final String OBSERVER = "chaos-observer";
 
-	/** How the server is stopped for a restart, as {@code pg_ctl stop -m} names it (zonky's close). */
+	/**
+	 * How the server is stopped for a restart, as {@code pg_ctl stop -m} names it
+	 * (zonky's close).
+	 */
 	static final String STOP_MODE = "fast";
 
 	/** How the job runs: often, for long enough that faults find a run in progress. */
@@ -70,8 +77,9 @@ final class ChaosCluster implements AutoCloseable {
 	static final Duration JOB_WORK_TIME = Duration.ofMillis(1500);
 
 	/**
-	 * The job's heartbeat: PostgreSQL ends a silent lock session after three. Not shorter, so that a starved thread
-	 * on two loaded cores does not lose a lock while nothing is wrong.
+	 * The job's heartbeat: PostgreSQL ends a silent lock session after three. Not
+	 * shorter, so that a starved thread on two loaded cores does not lose a lock while
+	 * nothing is wrong.
 	 */
 	static final Duration HEARTBEAT = Duration.ofMillis(500);
 
@@ -89,10 +97,16 @@ final class ChaosCluster implements AutoCloseable {
 
 	private final AtomicReferenceArray<SampleInstance> instances = new AtomicReferenceArray<>(INSTANCES);
 
-	/** One client per instance: each JDK HTTP client has a thread and a connection pool of its own. */
+	/**
+	 * One client per instance: each JDK HTTP client has a thread and a connection pool of
+	 * its own.
+	 */
 	private final AtomicReferenceArray<Http> clients = new AtomicReferenceArray<>(INSTANCES);
 
-	/** Every instance started, the killed ones included: their logs tell the locks they lost. */
+	/**
+	 * Every instance started, the killed ones included: their logs tell the locks they
+	 * lost.
+	 */
 	private final List<SampleInstance> started = new CopyOnWriteArrayList<>();
 
 	private final List<String> arguments;
@@ -104,7 +118,8 @@ final class ChaosCluster implements AutoCloseable {
 		this.port = server.getPort();
 		this.arguments = arguments;
 		String url = "jdbc:postgresql://localhost:" + this.port + "/postgres";
-		// TestDatabase, and so PgBouncer and SampleInstance, use this server; it must not have started another.
+		// TestDatabase, and so PgBouncer and SampleInstance, use this server; it must not
+		// have started another.
 		System.setProperty("advisory-lock.test.url", url);
 		if (!TestDatabase.get().url().equals(url)) {
 			throw new IllegalStateException("The test database was started before the chaos run's own server: run "
@@ -123,7 +138,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Start the server, PgBouncer and the instances; return once every instance has started.
+	 * Start the server, PgBouncer and the instances; return once every instance has
+	 * started.
 	 * @param logs the directory of the instances' logs
 	 * @return the running cluster
 	 * @throws IOException if a process cannot be started
@@ -132,12 +148,14 @@ final class ChaosCluster implements AutoCloseable {
 		Path data = Files.createTempDirectory("advisory-lock-chaos");
 		EmbeddedPostgres server = startServer(data, 0);
 		List<String> arguments = List.of("--spring.datasource.hikari.maximum-pool-size=8",
-				// A request finds no connection during a restart: fail it within the fault, not 30 s later.
+				// A request finds no connection during a restart: fail it within the
+				// fault, not 30 s later.
 				"--spring.datasource.hikari.connection-timeout=5000",
 				"--sample.jobs.expiry.period=" + JOB_PERIOD.toMillis() + "ms",
 				"--sample.jobs.expiry.work-time=" + JOB_WORK_TIME.toMillis() + "ms",
 				// Short, so that the job has requests to expire during the run.
-				"--sample.jobs.expiry.max-age=20s", "--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms");
+				"--sample.jobs.expiry.max-age=20s",
+				"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms");
 		ChaosCluster cluster = new ChaosCluster(logs, data, server, arguments);
 		try {
 			new ResourceDatabasePopulator(new ClassPathResource("schema.sql")).execute(cluster.observer);
@@ -156,7 +174,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	private static EmbeddedPostgres startServer(Path data, int port) throws IOException {
-		// Durable, as a production server: a server that drops acknowledged commits on a stop would blame the
+		// Durable, as a production server: a server that drops acknowledged commits on a
+		// stop would blame the
 		// library for its own losses.
 		EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
 			.setDataDirectory(data)
@@ -203,7 +222,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Return a client of an instance as it runs now; a restarted instance listens on another port.
+	 * Return a client of an instance as it runs now; a restarted instance listens on
+	 * another port.
 	 * @param index the instance
 	 * @return the client
 	 */
@@ -229,7 +249,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Kill an instance with SIGKILL and start a new one in its place; return once it has started.
+	 * Kill an instance with SIGKILL and start a new one in its place; return once it has
+	 * started.
 	 * @param index the instance
 	 * @throws IOException if it cannot be started
 	 */
@@ -239,8 +260,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Stop the server ({@value #STOP_MODE} mode: sessions are ended and open transactions rolled back) and start it
-	 * again on the same data directory and port.
+	 * Stop the server ({@value #STOP_MODE} mode: sessions are ended and open transactions
+	 * rolled back) and start it again on the same data directory and port.
 	 */
 	void restartServer() {
 		try {
@@ -261,7 +282,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Return the run's own connections to the server, direct, which no fault but a restart ends.
+	 * Return the run's own connections to the server, direct, which no fault but a
+	 * restart ends.
 	 * @return the data source
 	 */
 	DataSource observer() {
@@ -278,8 +300,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Stop the instances that still run, gracefully and at once; the server and PgBouncer keep running for the
-	 * checks.
+	 * Stop the instances that still run, gracefully and at once; the server and PgBouncer
+	 * keep running for the checks.
 	 */
 	void stopInstances() {
 		List<SampleInstance> running = new ArrayList<>();
@@ -292,8 +314,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * End every process the run started and delete the server's data; safe to call more than once, and after a
-	 * failed start.
+	 * End every process the run started and delete the server's data; safe to call more
+	 * than once, and after a failed start.
 	 */
 	@Override
 	public void close() {

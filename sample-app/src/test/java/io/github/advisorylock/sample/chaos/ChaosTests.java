@@ -32,11 +32,13 @@ import org.springframework.boot.convert.DurationStyle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The chaos run: three sample-app JVMs, one through PgBouncer, against one durable PostgreSQL, under a seeded mixed
- * HTTP load and one fault after another, then the checks and the report. Tagged {@code chaos}, so outside the
- * default build; run it with {@code -Dgroups=chaos} (see {@code docs/reliability.md}). {@code chaos.duration}
- * (default 60s) is how long load and faults run, {@code chaos.seed} (default 42) seeds both, and
- * {@code chaos.report} names a file to write the report to besides {@code target/chaos/reliability.md}.
+ * The chaos run: three sample-app JVMs, one through PgBouncer, against one durable
+ * PostgreSQL, under a seeded mixed HTTP load and one fault after another, then the checks
+ * and the report. Tagged {@code chaos}, so outside the default build; run it with
+ * {@code -Dgroups=chaos} (see {@code docs/reliability.md}). {@code chaos.duration}
+ * (default 60s) is how long load and faults run, {@code chaos.seed} (default 42) seeds
+ * both, and {@code chaos.report} names a file to write the report to besides
+ * {@code target/chaos/reliability.md}.
  *
  * @author advisory-lock authors
  */
@@ -76,18 +78,18 @@ class ChaosTests {
 				.check(cluster.everStarted());
 			findings.violations.addAll(0, sampler.violations());
 			findings.violations.addAll(faults.failures());
-			String environment = Runtime.getRuntime().availableProcessors() + " cores, " + memory()
-					+ ", load average " + loadBefore + " before the run and " + loadAverage() + " after it; "
+			String environment = Runtime.getRuntime().availableProcessors() + " cores, " + memory() + ", load average "
+					+ loadBefore + " before the run and " + loadAverage() + " after it; "
 					+ System.getProperty("os.name") + " " + System.getProperty("os.version");
 			String versions = cluster.versions() + "; Java " + System.getProperty("java.version");
 			String command = "./mvnw -pl sample-app -am test -Dgroups=chaos -Dchaos.duration=" + durationText
-					+ " -Dchaos.seed=" + seed
-					+ ((System.getProperty("chaos.report") != null)
+					+ " -Dchaos.seed=" + seed + ((System.getProperty("chaos.report") != null)
 							? " -Dchaos.report=" + System.getProperty("chaos.report") : "");
-			String report = new ReliabilityReport().write(new ReliabilityReport.RunDescription(command, seed,
-					duration, Duration.ofNanos(System.nanoTime() - began), environment, versions,
-					Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()), log.answers(), faults.windows(),
-					findings, sampler);
+			String report = new ReliabilityReport().write(
+					new ReliabilityReport.RunDescription(command, seed, duration,
+							Duration.ofNanos(System.nanoTime() - began), environment, versions,
+							Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()),
+					log.answers(), faults.windows(), findings, sampler);
 			ReliabilityReport.save(LOGS.resolve("reliability.md"), report);
 			if (System.getProperty("chaos.report") != null) {
 				ReliabilityReport.save(Path.of(System.getProperty("chaos.report")), report);
@@ -95,8 +97,9 @@ class ChaosTests {
 			System.out.println("== chaos run, seed " + seed + ": " + log.answers().size() + " requests, "
 					+ faults.windows().size() + " faults, " + findings.violations.size() + " violations, "
 					+ findings.lost.size() + " lost acknowledged writes; report in " + LOGS.resolve("reliability.md"));
-			assertThat(findings.violations).as("violations of the chaos run (seed %d); report in %s", seed,
-					LOGS.resolve("reliability.md")).isEmpty();
+			assertThat(findings.violations)
+				.as("violations of the chaos run (seed %d); report in %s", seed, LOGS.resolve("reliability.md"))
+				.isEmpty();
 			assertThat(findings.lost).as("acknowledged writes lost in the chaos run (seed %d)", seed).isEmpty();
 			assertThat(faults.windows()).as("faults injected").isNotEmpty();
 		}

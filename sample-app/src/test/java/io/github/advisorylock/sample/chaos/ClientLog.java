@@ -21,8 +21,9 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The client's own log of every answer of a chaos run, shared by the load's threads and read by the fault injector
- * (to see that a held lock made a request busy) and by the checks.
+ * The client's own log of every answer of a chaos run, shared by the load's threads and
+ * read by the fault injector (to see that a held lock made a request busy) and by the
+ * checks.
  *
  * @author advisory-lock authors
  */
@@ -32,7 +33,10 @@ final class ClientLog {
 
 	private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
 
-	/** The busy answers alone, so that waiting for one does not read the whole log again and again. */
+	/**
+	 * The busy answers alone, so that waiting for one does not read the whole log again
+	 * and again.
+	 */
 	private final Queue<Answer> busy = new ConcurrentLinkedQueue<>();
 
 	/**
@@ -63,8 +67,9 @@ final class ClientLog {
 	}
 
 	/**
-	 * Return whether a request about a subject got the busy 409, sent at or after a given time: the fact that shows
-	 * a lock held from outside made a caller wait past its timeout.
+	 * Return whether a request about a subject got the busy 409, sent at or after a given
+	 * time: the fact that shows a lock held from outside made a caller wait past its
+	 * timeout.
 	 * @param subject the user
 	 * @param sentSince the earliest time sent
 	 * @return whether such an answer is in the log

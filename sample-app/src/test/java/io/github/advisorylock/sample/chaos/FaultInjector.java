@@ -41,24 +41,34 @@ import io.github.advisorylock.test.LockHolder;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Injects one fault at a time, at random (seeded) moments, each only after the system has recovered from the
- * previous one: every instance answered a request that reads the database. The kinds come in rounds, each a seeded
- * shuffle of all of them, so that every kind gets its share. Each fault is recorded with its window.
+ * Injects one fault at a time, at random (seeded) moments, each only after the system has
+ * recovered from the previous one: every instance answered a request that reads the
+ * database. The kinds come in rounds, each a seeded shuffle of all of them, so that every
+ * kind gets its share. Each fault is recorded with its window.
  *
  * @author advisory-lock authors
  */
 final class FaultInjector {
 
-	/** The bound on any one recovery (a JVM start on two loaded cores included): past it the run stops injecting. */
+	/**
+	 * The bound on any one recovery (a JVM start on two loaded cores included): past it
+	 * the run stops injecting.
+	 */
 	static final Duration RECOVERY_BOUND = Duration.ofMinutes(2);
 
 	/** The shortest random pause between one fault's recovery and the next fault. */
 	static final int PAUSE_MIN_MILLIS = 100;
 
-	/** How much longer than the shortest a pause may be: short, so that a 10-minute run gets many faults. */
+	/**
+	 * How much longer than the shortest a pause may be: short, so that a 10-minute run
+	 * gets many faults.
+	 */
 	static final int PAUSE_SPREAD_MILLIS = 400;
 
-	/** The bound on waiting for a fact that a fault needs (a job run to freeze, a busy answer). */
+	/**
+	 * The bound on waiting for a fact that a fault needs (a job run to freeze, a busy
+	 * answer).
+	 */
 	private static final Duration FACT_BOUND = Duration.ofSeconds(60);
 
 	/** Every instance: a fault that may touch any of them. */
@@ -78,7 +88,10 @@ final class FaultInjector {
 
 	private final List<FaultWindow> windows = new CopyOnWriteArrayList<>();
 
-	/** What a fault could not do that it should have: no takeover after a freeze, no recovery. */
+	/**
+	 * What a fault could not do that it should have: no takeover after a freeze, no
+	 * recovery.
+	 */
 	private final List<String> failures = new CopyOnWriteArrayList<>();
 
 	private final List<FaultKind> round = new ArrayList<>();
@@ -112,12 +125,11 @@ final class FaultInjector {
 			this.windows.add(window);
 			// Each fault with its window in the build log too, as it happens.
 			System.out.println("== fault " + this.windows.size() + ": " + kind + " (" + injected.detail() + ") at "
-					+ start
-					+ " ms, " + (window.recovered() ? "recovered after " + window.recoveryMillis() + " ms"
+					+ start + " ms, " + (window.recovered() ? "recovered after " + window.recoveryMillis() + " ms"
 							: "no recovery within " + RECOVERY_BOUND));
 			if (recovered < 0) {
-				this.failures.add("The system did not answer again within " + RECOVERY_BOUND + " after " + kind
-						+ " (" + injected.detail() + ")");
+				this.failures.add("The system did not answer again within " + RECOVERY_BOUND + " after " + kind + " ("
+						+ injected.detail() + ")");
 				return;
 			}
 		}
@@ -173,8 +185,9 @@ final class FaultInjector {
 	}
 
 	/**
-	 * Freeze the instance that runs the job now, until another instance has started a run: the frozen one's lock
-	 * session, silent, was ended by PostgreSQL after three heartbeats. Then let it go on; it learns of its loss.
+	 * Freeze the instance that runs the job now, until another instance has started a
+	 * run: the frozen one's lock session, silent, was ended by PostgreSQL after three
+	 * heartbeats. Then let it go on; it learns of its loss.
 	 */
 	private Injected freezeJobRunner() {
 		Optional<String> running = await(() -> this.jdbc
@@ -223,7 +236,8 @@ final class FaultInjector {
 		}
 		Set<Integer> instances = new HashSet<>();
 		for (Session victim : victims) {
-			// A pool session names its instance; another (a job's lock session names pid@host) may be any one's.
+			// A pool session names its instance; another (a job's lock session names
+			// pid@host) may be any one's.
 			instances.addAll(victim.applicationName().startsWith("chaos-instance-")
 					? Set.of(ChaosCluster.index(victim.applicationName().substring("chaos-".length()))) : ALL);
 		}
@@ -231,8 +245,9 @@ final class FaultInjector {
 	}
 
 	/**
-	 * Hold a hot user's setup-request lock from a session of the run's own until a request for that user has
-	 * answered busy (it waited the whole lock timeout), then roll back.
+	 * Hold a hot user's setup-request lock from a session of the run's own until a
+	 * request for that user has answered busy (it waited the whole lock timeout), then
+	 * roll back.
 	 */
 	private String holdHotLock() {
 		UUID user = this.load.hotUser(this.random);
@@ -267,7 +282,8 @@ final class FaultInjector {
 						answered[i] = this.cluster.http(i).get("/users/" + user).statusCode() == 200;
 					}
 					catch (UncheckedIOException notYet) {
-						// Its port is closed, or a connection it had was reset: not recovered yet.
+						// Its port is closed, or a connection it had was reset: not
+						// recovered yet.
 					}
 					all &= answered[i];
 				}

@@ -22,16 +22,22 @@ package io.github.advisorylock.sample.chaos;
  */
 enum FaultKind {
 
-	/** SIGKILL of a random instance, which is then started again: its sessions end as its sockets close. */
+	/**
+	 * SIGKILL of a random instance, which is then started again: its sessions end as its
+	 * sockets close.
+	 */
 	KILL_INSTANCE("SIGKILL of an instance, then a new one started"),
 
 	/**
-	 * SIGSTOP of the instance running the job, until another instance runs it (its silent lock session was ended
-	 * after three heartbeats), then SIGCONT.
+	 * SIGSTOP of the instance running the job, until another instance runs it (its silent
+	 * lock session was ended after three heartbeats), then SIGCONT.
 	 */
 	FREEZE_JOB_RUNNER("SIGSTOP of the instance running the job, SIGCONT after another took over"),
 
-	/** {@code pg_terminate_backend} of one to three random client sessions of the instances. */
+	/**
+	 * {@code pg_terminate_backend} of one to three random client sessions of the
+	 * instances.
+	 */
 	TERMINATE_SESSIONS("pg_terminate_backend of 1 to 3 random client sessions"),
 
 	/** PostgreSQL stopped and started again on the same data directory. */
@@ -41,8 +47,8 @@ enum FaultKind {
 	RESTART_PGBOUNCER("PgBouncer stopped (SIGTERM, immediate shutdown) and started"),
 
 	/**
-	 * A session from outside the instances holds a hot user's setup-request lock until a request for that user has
-	 * answered busy, past the lock timeout.
+	 * A session from outside the instances holds a hot user's setup-request lock until a
+	 * request for that user has answered busy, past the lock timeout.
 	 */
 	HOLD_HOT_LOCK("a session from outside holding a hot user's lock past the timeout");
 

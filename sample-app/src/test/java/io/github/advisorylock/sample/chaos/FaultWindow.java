@@ -18,22 +18,25 @@ package io.github.advisorylock.sample.chaos;
 import java.util.Set;
 
 /**
- * One injected fault and its window, in milliseconds since the run started: from the moment it was injected to the
- * moment every instance answered again.
+ * One injected fault and its window, in milliseconds since the run started: from the
+ * moment it was injected to the moment every instance answered again.
  *
  * @param kind the fault
  * @param detail what exactly was done (which instance, which sessions, which user)
- * @param instances the instances whose requests the fault may make fail: the one killed or frozen, those whose
- * sessions were ended, all for a server restart, the one behind PgBouncer for its restart, none for a lock held
+ * @param instances the instances whose requests the fault may make fail: the one killed
+ * or frozen, those whose sessions were ended, all for a server restart, the one behind
+ * PgBouncer for its restart, none for a lock held
  * @param startMillis when it was injected
- * @param recoveredMillis when every instance answered again, or -1 if none did within the bound
+ * @param recoveredMillis when every instance answered again, or -1 if none did within the
+ * bound
  * @author advisory-lock authors
  */
 record FaultWindow(FaultKind kind, String detail, Set<Integer> instances, long startMillis, long recoveredMillis) {
 
 	/**
-	 * After a fault's recovery, the time in which an error is still laid to it: a pooled connection the fault broke
-	 * is found broken only when next used, and a request sent just before the recovery may fail just after.
+	 * After a fault's recovery, the time in which an error is still laid to it: a pooled
+	 * connection the fault broke is found broken only when next used, and a request sent
+	 * just before the recovery may fail just after.
 	 */
 	static final long TAIL_MILLIS = 3_000;
 
@@ -54,7 +57,8 @@ record FaultWindow(FaultKind kind, String detail, Set<Integer> instances, long s
 	}
 
 	/**
-	 * Return whether a request that ran from one time to another overlaps the window, its tail included.
+	 * Return whether a request that ran from one time to another overlaps the window, its
+	 * tail included.
 	 * @param sent when the request was sent
 	 * @param received when its answer, or its failure, came
 	 * @return whether the fault may explain its failure
@@ -65,8 +69,8 @@ record FaultWindow(FaultKind kind, String detail, Set<Integer> instances, long s
 	}
 
 	/**
-	 * Return whether the fault may explain a request's failure: the request overlaps the window, and went to an
-	 * instance the fault touched.
+	 * Return whether the fault may explain a request's failure: the request overlaps the
+	 * window, and went to an instance the fault touched.
 	 * @param answer the request and its outcome
 	 * @return whether the fault may explain it
 	 */

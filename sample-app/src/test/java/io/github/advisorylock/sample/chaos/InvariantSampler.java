@@ -27,9 +27,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Checks the rules while the run goes on, as often as it can: each check is one statement, so one snapshot of the
- * database, and sees what any reader could see at that moment. A check that fails to run (the server is restarting)
- * is counted, not a violation.
+ * Checks the rules while the run goes on, as often as it can: each check is one
+ * statement, so one snapshot of the database, and sees what any reader could see at that
+ * moment. A check that fails to run (the server is restarting) is counted, not a
+ * violation.
  *
  * @author advisory-lock authors
  */
@@ -42,8 +43,8 @@ final class InvariantSampler {
 			+ "ON r.user_id = u.id AND r.status = 'pending' GROUP BY u.id";
 
 	/**
-	 * In one snapshot: the money in the accounts and withdrawn from them, the accounts below zero, and the days on
-	 * which an account's withdrawals exceeded its limit.
+	 * In one snapshot: the money in the accounts and withdrawn from them, the accounts
+	 * below zero, and the days on which an account's withdrawals exceeded its limit.
 	 */
 	private static final String LEDGER = "SELECT (SELECT coalesce(sum(balance), 0) FROM accounts) "
 			+ "+ (SELECT coalesce(sum(amount), 0) FROM withdrawals) AS money, "

@@ -35,10 +35,11 @@ import io.github.advisorylock.sample.Http;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The chaos run's clients: a fixed number of threads, each sending one request at a time to a random instance, its
- * choices drawn from a generator seeded from the run's seed. Users on both plans create, complete and cancel setup
- * requests (two hot users get a large share); accounts see withdrawals and transfers in both directions; one request
- * in ten is malformed or hostile. Every answer goes to the {@link ClientLog}.
+ * The chaos run's clients: a fixed number of threads, each sending one request at a time
+ * to a random instance, its choices drawn from a generator seeded from the run's seed.
+ * Users on both plans create, complete and cancel setup requests (two hot users get a
+ * large share); accounts see withdrawals and transfers in both directions; one request in
+ * ten is malformed or hostile. Every answer goes to the {@link ClientLog}.
  *
  * @author advisory-lock authors
  */
@@ -73,7 +74,9 @@ final class LoadGenerator {
 
 	private final List<UUID> accounts = new ArrayList<>();
 
-	/** The requests the client saw created and not yet completed or cancelled, per user. */
+	/**
+	 * The requests the client saw created and not yet completed or cancelled, per user.
+	 */
 	private final Map<UUID, List<UUID>> open = new ConcurrentHashMap<>();
 
 	private final List<Thread> threads = new ArrayList<>();
@@ -87,7 +90,8 @@ final class LoadGenerator {
 	}
 
 	/**
-	 * Create the users and accounts, before any fault, and remember each user's limit as the API gives it.
+	 * Create the users and accounts, before any fault, and remember each user's limit as
+	 * the API gives it.
 	 */
 	void createData() {
 		for (int i = 0; i < USERS; i++) {
@@ -132,7 +136,8 @@ final class LoadGenerator {
 	}
 
 	/**
-	 * Return a user that gets a large share of the load, so that a lock held on it is soon asked for.
+	 * Return a user that gets a large share of the load, so that a lock held on it is
+	 * soon asked for.
 	 * @param random the generator that chooses
 	 * @return one of the two hot users
 	 */
@@ -158,7 +163,8 @@ final class LoadGenerator {
 	}
 
 	/**
-	 * Stop the clients and wait for their requests in flight, each bounded by the HTTP client's timeout.
+	 * Stop the clients and wait for their requests in flight, each bounded by the HTTP
+	 * client's timeout.
 	 */
 	void stop() {
 		this.stopped = true;
@@ -210,8 +216,8 @@ final class LoadGenerator {
 			int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
 			UUID source = this.accounts.get(from);
 			long amount = 1 + random.nextInt(5_000);
-			send(Operation.TRANSFER, instance, source, null, (http) -> http.post("/transfers",
-					transfer(source, this.accounts.get(to), Long.toString(amount))));
+			send(Operation.TRANSFER, instance, source, null,
+					(http) -> http.post("/transfers", transfer(source, this.accounts.get(to), Long.toString(amount))));
 		}
 	}
 
@@ -222,15 +228,18 @@ final class LoadGenerator {
 			case 0 -> {
 				String id = List.of("not-a-uuid", "1", "%27%3B--", "00000000-0000-0000-0000-00000000000g")
 					.get(random.nextInt(4));
-				send(Operation.BAD_ID, instance, null, null, (http) -> http.post("/users/" + id + "/setup-requests",
-						null));
+				send(Operation.BAD_ID, instance, null, null,
+						(http) -> http.post("/users/" + id + "/setup-requests", null));
 			}
-			case 1 -> send(Operation.HUGE_AMOUNT, instance, null, null, (http) -> random.nextBoolean()
-					? http.post("/accounts/" + account + "/withdrawals", "{\"amount\":" + HUGE + "}")
-					: http.post("/transfers", transfer(account, other, "99999999999999999999999")));
-			case 2 -> send(Operation.NEGATIVE_AMOUNT, instance, null, null, (http) -> random.nextBoolean()
-					? http.post("/accounts/" + account + "/withdrawals", "{\"amount\":-" + (1 + random.nextInt(1000)) + "}")
-					: http.post("/transfers", transfer(account, other, "-" + (1 + random.nextInt(1000)))));
+			case 1 -> send(Operation.HUGE_AMOUNT, instance, null, null,
+					(http) -> random.nextBoolean()
+							? http.post("/accounts/" + account + "/withdrawals", "{\"amount\":" + HUGE + "}")
+							: http.post("/transfers", transfer(account, other, "99999999999999999999999")));
+			case 2 -> send(Operation.NEGATIVE_AMOUNT, instance, null, null,
+					(http) -> random.nextBoolean()
+							? http.post("/accounts/" + account + "/withdrawals",
+									"{\"amount\":-" + (1 + random.nextInt(1000)) + "}")
+							: http.post("/transfers", transfer(account, other, "-" + (1 + random.nextInt(1000)))));
 			case 3 -> send(Operation.SELF_TRANSFER, instance, null, null,
 					(http) -> http.post("/transfers", transfer(account, account, "1")));
 			case 4 -> {
@@ -265,7 +274,8 @@ final class LoadGenerator {
 					(created != null) ? UUID.fromString(created) : null);
 		}
 		catch (UncheckedIOException ex) {
-			// Refused: the request never reached the instance, so it certainly did nothing.
+			// Refused: the request never reached the instance, so it certainly did
+			// nothing.
 			int status = (ex.getCause() instanceof ConnectException) ? Answer.REFUSED : Answer.NO_ANSWER;
 			answer = new Answer(operation, instance, sent, this.log.now(), status,
 					ex.getCause().getClass().getSimpleName() + ": " + ex.getCause().getMessage(), null, false, subject,
@@ -273,7 +283,8 @@ final class LoadGenerator {
 		}
 		this.log.add(answer);
 		if (answer.status() == Answer.REFUSED) {
-			// The instance is down: back off a moment, as a real client would, rather than spin on a closed port.
+			// The instance is down: back off a moment, as a real client would, rather
+			// than spin on a closed port.
 			LockSupport.parkNanos(REFUSED_BACKOFF.toNanos());
 		}
 		if (operation == Operation.CREATE_REQUEST && answer.created() != null) {

@@ -18,27 +18,38 @@ package io.github.advisorylock.sample.chaos;
 import java.util.Set;
 
 /**
- * What the chaos load asks of the sample, and which answers each kind may get while no fault is in progress: a
- * valid request gets its success or a business (or busy) 409; a malformed or hostile one gets exactly its 400 or
- * 404, with problem details.
+ * What the chaos load asks of the sample, and which answers each kind may get while no
+ * fault is in progress: a valid request gets its success or a business (or busy) 409; a
+ * malformed or hostile one gets exactly its 400 or 404, with problem details.
  *
  * @author advisory-lock authors
  */
 enum Operation {
 
-	/** Create a setup request for a user: 201, or 409 at the plan's limit or when the user's lock stays busy. */
+	/**
+	 * Create a setup request for a user: 201, or 409 at the plan's limit or when the
+	 * user's lock stays busy.
+	 */
 	CREATE_REQUEST(false, 201, 409),
 
-	/** Complete a request the client created: 200, or 409 once it is no longer pending. */
+	/**
+	 * Complete a request the client created: 200, or 409 once it is no longer pending.
+	 */
 	COMPLETE_REQUEST(false, 200, 409),
 
 	/** Cancel a request the client created: 200, or 409 once it is no longer pending. */
 	CANCEL_REQUEST(false, 200, 409),
 
-	/** Withdraw from an account: 201, or 409 over the daily limit, beyond the balance, or busy. */
+	/**
+	 * Withdraw from an account: 201, or 409 over the daily limit, beyond the balance, or
+	 * busy.
+	 */
 	WITHDRAW(false, 201, 409),
 
-	/** Transfer between two accounts, in either direction: 201, or 409 beyond the balance or busy. */
+	/**
+	 * Transfer between two accounts, in either direction: 201, or 409 beyond the balance
+	 * or busy.
+	 */
 	TRANSFER(false, 201, 409),
 
 	/** A user id that is no UUID. */

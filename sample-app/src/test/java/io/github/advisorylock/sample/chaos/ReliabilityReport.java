@@ -30,8 +30,9 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * Writes the report of a chaos run as Markdown: the command, seed and environment, the operations by kind and
- * answer, the faults by kind with their recovery times, the job's runs, the violations and lost writes.
+ * Writes the report of a chaos run as Markdown: the command, seed and environment, the
+ * operations by kind and answer, the faults by kind with their recovery times, the job's
+ * runs, the violations and lost writes.
  *
  * @author advisory-lock authors
  */
@@ -77,9 +78,9 @@ final class ReliabilityReport {
 				+ run.wallClock().toSeconds() + " s) |");
 		line("| machine | " + run.environment() + " |");
 		line("| servers | " + run.versions() + " |");
-		line("| job | period " + ChaosCluster.JOB_PERIOD.toMillis() + " ms, work " + ChaosCluster.JOB_WORK_TIME.toMillis()
-				+ " ms, heartbeat " + ChaosCluster.HEARTBEAT.toMillis() + " ms (a silent lock session ends after three)"
-				+ " |");
+		line("| job | period " + ChaosCluster.JOB_PERIOD.toMillis() + " ms, work "
+				+ ChaosCluster.JOB_WORK_TIME.toMillis() + " ms, heartbeat " + ChaosCluster.HEARTBEAT.toMillis()
+				+ " ms (a silent lock session ends after three)" + " |");
 		line("");
 		long errors = answers.stream().filter(Answer::failed).count();
 		line("### Result");
@@ -94,13 +95,10 @@ final class ReliabilityReport {
 				+ "(the instance was down), every one inside a fault's window or counted as a violation |");
 		line("| faults injected | " + windows.size() + "; their windows, tails included, cover " + covered(windows, run)
 				+ "% of the load's time |");
-		line("| checks of every rule during the run | " + sampler.samples() + " (every "
-				+ "200 ms, one snapshot each; " + sampler.unreadable() + " could not run while the server was down) |");
-		line("| longest wait of any request answered | " + answers.stream()
-			.filter(Answer::answered)
-			.mapToLong(Answer::waitedMillis)
-			.max()
-			.orElse(0) + " ms |");
+		line("| checks of every rule during the run | " + sampler.samples() + " (every " + "200 ms, one snapshot each; "
+				+ sampler.unreadable() + " could not run while the server was down) |");
+		line("| longest wait of any request answered | "
+				+ answers.stream().filter(Answer::answered).mapToLong(Answer::waitedMillis).max().orElse(0) + " ms |");
 		line("");
 		operations(answers);
 		faults(windows, findings);
@@ -151,8 +149,9 @@ final class ReliabilityReport {
 	}
 
 	/**
-	 * Return the share of the load's time inside some fault's window: an error there is laid to the fault, so the
-	 * larger it is, the more the check of the instances' logs for deadlocks and broken constraints matters.
+	 * Return the share of the load's time inside some fault's window: an error there is
+	 * laid to the fault, so the larger it is, the more the check of the instances' logs
+	 * for deadlocks and broken constraints matters.
 	 */
 	private static long covered(List<FaultWindow> windows, RunDescription run) {
 		long total = 0;
@@ -191,11 +190,7 @@ final class ReliabilityReport {
 			columns.values()
 				.forEach((column) -> row.append(" ").append(ofKind.stream().filter(column).count()).append(" |"));
 			row.append(" ")
-				.append(ofKind.stream()
-					.filter(Answer::answered)
-					.mapToLong(Answer::waitedMillis)
-					.max()
-					.orElse(0))
+				.append(ofKind.stream().filter(Answer::answered).mapToLong(Answer::waitedMillis).max().orElse(0))
 				.append(" |");
 			line(row.toString());
 		});
@@ -217,14 +212,15 @@ final class ReliabilityReport {
 				.mapToLong(FaultWindow::recoveryMillis)
 				.sorted()
 				.toArray();
-			String recovery = (recoveries.length == 0) ? "-" : recoveries[0] + " / "
-					+ recoveries[recoveries.length / 2] + " / " + recoveries[recoveries.length - 1];
+			String recovery = (recoveries.length == 0) ? "-" : recoveries[0] + " / " + recoveries[recoveries.length / 2]
+					+ " / " + recoveries[recoveries.length - 1];
 			Map<String, Integer> errors = findings.errorsByCause.getOrDefault(kind, new TreeMap<>());
 			line("| " + kind.description() + " | " + ofKind.size() + " | " + recovery + " | "
-					+ (errors.isEmpty() ? "none" : errors.entrySet()
-						.stream()
-						.map((entry) -> entry.getValue() + " " + entry.getKey())
-						.collect(Collectors.joining(", ")))
+					+ (errors.isEmpty() ? "none"
+							: errors.entrySet()
+								.stream()
+								.map((entry) -> entry.getValue() + " " + entry.getKey())
+								.collect(Collectors.joining(", ")))
 					+ " |");
 		}
 		line("");
@@ -235,12 +231,13 @@ final class ReliabilityReport {
 				+ "Mean recovery per kind (ms): "
 				+ byKind.entrySet()
 					.stream()
-					.map((entry) -> entry.getKey() + " " + (long) entry.getValue()
-						.stream()
-						.filter(FaultWindow::recovered)
-						.mapToLong(FaultWindow::recoveryMillis)
-						.average()
-						.orElse(0))
+					.map((entry) -> entry.getKey() + " "
+							+ (long) entry.getValue()
+								.stream()
+								.filter(FaultWindow::recovered)
+								.mapToLong(FaultWindow::recoveryMillis)
+								.average()
+								.orElse(0))
 					.collect(Collectors.joining(", "))
 				+ ".");
 		line("");
@@ -279,9 +276,8 @@ final class ReliabilityReport {
 				.toList();
 			line("| " + number++ + " | " + window.kind() + " | " + window.detail() + " | "
 					+ window.instances().stream().sorted().map(String::valueOf).collect(Collectors.joining(", "))
-					+ " | " + window.startMillis()
-					+ " | " + (window.recovered() ? window.recoveredMillis() : "never") + " | "
-					+ (window.recovered() ? window.recoveryMillis() : "-") + " | "
+					+ " | " + window.startMillis() + " | " + (window.recovered() ? window.recoveredMillis() : "never")
+					+ " | " + (window.recovered() ? window.recoveryMillis() : "-") + " | "
 					+ inside.stream().filter((answer) -> answer.status() >= 500).count() + " | "
 					+ inside.stream().filter((answer) -> answer.status() == Answer.NO_ANSWER).count() + " | "
 					+ inside.stream().filter((answer) -> answer.status() == Answer.REFUSED).count() + " |");
@@ -310,8 +306,8 @@ final class ReliabilityReport {
 	}
 
 	/**
-	 * Write the report to a file, between the markers {@value #START} and {@value #END} if the file has them,
-	 * keeping the rest of it: the page's hand-written text.
+	 * Write the report to a file, between the markers {@value #START} and {@value #END}
+	 * if the file has them, keeping the rest of it: the page's hand-written text.
 	 * @param file the file
 	 * @param markdown the report
 	 */

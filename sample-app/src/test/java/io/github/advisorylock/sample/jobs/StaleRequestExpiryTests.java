@@ -42,13 +42,13 @@ import org.springframework.scheduling.config.ScheduledTaskHolder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The expiry job called directly in one application, with its schedule off: what a run does, the claim that allows
- * one run per period, the skip while another session holds the job's lock, and the stop at {@code checkHeld()} after
- * the lock was lost. {@code ScheduledJobMultiInstanceTests} runs it on its schedule across processes.
+ * The expiry job called directly in one application, with its schedule off: what a run
+ * does, the claim that allows one run per period, the skip while another session holds
+ * the job's lock, and the stop at {@code checkHeld()} after the lock was lost.
+ * {@code ScheduledJobMultiInstanceTests} runs it on its schedule across processes.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.NONE,
-		properties = { "sample.jobs.expiry.period=1h", "sample.jobs.expiry.work-time=1s",
-				"advisory-lock.invocation.heartbeat=200ms" })
+@SpringBootTest(webEnvironment = WebEnvironment.NONE, properties = { "sample.jobs.expiry.period=1h",
+		"sample.jobs.expiry.work-time=1s", "advisory-lock.invocation.heartbeat=200ms" })
 class StaleRequestExpiryTests extends SampleDatabaseTests {
 
 	private static final long JOB_KEY = AdvisoryLockKeys.of("job", StaleRequestExpiry.JOB);
@@ -66,7 +66,8 @@ class StaleRequestExpiryTests extends SampleDatabaseTests {
 
 	@BeforeEach
 	void newPeriodAndUser() {
-		// Every test starts a period of its own: a period of an hour would otherwise still be claimed.
+		// Every test starts a period of its own: a period of an hour would otherwise
+		// still be claimed.
 		this.jdbc.sql("DELETE FROM job_runs WHERE job = ?").param(StaleRequestExpiry.JOB).update();
 		this.jdbc.sql("DELETE FROM job_claims WHERE job = ?").param(StaleRequestExpiry.JOB).update();
 		this.jdbc.sql("INSERT INTO users (id, plan) VALUES (?, 'pro')").param(this.user).update();
@@ -133,7 +134,8 @@ class StaleRequestExpiryTests extends SampleDatabaseTests {
 
 	@Test
 	void isNotScheduledWhenJobsAreDisabled() {
-		// SampleDatabaseTests sets sample.jobs.enabled=false, which every in-process test relies on.
+		// SampleDatabaseTests sets sample.jobs.enabled=false, which every in-process test
+		// relies on.
 		assertThat(this.context.getBeanProvider(ScheduledTaskHolder.class).stream()).isEmpty();
 	}
 

@@ -37,8 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The ledger against real PostgreSQL, with concurrent callers on independent connections: opposite transfers never
- * deadlock, withdrawals never exceed the daily limit, and money is neither created nor lost.
+ * The ledger against real PostgreSQL, with concurrent callers on independent connections:
+ * opposite transfers never deadlock, withdrawals never exceed the daily limit, and money
+ * is neither created nor lost.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE)
 class LedgerServiceTests extends SampleDatabaseTests {
@@ -54,8 +55,10 @@ class LedgerServiceTests extends SampleDatabaseTests {
 		Account a = this.ledger.open(1_000_000, 1);
 		Account b = this.ledger.open(1_000_000, 1);
 		int rounds = 40;
-		// Half the callers move money from a to b, half from b to a, each round, on 8 connections at once. Without
-		// both keys in one ordered acquisition, their row locks would be taken in opposite orders and deadlock.
+		// Half the callers move money from a to b, half from b to a, each round, on 8
+		// connections at once. Without
+		// both keys in one ordered acquisition, their row locks would be taken in
+		// opposite orders and deadlock.
 		List<Outcome<Integer>> outcomes = Concurrently.run(8, (caller) -> {
 			Account from = (caller % 2 == 0) ? a : b;
 			Account to = (caller % 2 == 0) ? b : a;
@@ -137,8 +140,7 @@ class LedgerServiceTests extends SampleDatabaseTests {
 			.withMessageContaining("would exceed its daily limit of 1000: 0 already withdrawn today");
 		Account limited = this.ledger.open(5_000, 1_000);
 		this.ledger.withdraw(limited.id(), 100);
-		assertThatExceptionOfType(DailyLimitExceededException.class)
-			.as("no overflow of today's total")
+		assertThatExceptionOfType(DailyLimitExceededException.class).as("no overflow of today's total")
 			.isThrownBy(() -> this.ledger.withdraw(limited.id(), Long.MAX_VALUE));
 		assertThatExceptionOfType(InvalidRequestException.class)
 			.isThrownBy(() -> this.ledger.transfer(account.id(), account.id(), 1));
@@ -151,14 +153,15 @@ class LedgerServiceTests extends SampleDatabaseTests {
 	@Test
 	void aNegativeBalanceIsRefusedByTheDatabaseEvenWithoutTheService() {
 		Account account = this.ledger.open(10, 1_000);
-		assertThatExceptionOfType(DataIntegrityViolationException.class).isThrownBy(() -> this.jdbc
-			.sql("UPDATE accounts SET balance = balance - 11 WHERE id = ?")
-			.param(account.id())
-			.update());
+		assertThatExceptionOfType(DataIntegrityViolationException.class)
+			.isThrownBy(() -> this.jdbc.sql("UPDATE accounts SET balance = balance - 11 WHERE id = ?")
+				.param(account.id())
+				.update());
 	}
 
 	private long transfersBetween(Account a, Account b) {
-		return this.jdbc.sql("SELECT count(*) FROM transfers WHERE from_account_id IN (?, ?) AND to_account_id IN (?, ?)")
+		return this.jdbc
+			.sql("SELECT count(*) FROM transfers WHERE from_account_id IN (?, ?) AND to_account_id IN (?, ?)")
 			.params(a.id(), b.id(), a.id(), b.id())
 			.query(Long.class)
 			.single();

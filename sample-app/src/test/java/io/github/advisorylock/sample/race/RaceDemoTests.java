@@ -25,9 +25,10 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The race demo's variants against real PostgreSQL: the broken ones really break the rule, the others keep it, each
- * in its own way. The article's failure reproductions use a pause between check and insert; so does the demo (its
- * think time), so that the race window is as wide as under real load.
+ * The race demo's variants against real PostgreSQL: the broken ones really break the
+ * rule, the others keep it, each in its own way. The article's failure reproductions use
+ * a pause between check and insert; so does the demo (its think time), so that the race
+ * window is as wide as under real load.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE,
 		properties = { "race-demo.attempts=10", "race-demo.think-time=100ms" })

@@ -39,9 +39,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The sample on a database whose default isolation is REPEATABLE READ, where a count after the lock would not see
- * the previous holder's row: the starter refuses to run the locked method, and an explicit READ COMMITTED
- * transaction, as the article recommends, keeps the rule.
+ * The sample on a database whose default isolation is REPEATABLE READ, where a count
+ * after the lock would not see the previous holder's row: the starter refuses to run the
+ * locked method, and an explicit READ COMMITTED transaction, as the article recommends,
+ * keeps the rule.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE)
 @ExtendWith(NoAdvisoryLocksLeft.class)
@@ -57,7 +58,8 @@ class RepeatableReadDatabaseTests {
 		database.springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		registry.add("spring.datasource.url", () -> url);
 		registry.add("advisory-lock.default-timeout", () -> "30s");
-		// As in SampleDatabaseTests: a job's lock would be one this test leaves, and the context stays cached.
+		// As in SampleDatabaseTests: a job's lock would be one this test leaves, and the
+		// context stays cached.
 		registry.add("sample.jobs.enabled", () -> "false");
 	}
 
@@ -76,8 +78,7 @@ class RepeatableReadDatabaseTests {
 	@Test
 	void theLockedMethodRefusesToRunAndWritesNothing() {
 		User user = this.users.create(Plan.FREE);
-		assertThatExceptionOfType(LockTransactionException.class)
-			.isThrownBy(() -> this.setupRequests.create(user.id()))
+		assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> this.setupRequests.create(user.id()))
 			.withMessageContaining("repeatable read");
 		assertThat(this.jdbc.sql("SELECT count(*) FROM setup_requests WHERE user_id = ?")
 			.param(user.id())

@@ -41,8 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The setup-request rule against real PostgreSQL, with concurrent callers on independent connections: the cases of
- * the article's verification list that concern the service.
+ * The setup-request rule against real PostgreSQL, with concurrent callers on independent
+ * connections: the cases of the article's verification list that concern the service.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE)
 class SetupRequestServiceTests extends SampleDatabaseTests {
@@ -90,7 +90,8 @@ class SetupRequestServiceTests extends SampleDatabaseTests {
 			.single();
 		CompletableFuture<SetupRequest> created;
 		try (LockHolder holder = LockHolder.exclusive(this.observer, key)) {
-			// Another service, in SQL, creates the user's pending request while holding the same lock.
+			// Another service, in SQL, creates the user's pending request while holding
+			// the same lock.
 			holder.update("INSERT INTO setup_requests (id, user_id, status) VALUES (?, ?, 'pending')",
 					UUID.randomUUID(), user.id());
 			created = CompletableFuture.supplyAsync(() -> this.setupRequests.create(user.id()));
@@ -109,7 +110,8 @@ class SetupRequestServiceTests extends SampleDatabaseTests {
 		User held = this.users.create(Plan.FREE);
 		User other = this.users.create(Plan.FREE);
 		try (LockHolder holder = LockHolder.exclusive(this.observer, AdvisoryLockKeys.of("setup_request", held.id()))) {
-			// Same thread: were the call to wait for the holder, it would wait until its 30 s timeout and fail.
+			// Same thread: were the call to wait for the holder, it would wait until its
+			// 30 s timeout and fail.
 			SetupRequest request = this.setupRequests.create(other.id());
 			assertThat(request.userId()).isEqualTo(other.id());
 			assertThat(this.locks.on(AdvisoryLockKeys.of("setup_request", held.id()))).singleElement()
@@ -137,8 +139,9 @@ class SetupRequestServiceTests extends SampleDatabaseTests {
 	void concurrentCompletionAndCancellationOfOneRequestLetOneWin() {
 		User user = this.users.create(Plan.FREE);
 		SetupRequest request = this.setupRequests.create(user.id());
-		List<Outcome<SetupRequest>> outcomes = Concurrently.run(8, (i) -> (i % 2 == 0)
-				? this.setupRequests.complete(user.id(), request.id()) : this.setupRequests.cancel(user.id(), request.id()));
+		List<Outcome<SetupRequest>> outcomes = Concurrently.run(8,
+				(i) -> (i % 2 == 0) ? this.setupRequests.complete(user.id(), request.id())
+						: this.setupRequests.cancel(user.id(), request.id()));
 		assertThat(outcomes).filteredOn(Outcome::succeeded).hasSize(1);
 		assertThat(outcomes).filteredOn((outcome) -> !outcome.succeeded())
 			.allSatisfy((outcome) -> assertThat(outcome.failure()).isInstanceOf(RequestNotPendingException.class));
