@@ -41,14 +41,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.actuate.endpoint.InvocationContext;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
-import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
-import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
-import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
-import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -88,7 +83,7 @@ class ConcurrentEndpointReadsTests {
 		this.contextRunner
 			.withBean(AdvisoryLocksEndpoint.class, () -> new AdvisoryLocksEndpoint(stalling.inspector(), null))
 			.run((context) -> {
-				WebOperation root = webOperation(context, "advisorylocks");
+				WebOperation root = AdvisoryLocksWebOperations.at(context, "advisorylocks");
 				List<Future<Object>> reads = new ArrayList<>();
 				try {
 					IntStream.range(0, READS).forEach((i) -> reads.add(this.threads.submit(() -> {
@@ -143,27 +138,11 @@ class ConcurrentEndpointReadsTests {
 	@Test
 	void aNameThatIsNoDataSourceIsNotFound() {
 		this.contextRunner.run((context) -> {
-			Object response = webOperation(context, "advisorylocks/{dataSource}")
+			Object response = AdvisoryLocksWebOperations.at(context, "advisorylocks/{dataSource}")
 				.invoke(new InvocationContext(SecurityContext.NONE, Map.of("dataSource", "nope")));
 			assertThat(response).isInstanceOfSatisfying(WebEndpointResponse.class,
 					(web) -> assertThat(web.getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND));
 		});
-	}
-
-	private static WebOperation webOperation(AssertableApplicationContext context, String path) {
-		WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(context,
-				new ConversionServiceParameterValueMapper(), EndpointMediaTypes.DEFAULT, List.of(), List.of(),
-				List.of(), List.of(), List.of());
-		ExposableWebEndpoint endpoint = discoverer.getEndpoints()
-			.stream()
-			.filter((candidate) -> candidate.getEndpointId().toString().equals("advisorylocks"))
-			.findFirst()
-			.orElseThrow();
-		return endpoint.getOperations()
-			.stream()
-			.filter((operation) -> operation.getRequestPredicate().getPath().equals(path))
-			.findFirst()
-			.orElseThrow();
 	}
 
 }

@@ -19,7 +19,6 @@ package io.github.advisorylock.actuate;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -39,14 +38,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.InvocationContext;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
-import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServiceParameterValueMapper;
-import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
-import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
-import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -110,7 +104,7 @@ class SeveralDataSourcesEndpointTests {
 	@Test
 	void theWebEndpointHasARootAndASelectorByBeanName() {
 		this.contextRunner.run((context) -> {
-			Map<String, WebOperation> operations = webOperations(context);
+			Map<String, WebOperation> operations = AdvisoryLocksWebOperations.all(context);
 			assertThat(operations).containsOnlyKeys("advisorylocks", "advisorylocks/{dataSource}");
 			try (LockHolder holder = LockHolder.exclusive(context.getBean("second", DataSource.class), this.key)) {
 				Object second = operations.get("advisorylocks/{dataSource}")
@@ -125,21 +119,6 @@ class SeveralDataSourcesEndpointTests {
 
 	private static List<Long> keys(AdvisoryLocksDescriptor locks) {
 		return locks.locks().stream().map(AdvisoryLockDescriptor::key).toList();
-	}
-
-	private static Map<String, WebOperation> webOperations(AssertableApplicationContext context) {
-		WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(context,
-				new ConversionServiceParameterValueMapper(), EndpointMediaTypes.DEFAULT, List.of(), List.of(),
-				List.of(), List.of(), List.of());
-		ExposableWebEndpoint endpoint = discoverer.getEndpoints()
-			.stream()
-			.filter((candidate) -> candidate.getEndpointId().toString().equals("advisorylocks"))
-			.findFirst()
-			.orElseThrow();
-		return endpoint.getOperations()
-			.stream()
-			.collect(Collectors.toMap((operation) -> operation.getRequestPredicate().getPath(),
-					(operation) -> operation));
 	}
 
 	@Configuration(proxyBeanMethods = false)
