@@ -34,11 +34,12 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The packages read top-down: the API depends on no package of its own, taking locks
- * ({@code jdbc}) and reading {@code pg_locks} ({@code pglocks}) on the API only, the
- * endpoint and the observations on the API and the {@code pg_locks} reader, and only
- * {@code autoconfigure} wires them together. Read from the compiled classes, so that a
- * fully qualified name in code counts as much as an import.
+ * The packages read top-down: the API depends on no package of its own, the
+ * driver-neutral half of the lock flow ({@code core}) on the API only, taking locks
+ * through JDBC ({@code jdbc}) on it, reading {@code pg_locks} ({@code pglocks}) on the
+ * API only, the endpoint and the observations on the API and the {@code pg_locks} reader,
+ * and only {@code autoconfigure} wires them together. Read from the compiled classes, so
+ * that a fully qualified name in code counts as much as an import.
  *
  * @author advisory-lock authors
  */
@@ -48,9 +49,9 @@ class PackageLayeringTests {
 	 * Each package of the library, and the packages of the library it may use besides
 	 * itself and the root.
 	 */
-	private static final Map<String, Set<String>> ALLOWED = Map.of("", Set.of(), "jdbc", Set.of(), "pglocks", Set.of(),
-			"interceptor", Set.of(), "observation", Set.of(), "actuate", Set.of("pglocks"), "autoconfigure",
-			Set.of("jdbc", "pglocks", "interceptor", "observation", "actuate"));
+	private static final Map<String, Set<String>> ALLOWED = Map.of("", Set.of(), "core", Set.of(), "jdbc",
+			Set.of("core"), "pglocks", Set.of(), "interceptor", Set.of(), "observation", Set.of(), "actuate",
+			Set.of("pglocks"), "autoconfigure", Set.of("jdbc", "pglocks", "interceptor", "observation", "actuate"));
 
 	/**
 	 * A class of the library named in a constant: in a class reference or a descriptor.
@@ -74,9 +75,24 @@ class PackageLayeringTests {
 		assertThat(usedPackages().get("")).containsOnly("");
 	}
 
+	@Test
+	void theCoreNamesNoJdbcType() throws IOException, URISyntaxException {
+		Path core = classes().resolve("io/github/advisorylock/core");
+		try (Stream<Path> files = Files.walk(core)) {
+			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {
+				String constants = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+				assertThat(constants).as("JDBC types named by %s", core.relativize(file))
+					.doesNotContain("java/sql/", "javax/sql/", "org/springframework/jdbc/");
+			}
+		}
+	}
+
+	private static Path classes() throws URISyntaxException {
+		return Path.of(AdvisoryLocked.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+	}
+
 	private Map<String, Set<String>> usedPackages() throws IOException, URISyntaxException {
-		Path classes = Path.of(AdvisoryLocked.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-		Path root = classes.resolve("io/github/advisorylock");
+		Path root = classes().resolve("io/github/advisorylock");
 		Map<String, Set<String>> used = new TreeMap<>();
 		try (Stream<Path> files = Files.walk(root)) {
 			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {

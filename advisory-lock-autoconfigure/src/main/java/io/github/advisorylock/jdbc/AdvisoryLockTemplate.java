@@ -22,7 +22,6 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -43,6 +42,9 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.LockAcquisitionListeners;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.jdbc.AdvisoryLockStatements.Refusal;
 import io.github.advisorylock.jdbc.AdvisoryLockStatements.Tried;
 import io.github.advisorylock.jdbc.LockDataSources.Bound;
@@ -590,9 +592,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	static void logSkipped(LockRequest request, LockKeys keys) {
 		if (logger.isDebugEnabled()) {
-			logger.debug("Skipped the work under advisory lock "
-					+ AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " ("
-					+ request.scope().name().toLowerCase(Locale.ROOT) + " scope): a key is held elsewhere");
+			logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
 		}
 	}
 
@@ -662,42 +662,17 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	static LockTransactionException refusal(Connection connection, String namespace) {
 		try {
 			Refusal refusal = AdvisoryLockStatements.refusal(connection);
-			return refusal.inRecovery() ? inRecovery(namespace) : isolationTooHigh(namespace, refusal.isolation());
+			return refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
+					: LockFailures.isolationRefusal(namespace, refusal.isolation());
 		}
 		catch (SQLException ex) {
-			LockTransactionException refusal = new LockTransactionException("Advisory lock '" + namespace + "' was "
-					+ "refused: the transaction runs above READ COMMITTED, or the server is in recovery (reading "
-					+ "which one failed)");
-			refusal.addSuppressed(ex);
-			return refusal;
+			return LockFailures.unexplainedRefusal(namespace, ex);
 		}
-	}
-
-	private static LockTransactionException inRecovery(String namespace) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' was asked of a server in recovery (a "
-				+ "standby): PostgreSQL's advisory locks relate only to the server that grants them, so a lock there "
-				+ "excludes nobody on the primary. Take the lock in a transaction on the primary: a routing DataSource "
-				+ "that sends read-only transactions to a replica must send this one to the primary");
 	}
 
 	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys) {
 		return translate(ex, "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values())
 				+ " (keys " + keys.keys() + ")", null);
-	}
-
-	/**
-	 * Ask the diagnosis, never letting it throw.
-	 */
-	private static Diagnosis diagnose(LockHolderDiagnosis holderDiagnosis,
-			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
-		try {
-			return diagnose.apply(holderDiagnosis);
-		}
-		catch (RuntimeException ex) {
-			// A diagnosis must never hide the busy lock, even one that breaks its
-			// contract and throws.
-			return Diagnosis.notDiagnosed("the diagnosis failed (" + ex + ")", ex);
-		}
 	}
 
 	/**
@@ -707,16 +682,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable SQLException cause,
 			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
-		Diagnosis diagnosis = (this.holderDiagnosis != null) ? diagnose(this.holderDiagnosis, diagnose) : null;
-		if (diagnosis == null) {
-			return new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause);
-		}
-		LockBusyException ex = new LockBusyException(request.namespace(), keys.values(), keys.keys(), timeout, cause,
-				diagnosis.holders(), diagnosis.notDiagnosed());
-		if (diagnosis.failure() != null) {
-			ex.addSuppressed(diagnosis.failure());
-		}
-		return ex;
+		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose);
 	}
 
 	/**
@@ -732,14 +698,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			this.dataSources.named(namespace, dataSource);
 		}
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-			throw new LockTransactionException("Advisory lock '" + namespace + "' needs an actual transaction, and "
-					+ "none is active: call it inside @Transactional (propagation REQUIRED, REQUIRES_NEW or MANDATORY; "
-					+ "SUPPORTS without an outer transaction does not start one), because a transaction-level lock "
-					+ "is released when its transaction ends");
+			throw LockFailures.noTransactionRefusal(namespace);
 		}
 		Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
 		if (declared != null && declared > Connection.TRANSACTION_READ_COMMITTED) {
-			throw isolationTooHigh(namespace, isolationName(declared));
+			throw LockFailures.isolationRefusal(namespace, isolationName(declared));
 		}
 		return this.dataSources.bound(namespace, dataSource);
 	}
@@ -771,14 +734,6 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			throw ex;
 		}
 		return connection;
-	}
-
-	private static LockTransactionException isolationTooHigh(String namespace, @Nullable String isolation) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' needs isolation READ COMMITTED, but "
-				+ "the transaction runs " + ((isolation != null) ? isolation : "above it") + ": its snapshot would be "
-				+ "taken before the lock is granted, so the check after the lock could miss the previous holder's "
-				+ "write. Declare @Transactional(isolation = Isolation.READ_COMMITTED), or take the lock in a READ "
-				+ "COMMITTED transaction");
 	}
 
 	private static String isolationName(int level) {

@@ -26,6 +26,7 @@ import javax.sql.DataSource;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockKeys;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -30,6 +30,7 @@ import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.core.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -36,8 +36,9 @@ import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
-import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.jdbc.AdvisoryLockStatements.Opened;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -187,16 +188,8 @@ final class InvocationLocks implements AutoCloseable {
 			// shows, its synchronizations
 			// cleared; one that an inner REQUIRES_NEW suspended looks the same from here
 			// and has not committed yet.
-			String where = TransactionSynchronizationManager.isSynchronizationActive()
-					? "inside a transaction that began before it"
-					: "while a transaction completes (from an AFTER_COMMIT @TransactionalEventListener, say), where "
-							+ "Spring cannot show whether a transaction that began before it is suspended around it";
-			throw new LockTransactionException("Invocation-scoped advisory lock '" + request.namespace() + "' was "
-					+ "called " + where + ": the lock would be released when the call returns, before that "
-					+ "transaction commits, so another instance could act on what it has not committed yet. Call it "
-					+ "outside the transaction (put @Transactional on the method itself or on what it calls; from a "
-					+ "listener, put @Async on the listener so the call runs on a thread without one), or use scope "
-					+ "TRANSACTION.");
+			throw LockFailures.enclosingTransactionRefusal(request.namespace(),
+					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
 		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
 		if (this.closed) {

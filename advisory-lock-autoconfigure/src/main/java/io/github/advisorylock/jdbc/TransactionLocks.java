@@ -24,9 +24,10 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -140,12 +141,7 @@ final class TransactionLocks implements TransactionSynchronization {
 			for (int i = 0; i < keys.keys().size(); i++) {
 				LockMode held = transaction.mode(keys.keys().get(i), target, holder);
 				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw new LockTransactionException("Advisory lock " + namespace + ":"
-							+ AdvisoryLockKeys.printable(keys.values().get(i)) + " is held " + held
-							+ " by a transaction of this same thread that is suspended "
-							+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
-							+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
-							+ "lock in the inner one only");
+					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held);
 				}
 			}
 		}

@@ -17,8 +17,9 @@
 /**
  * Taking advisory locks on PostgreSQL through JDBC: the lock statements, and the template
  * that runs them on the current transaction's connection or, for an invocation scope, on
- * a connection of the call's own. Depends on the root package only; who holds a busy lock
- * is asked of a {@link io.github.advisorylock.LockHolderDiagnosis}.
+ * a connection of the call's own. Depends on the root package and on the driver-neutral
+ * {@code core} only; who holds a busy lock is asked of a
+ * {@link io.github.advisorylock.LockHolderDiagnosis}.
  */
 @NullMarked
 package io.github.advisorylock.jdbc;

@@ -192,14 +192,6 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
-	void keysAreDeduplicatedBeforeTheyCountAgainstTheLimit() {
-		LockKeys keys = LockKeys.resolve(this.namespace, List.of(List.of(3, 1), new Integer[] { 2, 1 }, "1", 3L),
-				AdvisoryLockKeys::of, 3);
-		assertThat(keys.keys()).containsExactlyInAnyOrder(key(1), key(2), key(3));
-		assertThat(keys.values()).containsExactlyInAnyOrder("1", "2", "3");
-	}
-
-	@Test
 	void tryOfSeveralKeysStopsAtTheFirstHeldOne() {
 		List<Long> keys = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), keys.get(1))) {

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.core;
 
 import java.util.ArrayList;
 import java.util.Collections;

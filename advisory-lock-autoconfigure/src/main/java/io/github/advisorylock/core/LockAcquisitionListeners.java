@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.core;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -36,9 +36,11 @@ import org.jspecify.annotations.Nullable;
  * Tells every {@link LockAcquisitionListener} about an acquisition, each on its own: a
  * listener that throws, against its contract, is logged and skipped, so that the other
  * listeners still hear and the caller's call, whose lock may already be held, is not
- * turned into a failure.
+ * turned into a failure. Internal: used by the driver adapters, not API.
+ *
+ * @author advisory-lock authors
  */
-final class LockAcquisitionListeners {
+public final class LockAcquisitionListeners {
 
 	private static final Log logger = LogFactory.getLog(LockAcquisitionListeners.class);
 
@@ -53,9 +55,16 @@ final class LockAcquisitionListeners {
 
 	/**
 	 * Tell each listener that an acquisition starts.
+	 * @param listeners the listeners, in order
+	 * @param namespace the namespace of the call
+	 * @param scope the scope of the call
+	 * @param mode the mode of the call
+	 * @param waitMode the wait mode of the call
+	 * @param keys the keys to acquire, ascending
+	 * @param values the text of the value of each key, in the same order
 	 * @return the acquisition that tells each listener how it ended
 	 */
-	static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace, LockScope scope,
+	public static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace, LockScope scope,
 			LockMode mode, WaitMode waitMode, List<Long> keys, List<String> values) {
 		if (listeners.isEmpty()) {
 			return Acquisition.IGNORED;

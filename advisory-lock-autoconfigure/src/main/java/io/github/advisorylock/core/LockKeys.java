@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.core;
 
 import java.util.Arrays;
 import java.util.Collection;
@@ -32,13 +32,14 @@ import org.springframework.util.ObjectUtils;
 
 /**
  * The distinct 64-bit keys of one call in ascending order, which is the order they are
- * locked in, each with the value it was derived from.
+ * locked in, each with the value it was derived from. Internal: used by the driver
+ * adapters, not API.
  *
  * @param keys the distinct keys, ascending
  * @param values the text of the value each key was derived from, in the same order
  * @author advisory-lock authors
  */
-record LockKeys(List<Long> keys, List<String> values) {
+public record LockKeys(List<Long> keys, List<String> values) {
 
 	/**
 	 * Expand collections and arrays, derive each value's key, drop duplicates and sort.
@@ -51,7 +52,7 @@ record LockKeys(List<Long> keys, List<String> values) {
 	 * unsupported (its {@link InvalidLockKeyException#getKeyIndex() key index} tells
 	 * which), or there are more than {@code maxKeys} distinct keys
 	 */
-	static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
+	public static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
 		Map<Long, String> byKey = new TreeMap<>();
 		int index = 0;
 		for (Object value : values) {
@@ -124,14 +125,6 @@ record LockKeys(List<Long> keys, List<String> values) {
 			// A custom strategy may accept types the standard derivation refuses.
 			return String.valueOf(value);
 		}
-	}
-
-	/**
-	 * Return the keys as an array for the statement.
-	 * @return the keys, ascending
-	 */
-	Long[] toArray() {
-		return this.keys.toArray(Long[]::new);
 	}
 
 }

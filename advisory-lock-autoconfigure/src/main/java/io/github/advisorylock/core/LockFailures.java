@@ -1,0 +1,186 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHolderDiagnosis;
+import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The exceptions and log text of a lock not granted, each written once whatever the
+ * driver and the scope. Internal: used by the driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public final class LockFailures {
+
+	private LockFailures() {
+	}
+
+	/**
+	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
+	 * configured.
+	 * @param namespace the namespace of the call
+	 * @param keys the keys of the call
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @param holderDiagnosis the diagnosis, or {@code null} when none is configured
+	 * @param diagnose asks the diagnosis, on the failure path only
+	 * @return the exception to throw
+	 */
+	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, @Nullable LockHolderDiagnosis holderDiagnosis,
+			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+		Diagnosis diagnosis = (holderDiagnosis != null) ? diagnose(holderDiagnosis, diagnose) : null;
+		if (diagnosis == null) {
+			return new LockBusyException(namespace, keys.values(), keys.keys(), timeout, cause);
+		}
+		LockBusyException ex = new LockBusyException(namespace, keys.values(), keys.keys(), timeout, cause,
+				diagnosis.holders(), diagnosis.notDiagnosed());
+		if (diagnosis.failure() != null) {
+			ex.addSuppressed(diagnosis.failure());
+		}
+		return ex;
+	}
+
+	/**
+	 * Ask the diagnosis, never letting it throw.
+	 */
+	private static Diagnosis diagnose(LockHolderDiagnosis holderDiagnosis,
+			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+		try {
+			return diagnose.apply(holderDiagnosis);
+		}
+		catch (RuntimeException ex) {
+			// A diagnosis must never hide the busy lock, even one that breaks its
+			// contract and throws.
+			return Diagnosis.notDiagnosed("the diagnosis failed (" + ex + ")", ex);
+		}
+	}
+
+	/**
+	 * Refuse a lock in a transaction above READ COMMITTED.
+	 * @param namespace the namespace of the call
+	 * @param isolation the name of the transaction's isolation, or {@code null} when not
+	 * known
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException isolationRefusal(String namespace, @Nullable String isolation) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' needs isolation READ COMMITTED, but "
+				+ "the transaction runs " + ((isolation != null) ? isolation : "above it") + ": its snapshot would be "
+				+ "taken before the lock is granted, so the check after the lock could miss the previous holder's "
+				+ "write. Declare @Transactional(isolation = Isolation.READ_COMMITTED), or take the lock in a READ "
+				+ "COMMITTED transaction");
+	}
+
+	/**
+	 * Refuse a lock asked of a server in recovery (a standby).
+	 * @param namespace the namespace of the call
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException recoveryRefusal(String namespace) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' was asked of a server in recovery (a "
+				+ "standby): PostgreSQL's advisory locks relate only to the server that grants them, so a lock there "
+				+ "excludes nobody on the primary. Take the lock in a transaction on the primary: a routing DataSource "
+				+ "that sends read-only transactions to a replica must send this one to the primary");
+	}
+
+	/**
+	 * Refuse a lock whose check failed when reading which condition failed did too.
+	 * @param namespace the namespace of the call
+	 * @param readFailure the failure to read the condition, attached as suppressed so
+	 * that it does not hide the refusal
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException unexplainedRefusal(String namespace, Throwable readFailure) {
+		LockTransactionException refusal = new LockTransactionException("Advisory lock '" + namespace + "' was "
+				+ "refused: the transaction runs above READ COMMITTED, or the server is in recovery (reading "
+				+ "which one failed)");
+		refusal.addSuppressed(readFailure);
+		return refusal;
+	}
+
+	/**
+	 * Refuse a transaction-scoped lock called without an actual transaction.
+	 * @param namespace the namespace of the call
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException noTransactionRefusal(String namespace) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' needs an actual transaction, and "
+				+ "none is active: call it inside @Transactional (propagation REQUIRED, REQUIRES_NEW or MANDATORY; "
+				+ "SUPPORTS without an outer transaction does not start one), because a transaction-level lock "
+				+ "is released when its transaction ends");
+	}
+
+	/**
+	 * Refuse an invocation-scoped lock called while a transaction that began before it is
+	 * active.
+	 * @param namespace the namespace of the call
+	 * @param completing whether that transaction is completing (its synchronizations
+	 * cleared), rather than running
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException enclosingTransactionRefusal(String namespace, boolean completing) {
+		String where = completing
+				? "while a transaction completes (from an AFTER_COMMIT @TransactionalEventListener, say), where "
+						+ "Spring cannot show whether a transaction that began before it is suspended around it"
+				: "inside a transaction that began before it";
+		return new LockTransactionException("Invocation-scoped advisory lock '" + namespace + "' was called " + where
+				+ ": the lock would be released when the call returns, before that transaction commits, so "
+				+ "another instance could act on what it has not committed yet. Call it outside the transaction (put "
+				+ "@Transactional on the method itself or on what it calls; from a listener, put @Async on the "
+				+ "listener so the call runs on a thread without one), or use scope TRANSACTION.");
+	}
+
+	/**
+	 * Refuse a key that a suspended transaction of the same thread holds.
+	 * @param namespace the namespace of the call
+	 * @param value the text of the value of the key
+	 * @param held the mode the suspended transaction holds the key in
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException suspendedHolderRefusal(String namespace, String value, LockMode held) {
+		return new LockTransactionException("Advisory lock " + namespace + ":" + AdvisoryLockKeys.printable(value)
+				+ " is held " + held + " by a transaction of this same thread that is suspended "
+				+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
+				+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
+				+ "lock in the inner one only");
+	}
+
+	/**
+	 * Return the DEBUG log text of a {@code SKIP} that found a key held.
+	 * @param namespace the namespace of the call
+	 * @param scope the scope of the call
+	 * @param values the texts of the values of its keys
+	 * @return the text to log
+	 */
+	public static String skippedMessage(String namespace, LockScope scope, List<String> values) {
+		return "Skipped the work under advisory lock " + AdvisoryLockKeys.printable(namespace, values) + " ("
+				+ scope.name().toLowerCase(Locale.ROOT) + " scope): a key is held elsewhere";
+	}
+
+}
