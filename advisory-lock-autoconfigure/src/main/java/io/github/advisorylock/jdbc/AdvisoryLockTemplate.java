@@ -43,6 +43,7 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.LockAcquisitionListeners;
+import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.jdbc.AdvisoryLockStatements.Refusal;
@@ -482,7 +483,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Acquisition acquisition = starting(request, keys);
 		Bound bound = null;
 		Connection connection = null;
-		Attempt attempt;
+		LockAttempt attempt;
 		try {
 			bound = transactionBound(request.namespace(), request.dataSource());
 			TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), keys,
@@ -521,28 +522,21 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Try the keys and, for a {@code BLOCK} that found one held, wait for it and those
-	 * after it.
+	 * Try the keys and, when one is found held, do what the wait mode decides (see
+	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
 	 */
-	private Attempt attempt(Connection connection, LockRequest request, LockKeys keys) {
+	private LockAttempt attempt(Connection connection, LockRequest request, LockKeys keys) {
 		Long busyKey = tryInTransaction(connection, request, keys);
 		if (busyKey == null) {
-			return Attempt.ACQUIRED;
+			return LockAttempt.ACQUIRED;
 		}
-		return switch (request.waitMode()) {
-			case BLOCK -> {
-				SQLException timedOut = waitFor(connection, request, keys, busyKey);
-				yield (timedOut != null) ? new Attempt(Outcome.TIMEOUT, busyKey, timedOut) : Attempt.ACQUIRED;
-			}
-			case TRY -> new Attempt(Outcome.BUSY, busyKey, null);
-			case SKIP -> new Attempt(Outcome.SKIPPED, busyKey, null);
-		};
+		return LockAttempt.afterBusy(request.waitMode(), busyKey, () -> waitFor(connection, request, keys, busyKey));
 	}
 
 	/**
 	 * Act on what an attempt found, after the listeners heard it.
 	 */
-	private boolean settle(Attempt attempt, LockRequest request, LockKeys keys, Bound bound, Connection connection,
+	private boolean settle(LockAttempt attempt, LockRequest request, LockKeys keys, Bound bound, Connection connection,
 			boolean throwIfBusy) {
 		switch (attempt.outcome()) {
 			case ACQUIRED -> {
@@ -680,7 +674,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * configured.
 	 * @param diagnose asks the diagnosis, on the failure path only
 	 */
-	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable SQLException cause,
+	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
 			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
 		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose);
 	}
@@ -746,19 +740,6 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private DataAccessException translate(SQLException ex, String task, @Nullable String sql) {
 		return SqlExceptions.translate(this.exceptionTranslator, task, sql, ex);
-	}
-
-	/**
-	 * What an acquisition found, before the listeners hear it.
-	 *
-	 * @param outcome how it ended
-	 * @param busyKey the first key found held, or {@code null}
-	 * @param timedOut the driver's report of a wait that ran out of time, or {@code null}
-	 */
-	private record Attempt(Outcome outcome, @Nullable Long busyKey, @Nullable SQLException timedOut) {
-
-		static final Attempt ACQUIRED = new Attempt(Outcome.ACQUIRED, null, null);
-
 	}
 
 }

@@ -31,12 +31,11 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
-import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
-import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.jdbc.AdvisoryLockStatements.Opened;
@@ -231,49 +230,52 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		Duration transactionTimeout = transactionTimeout(request.namespace(), opened.transactionTimeout());
 		Long busyKey = opened.tried().busyKey();
-		if (busyKey != null && request.waitMode() == WaitMode.SKIP) {
-			acquisition.finished(Outcome.SKIPPED, null);
-			AdvisoryLockTemplate.logSkipped(request, keys);
-			return null;
-		}
-		if (busyKey != null && request.waitMode() == WaitMode.TRY) {
-			acquisition.finished(Outcome.BUSY, null);
-			throw template.busy(request, keys, null, null,
-					(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
-		}
 		String keepAlive = AdvisoryLockStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
+		LockAttempt attempt;
 		try {
-			if (busyKey != null) {
-				SQLException timedOut = template.waitFor(connection, request, keys, busyKey);
-				if (timedOut != null) {
-					acquisition.finished(Outcome.TIMEOUT, timedOut);
-					List<Long> waitedFor = AdvisoryLockTemplate.waitedFor(keys, busyKey);
-					throw template.busy(request, keys, template.timeout(request), timedOut, (diagnosis) -> {
-						// The timeout aborted the transaction; after its rollback the
-						// session can ask again.
-						rollback(connection);
-						return diagnosis.onConnection(connection, waitedFor, request.mode());
-					});
+			attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
+					() -> template.waitFor(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
+			if (attempt.outcome() == Outcome.ACQUIRED) {
+				if (busyKey != null) {
+					// The wait's portal would keep its snapshot: replace it, as the
+					// opening
+					// statements did theirs.
+					sent = System.nanoTime();
+					AdvisoryLockStatements.keepAlive(connection, keepAlive);
 				}
-				// The wait's portal would keep its snapshot: replace it, as the opening
-				// statements did theirs.
-				sent = System.nanoTime();
-				AdvisoryLockStatements.keepAlive(connection, keepAlive);
+				// From now on the network timeout bounds a heartbeat and the final
+				// rollback.
+				setNetworkTimeout(connection, this.deadMan);
 			}
-			// From now on the network timeout bounds a heartbeat and the final rollback.
-			setNetworkTimeout(connection, this.deadMan);
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw template.failed(ex, request, keys);
 		}
 		catch (RuntimeException ex) {
-			if (!(ex instanceof LockBusyException)) {
-				acquisition.finished(Outcome.ERROR, ex);
-			}
+			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
-		acquisition.finished(Outcome.ACQUIRED, null);
+		acquisition.finished(attempt.outcome(), attempt.timedOut());
+		switch (attempt.outcome()) {
+			case SKIPPED -> {
+				AdvisoryLockTemplate.logSkipped(request, keys);
+				return null;
+			}
+			case BUSY -> throw template.busy(request, keys, null, null,
+					(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
+			case TIMEOUT -> {
+				List<Long> waitedFor = AdvisoryLockTemplate.waitedFor(keys, busyKey);
+				throw template.busy(request, keys, template.timeout(request), attempt.timedOut(), (diagnosis) -> {
+					// The timeout aborted the transaction; after its rollback the
+					// session can ask again.
+					rollback(connection);
+					return diagnosis.onConnection(connection, waitedFor, request.mode());
+				});
+			}
+			default -> {
+			}
+		}
 		return new InvocationLock(request.namespace(), request.mode(), keys, this.target, connection, acquisition,
 				keepAlive, sent, this.deadMan, transactionTimeout);
 	}

@@ -1,0 +1,67 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.util.function.Supplier;
+
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.WaitMode;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an acquisition found, before the listeners hear it; {@link #afterBusy} decides,
+ * once for every scope and driver, what a {@link WaitMode} does when a try found a key
+ * held. Internal: used by the driver adapters, not API.
+ *
+ * @param outcome how it ended
+ * @param busyKey the first key found held, or {@code null} when every key was taken
+ * @param timedOut the driver's report of a wait that ran out of time, or {@code null}
+ * @author advisory-lock authors
+ */
+public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Throwable timedOut) {
+
+	/** A try or a wait that took every key. */
+	public static final LockAttempt ACQUIRED = new LockAttempt(Outcome.ACQUIRED, null, null);
+
+	/**
+	 * Decide what a try that found a key held comes to: {@link WaitMode#BLOCK} waits,
+	 * bounded by its timeout, and either takes the keys or times out;
+	 * {@link WaitMode#TRY} is busy, and {@link WaitMode#SKIP} skipped, at once. The
+	 * caller acts on the outcome after the listeners heard it: a busy or timed-out one
+	 * becomes a {@link io.github.advisorylock.LockBusyException} through
+	 * {@link LockFailures#busyException}, a skipped one is logged with
+	 * {@link LockFailures#skippedMessage}.
+	 * @param waitMode the wait mode of the call
+	 * @param busyKey the first key the try found held
+	 * @param boundedWait waits, within the call's timeout, for that key and those after
+	 * it; returns {@code null} when they were taken, or the driver's report of a wait
+	 * that ran out of time
+	 * @return what the acquisition found
+	 */
+	public static LockAttempt afterBusy(WaitMode waitMode, long busyKey,
+			Supplier<? extends @Nullable Throwable> boundedWait) {
+		return switch (waitMode) {
+			case BLOCK -> {
+				Throwable timedOut = boundedWait.get();
+				yield (timedOut != null) ? new LockAttempt(Outcome.TIMEOUT, busyKey, timedOut) : ACQUIRED;
+			}
+			case TRY -> new LockAttempt(Outcome.BUSY, busyKey, null);
+			case SKIP -> new LockAttempt(Outcome.SKIPPED, busyKey, null);
+		};
+	}
+
+}
