@@ -17,14 +17,11 @@
 package io.github.advisorylock.jdbc;
 
 import java.lang.management.ManagementFactory;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -35,32 +32,17 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockHolderDiagnosis;
-import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
-import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.core.LockAcquisitionListeners;
-import io.github.advisorylock.core.LockAttempt;
-import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.Refusal;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.Tried;
-import io.github.advisorylock.jdbc.LockDataSources.Bound;
-import io.github.advisorylock.LockAcquisitionListener.Acquisition;
-import io.github.advisorylock.LockAcquisitionListener.Outcome;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
-import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
 /**
@@ -118,8 +100,6 @@ import org.springframework.util.Assert;
  */
 public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(AdvisoryLockTemplate.class);
-
 	/** The default acquisition timeout of {@link WaitMode#BLOCK}. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -141,42 +121,18 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public static final String DEFAULT_DATA_SOURCE_NAME = "dataSource";
 
-	/**
-	 * A transaction-scoped lock is never lost while its transaction can still run
-	 * statements.
-	 */
-	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
-
-		@Override
-		public boolean isLost() {
-			return false;
-		}
-
-		@Override
-		public void checkHeld() {
-		}
-
-	};
-
-	/**
-	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
-	 * {@code lock_timeout} runs out.
-	 */
-	private static final String LOCK_NOT_AVAILABLE = "55P03";
-
 	private final LockDataSources dataSources;
 
 	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
 
-	private Duration defaultTimeout = DEFAULT_TIMEOUT;
-
 	private int maxKeys = DEFAULT_MAX_KEYS;
 
-	private SQLExceptionTranslator exceptionTranslator;
+	/**
+	 * The listeners, timeout and failures of both flows, set by the setters below.
+	 */
+	private final AcquisitionSupport support = new AcquisitionSupport();
 
-	private @Nullable LockHolderDiagnosis holderDiagnosis;
-
-	private List<LockAcquisitionListener> listeners = List.of();
+	private final TransactionScopedLocks transactionLocks;
 
 	private @Nullable DataSource invocationDataSource;
 
@@ -215,7 +171,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
-		this.exceptionTranslator = SqlExceptions.postgresTranslator();
+		this.transactionLocks = new TransactionScopedLocks(this.dataSources, this.support);
 	}
 
 	private static DataSource nonNull(DataSource dataSource) {
@@ -239,7 +195,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
 		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
-		this.defaultTimeout = defaultTimeout;
+		this.support.setDefaultTimeout(defaultTimeout);
 	}
 
 	/**
@@ -259,7 +215,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setExceptionTranslator(SQLExceptionTranslator exceptionTranslator) {
 		Assert.notNull(exceptionTranslator, "SQLExceptionTranslator must not be null");
-		this.exceptionTranslator = exceptionTranslator;
+		this.support.setExceptionTranslator(exceptionTranslator);
 	}
 
 	/**
@@ -268,7 +224,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param holderDiagnosis the diagnosis, or {@code null} for none
 	 */
 	public void setHolderDiagnosis(@Nullable LockHolderDiagnosis holderDiagnosis) {
-		this.holderDiagnosis = holderDiagnosis;
+		this.support.setHolderDiagnosis(holderDiagnosis);
 	}
 
 	/**
@@ -279,7 +235,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");
-		this.listeners = List.copyOf(listeners);
+		this.support.setListeners(List.copyOf(listeners));
 	}
 
 	/**
@@ -352,7 +308,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			boolean isDefault = name.equals(this.dataSources.defaultName());
 			return new RoutedInvocationLocks(name, this.dataSources.dataSource(name),
 					isDefault ? this.invocationDataSource : null, isDefault, this.dataSources.names().size() > 1,
-					this.maxInvocationConnections, this.heartbeat, this.instanceName);
+					this.maxInvocationConnections, this.heartbeat, this.instanceName, this.support);
 		}).locks(namespace);
 	}
 
@@ -392,7 +348,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean tryLock(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
-		return acquire(request, resolve(request), false);
+		return this.transactionLocks.acquire(request, resolve(request), false);
 	}
 
 	@Override
@@ -401,7 +357,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				+ "locks; run the work of an invocation-scoped lock with execute(request, callback)");
 		Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and lock(LockRequest) "
 				+ "has none: use execute(request, callback), or tryLock");
-		acquire(request, resolve(request), true);
+		this.transactionLocks.acquire(request, resolve(request), true);
 	}
 
 	@Override
@@ -410,12 +366,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		LockKeys keys = resolve(request);
 		if (request.scope() == LockScope.INVOCATION) {
 			String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
-			return invocationLocks(request.namespace(), name).execute(request, keys, this, callback);
+			return invocationLocks(request.namespace(), name).execute(request, keys, callback);
 		}
-		if (!acquire(request, keys, true)) {
-			return LockResult.skipped();
-		}
-		return LockResult.executed(callback.doWithLock(TRANSACTION_HANDLE));
+		return this.transactionLocks.execute(request, keys, callback);
 	}
 
 	@Override
@@ -431,14 +384,14 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		return isHeld(resolve(request), heldLocksTarget(request));
+		return isHeld(resolve(request), this.transactionLocks.heldLocksTarget(request));
 	}
 
 	@Override
 	public void assertHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
 		LockKeys resolved = resolve(request);
-		if (!isHeld(resolved, heldLocksTarget(request))) {
+		if (!isHeld(resolved, this.transactionLocks.heldLocksTarget(request))) {
 			throw new IllegalStateException("Advisory lock " + AdvisoryLockKeys.printable(namespace, resolved.values())
 					+ " is not held by the current transaction, nor by an enclosing invocation-scoped call on this "
 					+ "thread. Most often the call to the locked method did not go through its Spring proxy: a call "
@@ -463,283 +416,6 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private LockKeys resolve(LockRequest request) {
 		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
-	}
-
-	/**
-	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
-	 * Keys an enclosing invocation-scoped call of this thread holds are not asked for
-	 * again: its session would make this one wait for itself.
-	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than
-	 * return {@code false}
-	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
-	 * {@code TRY} that does not throw, that found one held
-	 */
-	private boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
-		LockKeys keys = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), requested,
-				() -> heldLocksTarget(request));
-		if (keys.keys().isEmpty()) {
-			return true;
-		}
-		Acquisition acquisition = starting(request, keys);
-		Bound bound = null;
-		Connection connection = null;
-		LockAttempt attempt;
-		try {
-			bound = transactionBound(request.namespace(), request.dataSource());
-			TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), keys,
-					LockDataSources.target(bound.resource()), bound.holder());
-			connection = transactionConnection(request.namespace(), bound);
-			attempt = attempt(connection, request, keys);
-		}
-		catch (RuntimeException ex) {
-			release(connection, bound);
-			acquisition.finished(Outcome.ERROR, ex);
-			throw ex;
-		}
-		// The listeners hear the outcome before a diagnosis, which may take a second.
-		acquisition.finished(attempt.outcome(), attempt.timedOut());
-		try {
-			return settle(attempt, request, keys, bound, connection, throwIfBusy);
-		}
-		finally {
-			release(connection, bound);
-		}
-	}
-
-	/**
-	 * Return the data source whose enclosing invocation-scoped locks a transaction-scoped
-	 * call may find its keys among: the one it would lock on; without a transaction to
-	 * tell, the one it names or the default, so that a nested call in an
-	 * invocation-scoped one still finds the keys that one holds.
-	 */
-	private @Nullable DataSource heldLocksTarget(LockRequest request) {
-		Bound bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
-		if (bound != null) {
-			return LockDataSources.target(bound.resource());
-		}
-		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
-		return (name != null) ? LockDataSources.target(this.dataSources.named(request.namespace(), name)) : null;
-	}
-
-	/**
-	 * Try the keys and, when one is found held, do what the wait mode decides (see
-	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
-	 */
-	private LockAttempt attempt(Connection connection, LockRequest request, LockKeys keys) {
-		Long busyKey = tryInTransaction(connection, request, keys);
-		if (busyKey == null) {
-			return LockAttempt.ACQUIRED;
-		}
-		return LockAttempt.afterBusy(request.waitMode(), busyKey, () -> waitFor(connection, request, keys, busyKey));
-	}
-
-	/**
-	 * Act on what an attempt found, after the listeners heard it.
-	 */
-	private boolean settle(LockAttempt attempt, LockRequest request, LockKeys keys, Bound bound, Connection connection,
-			boolean throwIfBusy) {
-		switch (attempt.outcome()) {
-			case ACQUIRED -> {
-				TransactionLocks.record(request.mode(), keys.keys(), LockDataSources.target(bound.resource()),
-						bound.holder());
-				return true;
-			}
-			case SKIPPED -> {
-				logSkipped(request, keys);
-				return false;
-			}
-			case TIMEOUT -> throw busy(request, keys, timeout(request), attempt.timedOut(), (diagnosis) -> diagnosis
-				.afterTimeout(bound.dataSource(), connection, waitedFor(keys, attempt.busyKey()), request.mode()));
-			default -> {
-				// The keys before the one found held were taken, and stay held until the
-				// transaction ends.
-				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
-				if (!taken.isEmpty()) {
-					TransactionLocks.record(request.mode(), taken, LockDataSources.target(bound.resource()),
-							bound.holder());
-				}
-				if (throwIfBusy) {
-					throw busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
-							List.of(attempt.busyKey()), request.mode()));
-				}
-				return false;
-			}
-		}
-	}
-
-	private static void release(@Nullable Connection connection, @Nullable Bound bound) {
-		if (connection != null && bound != null) {
-			DataSourceUtils.releaseConnection(connection, bound.resource());
-		}
-	}
-
-	/**
-	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and
-	 * those after it.
-	 */
-	static List<Long> waitedFor(LockKeys keys, long busyKey) {
-		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
-	}
-
-	/**
-	 * Tell the DEBUG log that a {@code SKIP} found a key held.
-	 */
-	static void logSkipped(LockRequest request, LockKeys keys) {
-		if (logger.isDebugEnabled()) {
-			logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
-		}
-	}
-
-	Acquisition starting(LockRequest request, LockKeys keys) {
-		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
-				request.waitMode(), keys.keys(), keys.values());
-	}
-
-	Duration timeout(LockRequest request) {
-		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
-	}
-
-	/**
-	 * Try every key in the transaction, after the check that a lock is allowed. A
-	 * {@code SKIP} of several keys that finds one held gives back those taken before it:
-	 * a savepoint around the try, rolled back then (SKIP calls are rare enough to pay its
-	 * two round trips).
-	 * @return the first key found held, or {@code null} when every one was taken
-	 */
-	private @Nullable Long tryInTransaction(Connection connection, LockRequest request, LockKeys keys) {
-		try {
-			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
-					? connection.setSavepoint() : null;
-			Tried tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(), request.namespace());
-			if (savepoint != null) {
-				if (tried.busyKey() != null) {
-					connection.rollback(savepoint);
-				}
-				connection.releaseSavepoint(savepoint);
-			}
-			if (!tried.lockable()) {
-				throw refusal(connection, request.namespace());
-			}
-			return tried.busyKey();
-		}
-		catch (SQLException ex) {
-			throw failed(ex, request, keys);
-		}
-	}
-
-	/**
-	 * Wait for the key a try found held and those after it, bounded by the request's
-	 * timeout.
-	 * @return {@code null} when they were taken, or the driver's report of a wait that
-	 * ran out of time
-	 * @throws DataAccessException for any other failure
-	 */
-	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
-		try {
-			AdvisoryLockStatements.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request),
-					request.namespace());
-			return null;
-		}
-		catch (SQLException ex) {
-			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
-				return ex;
-			}
-			throw failed(ex, request, keys);
-		}
-	}
-
-	/**
-	 * Refuse a lock that the try's check refused, naming the condition that failed: one
-	 * more round trip, on this failure path only. A failure to read it must not hide the
-	 * refusal: it is attached as suppressed.
-	 */
-	static LockTransactionException refusal(Connection connection, String namespace) {
-		try {
-			Refusal refusal = AdvisoryLockStatements.refusal(connection);
-			return refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
-					: LockFailures.isolationRefusal(namespace, refusal.isolation());
-		}
-		catch (SQLException ex) {
-			return LockFailures.unexplainedRefusal(namespace, ex);
-		}
-	}
-
-	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys) {
-		return translate(ex, "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values())
-				+ " (keys " + keys.keys() + ")", null);
-	}
-
-	/**
-	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
-	 * configured.
-	 * @param diagnose asks the diagnosis, on the failure path only
-	 */
-	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
-			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
-		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose);
-	}
-
-	/**
-	 * Find the connection of the current transaction that a call joins, after checking
-	 * the transaction.
-	 * @param namespace the namespace of the call, for messages
-	 * @param dataSource the name of the data source the call gives, or {@code null}
-	 */
-	private Bound transactionBound(String namespace, @Nullable String dataSource) {
-		if (dataSource != null) {
-			// A wrong name is a mistake in the code, whatever the transaction: say it
-			// first.
-			this.dataSources.named(namespace, dataSource);
-		}
-		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-			throw LockFailures.noTransactionRefusal(namespace);
-		}
-		Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
-		if (declared != null && declared > Connection.TRANSACTION_READ_COMMITTED) {
-			throw LockFailures.isolationRefusal(namespace, isolationName(declared));
-		}
-		return this.dataSources.bound(namespace, dataSource);
-	}
-
-	/**
-	 * Get the bound connection, checking that it is in the transaction.
-	 */
-	private Connection transactionConnection(String namespace, Bound bound) {
-		Connection connection = DataSourceUtils.getConnection(bound.resource());
-		try {
-			// A holder bound by a JdbcTemplate call outside this DataSource's
-			// transaction: the lock would end with
-			// its statement. Drivers answer this from local state, without a round trip.
-			// (A pool that hands out
-			// connections with auto-commit off defeats this check; the transaction
-			// manager check above remains.)
-			if (connection.getAutoCommit()) {
-				throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
-						+ "DataSource in auto-commit mode: the current transaction is managed for another resource, so "
-						+ "the lock would be released at once. Use a transaction manager for this DataSource");
-			}
-		}
-		catch (SQLException ex) {
-			DataSourceUtils.releaseConnection(connection, bound.resource());
-			throw translate(ex, "Check the transaction of advisory lock '" + namespace + "'", null);
-		}
-		catch (LockTransactionException ex) {
-			DataSourceUtils.releaseConnection(connection, bound.resource());
-			throw ex;
-		}
-		return connection;
-	}
-
-	private static String isolationName(int level) {
-		return switch (level) {
-			case Connection.TRANSACTION_REPEATABLE_READ -> "repeatable read";
-			case Connection.TRANSACTION_SERIALIZABLE -> "serializable";
-			default -> "isolation level " + level;
-		};
-	}
-
-	private DataAccessException translate(SQLException ex, String task, @Nullable String sql) {
-		return SqlExceptions.translate(this.exceptionTranslator, task, sql, ex);
 	}
 
 }

@@ -81,6 +81,8 @@ final class InvocationLocks implements AutoCloseable {
 
 	private final String instance;
 
+	private final AcquisitionSupport support;
+
 	private final ScheduledThreadPoolExecutor scheduler;
 
 	private final Set<InvocationLock> held = ConcurrentHashMap.newKeySet();
@@ -102,13 +104,17 @@ final class InvocationLocks implements AutoCloseable {
 	 * @param heartbeat how often a held lock's session is checked; three of them make the
 	 * dead-man switch
 	 * @param instance names this process in each lock session's {@code application_name}
+	 * @param support the listeners, timeout and failures shared with transaction-scoped
+	 * calls
 	 */
-	InvocationLocks(LockConnections connections, DataSource target, Duration heartbeat, String instance) {
+	InvocationLocks(LockConnections connections, DataSource target, Duration heartbeat, String instance,
+			AcquisitionSupport support) {
 		this.connections = connections;
 		this.target = target;
 		this.heartbeat = heartbeat;
 		this.deadMan = heartbeat.multipliedBy(3);
 		this.instance = instance;
+		this.support = support;
 		// One thread per held lock at most, so that a heartbeat stuck on a dead link
 		// never delays another's.
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-heartbeat-");
@@ -123,13 +129,10 @@ final class InvocationLocks implements AutoCloseable {
 	 * Run a callback under the locks of a request.
 	 * @param request the request, of invocation scope
 	 * @param keys its keys
-	 * @param template the lock settings and statements shared with transaction-scoped
-	 * calls
 	 * @param callback the work
 	 * @return what the work returned, or that it was skipped
 	 */
-	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys,
-			AdvisoryLockTemplate template, LockCallback<T> callback) {
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
 		LockKeys needed = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), keys, () -> this.target);
 		if (needed.keys().isEmpty()) {
 			// Re-entrant: an enclosing call on this thread holds every key, and outlives
@@ -138,7 +141,7 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		// The listeners hear every refusal as an ERROR, as they do for a
 		// transaction-scoped call.
-		Acquisition acquisition = template.starting(request, needed);
+		Acquisition acquisition = this.support.starting(request, needed);
 		Connection connection;
 		try {
 			checkCanStart(request, needed);
@@ -150,7 +153,7 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		InvocationLock lock = null;
 		try {
-			lock = acquire(connection, request, needed, template, acquisition);
+			lock = acquire(connection, request, needed, acquisition);
 			if (lock == null) {
 				return LockResult.skipped();
 			}
@@ -202,7 +205,7 @@ final class InvocationLocks implements AutoCloseable {
 	 * @return the held lock, or {@code null} for a skip
 	 */
 	private @Nullable InvocationLock acquire(Connection connection, LockRequest request, LockKeys keys,
-			AdvisoryLockTemplate template, Acquisition acquisition) {
+			Acquisition acquisition) {
 		Opened opened;
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
@@ -211,18 +214,18 @@ final class InvocationLocks implements AutoCloseable {
 			connection.setAutoCommit(false);
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
 			// link.
-			setNetworkTimeout(connection, this.deadMan.plus(template.timeout(request)));
+			setNetworkTimeout(connection, this.deadMan.plus(this.support.timeout(request)));
 			opened = AdvisoryLockStatements.beginInvocation(connection, request.mode(), keys.keys(),
 					request.namespace(), applicationName(request.namespace()), this.deadMan.toMillis());
 			if (!opened.tried().lockable()) {
 				// It set READ COMMITTED itself, so only recovery is left; the refusal
 				// reads which.
-				throw AdvisoryLockTemplate.refusal(connection, request.namespace());
+				throw AcquisitionSupport.refusal(connection, request.namespace());
 			}
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
-			throw template.failed(ex, request, keys);
+			throw this.support.failed(ex, request, keys);
 		}
 		catch (RuntimeException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
@@ -234,7 +237,7 @@ final class InvocationLocks implements AutoCloseable {
 		LockAttempt attempt;
 		try {
 			attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
-					() -> template.waitFor(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
+					() -> this.support.waitFor(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
 			if (attempt.outcome() == Outcome.ACQUIRED) {
 				if (busyKey != null) {
 					// The wait's portal would keep its snapshot: replace it, as the
@@ -250,7 +253,7 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
-			throw template.failed(ex, request, keys);
+			throw this.support.failed(ex, request, keys);
 		}
 		catch (RuntimeException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
@@ -259,19 +262,20 @@ final class InvocationLocks implements AutoCloseable {
 		acquisition.finished(attempt.outcome(), attempt.timedOut());
 		switch (attempt.outcome()) {
 			case SKIPPED -> {
-				AdvisoryLockTemplate.logSkipped(request, keys);
+				AcquisitionSupport.logSkipped(request, keys);
 				return null;
 			}
-			case BUSY -> throw template.busy(request, keys, null, null,
+			case BUSY -> throw this.support.busy(request, keys, null, null,
 					(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
 			case TIMEOUT -> {
-				List<Long> waitedFor = AdvisoryLockTemplate.waitedFor(keys, busyKey);
-				throw template.busy(request, keys, template.timeout(request), attempt.timedOut(), (diagnosis) -> {
-					// The timeout aborted the transaction; after its rollback the
-					// session can ask again.
-					rollback(connection);
-					return diagnosis.onConnection(connection, waitedFor, request.mode());
-				});
+				List<Long> waitedFor = AcquisitionSupport.waitedFor(keys, busyKey);
+				throw this.support.busy(request, keys, this.support.timeout(request), attempt.timedOut(),
+						(diagnosis) -> {
+							// The timeout aborted the transaction; after its rollback the
+							// session can ask again.
+							rollback(connection);
+							return diagnosis.onConnection(connection, waitedFor, request.mode());
+						});
 			}
 			default -> {
 			}

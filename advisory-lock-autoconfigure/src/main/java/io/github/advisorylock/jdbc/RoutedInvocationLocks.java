@@ -59,6 +59,8 @@ final class RoutedInvocationLocks implements AutoCloseable {
 
 	private final String instance;
 
+	private final AcquisitionSupport support;
+
 	/** The route of the last call and its support, checked first. */
 	private volatile @Nullable Routed last;
 
@@ -83,9 +85,11 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	 * @param maxConnections the most locks held at once on it
 	 * @param heartbeat the heartbeat of held locks
 	 * @param instance names this process in the locks' sessions
+	 * @param support the listeners, timeout and failures shared with transaction-scoped
+	 * calls
 	 */
 	RoutedInvocationLocks(String name, DataSource dataSource, @Nullable DataSource configured, boolean isDefault,
-			boolean several, int maxConnections, Duration heartbeat, String instance) {
+			boolean several, int maxConnections, Duration heartbeat, String instance, AcquisitionSupport support) {
 		this.name = name;
 		this.dataSource = dataSource;
 		this.configured = configured;
@@ -95,6 +99,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 		this.permits = new Semaphore(maxConnections);
 		this.heartbeat = heartbeat;
 		this.instance = instance;
+		this.support = support;
 	}
 
 	/**
@@ -139,7 +144,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 				? new LockConnections(this.configured, false, this.permits, this.maxConnections)
 				: new LockConnections(LockConnections.derivedPool(route.pool, this.maxConnections), true, this.permits,
 						this.maxConnections);
-		return new InvocationLocks(connections, route.target, this.heartbeat, this.instance);
+		return new InvocationLocks(connections, route.target, this.heartbeat, this.instance, this.support);
 	}
 
 	/**

@@ -1,0 +1,182 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHolderDiagnosis;
+import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockAcquisitionListeners;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.Refusal;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+/**
+ * The settings and steps that the transaction-scoped and the invocation-scoped flow share
+ * on a JDBC connection: telling the listeners, the bounded wait, and the exceptions of an
+ * acquisition that failed. The template sets it up (its setters check the values) and
+ * hands it to both flows.
+ */
+final class AcquisitionSupport {
+
+	/** The template's log, where a skip has always been told. */
+	private static final Log logger = LogFactory.getLog(AdvisoryLockTemplate.class);
+
+	/**
+	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
+	 * {@code lock_timeout} runs out.
+	 */
+	private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+	private Duration defaultTimeout = AdvisoryLockTemplate.DEFAULT_TIMEOUT;
+
+	private SQLExceptionTranslator exceptionTranslator = SqlExceptions.postgresTranslator();
+
+	private @Nullable LockHolderDiagnosis holderDiagnosis;
+
+	private List<LockAcquisitionListener> listeners = List.of();
+
+	void setDefaultTimeout(Duration defaultTimeout) {
+		this.defaultTimeout = defaultTimeout;
+	}
+
+	void setExceptionTranslator(SQLExceptionTranslator exceptionTranslator) {
+		this.exceptionTranslator = exceptionTranslator;
+	}
+
+	void setHolderDiagnosis(@Nullable LockHolderDiagnosis holderDiagnosis) {
+		this.holderDiagnosis = holderDiagnosis;
+	}
+
+	void setListeners(List<LockAcquisitionListener> listeners) {
+		this.listeners = listeners;
+	}
+
+	/**
+	 * Tell the listeners that an acquisition starts.
+	 * @return what to tell them how it ended
+	 */
+	Acquisition starting(LockRequest request, LockKeys keys) {
+		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
+				request.waitMode(), keys.keys(), keys.values());
+	}
+
+	/**
+	 * Return how long a {@code BLOCK} of the request waits: its own timeout, or the
+	 * default.
+	 */
+	Duration timeout(LockRequest request) {
+		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
+	}
+
+	/**
+	 * Wait for the key a try found held and those after it, bounded by the request's
+	 * timeout.
+	 * @return {@code null} when they were taken, or the driver's report of a wait that
+	 * ran out of time
+	 * @throws DataAccessException for any other failure
+	 */
+	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
+		try {
+			AdvisoryLockStatements.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request),
+					request.namespace());
+			return null;
+		}
+		catch (SQLException ex) {
+			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
+				return ex;
+			}
+			throw failed(ex, request, keys);
+		}
+	}
+
+	/**
+	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and
+	 * those after it.
+	 */
+	static List<Long> waitedFor(LockKeys keys, long busyKey) {
+		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+	}
+
+	/**
+	 * Tell the DEBUG log that a {@code SKIP} found a key held.
+	 */
+	static void logSkipped(LockRequest request, LockKeys keys) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
+		}
+	}
+
+	/**
+	 * Refuse a lock that the try's check refused, naming the condition that failed: one
+	 * more round trip, on this failure path only. A failure to read it must not hide the
+	 * refusal: it is attached as suppressed.
+	 */
+	static LockTransactionException refusal(Connection connection, String namespace) {
+		try {
+			Refusal refusal = AdvisoryLockStatements.refusal(connection);
+			return refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
+					: LockFailures.isolationRefusal(namespace, refusal.isolation());
+		}
+		catch (SQLException ex) {
+			return LockFailures.unexplainedRefusal(namespace, ex);
+		}
+	}
+
+	/**
+	 * Translate a failure of the lock statements into Spring's vocabulary.
+	 */
+	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys) {
+		return translate(ex, "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values())
+				+ " (keys " + keys.keys() + ")");
+	}
+
+	/**
+	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
+	 * configured.
+	 * @param diagnose asks the diagnosis, on the failure path only
+	 */
+	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
+			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose);
+	}
+
+	/**
+	 * Translate any other failure of a JDBC call.
+	 * @param task what the call did, for the message
+	 */
+	DataAccessException translate(SQLException ex, String task) {
+		return SqlExceptions.translate(this.exceptionTranslator, task, null, ex);
+	}
+
+}

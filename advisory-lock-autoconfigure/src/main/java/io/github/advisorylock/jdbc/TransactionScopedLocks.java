@@ -1,0 +1,296 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockCallback;
+import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.Tried;
+import io.github.advisorylock.jdbc.LockDataSources.Bound;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Takes {@link LockScope#TRANSACTION transaction-scoped} locks on the connection of the
+ * current Spring transaction: one statement when the keys are free, a second one for a
+ * {@link WaitMode#BLOCK} that found a key held, and never a release (PostgreSQL releases
+ * them at COMMIT or ROLLBACK). The locks taken are recorded in {@link TransactionLocks}.
+ */
+final class TransactionScopedLocks {
+
+	/**
+	 * A transaction-scoped lock is never lost while its transaction can still run
+	 * statements.
+	 */
+	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
+
+		@Override
+		public boolean isLost() {
+			return false;
+		}
+
+		@Override
+		public void checkHeld() {
+		}
+
+	};
+
+	private final LockDataSources dataSources;
+
+	private final AcquisitionSupport support;
+
+	/**
+	 * Create the flow.
+	 * @param dataSources the data sources whose transactions the locks join
+	 * @param support the listeners, timeout and failures shared with invocation-scoped
+	 * calls
+	 */
+	TransactionScopedLocks(LockDataSources dataSources, AcquisitionSupport support) {
+		this.dataSources = dataSources;
+		this.support = support;
+	}
+
+	/**
+	 * Run a callback under the locks of a request, taken in the current transaction.
+	 * @param request the request, of transaction scope
+	 * @param keys its keys
+	 * @param callback the work
+	 * @return what the work returned, or that it was skipped
+	 */
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
+		if (!acquire(request, keys, true)) {
+			return LockResult.skipped();
+		}
+		return LockResult.executed(callback.doWithLock(TRANSACTION_HANDLE));
+	}
+
+	/**
+	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
+	 * Keys an enclosing invocation-scoped call of this thread holds are not asked for
+	 * again: its session would make this one wait for itself.
+	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than
+	 * return {@code false}
+	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
+	 * {@code TRY} that does not throw, that found one held
+	 */
+	boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
+		LockKeys keys = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), requested,
+				() -> heldLocksTarget(request));
+		if (keys.keys().isEmpty()) {
+			return true;
+		}
+		Acquisition acquisition = this.support.starting(request, keys);
+		Bound bound = null;
+		Connection connection = null;
+		LockAttempt attempt;
+		try {
+			bound = transactionBound(request.namespace(), request.dataSource());
+			TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), keys,
+					LockDataSources.target(bound.resource()), bound.holder());
+			connection = transactionConnection(request.namespace(), bound);
+			attempt = attempt(connection, request, keys);
+		}
+		catch (RuntimeException ex) {
+			release(connection, bound);
+			acquisition.finished(Outcome.ERROR, ex);
+			throw ex;
+		}
+		// The listeners hear the outcome before a diagnosis, which may take a second.
+		acquisition.finished(attempt.outcome(), attempt.timedOut());
+		try {
+			return settle(attempt, request, keys, bound, connection, throwIfBusy);
+		}
+		finally {
+			release(connection, bound);
+		}
+	}
+
+	/**
+	 * Return the data source whose enclosing invocation-scoped locks a transaction-scoped
+	 * call may find its keys among: the one it would lock on; without a transaction to
+	 * tell, the one it names or the default, so that a nested call in an
+	 * invocation-scoped one still finds the keys that one holds.
+	 */
+	@Nullable DataSource heldLocksTarget(LockRequest request) {
+		Bound bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
+		if (bound != null) {
+			return LockDataSources.target(bound.resource());
+		}
+		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
+		return (name != null) ? LockDataSources.target(this.dataSources.named(request.namespace(), name)) : null;
+	}
+
+	/**
+	 * Try the keys and, when one is found held, do what the wait mode decides (see
+	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
+	 */
+	private LockAttempt attempt(Connection connection, LockRequest request, LockKeys keys) {
+		Long busyKey = tryInTransaction(connection, request, keys);
+		if (busyKey == null) {
+			return LockAttempt.ACQUIRED;
+		}
+		return LockAttempt.afterBusy(request.waitMode(), busyKey,
+				() -> this.support.waitFor(connection, request, keys, busyKey));
+	}
+
+	/**
+	 * Act on what an attempt found, after the listeners heard it.
+	 */
+	private boolean settle(LockAttempt attempt, LockRequest request, LockKeys keys, Bound bound, Connection connection,
+			boolean throwIfBusy) {
+		switch (attempt.outcome()) {
+			case ACQUIRED -> {
+				TransactionLocks.record(request.mode(), keys.keys(), LockDataSources.target(bound.resource()),
+						bound.holder());
+				return true;
+			}
+			case SKIPPED -> {
+				AcquisitionSupport.logSkipped(request, keys);
+				return false;
+			}
+			case TIMEOUT -> throw this.support.busy(request, keys, this.support.timeout(request), attempt.timedOut(),
+					(diagnosis) -> diagnosis.afterTimeout(bound.dataSource(), connection,
+							AcquisitionSupport.waitedFor(keys, attempt.busyKey()), request.mode()));
+			default -> {
+				// The keys before the one found held were taken, and stay held until the
+				// transaction ends.
+				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
+				if (!taken.isEmpty()) {
+					TransactionLocks.record(request.mode(), taken, LockDataSources.target(bound.resource()),
+							bound.holder());
+				}
+				if (throwIfBusy) {
+					throw this.support.busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
+							List.of(attempt.busyKey()), request.mode()));
+				}
+				return false;
+			}
+		}
+	}
+
+	private static void release(@Nullable Connection connection, @Nullable Bound bound) {
+		if (connection != null && bound != null) {
+			DataSourceUtils.releaseConnection(connection, bound.resource());
+		}
+	}
+
+	/**
+	 * Try every key in the transaction, after the check that a lock is allowed. A
+	 * {@code SKIP} of several keys that finds one held gives back those taken before it:
+	 * a savepoint around the try, rolled back then (SKIP calls are rare enough to pay its
+	 * two round trips).
+	 * @return the first key found held, or {@code null} when every one was taken
+	 */
+	private @Nullable Long tryInTransaction(Connection connection, LockRequest request, LockKeys keys) {
+		try {
+			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
+					? connection.setSavepoint() : null;
+			Tried tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(), request.namespace());
+			if (savepoint != null) {
+				if (tried.busyKey() != null) {
+					connection.rollback(savepoint);
+				}
+				connection.releaseSavepoint(savepoint);
+			}
+			if (!tried.lockable()) {
+				throw AcquisitionSupport.refusal(connection, request.namespace());
+			}
+			return tried.busyKey();
+		}
+		catch (SQLException ex) {
+			throw this.support.failed(ex, request, keys);
+		}
+	}
+
+	/**
+	 * Find the connection of the current transaction that a call joins, after checking
+	 * the transaction.
+	 * @param namespace the namespace of the call, for messages
+	 * @param dataSource the name of the data source the call gives, or {@code null}
+	 */
+	private Bound transactionBound(String namespace, @Nullable String dataSource) {
+		if (dataSource != null) {
+			// A wrong name is a mistake in the code, whatever the transaction: say it
+			// first.
+			this.dataSources.named(namespace, dataSource);
+		}
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw LockFailures.noTransactionRefusal(namespace);
+		}
+		Integer declared = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+		if (declared != null && declared > Connection.TRANSACTION_READ_COMMITTED) {
+			throw LockFailures.isolationRefusal(namespace, isolationName(declared));
+		}
+		return this.dataSources.bound(namespace, dataSource);
+	}
+
+	/**
+	 * Get the bound connection, checking that it is in the transaction.
+	 */
+	private Connection transactionConnection(String namespace, Bound bound) {
+		Connection connection = DataSourceUtils.getConnection(bound.resource());
+		try {
+			// A holder bound by a JdbcTemplate call outside this DataSource's
+			// transaction: the lock would end with
+			// its statement. Drivers answer this from local state, without a round trip.
+			// (A pool that hands out
+			// connections with auto-commit off defeats this check; the transaction
+			// manager check above remains.)
+			if (connection.getAutoCommit()) {
+				throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
+						+ "DataSource in auto-commit mode: the current transaction is managed for another resource, so "
+						+ "the lock would be released at once. Use a transaction manager for this DataSource");
+			}
+		}
+		catch (SQLException ex) {
+			DataSourceUtils.releaseConnection(connection, bound.resource());
+			throw this.support.translate(ex, "Check the transaction of advisory lock '" + namespace + "'");
+		}
+		catch (LockTransactionException ex) {
+			DataSourceUtils.releaseConnection(connection, bound.resource());
+			throw ex;
+		}
+		return connection;
+	}
+
+	private static String isolationName(int level) {
+		return switch (level) {
+			case Connection.TRANSACTION_REPEATABLE_READ -> "repeatable read";
+			case Connection.TRANSACTION_SERIALIZABLE -> "serializable";
+			default -> "isolation level " + level;
+		};
+	}
+
+}
