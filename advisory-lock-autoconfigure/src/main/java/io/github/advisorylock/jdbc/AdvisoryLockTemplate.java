@@ -16,12 +16,10 @@
 
 package io.github.advisorylock.jdbc;
 
-import java.lang.management.ManagementFactory;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import javax.sql.DataSource;
 
@@ -134,21 +132,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private final TransactionScopedLocks transactionLocks;
 
-	private @Nullable DataSource invocationDataSource;
-
-	private Duration heartbeat = DEFAULT_HEARTBEAT;
-
-	private int maxInvocationConnections = DEFAULT_MAX_INVOCATION_CONNECTIONS;
-
-	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
-
-	/**
-	 * The support of invocation-scoped locks, by name of the {@code DataSource} they hold
-	 * connections of.
-	 */
-	private final Map<String, RoutedInvocationLocks> invocationLocks = new ConcurrentHashMap<>();
-
-	private volatile boolean closed;
+	private final InvocationScopedLocks invocationLocks;
 
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource},
@@ -172,6 +156,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Assert.notNull(dataSources, "DataSources must not be null");
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
 		this.transactionLocks = new TransactionScopedLocks(this.dataSources, this.support);
+		this.invocationLocks = new InvocationScopedLocks(this.dataSources, this.support);
 	}
 
 	private static DataSource nonNull(DataSource dataSource) {
@@ -255,7 +240,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				() -> "An invocation "
 						+ "lock DataSource serves the locks of the default DataSource, and there is none among "
 						+ this.dataSources.names() + ": mark one DataSource bean @Primary");
-		this.invocationDataSource = invocationDataSource;
+		this.invocationLocks.setInvocationDataSource(invocationDataSource);
 	}
 
 	/**
@@ -269,7 +254,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public void setHeartbeat(Duration heartbeat) {
 		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
 				() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
-		this.heartbeat = heartbeat;
+		this.invocationLocks.setHeartbeat(heartbeat);
 	}
 
 	/**
@@ -281,7 +266,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
 		Assert.isTrue(maxInvocationConnections > 0,
 				() -> "advisory-lock.invocation.max-connections must be positive, was " + maxInvocationConnections);
-		this.maxInvocationConnections = maxInvocationConnections;
+		this.invocationLocks.setMaxConnections(maxInvocationConnections);
 	}
 
 	/**
@@ -292,24 +277,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setInstanceName(String instanceName) {
 		Assert.hasText(instanceName, "Instance name must not be blank");
-		this.instanceName = instanceName;
-	}
-
-	private InvocationLocks invocationLocks(String namespace, String name) {
-		// Closed, it makes no pool and no scheduler that nothing would close; the
-		// existing ones refuse on their own.
-		Assert.state(!this.closed || this.invocationLocks.containsKey(name), () -> "An invocation-scoped advisory "
-				+ "lock was called after its AdvisoryLockTemplate was closed (the application is shutting down)");
-		// Made at the first invocation-scoped call on each DataSource, so that an
-		// application without one starts no
-		// thread and no pool; a source that cannot be found fails that call, and the next
-		// ones, saying why.
-		return this.invocationLocks.computeIfAbsent(name, (key) -> {
-			boolean isDefault = name.equals(this.dataSources.defaultName());
-			return new RoutedInvocationLocks(name, this.dataSources.dataSource(name),
-					isDefault ? this.invocationDataSource : null, isDefault, this.dataSources.names().size() > 1,
-					this.maxInvocationConnections, this.heartbeat, this.instanceName, this.support);
-		}).locks(namespace);
+		this.invocationLocks.setInstanceName(instanceName);
 	}
 
 	/**
@@ -320,24 +288,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	@Override
 	public void close() throws Exception {
-		this.closed = true;
-		Exception failure = null;
-		for (RoutedInvocationLocks locks : this.invocationLocks.values()) {
-			try {
-				locks.close();
-			}
-			catch (Exception ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
-			}
-		}
-		if (failure != null) {
-			throw failure;
-		}
+		this.invocationLocks.close();
 	}
 
 	@Override
@@ -365,8 +316,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Assert.notNull(callback, "LockCallback must not be null");
 		LockKeys keys = resolve(request);
 		if (request.scope() == LockScope.INVOCATION) {
-			String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
-			return invocationLocks(request.namespace(), name).execute(request, keys, callback);
+			return this.invocationLocks.execute(request, keys, callback);
 		}
 		return this.transactionLocks.execute(request, keys, callback);
 	}
