@@ -77,11 +77,24 @@ public interface LockAcquisitionListener {
 		 * acquisition end: when the call returns or throws, or earlier, when a failed
 		 * heartbeat showed them lost. Transaction-scoped locks end with their
 		 * transaction, which a listener follows with a
-		 * {@code TransactionSynchronization}.
+		 * {@code TransactionSynchronization}, or earlier, at a rollback to a savepoint
+		 * ({@link #releasedToSavepoint()}).
 		 * @param lost whether they were lost while the call ran, rather than released at
 		 * its end
 		 */
 		default void released(boolean lost) {
+		}
+
+		/**
+		 * Called once when a rollback to a savepoint made before an acquired
+		 * {@link LockScope#TRANSACTION transaction-scoped} acquisition
+		 * ({@code Propagation.NESTED} rolled back) released its locks, while the
+		 * transaction goes on; on the thread that rolled back, before the transaction's
+		 * own end, which no longer concerns these locks. Not called for locks released by
+		 * their transaction's commit or rollback, nor by a savepoint made after them.
+		 * @since 0.1.0
+		 */
+		default void releasedToSavepoint() {
 		}
 
 	}

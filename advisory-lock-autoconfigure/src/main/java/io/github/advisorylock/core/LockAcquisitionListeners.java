@@ -105,6 +105,11 @@ public final class LockAcquisitionListeners {
 			tell("released", (acquisition) -> acquisition.released(lost));
 		}
 
+		@Override
+		public void releasedToSavepoint() {
+			tell("releasedToSavepoint", Acquisition::releasedToSavepoint);
+		}
+
 		private void tell(String phase, Consumer<Acquisition> call) {
 			for (int i = 0; i < this.acquisitions.size(); i++) {
 				try {

@@ -16,9 +16,10 @@
 
 /**
  * The driver-neutral half of the lock flow, shared by the driver adapters (today
- * {@code jdbc}): the keys of a call, the failure messages and the fan-out to the
- * {@link io.github.advisorylock.LockAcquisitionListener listeners}. Depends on the root
- * package only, and names no JDBC type. Internal: not API, and may change in any release.
+ * {@code jdbc}): the keys of a call, the failure messages, the fan-out to the
+ * {@link io.github.advisorylock.LockAcquisitionListener listeners} and the registry of
+ * the locks the current thread holds. Depends on the root package only, and names no JDBC
+ * type. Internal: not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.core;

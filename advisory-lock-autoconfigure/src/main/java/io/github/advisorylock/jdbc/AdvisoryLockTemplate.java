@@ -35,6 +35,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockKeys;
 import org.jspecify.annotations.Nullable;
 
@@ -323,12 +324,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	@Override
 	public void checkHeld() {
-		HeldInvocationLocks.checkHeld();
+		HeldLocks.checkHeld();
 	}
 
 	@Override
 	public LockHandle currentHandle() {
-		return HeldInvocationLocks.currentHandle();
+		return HeldLocks.currentHandle();
 	}
 
 	@Override
@@ -357,7 +358,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	private static boolean isHeld(LockKeys keys, @Nullable DataSource target) {
 		for (long key : keys.keys()) {
-			if (!HeldInvocationLocks.holds(key, target) && !TransactionLocks.holds(key, target)) {
+			if (!HeldLocks.holdsInvocation(key, target) && !TransactionLocks.holds(key, target)) {
 				return false;
 			}
 		}

@@ -26,10 +26,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -55,7 +55,7 @@ import org.jspecify.annotations.Nullable;
  * is known at acquisition, so its end counts as a loss at that time, before the heartbeat
  * finds the session gone.
  */
-final class InvocationLock implements LockHandle {
+final class InvocationLock implements HeldLocks.Invocation {
 
 	private static final Log logger = LogFactory.getLog(InvocationLock.class);
 
@@ -115,15 +115,18 @@ final class InvocationLock implements LockHandle {
 		this.endsAtNanos = (transactionTimeout != null) ? acquiredNanos + transactionTimeout.toNanos() : Long.MAX_VALUE;
 	}
 
-	LockMode mode() {
+	@Override
+	public LockMode mode() {
 		return this.mode;
 	}
 
-	LockKeys keys() {
+	@Override
+	public LockKeys keys() {
 		return this.keys;
 	}
 
-	DataSource target() {
+	@Override
+	public DataSource resource() {
 		return this.target;
 	}
 
@@ -226,7 +229,8 @@ final class InvocationLock implements LockHandle {
 		}
 	}
 
-	String description() {
+	@Override
+	public String description() {
 		return AdvisoryLockKeys.printable(this.namespace, this.keys.values());
 	}
 

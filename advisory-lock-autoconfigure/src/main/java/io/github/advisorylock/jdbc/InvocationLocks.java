@@ -35,6 +35,7 @@ import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
@@ -133,11 +134,11 @@ final class InvocationLocks implements AutoCloseable {
 	 * @return what the work returned, or that it was skipped
 	 */
 	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
-		LockKeys needed = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), keys, () -> this.target);
+		LockKeys needed = HeldLocks.notHeld(request.namespace(), request.mode(), keys, () -> this.target);
 		if (needed.keys().isEmpty()) {
 			// Re-entrant: an enclosing call on this thread holds every key, and outlives
 			// this one.
-			return LockResult.executed(callback.doWithLock(HeldInvocationLocks.current()));
+			return LockResult.executed(callback.doWithLock(HeldLocks.current()));
 		}
 		// The listeners hear every refusal as an ERROR, as they do for a
 		// transaction-scoped call.
@@ -159,12 +160,12 @@ final class InvocationLocks implements AutoCloseable {
 			}
 			this.held.add(lock);
 			lock.startHeartbeat(this.scheduler, this.heartbeat.toMillis());
-			HeldInvocationLocks.push(lock);
+			HeldLocks.push(lock);
 			try {
 				return LockResult.executed(callback.doWithLock(lock));
 			}
 			finally {
-				HeldInvocationLocks.pop(lock);
+				HeldLocks.pop(lock);
 			}
 		}
 		finally {
@@ -193,7 +194,7 @@ final class InvocationLocks implements AutoCloseable {
 			throw LockFailures.enclosingTransactionRefusal(request.namespace(),
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
-		TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
+		HeldLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
 		if (this.closed) {
 			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' was called "
 					+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");

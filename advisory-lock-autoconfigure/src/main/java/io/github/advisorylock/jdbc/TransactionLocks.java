@@ -15,19 +15,14 @@
  */
 package io.github.advisorylock.jdbc;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.LockTransactionException;
-import io.github.advisorylock.core.LockFailures;
-import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.TransactionLockRecord;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -35,8 +30,9 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The keys this library took in one Spring transaction, followed through suspend, resume
- * and savepoints. It answers two questions without SQL:
+ * Binds the {@link TransactionLockRecord record of the keys a Spring transaction took} to
+ * that transaction, and follows it through suspend, resume and savepoints: the JDBC side
+ * of the thread's {@link HeldLocks registry}. It answers two questions without SQL:
  * <ul>
  * <li>does the current transaction hold a key ({@link AdvisoryLockTemplate#isHeld}), the
  * guard against a call that bypassed the proxy;</li>
@@ -48,38 +44,16 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>
  * Bound to the transaction as a resource, like Spring's own resource holders; suspended,
- * it moves to a stack of the thread, and back when the transaction resumes. A rollback to
- * a savepoint ({@code Propagation.NESTED}) releases, in PostgreSQL, the locks taken after
- * the savepoint, so it forgets them too. Only what the library took is known, not SQL run
- * by hand.
- *
- * <p>
- * Each key is recorded with the {@code DataSource} and the connection it was taken on. A
- * key held on another {@code DataSource} is no conflict (another database, as far as the
- * library can tell), and neither is one held on the very connection the call locks on: a
- * transaction of another manager inside this one suspends this record, but leaves its
- * connection bound, and a call that joins that connection takes the key again
- * re-entrantly.
+ * its record moves to the registry's stack of the thread, and back when the transaction
+ * resumes. Keys are recorded on the innermost {@code DataSource} and the
+ * {@link ConnectionHolder} of the connection they were taken on.
  */
 final class TransactionLocks implements TransactionSynchronization {
 
 	/** The key of the current transaction's record among its resources. */
 	private static final Object RESOURCE = new Object();
 
-	/** The records of this thread's suspended transactions, innermost last. */
-	private static final ThreadLocal<Deque<TransactionLocks>> suspended = new ThreadLocal<>();
-
-	/**
-	 * The keys taken, in order, each with its mode and connection: a savepoint is a
-	 * position in this list.
-	 */
-	private final List<Taken> taken = new ArrayList<>();
-
-	/**
-	 * Each savepoint Spring made in this transaction, with how many keys were taken
-	 * before it.
-	 */
-	private final Map<Object, Integer> savepoints = new LinkedHashMap<>();
+	private final TransactionLockRecord record = new TransactionLockRecord();
 
 	private TransactionLocks() {
 	}
@@ -91,8 +65,10 @@ final class TransactionLocks implements TransactionSynchronization {
 	 * @param keys the keys
 	 * @param target the innermost {@code DataSource} of the connection they were taken on
 	 * @param holder the holder of that connection
+	 * @param acquisition told if a rollback to a savepoint releases them
 	 */
-	static void record(LockMode mode, List<Long> keys, DataSource target, ConnectionHolder holder) {
+	static void record(LockMode mode, List<Long> keys, DataSource target, ConnectionHolder holder,
+			Acquisition acquisition) {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return;
 		}
@@ -102,9 +78,7 @@ final class TransactionLocks implements TransactionSynchronization {
 			TransactionSynchronizationManager.bindResource(RESOURCE, locks);
 			TransactionSynchronizationManager.registerSynchronization(locks);
 		}
-		for (Long key : keys) {
-			locks.taken.add(new Taken(key, mode, target, holder));
-		}
+		locks.record.record(mode, keys, target, holder, acquisition);
 	}
 
 	/**
@@ -116,111 +90,34 @@ final class TransactionLocks implements TransactionSynchronization {
 	 */
 	static boolean holds(long key, @Nullable DataSource target) {
 		TransactionLocks locks = (TransactionLocks) TransactionSynchronizationManager.getResource(RESOURCE);
-		return locks != null && locks.taken.stream()
-			.anyMatch((taken) -> taken.key() == key && (target == null || taken.target() == target));
-	}
-
-	/**
-	 * Refuse a call for a key that a suspended transaction of this thread holds in a
-	 * conflicting mode.
-	 * @param namespace the namespace, for the message
-	 * @param mode the mode asked for
-	 * @param keys the keys asked for
-	 * @param target the innermost {@code DataSource} the call locks on
-	 * @param holder the holder of the connection the call locks on, or {@code null} for a
-	 * connection of its own
-	 * @throws LockTransactionException naming the key and why it can never be had
-	 */
-	static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, DataSource target,
-			@Nullable ConnectionHolder holder) {
-		Deque<TransactionLocks> locks = suspended.get();
-		if (locks == null) {
-			return;
-		}
-		for (TransactionLocks transaction : locks) {
-			for (int i = 0; i < keys.keys().size(); i++) {
-				LockMode held = transaction.mode(keys.keys().get(i), target, holder);
-				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held);
-				}
-			}
-		}
-	}
-
-	/**
-	 * Return the strongest mode this transaction holds a key in on a {@code DataSource},
-	 * other than on the given connection.
-	 */
-	private @Nullable LockMode mode(long key, DataSource target, @Nullable ConnectionHolder holder) {
-		LockMode mode = null;
-		for (Taken each : this.taken) {
-			if (each.key() == key && each.target() == target && each.holder() != holder) {
-				if (each.mode() == LockMode.EXCLUSIVE) {
-					return LockMode.EXCLUSIVE;
-				}
-				mode = LockMode.SHARED;
-			}
-		}
-		return mode;
+		return locks != null && locks.record.holds(key, target);
 	}
 
 	@Override
 	public void savepoint(Object savepoint) {
-		this.savepoints.put(savepoint, this.taken.size());
+		this.record.savepoint(savepoint);
 	}
 
 	@Override
 	public void savepointRollback(Object savepoint) {
-		// A savepoint not seen was made before this record was, so before every key in
-		// it.
-		int position = this.savepoints.getOrDefault(savepoint, 0);
-		// PostgreSQL releases the locks taken after the savepoint; those taken before it
-		// stay.
-		this.taken.subList(position, this.taken.size()).clear();
-		// Savepoints made after this one are gone with it.
-		boolean after = false;
-		for (var iterator = this.savepoints.keySet().iterator(); iterator.hasNext();) {
-			Object each = iterator.next();
-			if (after) {
-				iterator.remove();
-			}
-			after |= each == savepoint;
-		}
+		this.record.savepointRollback(savepoint);
 	}
 
 	@Override
 	public void suspend() {
 		TransactionSynchronizationManager.unbindResource(RESOURCE);
-		Deque<TransactionLocks> locks = suspended.get();
-		if (locks == null) {
-			locks = new ArrayDeque<>(2);
-			suspended.set(locks);
-		}
-		locks.addLast(this);
+		HeldLocks.suspend(this.record);
 	}
 
 	@Override
 	public void resume() {
-		Deque<TransactionLocks> locks = suspended.get();
-		if (locks != null) {
-			locks.removeLastOccurrence(this);
-			if (locks.isEmpty()) {
-				suspended.remove();
-			}
-		}
+		HeldLocks.resume(this.record);
 		TransactionSynchronizationManager.bindResource(RESOURCE, this);
 	}
 
 	@Override
 	public void afterCompletion(int status) {
 		TransactionSynchronizationManager.unbindResourceIfPossible(RESOURCE);
-	}
-
-	/**
-	 * A key taken, in a mode, on a connection.
-	 */
-	private record Taken(long key, LockMode mode, DataSource target, ConnectionHolder holder) {
-
 	}
 
 }

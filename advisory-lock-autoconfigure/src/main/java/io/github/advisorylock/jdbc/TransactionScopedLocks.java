@@ -32,6 +32,7 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
@@ -106,7 +107,7 @@ final class TransactionScopedLocks {
 	 * {@code TRY} that does not throw, that found one held
 	 */
 	boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
-		LockKeys keys = HeldInvocationLocks.notHeld(request.namespace(), request.mode(), requested,
+		LockKeys keys = HeldLocks.notHeld(request.namespace(), request.mode(), requested,
 				() -> heldLocksTarget(request));
 		if (keys.keys().isEmpty()) {
 			return true;
@@ -117,7 +118,7 @@ final class TransactionScopedLocks {
 		LockAttempt attempt;
 		try {
 			bound = transactionBound(request.namespace(), request.dataSource());
-			TransactionLocks.checkNotSuspended(request.namespace(), request.mode(), keys,
+			HeldLocks.checkNotSuspended(request.namespace(), request.mode(), keys,
 					LockDataSources.target(bound.resource()), bound.holder());
 			connection = transactionConnection(request.namespace(), bound);
 			attempt = attempt(connection, request, keys);
@@ -130,7 +131,7 @@ final class TransactionScopedLocks {
 		// The listeners hear the outcome before a diagnosis, which may take a second.
 		acquisition.finished(attempt.outcome(), attempt.timedOut());
 		try {
-			return settle(attempt, request, keys, bound, connection, throwIfBusy);
+			return settle(attempt, acquisition, request, keys, bound, connection, throwIfBusy);
 		}
 		finally {
 			release(connection, bound);
@@ -168,12 +169,12 @@ final class TransactionScopedLocks {
 	/**
 	 * Act on what an attempt found, after the listeners heard it.
 	 */
-	private boolean settle(LockAttempt attempt, LockRequest request, LockKeys keys, Bound bound, Connection connection,
-			boolean throwIfBusy) {
+	private boolean settle(LockAttempt attempt, Acquisition acquisition, LockRequest request, LockKeys keys,
+			Bound bound, Connection connection, boolean throwIfBusy) {
 		switch (attempt.outcome()) {
 			case ACQUIRED -> {
 				TransactionLocks.record(request.mode(), keys.keys(), LockDataSources.target(bound.resource()),
-						bound.holder());
+						bound.holder(), acquisition);
 				return true;
 			}
 			case SKIPPED -> {
@@ -189,7 +190,7 @@ final class TransactionScopedLocks {
 				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
 				if (!taken.isEmpty()) {
 					TransactionLocks.record(request.mode(), taken, LockDataSources.target(bound.resource()),
-							bound.holder());
+							bound.holder(), Acquisition.IGNORED);
 				}
 				if (throwIfBusy) {
 					throw this.support.busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,

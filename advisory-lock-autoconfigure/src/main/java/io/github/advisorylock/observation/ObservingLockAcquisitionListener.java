@@ -16,10 +16,8 @@
 
 package io.github.advisorylock.observation;
 
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
@@ -109,6 +107,8 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 
 			private volatile @Nullable Observation held;
 
+			private volatile @Nullable HeldInTransaction heldInTransaction;
+
 			@Override
 			public void finished(Outcome outcome, @Nullable Throwable error) {
 				acquire.lowCardinalityKeyValue("outcome", tag(outcome));
@@ -125,7 +125,10 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 					this.held = startHeld(namespace, scopeTag, modeTag);
 				}
 				else if (TransactionSynchronizationManager.isSynchronizationActive()) {
-					observeTransaction(startHeld(namespace, scopeTag, modeTag));
+					HeldInTransaction heldInTransaction = new HeldInTransaction(
+							startHeld(namespace, scopeTag, modeTag));
+					TransactionSynchronizationManager.registerSynchronization(heldInTransaction);
+					this.heldInTransaction = heldInTransaction;
 				}
 			}
 
@@ -134,6 +137,14 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 				Observation held = this.held;
 				if (held != null) {
 					held.lowCardinalityKeyValue("outcome", lost ? "lost" : "released").stop();
+				}
+			}
+
+			@Override
+			public void releasedToSavepoint() {
+				HeldInTransaction heldInTransaction = this.heldInTransaction;
+				if (heldInTransaction != null) {
+					heldInTransaction.end(ROLLED_BACK_TO_SAVEPOINT);
 				}
 			}
 
@@ -149,52 +160,41 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 			.start();
 	}
 
-	private static void observeTransaction(Observation held) {
-		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-			/**
-			 * The savepoints made after the lock was taken: a rollback to one of them
-			 * keeps the lock.
-			 */
-			private final Set<Object> later = new HashSet<>();
-
-			private boolean ended;
-
-			@Override
-			public void savepoint(Object savepoint) {
-				this.later.add(savepoint);
-			}
-
-			@Override
-			public void savepointRollback(Object savepoint) {
-				// PostgreSQL released the lock with the savepoint made before it
-				// (Propagation.NESTED rolled back).
-				if (!this.ended && !this.later.contains(savepoint)) {
-					end(ROLLED_BACK_TO_SAVEPOINT);
-				}
-			}
-
-			@Override
-			public void afterCompletion(int status) {
-				if (!this.ended) {
-					end(switch (status) {
-						case STATUS_COMMITTED -> "committed";
-						case STATUS_ROLLED_BACK -> "rolled_back";
-						default -> "unknown";
-					});
-				}
-			}
-
-			private void end(String outcome) {
-				this.ended = true;
-				held.lowCardinalityKeyValue("outcome", outcome).stop();
-			}
-
-		});
-	}
-
 	private static String tag(Enum<?> value) {
 		return value.name().toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * The observation of a transaction-scoped lock held, ended with its transaction, or
+	 * earlier when a rollback to a savepoint made before it released it (as the library's
+	 * record of the transaction's locks tells the acquisition).
+	 */
+	private static final class HeldInTransaction implements TransactionSynchronization {
+
+		private final Observation held;
+
+		private boolean ended;
+
+		HeldInTransaction(Observation held) {
+			this.held = held;
+		}
+
+		@Override
+		public void afterCompletion(int status) {
+			end(switch (status) {
+				case STATUS_COMMITTED -> "committed";
+				case STATUS_ROLLED_BACK -> "rolled_back";
+				default -> "unknown";
+			});
+		}
+
+		void end(String outcome) {
+			if (!this.ended) {
+				this.ended = true;
+				this.held.lowCardinalityKeyValue("outcome", outcome).stop();
+			}
+		}
+
 	}
 
 }

@@ -1,0 +1,300 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockTransactionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The registry of the advisory locks the current thread holds through this library: its
+ * invocation-scoped locks, innermost last, and the records of its suspended transactions
+ * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}). The record of the running transaction,
+ * {@link TransactionLockRecord}, is found through the driver's own transaction binding
+ * and handed to {@link #suspend} and {@link #resume} as its transaction is.
+ *
+ * <p>
+ * It makes nested calls re-entrant: without it, a nested call would ask for a key on
+ * another session and wait for itself until its timeout, or skip as if another instance
+ * held it. Locks are held on a resource, an opaque object the driver adapter chooses (the
+ * innermost {@code DataSource} for JDBC) and compares by identity: a key held on one
+ * database is no lock on another. Internal: used by the driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public final class HeldLocks {
+
+	private static final ThreadLocal<Deque<Invocation>> invocations = new ThreadLocal<>();
+
+	private static final ThreadLocal<Deque<TransactionLockRecord>> suspended = new ThreadLocal<>();
+
+	private HeldLocks() {
+	}
+
+	/**
+	 * Return the keys of a call that the current thread's invocation-scoped locks do not
+	 * hold yet, after checking that those holding the others can serve it.
+	 * @param namespace the namespace, for messages
+	 * @param mode the mode the call asks for
+	 * @param keys the call's keys
+	 * @param resource the resource the call locks on, or {@code null} when it is unknown;
+	 * asked only when the thread holds invocation-scoped locks
+	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
+	 * thread holds none of them
+	 * @throws io.github.advisorylock.LockLostException if a lock holding one of them was
+	 * lost
+	 * @throws LockTransactionException if the call asks EXCLUSIVE for a key the thread
+	 * holds SHARED
+	 */
+	public static LockKeys notHeld(String namespace, LockMode mode, LockKeys keys,
+			Supplier<? extends @Nullable Object> resource) {
+		Deque<Invocation> locks = invocations.get();
+		if (locks == null || locks.isEmpty()) {
+			return keys;
+		}
+		Object target = resource.get();
+		if (target == null) {
+			return keys;
+		}
+		List<Long> remaining = new ArrayList<>(keys.keys().size());
+		List<String> values = new ArrayList<>(keys.keys().size());
+		for (int i = 0; i < keys.keys().size(); i++) {
+			long key = keys.keys().get(i);
+			Invocation holder = holder(locks, key, mode, target);
+			if (holder == null) {
+				remaining.add(key);
+				values.add(keys.values().get(i));
+			}
+			else {
+				holder.checkHeld();
+			}
+		}
+		return (remaining.size() == keys.keys().size()) ? keys
+				: new LockKeys(List.copyOf(remaining), List.copyOf(values));
+	}
+
+	private static @Nullable Invocation holder(Deque<Invocation> locks, long key, LockMode mode, Object resource) {
+		Invocation shared = null;
+		for (Invocation lock : locks) {
+			if (lock.resource() == resource && lock.keys().keys().contains(key)) {
+				if (lock.mode() == LockMode.EXCLUSIVE || mode == LockMode.SHARED) {
+					return lock;
+				}
+				shared = lock;
+			}
+		}
+		if (shared != null) {
+			throw new LockTransactionException("Advisory lock " + shared.description() + " is held SHARED by an "
+					+ "enclosing invocation-scoped call on this thread, and this call asks for it EXCLUSIVE: it would "
+					+ "wait for itself forever. Take it EXCLUSIVE in the enclosing call");
+		}
+		return null;
+	}
+
+	/**
+	 * Return whether an invocation-scoped lock of the current thread holds a key, in
+	 * either mode.
+	 * @param key the key
+	 * @param resource the resource it must be held on, or {@code null} for any
+	 * @return whether it does
+	 */
+	public static boolean holdsInvocation(long key, @Nullable Object resource) {
+		Deque<Invocation> locks = invocations.get();
+		return locks != null && locks.stream()
+			.anyMatch((lock) -> (resource == null || lock.resource() == resource) && lock.keys().keys().contains(key));
+	}
+
+	/**
+	 * Record an invocation-scoped lock the current thread now holds, for the time of its
+	 * work.
+	 * @param lock the lock
+	 */
+	public static void push(Invocation lock) {
+		Deque<Invocation> locks = invocations.get();
+		if (locks == null) {
+			locks = new ArrayDeque<>(2);
+			invocations.set(locks);
+		}
+		locks.addLast(lock);
+	}
+
+	/**
+	 * Forget an invocation-scoped lock whose work has ended.
+	 * @param lock the lock
+	 */
+	public static void pop(Invocation lock) {
+		Deque<Invocation> locks = invocations.get();
+		if (locks != null) {
+			locks.removeLastOccurrence(lock);
+			if (locks.isEmpty()) {
+				invocations.remove();
+			}
+		}
+	}
+
+	/**
+	 * Throw if one of the current thread's invocation-scoped locks was lost.
+	 */
+	public static void checkHeld() {
+		Deque<Invocation> locks = invocations.get();
+		if (locks != null) {
+			locks.forEach(Invocation::checkHeld);
+		}
+	}
+
+	/**
+	 * Return a handle on the current thread's invocation-scoped locks, for the threads
+	 * its work fans out to.
+	 * @return the handle
+	 * @throws IllegalStateException if the thread holds none
+	 */
+	public static LockHandle currentHandle() {
+		Deque<Invocation> locks = invocations.get();
+		if (locks == null || locks.isEmpty()) {
+			throw new IllegalStateException("currentHandle() found no invocation-scoped advisory lock held by this "
+					+ "thread (" + Thread.currentThread().getName()
+					+ "). Call it on the thread of the method annotated "
+					+ "with @AdvisoryLocked(scope = LockScope.INVOCATION), or of the execute callback, and hand the "
+					+ "handle to the threads the work fans out to; a call on 'this' from another method of the same "
+					+ "class skips the annotation, and a transaction-scoped lock needs no handle (it is never lost)");
+		}
+		return (locks.size() == 1) ? locks.getFirst() : current();
+	}
+
+	/**
+	 * Return a handle on the current thread's invocation-scoped locks, for a nested call
+	 * that acquired nothing new.
+	 * @return the handle
+	 */
+	public static LockHandle current() {
+		Deque<Invocation> locks = invocations.get();
+		List<Invocation> enclosing = (locks != null) ? List.copyOf(locks) : List.of();
+		return new LockHandle() {
+
+			@Override
+			public boolean isLost() {
+				return enclosing.stream().anyMatch(Invocation::isLost);
+			}
+
+			@Override
+			public void checkHeld() {
+				enclosing.forEach(Invocation::checkHeld);
+			}
+
+			@Override
+			public String toString() {
+				return enclosing.toString();
+			}
+
+		};
+	}
+
+	/**
+	 * Record that a transaction of this thread is suspended, with the keys it holds.
+	 * @param transaction the record of its keys
+	 */
+	public static void suspend(TransactionLockRecord transaction) {
+		Deque<TransactionLockRecord> records = suspended.get();
+		if (records == null) {
+			records = new ArrayDeque<>(2);
+			suspended.set(records);
+		}
+		records.addLast(transaction);
+	}
+
+	/**
+	 * Record that a suspended transaction of this thread resumed.
+	 * @param transaction the record of its keys
+	 */
+	public static void resume(TransactionLockRecord transaction) {
+		Deque<TransactionLockRecord> records = suspended.get();
+		if (records != null) {
+			records.removeLastOccurrence(transaction);
+			if (records.isEmpty()) {
+				suspended.remove();
+			}
+		}
+	}
+
+	/**
+	 * Refuse a call for a key that a suspended transaction of this thread holds in a
+	 * conflicting mode: the holder resumes only after the call has returned, so the call
+	 * could never get it.
+	 * @param namespace the namespace, for the message
+	 * @param mode the mode asked for
+	 * @param keys the keys asked for
+	 * @param resource the resource the call locks on
+	 * @param connection the connection the call locks on, or {@code null} for a
+	 * connection of its own; a key held on it is taken again re-entrantly
+	 * @throws LockTransactionException naming the key and why it can never be had
+	 */
+	public static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, Object resource,
+			@Nullable Object connection) {
+		Deque<TransactionLockRecord> records = suspended.get();
+		if (records == null) {
+			return;
+		}
+		for (TransactionLockRecord transaction : records) {
+			for (int i = 0; i < keys.keys().size(); i++) {
+				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);
+				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
+					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held);
+				}
+			}
+		}
+	}
+
+	/**
+	 * An invocation-scoped lock, as the registry needs to know it: the handle its work
+	 * gets, with what it holds and where.
+	 */
+	public interface Invocation extends LockHandle {
+
+		/**
+		 * Return the resource its session is on.
+		 * @return the resource, compared by identity
+		 */
+		Object resource();
+
+		/**
+		 * Return the mode its keys are held in.
+		 * @return the mode
+		 */
+		LockMode mode();
+
+		/**
+		 * Return the keys it holds.
+		 * @return the keys
+		 */
+		LockKeys keys();
+
+		/**
+		 * Return the namespace and values, for messages.
+		 * @return the description
+		 */
+		String description();
+
+	}
+
+}

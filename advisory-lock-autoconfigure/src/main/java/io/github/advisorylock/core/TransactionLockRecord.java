@@ -1,0 +1,157 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockMode;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The keys this library took in one transaction, followed through its savepoints: part of
+ * the thread's {@link HeldLocks registry}, bound to its transaction by the driver
+ * adapter, which tells it of each savepoint and rollback to one. It answers, without SQL,
+ * whether the transaction holds a key (the guard against a call that bypassed the proxy)
+ * and, suspended, whether it holds one a call asks for. Only what the library took is
+ * known, not SQL run by hand.
+ *
+ * <p>
+ * A rollback to a savepoint ({@code Propagation.NESTED}) releases, in PostgreSQL, the
+ * locks taken after the savepoint: the record forgets them, and tells their acquisitions
+ * ({@link Acquisition#releasedToSavepoint()}), so that a listener need not follow the
+ * savepoints itself.
+ *
+ * <p>
+ * Each key is recorded with the resource and the connection it was taken on, both opaque
+ * and compared by identity. A key held on another resource is no conflict (another
+ * database, as far as the library can tell), and neither is one held on the very
+ * connection the call locks on: a transaction of another manager inside this one suspends
+ * this record, but leaves its connection bound, and a call that joins that connection
+ * takes the key again re-entrantly. Internal: used by the driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public final class TransactionLockRecord {
+
+	/**
+	 * The keys taken, in order, each with its mode and connection: a savepoint is a
+	 * position in this list.
+	 */
+	private final List<Taken> taken = new ArrayList<>();
+
+	/**
+	 * Each savepoint made in this transaction, with how many keys were taken before it.
+	 */
+	private final Map<Object, Integer> savepoints = new LinkedHashMap<>();
+
+	/**
+	 * Record keys the transaction now holds.
+	 * @param mode the mode they were taken in
+	 * @param keys the keys
+	 * @param resource the resource of the connection they were taken on
+	 * @param connection the connection they were taken on
+	 * @param acquisition told if a rollback to a savepoint releases them;
+	 * {@link Acquisition#IGNORED} for none
+	 */
+	public void record(LockMode mode, List<Long> keys, Object resource, Object connection, Acquisition acquisition) {
+		for (Long key : keys) {
+			this.taken.add(new Taken(key, mode, resource, connection, acquisition));
+		}
+	}
+
+	/**
+	 * Return whether the transaction holds a key, as far as this library took it.
+	 * @param key the key
+	 * @param resource the resource it must be held on, or {@code null} for any
+	 * @return whether it is held, in either mode
+	 */
+	public boolean holds(long key, @Nullable Object resource) {
+		return this.taken.stream()
+			.anyMatch((taken) -> taken.key() == key && (resource == null || taken.resource() == resource));
+	}
+
+	/**
+	 * Return the strongest mode the transaction holds a key in on a resource, other than
+	 * on the given connection.
+	 */
+	@Nullable LockMode mode(long key, Object resource, @Nullable Object connection) {
+		LockMode mode = null;
+		for (Taken each : this.taken) {
+			if (each.key() == key && each.resource() == resource && each.connection() != connection) {
+				if (each.mode() == LockMode.EXCLUSIVE) {
+					return LockMode.EXCLUSIVE;
+				}
+				mode = LockMode.SHARED;
+			}
+		}
+		return mode;
+	}
+
+	/**
+	 * Note a savepoint made in the transaction.
+	 * @param savepoint the savepoint, as the transaction manager knows it
+	 */
+	public void savepoint(Object savepoint) {
+		this.savepoints.put(savepoint, this.taken.size());
+	}
+
+	/**
+	 * Forget the keys a rollback to a savepoint released, and tell their acquisitions.
+	 * @param savepoint the savepoint rolled back to
+	 */
+	public void savepointRollback(Object savepoint) {
+		// A savepoint not seen was made before this record was, so before every key in
+		// it.
+		int position = this.savepoints.getOrDefault(savepoint, 0);
+		// PostgreSQL releases the locks taken after the savepoint; those taken before it
+		// stay.
+		List<Taken> released = this.taken.subList(position, this.taken.size());
+		Set<Acquisition> told = Collections.newSetFromMap(new IdentityHashMap<>());
+		List<Acquisition> acquisitions = new ArrayList<>();
+		for (Taken each : released) {
+			if (each.acquisition() != Acquisition.IGNORED && told.add(each.acquisition())) {
+				acquisitions.add(each.acquisition());
+			}
+		}
+		released.clear();
+		// Savepoints made after this one are gone with it.
+		boolean after = false;
+		for (var iterator = this.savepoints.keySet().iterator(); iterator.hasNext();) {
+			Object each = iterator.next();
+			if (after) {
+				iterator.remove();
+			}
+			after |= each == savepoint;
+		}
+		acquisitions.forEach(Acquisition::releasedToSavepoint);
+	}
+
+	/**
+	 * A key taken, in a mode, on a connection, by an acquisition.
+	 */
+	private record Taken(long key, LockMode mode, Object resource, Object connection, Acquisition acquisition) {
+
+	}
+
+}
