@@ -49,8 +49,8 @@ final class HeldInvocationLocks {
 	 * @param mode the mode the call asks for
 	 * @param keys the call's keys
 	 * @param target the innermost {@code DataSource} the call locks on (see
-	 * {@link LockDataSources#target}), or {@code null} when it is unknown; asked only
-	 * when the thread holds invocation-scoped locks
+	 * {@link DataSourceUnwrapping#target}), or {@code null} when it is unknown; asked
+	 * only when the thread holds invocation-scoped locks
 	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
 	 * thread holds none of them
 	 * @throws io.github.advisorylock.LockLostException if a lock holding one of them was

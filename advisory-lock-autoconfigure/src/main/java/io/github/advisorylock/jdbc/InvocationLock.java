@@ -93,7 +93,7 @@ final class InvocationLock implements LockHandle {
 	/**
 	 * Create the lock of a call, just acquired.
 	 * @param target the innermost {@code DataSource} its connection is of (see
-	 * {@link LockDataSources#target})
+	 * {@link DataSourceUnwrapping#target})
 	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
 	 * lock was sent
 	 * @param deadMan the session's idle time after which PostgreSQL ends it

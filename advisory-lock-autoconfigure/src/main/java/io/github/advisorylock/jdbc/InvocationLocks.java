@@ -100,7 +100,7 @@ final class InvocationLocks implements AutoCloseable {
 	 * @param connections where the locks' connections come from, at most as many at once
 	 * as heartbeat threads
 	 * @param target the innermost {@code DataSource} they are connections of (see
-	 * {@link LockDataSources#target})
+	 * {@link DataSourceUnwrapping#target})
 	 * @param heartbeat how often a held lock's session is checked; three of them make the
 	 * dead-man switch
 	 * @param instance names this process in each lock session's {@code application_name}
