@@ -141,7 +141,7 @@ final class InvocationLock implements LockHandle {
 		}
 		long sent = System.nanoTime();
 		try {
-			AdvisoryLockStatements.keepAlive(this.connection, this.heartbeatSql);
+			InvocationSessionStatements.keepAlive(this.connection, this.heartbeatSql);
 			this.confirmedNanos = sent;
 		}
 		catch (SQLException | RuntimeException ex) {
