@@ -65,7 +65,7 @@ public class AdvisoryLockAspectSupport {
 
 		@Override
 		protected Boolean computeValue(Class<?> type) {
-			return AdvisoryLockAttributeValidator.outlivesTheCall(type);
+			return ReturnedWork.outlivesTheCall(type);
 		}
 
 	};

@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  * for the one of the current transaction
  * @param checksReturnedWork whether what the method returns is checked for work that
  * outlives the call, which its declared type does not rule out (see
- * {@link AdvisoryLockAttributeValidator#checksReturnedWork})
+ * {@link ReturnedWork#checksReturnedWork})
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,

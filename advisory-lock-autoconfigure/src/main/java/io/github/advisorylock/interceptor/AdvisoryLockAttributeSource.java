@@ -135,7 +135,7 @@ class AdvisoryLockAttributeSource {
 				parameterIndexes, annotation.mode(), annotation.waitMode(),
 				this.validator.timeout(specificMethod, annotation), annotation.scope(),
 				annotation.dataSource().isEmpty() ? null : annotation.dataSource(),
-				AdvisoryLockAttributeValidator.checksReturnedWork(specificMethod));
+				ReturnedWork.checksReturnedWork(specificMethod));
 	}
 
 }

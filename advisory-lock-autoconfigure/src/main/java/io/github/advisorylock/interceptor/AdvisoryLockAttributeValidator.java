@@ -26,9 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Flow;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -48,7 +45,6 @@ import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.annotation.RepeatableContainers;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
@@ -64,10 +60,6 @@ class AdvisoryLockAttributeValidator {
 
 	/** What a method under {@code WaitMode.SKIP} can return when it did not run. */
 	private static final Set<Class<?>> SKIPPABLE_RETURN_TYPES = Set.of(void.class, Void.class, Optional.class);
-
-	private static final String REACTIVE_STREAMS_PUBLISHER = "org.reactivestreams.Publisher";
-
-	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
 
 	private final LockKeyExpressionEvaluator evaluator;
 
@@ -182,7 +174,7 @@ class AdvisoryLockAttributeValidator {
 				throw invalid(method, "key expression '" + expression + "' is invalid: " + ex.getMessage(), ex);
 			}
 		}
-		validateWorkEndsWithTheCall(method, targetClass);
+		ReturnedWork.validateWorkEndsWithTheCall(method, targetClass);
 		if (annotation.waitMode() == WaitMode.SKIP && !SKIPPABLE_RETURN_TYPES.contains(method.getReturnType())) {
 			throw invalid(method,
 					"waitMode SKIP returns without running the method when the lock is held, "
@@ -214,112 +206,6 @@ class AdvisoryLockAttributeValidator {
 							+ Arrays.toString(beanFactory.getBeanNamesForType(DataSource.class, true, false))
 							+ ", or leave it empty for the one of the current transaction");
 		}
-	}
-
-	/**
-	 * Validate that the work of a method is done when it returns. The lock ends with the
-	 * transaction or the call, while a {@code CompletionStage}, a {@code Future}, a
-	 * reactive {@code Publisher} or a Kotlin suspend function may run its work after
-	 * that, unguarded. Behind {@link Async @Async}, a method returning a {@code Future}
-	 * is fine: the lock's advice runs on the executor's thread inside {@code @Async}'s,
-	 * around the whole work (see {@link AdvisoryLockBeanPostProcessor}).
-	 * @param method the annotated method
-	 * @param targetClass the target class, or {@code null} if unknown
-	 * @throws IllegalStateException if its work may outlive the call
-	 */
-	private static void validateWorkEndsWithTheCall(Method method, @Nullable Class<?> targetClass) {
-		Class<?> returnType = method.getReturnType();
-		boolean future = Future.class.isAssignableFrom(returnType);
-		boolean stage = future || CompletionStage.class.isAssignableFrom(returnType);
-		if (future && isAsync(method, targetClass)) {
-			return;
-		}
-		String work;
-		if (stage) {
-			work = "it returns " + returnType.getSimpleName() + ", whose work";
-		}
-		else if (isPublisher(returnType)) {
-			work = "it returns " + returnType.getSimpleName() + ", a reactive Publisher, whose work";
-		}
-		else if (isSuspendFunction(method)) {
-			work = "it is a Kotlin suspend function, whose work";
-		}
-		else {
-			return;
-		}
-		// Spring's @Async runs methods that return a Future, and nothing else that
-		// returns a value.
-		throw invalid(method, work + " may still run after the method has returned, and the lock ends with the "
-				+ "transaction or the call, before that work runs, so it would guard nothing: return the value itself"
-				+ (stage ? ", or put @Async on the method (declared to return a Future or CompletableFuture), so "
-						+ "that the transaction and the lock are taken on the executor's thread around the whole work"
-						: "")
-				+ ", or take the lock inside the asynchronous work");
-	}
-
-	/**
-	 * Return whether the value a method returns must be checked at run time for work that
-	 * outlives the call: its declared type neither refuses it at startup nor rules it out
-	 * ({@code Object}, {@code Serializable}, an interface or a class that a
-	 * {@code CompletableFuture} or a {@code Publisher} could extend).
-	 * @param method the annotated method
-	 * @return whether to check what it returns
-	 */
-	static boolean checksReturnedWork(Method method) {
-		Class<?> returnType = method.getReturnType();
-		return !returnType.isPrimitive() && !Modifier.isFinal(returnType.getModifiers())
-				&& !outlivesTheCall(returnType);
-	}
-
-	/**
-	 * Return whether a value of a type may run its work after the method that returned it
-	 * has returned: a {@code Future}, a {@code CompletionStage} or a reactive
-	 * {@code Publisher}.
-	 * @param type the type of a value
-	 * @return whether it may
-	 */
-	static boolean outlivesTheCall(Class<?> type) {
-		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type) || isPublisher(type);
-	}
-
-	private static boolean isPublisher(Class<?> type) {
-		return Flow.Publisher.class.isAssignableFrom(type) || isOrExtends(type, REACTIVE_STREAMS_PUBLISHER);
-	}
-
-	private static boolean isAsync(Method method, @Nullable Class<?> targetClass) {
-		return AnnotatedElementUtils.hasAnnotation(method, Async.class)
-				|| AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), Async.class)
-				|| (targetClass != null && AnnotatedElementUtils.hasAnnotation(targetClass, Async.class));
-	}
-
-	/**
-	 * Return whether a type is, or extends, the named one: by name, so that the library
-	 * need not be present.
-	 */
-	private static boolean isOrExtends(@Nullable Class<?> type, String name) {
-		if (type == null) {
-			return false;
-		}
-		if (type.getName().equals(name) || isOrExtends(type.getSuperclass(), name)) {
-			return true;
-		}
-		for (Class<?> implemented : type.getInterfaces()) {
-			if (isOrExtends(implemented, name)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Return whether a method is a Kotlin suspend function, which Kotlin compiles to a
-	 * method that takes a {@code Continuation} last; by name, so that the Kotlin standard
-	 * library need not be present.
-	 */
-	private static boolean isSuspendFunction(Method method) {
-		Class<?>[] parameterTypes = method.getParameterTypes();
-		return parameterTypes.length > 0
-				&& parameterTypes[parameterTypes.length - 1].getName().equals(KOTLIN_CONTINUATION);
 	}
 
 	/**

@@ -20,7 +20,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +80,10 @@ import org.jspecify.annotations.Nullable;
  * times on a connection: at most one prepared statement per namespace, mode and statement
  * on each connection, within pgjdbc's per-connection statement cache.
  *
+ * <p>
+ * The statements of an invocation-scoped lock's own session, which open its transaction
+ * around this try and keep the session alive, are {@link InvocationSessionStatements}.
+ *
  * @author advisory-lock authors
  */
 final class AdvisoryLockStatements {
@@ -134,29 +137,6 @@ final class AdvisoryLockStatements {
 	private static final String WAIT_EXCLUSIVE = WAIT.formatted("pg_advisory_xact_lock", REMAINING);
 
 	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
-
-	/**
-	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
-	 * whatever the database's default (never through
-	 * {@code Connection.setTransactionIsolation}, which changes the session and, behind a
-	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for
-	 * an operator, {@code LOCAL} so that the name ends with the transaction. Its result
-	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
-	 * end the lock.
-	 */
-	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
-			+ "SELECT set_config('application_name', ?, true), "
-			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
-
-	/**
-	 * Keeps an invocation-scoped lock's session: sets the dead-man switch, which
-	 * PostgreSQL applies to the session's idle time, and, sent again, is the heartbeat
-	 * that restarts it. A utility statement, so it takes no snapshot and no xid: it also
-	 * replaces the unnamed portal of the statement before it, whose snapshot would
-	 * otherwise stay registered and hold back vacuum for as long as the lock is held. Its
-	 * value is a number, so it is written in.
-	 */
-	private static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	private static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
@@ -213,75 +193,6 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Open the transaction of an invocation-scoped lock, try its keys and set its
-	 * dead-man switch, in one round trip: {@code SET TRANSACTION} (no result set), a row
-	 * whose second column is {@code transaction_timeout}, the try of {@link #tryLock},
-	 * then the {@linkplain #keepAliveSql keep-alive} (no result set).
-	 * @param connection the lock's own connection, with auto-commit off
-	 * @param mode exclusive or shared
-	 * @param keys the distinct keys, sorted, at least one
-	 * @param namespace the namespace, named in a leading comment
-	 * @param applicationName the session's name for the transaction
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and
-	 * the lock with it
-	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
-	 * ({@code null} before 17)
-	 * @throws SQLException if a statement fails
-	 */
-	static Opened beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
-			String applicationName, long deadManMillis) throws SQLException {
-		String sql = BEGIN_INVOCATION + trySql(mode, keys.size(), namespace) + "; "
-				+ KEEP_ALIVE.formatted(deadManMillis);
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			statement.setString(1, applicationName);
-			bindKeys(connection, statement, 2, keys, keys.size() > 1);
-			statement.execute();
-			// SET TRANSACTION gives an update count, then come the settings' row and the
-			// try's.
-			String transactionTimeout;
-			try (ResultSet settings = nextResultSet(statement, "settings")) {
-				settings.next();
-				transactionTimeout = settings.getString(2);
-			}
-			try (ResultSet result = nextResultSet(statement, "try")) {
-				return new Opened(tried(result, keys), transactionTimeout);
-			}
-		}
-	}
-
-	private static ResultSet nextResultSet(Statement statement, String what) throws SQLException {
-		if (!statement.getMoreResults()) {
-			throw new IllegalStateException("The opening statements of an invocation-scoped advisory lock gave no "
-					+ what + " row: is something between the application and PostgreSQL rewriting statements?");
-		}
-		return statement.getResultSet();
-	}
-
-	/**
-	 * Return the heartbeat of an invocation-scoped lock (see {@code KEEP_ALIVE}), which
-	 * an operator sees as the session's last query. Built once per lock, and sent by
-	 * {@link #keepAlive}.
-	 * @param namespace the namespace, named in a leading comment
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
-	 * @return the SQL
-	 */
-	static String keepAliveSql(String namespace, long deadManMillis) {
-		return commented(namespace, KEEP_ALIVE.formatted(deadManMillis));
-	}
-
-	/**
-	 * Send a lock session's keep-alive statement.
-	 * @param connection the lock's connection
-	 * @param sql from {@link #keepAliveSql}
-	 * @throws SQLException if it fails
-	 */
-	static void keepAlive(Connection connection, String sql) throws SQLException {
-		try (Statement statement = connection.createStatement()) {
-			statement.execute(sql);
-		}
-	}
-
-	/**
 	 * Read why a try was refused: the isolation level, and whether the server is in
 	 * recovery. One more round trip, on that failure path only.
 	 * @param connection the transaction's connection
@@ -311,8 +222,8 @@ final class AdvisoryLockStatements {
 	 * Bind the keys: the key itself when a statement takes one, else the {@code bigint[]}
 	 * of them.
 	 */
-	private static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys,
-			boolean array) throws SQLException {
+	static void bindKeys(Connection connection, PreparedStatement statement, int index, List<Long> keys, boolean array)
+			throws SQLException {
 		if (array) {
 			statement.setArray(index, connection.createArrayOf("bigint", keys.toArray(Long[]::new)));
 		}
@@ -325,7 +236,7 @@ final class AdvisoryLockStatements {
 	 * Read the row of a try: none when the check refused the lock; for one key whether it
 	 * was taken, for several the first one found held.
 	 */
-	private static Tried tried(ResultSet result, List<Long> keys) throws SQLException {
+	static Tried tried(ResultSet result, List<Long> keys) throws SQLException {
 		if (!result.next()) {
 			return Tried.REFUSED;
 		}
@@ -336,7 +247,7 @@ final class AdvisoryLockStatements {
 		return result.wasNull() ? Tried.ACQUIRED : new Tried(true, busyKey);
 	}
 
-	private static String commented(String namespace, String statement) {
+	static String commented(String namespace, String statement) {
 		// Each namespace's statements are built once: the comment checks every character
 		// of the namespace, and the
 		// same string instance lets pgjdbc find its prepared statement without hashing
@@ -392,17 +303,6 @@ final class AdvisoryLockStatements {
 		static final Tried REFUSED = new Tried(false, null);
 
 		static final Tried ACQUIRED = new Tried(true, null);
-
-	}
-
-	/**
-	 * What the opening statements of an invocation-scoped lock found.
-	 *
-	 * @param tried what the try found
-	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
-	 * {@code null} before 17
-	 */
-	record Opened(Tried tried, @Nullable String transactionTimeout) {
 
 	}
 

@@ -93,7 +93,7 @@ final class InvocationLock implements HeldLocks.Invocation {
 	/**
 	 * Create the lock of a call, just acquired.
 	 * @param target the innermost {@code DataSource} its connection is of (see
-	 * {@link LockDataSources#target})
+	 * {@link DataSourceUnwrapping#target})
 	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
 	 * lock was sent
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
@@ -144,7 +144,7 @@ final class InvocationLock implements HeldLocks.Invocation {
 		}
 		long sent = System.nanoTime();
 		try {
-			AdvisoryLockStatements.keepAlive(this.connection, this.heartbeatSql);
+			InvocationSessionStatements.keepAlive(this.connection, this.heartbeatSql);
 			this.confirmedNanos = sent;
 		}
 		catch (SQLException | RuntimeException ex) {

@@ -39,7 +39,7 @@ import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.Opened;
+import io.github.advisorylock.jdbc.InvocationSessionStatements.Opened;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -101,7 +101,7 @@ final class InvocationLocks implements AutoCloseable {
 	 * @param connections where the locks' connections come from, at most as many at once
 	 * as heartbeat threads
 	 * @param target the innermost {@code DataSource} they are connections of (see
-	 * {@link LockDataSources#target})
+	 * {@link DataSourceUnwrapping#target})
 	 * @param heartbeat how often a held lock's session is checked; three of them make the
 	 * dead-man switch
 	 * @param instance names this process in each lock session's {@code application_name}
@@ -216,7 +216,7 @@ final class InvocationLocks implements AutoCloseable {
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
 			// link.
 			setNetworkTimeout(connection, this.deadMan.plus(this.support.timeout(request)));
-			opened = AdvisoryLockStatements.beginInvocation(connection, request.mode(), keys.keys(),
+			opened = InvocationSessionStatements.beginInvocation(connection, request.mode(), keys.keys(),
 					request.namespace(), applicationName(request.namespace()), this.deadMan.toMillis());
 			if (!opened.tried().lockable()) {
 				// It set READ COMMITTED itself, so only recovery is left; the refusal
@@ -234,7 +234,7 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		Duration transactionTimeout = transactionTimeout(request.namespace(), opened.transactionTimeout());
 		Long busyKey = opened.tried().busyKey();
-		String keepAlive = AdvisoryLockStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
+		String keepAlive = InvocationSessionStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
 		LockAttempt attempt;
 		try {
 			attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
@@ -245,7 +245,7 @@ final class InvocationLocks implements AutoCloseable {
 					// opening
 					// statements did theirs.
 					sent = System.nanoTime();
-					AdvisoryLockStatements.keepAlive(connection, keepAlive);
+					InvocationSessionStatements.keepAlive(connection, keepAlive);
 				}
 				// From now on the network timeout bounds a heartbeat and the final
 				// rollback.

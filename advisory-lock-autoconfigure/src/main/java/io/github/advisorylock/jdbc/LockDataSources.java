@@ -30,9 +30,7 @@ import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.JdbcTransactionObjectSupport;
-import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
@@ -48,22 +46,14 @@ import org.springframework.util.Assert;
  * call takes its own connection from.
  *
  * <p>
- * A bound resource belongs to a {@code DataSource} when one wraps the other, or both wrap
- * the same one: each is unwrapped as Spring unwraps transactional resources, then along
- * {@link DelegatingDataSource#getTargetDataSource()}
- * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy}).
- * Connections of a {@code DataSource} that is none of these are not the template's, and
- * are ignored.
+ * A bound resource belongs to a {@code DataSource} when
+ * {@link DataSourceUnwrapping#sameDataSource} says so. Connections of a
+ * {@code DataSource} that is none of the known ones are not the template's, and are
+ * ignored.
  *
  * @author advisory-lock authors
  */
 final class LockDataSources {
-
-	/**
-	 * The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot
-	 * loop.
-	 */
-	private static final int MAX_LAYERS = 16;
 
 	private final Map<String, DataSource> byName;
 
@@ -169,7 +159,8 @@ final class LockDataSources {
 		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 			if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
 					&& holder.getConnectionHandle() != null) {
-				String owner = (named != null) ? (sameDataSource(named, resource) ? name : null) : owner(resource);
+				String owner = (named != null) ? (DataSourceUnwrapping.sameDataSource(named, resource) ? name : null)
+						: owner(resource);
 				if (owner != null) {
 					count++;
 					found = new Bound(owner, this.byName.get(owner), resource, holder);
@@ -225,11 +216,11 @@ final class LockDataSources {
 	 */
 	private @Nullable String owner(DataSource resource) {
 		DataSource defaultDataSource = defaultDataSource();
-		if (defaultDataSource != null && sameDataSource(defaultDataSource, resource)) {
+		if (defaultDataSource != null && DataSourceUnwrapping.sameDataSource(defaultDataSource, resource)) {
 			return this.defaultName;
 		}
 		for (Map.Entry<String, DataSource> candidate : this.byName.entrySet()) {
-			if (sameDataSource(candidate.getValue(), resource)) {
+			if (DataSourceUnwrapping.sameDataSource(candidate.getValue(), resource)) {
 				return candidate.getKey();
 			}
 		}
@@ -245,7 +236,8 @@ final class LockDataSources {
 		for (Map.Entry<String, DataSource> candidate : this.byName.entrySet()) {
 			for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 				if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
-						&& holder.getConnectionHandle() != null && sameDataSource(candidate.getValue(), resource)) {
+						&& holder.getConnectionHandle() != null
+						&& DataSourceUnwrapping.sameDataSource(candidate.getValue(), resource)) {
 					names.add(candidate.getKey());
 					break;
 				}
@@ -324,71 +316,6 @@ final class LockDataSources {
 			}
 		}
 		return null;
-	}
-
-	/**
-	 * Return whether two data sources are the same, one wraps the other, or both wrap the
-	 * same one.
-	 */
-	static boolean sameDataSource(DataSource first, DataSource second) {
-		DataSource outer = first;
-		for (int i = 0; outer != null && i < MAX_LAYERS; i++, outer = unwrap(outer)) {
-			DataSource inner = second;
-			for (int j = 0; inner != null && j < MAX_LAYERS; j++, inner = unwrap(inner)) {
-				if (outer == inner) {
-					return true;
-				}
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * Return the innermost data source a data source wraps, or itself: what tells calls
-	 * on the same pool apart from calls on another, whatever wrapper each went through. A
-	 * routing one ({@link AbstractRoutingDataSource}) stands for the Hikari pool it
-	 * routes to at this call, when that can be told, so that a key held for one of its
-	 * targets is not taken for held on another.
-	 */
-	static DataSource target(DataSource dataSource) {
-		DataSource target = innermost(dataSource);
-		return (target instanceof AbstractRoutingDataSource routing) ? routedTo(routing) : target;
-	}
-
-	/**
-	 * Return the innermost data source a data source wraps, or itself, a routing one
-	 * included as it is.
-	 */
-	static DataSource innermost(DataSource dataSource) {
-		DataSource target = dataSource;
-		for (int i = 0; i < MAX_LAYERS; i++) {
-			DataSource inner = unwrap(target);
-			if (inner == null) {
-				break;
-			}
-			target = inner;
-		}
-		return target;
-	}
-
-	private static DataSource routedTo(AbstractRoutingDataSource routing) {
-		try {
-			DataSource pool = LockConnections.applicationPool(routing);
-			return (pool != null) ? pool : routing;
-		}
-		catch (RuntimeException ex) {
-			// Routed nowhere now: a call that needs the database fails on its own, saying
-			// so.
-			return routing;
-		}
-	}
-
-	private static @Nullable DataSource unwrap(DataSource dataSource) {
-		Object unwrapped = TransactionSynchronizationUtils.unwrapResourceIfNecessary(dataSource);
-		if (unwrapped != dataSource && unwrapped instanceof DataSource inner) {
-			return inner;
-		}
-		return (dataSource instanceof DelegatingDataSource delegating) ? delegating.getTargetDataSource() : null;
 	}
 
 	/**

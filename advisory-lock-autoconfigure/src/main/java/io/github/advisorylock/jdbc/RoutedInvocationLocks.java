@@ -115,8 +115,8 @@ final class RoutedInvocationLocks implements AutoCloseable {
 		// connections come from. A
 		// configured source takes every lock in its own database, whatever the data
 		// source routes to.
-		DataSource target = (this.configured != null) ? LockDataSources.innermost(this.dataSource)
-				: LockDataSources.target(this.dataSource);
+		DataSource target = (this.configured != null) ? DataSourceUnwrapping.innermost(this.dataSource)
+				: DataSourceUnwrapping.target(this.dataSource);
 		DataSource pool = (this.configured != null) ? this.configured : applicationPool(namespace);
 		Routed last = this.last;
 		if (last != null && last.route().target == target && last.route().pool == pool) {

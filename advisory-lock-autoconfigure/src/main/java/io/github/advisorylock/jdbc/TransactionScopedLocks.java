@@ -119,7 +119,7 @@ final class TransactionScopedLocks {
 		try {
 			bound = transactionBound(request.namespace(), request.dataSource());
 			HeldLocks.checkNotSuspended(request.namespace(), request.mode(), keys,
-					LockDataSources.target(bound.resource()), bound.holder());
+					DataSourceUnwrapping.target(bound.resource()), bound.holder());
 			connection = transactionConnection(request.namespace(), bound);
 			attempt = attempt(connection, request, keys);
 		}
@@ -147,10 +147,10 @@ final class TransactionScopedLocks {
 	@Nullable DataSource heldLocksTarget(LockRequest request) {
 		Bound bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
 		if (bound != null) {
-			return LockDataSources.target(bound.resource());
+			return DataSourceUnwrapping.target(bound.resource());
 		}
 		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
-		return (name != null) ? LockDataSources.target(this.dataSources.named(request.namespace(), name)) : null;
+		return (name != null) ? DataSourceUnwrapping.target(this.dataSources.named(request.namespace(), name)) : null;
 	}
 
 	/**
@@ -173,7 +173,7 @@ final class TransactionScopedLocks {
 			Bound bound, Connection connection, boolean throwIfBusy) {
 		switch (attempt.outcome()) {
 			case ACQUIRED -> {
-				TransactionLocks.record(request.mode(), keys.keys(), LockDataSources.target(bound.resource()),
+				TransactionLocks.record(request.mode(), keys.keys(), DataSourceUnwrapping.target(bound.resource()),
 						bound.holder(), acquisition);
 				return true;
 			}
@@ -189,7 +189,7 @@ final class TransactionScopedLocks {
 				// transaction ends.
 				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
 				if (!taken.isEmpty()) {
-					TransactionLocks.record(request.mode(), taken, LockDataSources.target(bound.resource()),
+					TransactionLocks.record(request.mode(), taken, DataSourceUnwrapping.target(bound.resource()),
 							bound.holder(), Acquisition.IGNORED);
 				}
 				if (throwIfBusy) {

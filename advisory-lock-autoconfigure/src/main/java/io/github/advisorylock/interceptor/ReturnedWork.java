@@ -1,0 +1,153 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.annotation.Async;
+
+/**
+ * Which annotated methods, and which values they return, may run their work after the
+ * call has returned, when the lock no longer guards it: refused at startup where the
+ * declared return type tells, checked at run time where it cannot.
+ *
+ * @author advisory-lock authors
+ */
+final class ReturnedWork {
+
+	private static final String REACTIVE_STREAMS_PUBLISHER = "org.reactivestreams.Publisher";
+
+	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+
+	private ReturnedWork() {
+	}
+
+	/**
+	 * Validate that the work of a method is done when it returns. The lock ends with the
+	 * transaction or the call, while a {@code CompletionStage}, a {@code Future}, a
+	 * reactive {@code Publisher} or a Kotlin suspend function may run its work after
+	 * that, unguarded. Behind {@link Async @Async}, a method returning a {@code Future}
+	 * is fine: the lock's advice runs on the executor's thread inside {@code @Async}'s,
+	 * around the whole work (see {@link AdvisoryLockBeanPostProcessor}).
+	 * @param method the annotated method
+	 * @param targetClass the target class, or {@code null} if unknown
+	 * @throws IllegalStateException if its work may outlive the call
+	 */
+	static void validateWorkEndsWithTheCall(Method method, @Nullable Class<?> targetClass) {
+		Class<?> returnType = method.getReturnType();
+		boolean future = Future.class.isAssignableFrom(returnType);
+		boolean stage = future || CompletionStage.class.isAssignableFrom(returnType);
+		if (future && isAsync(method, targetClass)) {
+			return;
+		}
+		String work;
+		if (stage) {
+			work = "it returns " + returnType.getSimpleName() + ", whose work";
+		}
+		else if (isPublisher(returnType)) {
+			work = "it returns " + returnType.getSimpleName() + ", a reactive Publisher, whose work";
+		}
+		else if (isSuspendFunction(method)) {
+			work = "it is a Kotlin suspend function, whose work";
+		}
+		else {
+			return;
+		}
+		// Spring's @Async runs methods that return a Future, and nothing else that
+		// returns a value.
+		throw AdvisoryLockAttributeValidator.invalid(method, work
+				+ " may still run after the method has returned, and the lock ends with the "
+				+ "transaction or the call, before that work runs, so it would guard nothing: return the value itself"
+				+ (stage ? ", or put @Async on the method (declared to return a Future or CompletableFuture), so "
+						+ "that the transaction and the lock are taken on the executor's thread around the whole work"
+						: "")
+				+ ", or take the lock inside the asynchronous work");
+	}
+
+	/**
+	 * Return whether the value a method returns must be checked at run time for work that
+	 * outlives the call: its declared type neither refuses it at startup nor rules it out
+	 * ({@code Object}, {@code Serializable}, an interface or a class that a
+	 * {@code CompletableFuture} or a {@code Publisher} could extend).
+	 * @param method the annotated method
+	 * @return whether to check what it returns
+	 */
+	static boolean checksReturnedWork(Method method) {
+		Class<?> returnType = method.getReturnType();
+		return !returnType.isPrimitive() && !Modifier.isFinal(returnType.getModifiers())
+				&& !outlivesTheCall(returnType);
+	}
+
+	/**
+	 * Return whether a value of a type may run its work after the method that returned it
+	 * has returned: a {@code Future}, a {@code CompletionStage} or a reactive
+	 * {@code Publisher}.
+	 * @param type the type of a value
+	 * @return whether it may
+	 */
+	static boolean outlivesTheCall(Class<?> type) {
+		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type) || isPublisher(type);
+	}
+
+	private static boolean isPublisher(Class<?> type) {
+		return Flow.Publisher.class.isAssignableFrom(type) || isOrExtends(type, REACTIVE_STREAMS_PUBLISHER);
+	}
+
+	private static boolean isAsync(Method method, @Nullable Class<?> targetClass) {
+		return AnnotatedElementUtils.hasAnnotation(method, Async.class)
+				|| AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), Async.class)
+				|| (targetClass != null && AnnotatedElementUtils.hasAnnotation(targetClass, Async.class));
+	}
+
+	/**
+	 * Return whether a type is, or extends, the named one: by name, so that the library
+	 * need not be present.
+	 */
+	private static boolean isOrExtends(@Nullable Class<?> type, String name) {
+		if (type == null) {
+			return false;
+		}
+		if (type.getName().equals(name) || isOrExtends(type.getSuperclass(), name)) {
+			return true;
+		}
+		for (Class<?> implemented : type.getInterfaces()) {
+			if (isOrExtends(implemented, name)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Return whether a method is a Kotlin suspend function, which Kotlin compiles to a
+	 * method that takes a {@code Continuation} last; by name, so that the Kotlin standard
+	 * library need not be present.
+	 */
+	private static boolean isSuspendFunction(Method method) {
+		Class<?>[] parameterTypes = method.getParameterTypes();
+		return parameterTypes.length > 0
+				&& parameterTypes[parameterTypes.length - 1].getName().equals(KOTLIN_CONTINUATION);
+	}
+
+}
