@@ -127,10 +127,19 @@ final class InvocationScopedLocks implements AutoCloseable {
 	@Override
 	public void close() throws Exception {
 		this.closed = true;
+		closeAll(this.invocationLocks.values());
+	}
+
+	/**
+	 * Close each of them, the others too when one fails.
+	 * @param closeables what to close
+	 * @throws Exception the first failure, with the later ones suppressed in it
+	 */
+	static void closeAll(Iterable<? extends AutoCloseable> closeables) throws Exception {
 		Exception failure = null;
-		for (RoutedInvocationLocks locks : this.invocationLocks.values()) {
+		for (AutoCloseable closeable : closeables) {
 			try {
-				locks.close();
+				closeable.close();
 			}
 			catch (Exception ex) {
 				if (failure == null) {

@@ -198,23 +198,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 			this.closed = true;
 			all = new ArrayList<>(this.routes.values());
 		}
-		Exception failure = null;
-		for (InvocationLocks locks : all) {
-			try {
-				locks.close();
-			}
-			catch (Exception ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
-			}
-		}
-		if (failure != null) {
-			throw failure;
-		}
+		InvocationScopedLocks.closeAll(all);
 	}
 
 	/**
