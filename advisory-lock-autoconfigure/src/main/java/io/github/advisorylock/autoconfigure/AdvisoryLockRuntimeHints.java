@@ -47,8 +47,7 @@ import org.springframework.util.ClassUtils;
 public class AdvisoryLockRuntimeHints implements RuntimeHintsRegistrar {
 
 	/**
-	 * Looked up by {@code ClassUtils.isPresent} in {@code LockConnections} and
-	 * {@code DirectConnections}.
+	 * Looked up by {@code ClassUtils.isPresent} in {@code HikariPools}.
 	 */
 	static final String HIKARI_DATA_SOURCE = "com.zaxxer.hikari.HikariDataSource";
 

@@ -117,10 +117,10 @@ public class AdvisoryLockAspectSupport {
 				this.operations.get().lock(request);
 			}
 			catch (InvalidLockKeyException ex) {
-				throw keyError(attribute, keys, ex);
+				throw keyErrorInMethod(attribute, keys, ex);
 			}
 			catch (LockTransactionException ex) {
-				throw inMethod(attribute, ex);
+				throw refusalInMethod(attribute, ex);
 			}
 			return checkReturned(attribute, invocation.proceed());
 		}
@@ -139,10 +139,10 @@ public class AdvisoryLockAspectSupport {
 			throw ex.getCause();
 		}
 		catch (InvalidLockKeyException ex) {
-			throw keyError(attribute, keys, ex);
+			throw keyErrorInMethod(attribute, keys, ex);
 		}
 		catch (LockTransactionException ex) {
-			throw inMethod(attribute, ex);
+			throw refusalInMethod(attribute, ex);
 		}
 		if (result.executed()) {
 			return checkReturned(attribute, result.value());
@@ -178,7 +178,8 @@ public class AdvisoryLockAspectSupport {
 	 * the lock operations threw, with its cause and suppressed exceptions, rather than a
 	 * second copy of the same text around it.
 	 */
-	private static LockTransactionException inMethod(AdvisoryLockAttribute attribute, LockTransactionException ex) {
+	private static LockTransactionException refusalInMethod(AdvisoryLockAttribute attribute,
+			LockTransactionException ex) {
 		LockTransactionException refusal = new LockTransactionException(inMethod(attribute, ex.getMessage()),
 				ex.getCause());
 		for (Throwable suppressed : ex.getSuppressed()) {
@@ -194,11 +195,11 @@ public class AdvisoryLockAspectSupport {
 	 * with its cause and key index. Where the error concerns no single value (too many
 	 * keys, or operations that do not tell which), name every expression.
 	 */
-	private static InvalidLockKeyException keyError(AdvisoryLockAttribute attribute, List<@Nullable Object> keys,
-			InvalidLockKeyException ex) {
+	private static InvalidLockKeyException keyErrorInMethod(AdvisoryLockAttribute attribute,
+			List<@Nullable Object> keys, InvalidLockKeyException ex) {
 		int index = ex.getKeyIndex();
 		if (index < 0 || index >= keys.size()) {
-			return keyError(attribute, allExpressions(attribute) + ": " + ex.getMessage(), -1, ex.getCause());
+			return keyErrorInMethod(attribute, allExpressions(attribute) + ": " + ex.getMessage(), -1, ex.getCause());
 		}
 		String expression = "key expression '" + attribute.keyExpressions().get(index) + "'";
 		// The value tells which words fit; whether it is refused, the lock operations
@@ -206,18 +207,19 @@ public class AdvisoryLockAspectSupport {
 		Object value = keys.get(index);
 		if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
 				|| (value.getClass().isArray() && Array.getLength(value) == 0)) {
-			return keyError(attribute, expression + " gave " + ((value == null) ? "null" : "no value")
+			return keyErrorInMethod(attribute, expression + " gave " + ((value == null) ? "null" : "no value")
 					+ "; every call must name the resource to lock (if the expression names a parameter, compile "
 					+ "with -parameters or use #p0)", index, null);
 		}
 		if (holdsNull(value)) {
-			return keyError(attribute, expression + " gave a null element; every value of a collection or array "
-					+ "names a resource to lock", index, null);
+			return keyErrorInMethod(attribute, expression
+					+ " gave a null element; every value of a collection or array " + "names a resource to lock", index,
+					null);
 		}
-		return keyError(attribute, expression + ": " + ex.getMessage(), index, ex.getCause());
+		return keyErrorInMethod(attribute, expression + ": " + ex.getMessage(), index, ex.getCause());
 	}
 
-	private static InvalidLockKeyException keyError(AdvisoryLockAttribute attribute, String problem, int index,
+	private static InvalidLockKeyException keyErrorInMethod(AdvisoryLockAttribute attribute, String problem, int index,
 			@Nullable Throwable cause) {
 		return new InvalidLockKeyException(inMethod(attribute, problem), index, cause);
 	}

@@ -33,7 +33,7 @@ import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.Refusal;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.RefusalReason;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -116,7 +116,7 @@ final class AcquisitionSupport {
 			if (LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 				return ex;
 			}
-			throw failed(ex, request, keys);
+			throw translateLockFailure(ex, request, keys);
 		}
 	}
 
@@ -142,9 +142,9 @@ final class AcquisitionSupport {
 	 * more round trip, on this failure path only. A failure to read it must not hide the
 	 * refusal: it is attached as suppressed.
 	 */
-	static LockTransactionException refusal(Connection connection, String namespace) {
+	static LockTransactionException explainRefusal(Connection connection, String namespace) {
 		try {
-			Refusal refusal = AdvisoryLockStatements.refusal(connection);
+			RefusalReason refusal = AdvisoryLockStatements.readRefusalReason(connection);
 			return refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
 					: LockFailures.isolationRefusal(namespace, refusal.isolation());
 		}
@@ -156,7 +156,7 @@ final class AcquisitionSupport {
 	/**
 	 * Translate a failure of the lock statements into Spring's vocabulary.
 	 */
-	DataAccessException failed(SQLException ex, LockRequest request, LockKeys keys) {
+	DataAccessException translateLockFailure(SQLException ex, LockRequest request, LockKeys keys) {
 		return translate(ex, "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values())
 				+ " (keys " + keys.keys() + ")");
 	}
@@ -166,8 +166,8 @@ final class AcquisitionSupport {
 	 * configured.
 	 * @param diagnose asks the diagnosis, on the failure path only
 	 */
-	LockBusyException busy(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
-			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+	LockBusyException busyException(LockRequest request, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, Function<LockHolderDiagnosis, Diagnosis> diagnose) {
 		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose);
 	}
 

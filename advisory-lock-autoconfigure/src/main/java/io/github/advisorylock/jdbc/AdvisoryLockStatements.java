@@ -82,7 +82,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * The statements of an invocation-scoped lock's own session, which open its transaction
- * around this try and keep the session alive, are {@link InvocationSessionStatements}.
+ * around this try and keep the session alive, are {@link LockSessionStatements}.
  *
  * @author advisory-lock authors
  */
@@ -163,11 +163,12 @@ final class AdvisoryLockStatements {
 	 * @return what the try found
 	 * @throws SQLException if the statement fails
 	 */
-	static Tried tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace) throws SQLException {
+	static TryResult tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace)
+			throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(trySql(mode, keys.size(), namespace))) {
 			bindKeys(connection, statement, 1, keys, keys.size() > 1);
 			try (ResultSet result = statement.executeQuery()) {
-				return tried(result, keys);
+				return tryResult(result, keys);
 			}
 		}
 	}
@@ -199,11 +200,11 @@ final class AdvisoryLockStatements {
 	 * @return the refusal
 	 * @throws SQLException if the read fails
 	 */
-	static Refusal refusal(Connection connection) throws SQLException {
+	static RefusalReason readRefusalReason(Connection connection) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(REFUSAL);
 				ResultSet result = statement.executeQuery()) {
 			result.next();
-			return new Refusal(result.getString(1), result.getBoolean(2));
+			return new RefusalReason(result.getString(1), result.getBoolean(2));
 		}
 	}
 
@@ -236,15 +237,15 @@ final class AdvisoryLockStatements {
 	 * Read the row of a try: none when the check refused the lock; for one key whether it
 	 * was taken, for several the first one found held.
 	 */
-	static Tried tried(ResultSet result, List<Long> keys) throws SQLException {
+	static TryResult tryResult(ResultSet result, List<Long> keys) throws SQLException {
 		if (!result.next()) {
-			return Tried.REFUSED;
+			return TryResult.REFUSED;
 		}
 		if (keys.size() == 1) {
-			return result.getBoolean(1) ? Tried.ACQUIRED : new Tried(true, keys.get(0));
+			return result.getBoolean(1) ? TryResult.ACQUIRED : new TryResult(true, keys.get(0));
 		}
 		long busyKey = result.getLong(1);
-		return result.wasNull() ? Tried.ACQUIRED : new Tried(true, busyKey);
+		return result.wasNull() ? TryResult.ACQUIRED : new TryResult(true, busyKey);
 	}
 
 	static String commented(String namespace, String statement) {
@@ -298,11 +299,11 @@ final class AdvisoryLockStatements {
 	 * @param busyKey the first key found held, or {@code null} when every one was
 	 * acquired
 	 */
-	record Tried(boolean lockable, @Nullable Long busyKey) {
+	record TryResult(boolean lockable, @Nullable Long busyKey) {
 
-		static final Tried REFUSED = new Tried(false, null);
+		static final TryResult REFUSED = new TryResult(false, null);
 
-		static final Tried ACQUIRED = new Tried(true, null);
+		static final TryResult ACQUIRED = new TryResult(true, null);
 
 	}
 
@@ -312,7 +313,7 @@ final class AdvisoryLockStatements {
 	 * @param isolation the transaction's isolation level, as PostgreSQL names it
 	 * @param inRecovery whether the server is in recovery (a standby)
 	 */
-	record Refusal(String isolation, boolean inRecovery) {
+	record RefusalReason(String isolation, boolean inRecovery) {
 
 	}
 

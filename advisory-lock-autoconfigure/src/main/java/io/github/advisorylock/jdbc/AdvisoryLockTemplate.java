@@ -131,9 +131,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	private final AcquisitionSupport support = new AcquisitionSupport();
 
-	private final TransactionScopedLocks transactionLocks;
+	private final TransactionScopeFlow transactionLocks;
 
-	private final InvocationScopedLocks invocationLocks;
+	private final InvocationScopeFlow invocationLocks;
 
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource},
@@ -156,8 +156,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
-		this.transactionLocks = new TransactionScopedLocks(this.dataSources, this.support);
-		this.invocationLocks = new InvocationScopedLocks(this.dataSources, this.support);
+		this.transactionLocks = new TransactionScopeFlow(this.dataSources, this.support);
+		this.invocationLocks = new InvocationScopeFlow(this.dataSources, this.support);
 	}
 
 	private static DataSource nonNull(DataSource dataSource) {
@@ -358,7 +358,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	private static boolean isHeld(LockKeys keys, @Nullable DataSource target) {
 		for (long key : keys.keys()) {
-			if (!HeldLocks.holdsInvocation(key, target) && !TransactionLocks.holds(key, target)) {
+			if (!HeldLocks.holdsInvocation(key, target) && !TransactionLockSynchronization.holds(key, target)) {
 				return false;
 			}
 		}

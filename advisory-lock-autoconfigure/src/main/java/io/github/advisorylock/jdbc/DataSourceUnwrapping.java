@@ -18,6 +18,7 @@ package io.github.advisorylock.jdbc;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.hikari.HikariPools;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -93,7 +94,7 @@ final class DataSourceUnwrapping {
 
 	private static DataSource routedTo(AbstractRoutingDataSource routing) {
 		try {
-			DataSource pool = LockConnections.applicationPool(routing);
+			DataSource pool = HikariPools.applicationPool(routing);
 			return (pool != null) ? pool : routing;
 		}
 		catch (RuntimeException ex) {

@@ -148,13 +148,13 @@ final class LockDataSources {
 	 * none
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
-	Bound bound(String namespace, @Nullable String name) {
-		Bound only = boundToTheOnlyDataSource(name);
+	BoundConnection bound(String namespace, @Nullable String name) {
+		BoundConnection only = boundToTheOnlyDataSource(name);
 		if (only != null) {
 			return only;
 		}
 		DataSource named = (name != null) ? named(namespace, name) : null;
-		Bound found = null;
+		BoundConnection found = null;
 		int count = 0;
 		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 			if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
@@ -163,14 +163,14 @@ final class LockDataSources {
 						: owner(resource);
 				if (owner != null) {
 					count++;
-					found = new Bound(owner, this.byName.get(owner), resource, holder);
+					found = new BoundConnection(owner, this.byName.get(owner), resource, holder);
 				}
 			}
 		}
 		if (count == 1) {
 			return found;
 		}
-		throw (count == 0) ? noConnection(namespace, name) : severalBound(namespace, name);
+		throw (count == 0) ? noConnectionException(namespace, name) : severalBoundException(namespace, name);
 	}
 
 	/**
@@ -179,16 +179,16 @@ final class LockDataSources {
 	 * sources the template does not know are ignored either way).
 	 * @return its bound connection, or {@code null} to scan
 	 */
-	private @Nullable Bound boundToTheOnlyDataSource(@Nullable String name) {
+	private @Nullable BoundConnection boundToTheOnlyDataSource(@Nullable String name) {
 		if (this.byName.size() != 1 || (name != null && !this.byName.containsKey(name))) {
 			return null;
 		}
 		Map.Entry<String, DataSource> only = this.byName.entrySet().iterator().next();
-		// Bound under the unwrapped key, as getResource looks it up.
+		// BoundConnection under the unwrapped key, as getResource looks it up.
 		if (TransactionSynchronizationManager.getResource(only.getValue()) instanceof ConnectionHolder holder
 				&& holder.getConnectionHandle() != null && TransactionSynchronizationUtils
 					.unwrapResourceIfNecessary(only.getValue()) instanceof DataSource key) {
-			return new Bound(only.getKey(), only.getValue(), key, holder);
+			return new BoundConnection(only.getKey(), only.getValue(), key, holder);
 		}
 		return null;
 	}
@@ -198,7 +198,7 @@ final class LockDataSources {
 	 * would throw a {@link LockTransactionException}.
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
-	@Nullable Bound boundIfUnique(String namespace, @Nullable String name) {
+	@Nullable BoundConnection boundIfUnique(String namespace, @Nullable String name) {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
 			return null;
 		}
@@ -246,7 +246,7 @@ final class LockDataSources {
 		return names;
 	}
 
-	private LockTransactionException noConnection(String namespace, @Nullable String name) {
+	private LockTransactionException noConnectionException(String namespace, @Nullable String name) {
 		String which;
 		if (name != null) {
 			List<String> bound = boundNames();
@@ -261,7 +261,7 @@ final class LockDataSources {
 				+ "DataSource), or the lock would be taken in another session and protect nothing");
 	}
 
-	private LockTransactionException severalBound(String namespace, @Nullable String name) {
+	private LockTransactionException severalBoundException(String namespace, @Nullable String name) {
 		List<String> bound = boundNames();
 		String fix;
 		if (name != null || bound.size() < 2) {
@@ -328,7 +328,7 @@ final class LockDataSources {
 	 * {@code DataSourceUtils} gets and releases it by
 	 * @param holder the holder of the connection
 	 */
-	record Bound(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder) {
+	record BoundConnection(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder) {
 
 	}
 

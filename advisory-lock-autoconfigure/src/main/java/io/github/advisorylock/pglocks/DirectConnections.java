@@ -30,14 +30,13 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.hikari.HikariPools;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.util.Assert;
-import org.springframework.util.ClassUtils;
 
 /**
  * Short-lived physical connections to the server of the application's Hikari pool,
@@ -96,9 +95,6 @@ public final class DirectConnections {
 	 */
 	private static final int MAX_LAYERS = 16;
 
-	private static final boolean HIKARI_PRESENT = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource",
-			DirectConnections.class.getClassLoader());
-
 	/** Opens a connection with the given {@code application_name}. */
 	private final Connector connector;
 
@@ -143,7 +139,7 @@ public final class DirectConnections {
 		if (router(dataSource) != null) {
 			return null;
 		}
-		Connector connector = HIKARI_PRESENT ? Hikari.connector(dataSource, timeout) : null;
+		Connector connector = connector(dataSource, timeout);
 		return (connector != null) ? new DirectConnections(connector, timeout) : null;
 	}
 
@@ -177,7 +173,13 @@ public final class DirectConnections {
 	 * the router has none for the current lookup key
 	 */
 	static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
-		return HIKARI_PRESENT ? Hikari.currentPool(router) : null;
+		try {
+			return HikariPools.applicationPool(router);
+		}
+		catch (IllegalStateException ex) {
+			// No target for the current lookup key, and no default.
+			return null;
+		}
 	}
 
 	/**
@@ -326,60 +328,31 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Reads the pool's settings; a separate class, so Hikari is loaded only when present.
+	 * Return how to open a direct connection to the server of the Hikari pool a data
+	 * source is or wraps, with every read bounded by the timeout.
 	 */
-	private static final class Hikari {
-
-		static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
-			try {
-				return router.isWrapperFor(HikariDataSource.class) ? router.unwrap(HikariDataSource.class) : null;
-			}
-			catch (SQLException | IllegalStateException ex) {
-				// IllegalStateException: no target for the current lookup key, and no
-				// default.
-				return null;
-			}
+	private static @Nullable Connector connector(DataSource dataSource, Duration timeout) {
+		DataSource pool = HikariPools.applicationPool(dataSource);
+		HikariPools.Login login = (pool != null) ? HikariPools.login(pool) : null;
+		if (login == null) {
+			return null;
 		}
-
-		static @Nullable Connector connector(DataSource dataSource, Duration timeout) {
-			try {
-				if (!dataSource.isWrapperFor(HikariDataSource.class)) {
-					return null;
-				}
-				HikariDataSource hikari = dataSource.unwrap(HikariDataSource.class);
-				if (hikari.getJdbcUrl() == null) {
-					return null;
-				}
-				Properties properties = new Properties();
-				properties.putAll(hikari.getDataSourceProperties());
-				if (hikari.getUsername() != null) {
-					properties.setProperty("user", hikari.getUsername());
-				}
-				if (hikari.getPassword() != null) {
-					properties.setProperty("password", hikari.getPassword());
-				}
-				int seconds = seconds(timeout);
-				properties.setProperty("connectTimeout", Integer.toString(seconds));
-				properties.setProperty("loginTimeout", Integer.toString(seconds));
-				// A read that hangs (a dead server) is cut after the query timeout plus
-				// one second of grace.
-				properties.setProperty("socketTimeout", Integer.toString(seconds + 1));
-				String url = withoutOverriddenParameters(hikari.getJdbcUrl());
-				// Named at connect time, per read, so that one source serves the
-				// diagnosis and the endpoint without
-				// a round trip to rename the session.
-				return (applicationName) -> {
-					Properties named = new Properties();
-					named.putAll(properties);
-					named.setProperty("ApplicationName", applicationName);
-					return DriverManager.getConnection(url, named);
-				};
-			}
-			catch (SQLException ex) {
-				return null;
-			}
-		}
-
+		Properties properties = login.properties();
+		int seconds = seconds(timeout);
+		properties.setProperty("connectTimeout", Integer.toString(seconds));
+		properties.setProperty("loginTimeout", Integer.toString(seconds));
+		// A read that hangs (a dead server) is cut after the query timeout plus one
+		// second of grace.
+		properties.setProperty("socketTimeout", Integer.toString(seconds + 1));
+		String url = withoutOverriddenParameters(login.jdbcUrl());
+		// Named at connect time, per read, so that one source serves the diagnosis and
+		// the endpoint without a round trip to rename the session.
+		return (applicationName) -> {
+			Properties named = new Properties();
+			named.putAll(properties);
+			named.setProperty("ApplicationName", applicationName);
+			return DriverManager.getConnection(url, named);
+		};
 	}
 
 }

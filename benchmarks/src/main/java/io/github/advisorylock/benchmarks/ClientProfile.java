@@ -67,7 +67,7 @@ public final class ClientProfile {
 		stages.put("AdvisoryLockAspectSupport.keys", "key expression (SpEL)");
 		stages.put("LockKeys.resolve", "key derivation (SHA-256)");
 		stages.put("AdvisoryLockTemplate.acquire", "lock: the template's own work");
-		stages.put("TransactionLocks.record", "lock: record of what the transaction took");
+		stages.put("TransactionLockSynchronization.record", "lock: record of what the transaction took");
 		stages.put("DataSourceUtils.getConnection", "lock: the transaction's connection");
 		stages.put("AdvisoryLockTemplate.transactionConnection", "lock: the transaction's connection");
 		stages.put("HandWrittenCalls.execute", "lock: the statement (JDBC)");

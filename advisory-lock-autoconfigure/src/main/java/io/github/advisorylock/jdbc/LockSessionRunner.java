@@ -39,7 +39,7 @@ import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.InvocationSessionStatements.Opened;
+import io.github.advisorylock.jdbc.LockSessionStatements.OpenedSession;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -48,23 +48,24 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Runs work under {@link LockScope#INVOCATION invocation-scoped} locks: each call takes a
- * connection of its own ({@link LockConnections}), opens a READ COMMITTED, READ ONLY
- * transaction on it with a dead-man {@code idle_in_transaction_session_timeout} of three
- * heartbeats, takes the locks with the same statements as a transaction-scoped call,
- * keeps the session alive with a heartbeat while the work runs, and rolls the transaction
- * back when the work has returned or thrown. PostgreSQL releases the locks then, or as
- * soon as the connection dies, or when the holder stops sending heartbeats (a hung
- * process, a cut network) for three of them.
+ * Runs work under {@link LockScope#INVOCATION invocation-scoped} locks on one database,
+ * each call in a {@link LockSession lock session}: it takes a connection of its own
+ * ({@link LockSessionConnections}), opens a READ COMMITTED, READ ONLY transaction on it
+ * with a dead-man {@code idle_in_transaction_session_timeout} of three heartbeats, takes
+ * the locks with the same statements as a transaction-scoped call, keeps the session
+ * alive with a heartbeat while the work runs, and rolls the transaction back when the
+ * work has returned or thrown. PostgreSQL releases the locks then, or as soon as the
+ * connection dies, or when the holder stops sending heartbeats (a hung process, a cut
+ * network) for three of them.
  */
-final class InvocationLocks implements AutoCloseable {
+final class LockSessionRunner implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(InvocationLocks.class);
+	private static final Log logger = LogFactory.getLog(LockSessionRunner.class);
 
 	/** How PostgreSQL shows a time setting: a number and a unit. */
 	private static final Pattern TIME_SETTING = Pattern.compile("(\\d+)(us|ms|s|min|h|d)");
 
-	private final LockConnections connections;
+	private final LockSessionConnections connections;
 
 	/**
 	 * The innermost {@code DataSource} the locks are held on: what a nested call on the
@@ -86,7 +87,7 @@ final class InvocationLocks implements AutoCloseable {
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
-	private final Set<InvocationLock> held = ConcurrentHashMap.newKeySet();
+	private final Set<LockSession> held = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Namespaces already warned about {@code transaction_timeout}: once each, not at
@@ -108,7 +109,7 @@ final class InvocationLocks implements AutoCloseable {
 	 * @param support the listeners, timeout and failures shared with transaction-scoped
 	 * calls
 	 */
-	InvocationLocks(LockConnections connections, DataSource target, Duration heartbeat, String instance,
+	LockSessionRunner(LockSessionConnections connections, DataSource target, Duration heartbeat, String instance,
 			AcquisitionSupport support) {
 		this.connections = connections;
 		this.target = target;
@@ -152,7 +153,7 @@ final class InvocationLocks implements AutoCloseable {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
-		InvocationLock lock = null;
+		LockSession lock = null;
 		try {
 			lock = acquire(connection, request, needed, acquisition);
 			if (lock == null) {
@@ -205,9 +206,9 @@ final class InvocationLocks implements AutoCloseable {
 	 * Open the lock's transaction and take its locks.
 	 * @return the held lock, or {@code null} for a skip
 	 */
-	private @Nullable InvocationLock acquire(Connection connection, LockRequest request, LockKeys keys,
+	private @Nullable LockSession acquire(Connection connection, LockRequest request, LockKeys keys,
 			Acquisition acquisition) {
-		Opened opened;
+		OpenedSession opened;
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
 		long sent = System.nanoTime();
@@ -216,25 +217,25 @@ final class InvocationLocks implements AutoCloseable {
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
 			// link.
 			setNetworkTimeout(connection, this.deadMan.plus(this.support.timeout(request)));
-			opened = InvocationSessionStatements.beginInvocation(connection, request.mode(), keys.keys(),
-					request.namespace(), applicationName(request.namespace()), this.deadMan.toMillis());
-			if (!opened.tried().lockable()) {
+			opened = LockSessionStatements.beginInvocation(connection, request.mode(), keys.keys(), request.namespace(),
+					applicationName(request.namespace()), this.deadMan.toMillis());
+			if (!opened.tryResult().lockable()) {
 				// It set READ COMMITTED itself, so only recovery is left; the refusal
 				// reads which.
-				throw AcquisitionSupport.refusal(connection, request.namespace());
+				throw AcquisitionSupport.explainRefusal(connection, request.namespace());
 			}
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
-			throw this.support.failed(ex, request, keys);
+			throw this.support.translateLockFailure(ex, request, keys);
 		}
 		catch (RuntimeException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
 		Duration transactionTimeout = transactionTimeout(request.namespace(), opened.transactionTimeout());
-		Long busyKey = opened.tried().busyKey();
-		String keepAlive = InvocationSessionStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
+		Long busyKey = opened.tryResult().busyKey();
+		String keepAlive = LockSessionStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
 		LockAttempt attempt;
 		try {
 			attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
@@ -245,7 +246,7 @@ final class InvocationLocks implements AutoCloseable {
 					// opening
 					// statements did theirs.
 					sent = System.nanoTime();
-					InvocationSessionStatements.keepAlive(connection, keepAlive);
+					LockSessionStatements.keepAlive(connection, keepAlive);
 				}
 				// From now on the network timeout bounds a heartbeat and the final
 				// rollback.
@@ -254,7 +255,7 @@ final class InvocationLocks implements AutoCloseable {
 		}
 		catch (SQLException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
-			throw this.support.failed(ex, request, keys);
+			throw this.support.translateLockFailure(ex, request, keys);
 		}
 		catch (RuntimeException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
@@ -266,11 +267,11 @@ final class InvocationLocks implements AutoCloseable {
 				AcquisitionSupport.logSkipped(request, keys);
 				return null;
 			}
-			case BUSY -> throw this.support.busy(request, keys, null, null,
+			case BUSY -> throw this.support.busyException(request, keys, null, null,
 					(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
 			case TIMEOUT -> {
 				List<Long> waitedFor = AcquisitionSupport.waitedFor(keys, busyKey);
-				throw this.support.busy(request, keys, this.support.timeout(request), attempt.timedOut(),
+				throw this.support.busyException(request, keys, this.support.timeout(request), attempt.timedOut(),
 						(diagnosis) -> {
 							// The timeout aborted the transaction; after its rollback the
 							// session can ask again.
@@ -281,7 +282,7 @@ final class InvocationLocks implements AutoCloseable {
 			default -> {
 			}
 		}
-		return new InvocationLock(request.namespace(), request.mode(), keys, this.target, connection, acquisition,
+		return new LockSession(request.namespace(), request.mode(), keys, this.target, connection, acquisition,
 				keepAlive, sent, this.deadMan, transactionTimeout);
 	}
 

@@ -21,30 +21,25 @@ import java.util.concurrent.Semaphore;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
-import org.springframework.util.ClassUtils;
 
 /**
- * The connections that hold invocation-scoped locks: from a source of their own, never
- * the application's pool that the work itself needs, and at most a fixed number at once.
- * Reaching the bound is an error at once rather than a wait, so that a job can never wait
- * for a connection that another job holds.
+ * The connections of {@link LockSession lock sessions}, which hold invocation-scoped
+ * locks: from a source of their own, never the application's pool that the work itself
+ * needs, and at most a fixed number at once. Reaching the bound is an error at once
+ * rather than a wait, so that a job can never wait for a connection that another job
+ * holds.
  */
-final class LockConnections implements AutoCloseable {
+final class LockSessionConnections implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(LockConnections.class);
+	private static final Log logger = LogFactory.getLog(LockSessionConnections.class);
 
 	/** The property that sets the bound, named in the error that reaching it raises. */
 	static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.invocation.max-connections";
-
-	private static final boolean HIKARI_PRESENT = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource",
-			LockConnections.class.getClassLoader());
 
 	private final DataSource dataSource;
 
@@ -64,7 +59,7 @@ final class LockConnections implements AutoCloseable {
 	 * {@code DataSource} sends calls to
 	 * @param maxConnections the most connections at once: the permits there are
 	 */
-	LockConnections(DataSource dataSource, boolean ownsSource, Semaphore permits, int maxConnections) {
+	LockSessionConnections(DataSource dataSource, boolean ownsSource, Semaphore permits, int maxConnections) {
 		this.dataSource = dataSource;
 		this.ownsSource = ownsSource;
 		this.maxConnections = maxConnections;
@@ -130,73 +125,11 @@ final class LockConnections implements AutoCloseable {
 		return this.maxConnections;
 	}
 
-	/**
-	 * Return the Hikari pool a data source is, wraps, or routes to at this call: a
-	 * routing one ({@code AbstractRoutingDataSource}) unwraps to its current target.
-	 * @param dataSource the application's data source
-	 * @return the pool, or {@code null} when it is none (or Hikari is not on the class
-	 * path)
-	 * @throws RuntimeException as a routing data source throws it when it routes to
-	 * nothing now
-	 */
-	static @Nullable DataSource applicationPool(DataSource dataSource) {
-		return HIKARI_PRESENT ? Hikari.unwrap(dataSource) : null;
-	}
-
-	/**
-	 * Derive, from one of the application's Hikari pools, a pool of its own for the
-	 * connections that hold invocation-scoped locks: the same server, credentials and
-	 * driver settings, at most {@code maxConnections} connections, none kept open when
-	 * unused for the pool's idle timeout.
-	 * @param applicationPool a pool {@link #applicationPool} returned
-	 * @param maxConnections the most connections
-	 * @return the pool; close it when done
-	 */
-	static DataSource derivedPool(DataSource applicationPool, int maxConnections) {
-		return Hikari.pool(applicationPool, maxConnections);
-	}
-
 	@Override
 	public void close() throws Exception {
 		if (this.ownsSource && this.dataSource instanceof AutoCloseable closeable) {
 			closeable.close();
 		}
-	}
-
-	/**
-	 * Reads the pool's settings; a separate class, so Hikari is loaded only when present.
-	 */
-	private static final class Hikari {
-
-		static @Nullable DataSource unwrap(DataSource dataSource) {
-			try {
-				return dataSource.isWrapperFor(HikariDataSource.class) ? dataSource.unwrap(HikariDataSource.class)
-						: null;
-			}
-			catch (SQLException ex) {
-				return null;
-			}
-		}
-
-		static DataSource pool(DataSource applicationPool, int maxConnections) {
-			HikariDataSource application = (HikariDataSource) applicationPool;
-			HikariConfig config = new HikariConfig();
-			// Everything that reaches the server (URL or DataSource, credentials,
-			// properties, init SQL) is kept.
-			application.copyStateTo(config);
-			config.setPoolName(((application.getPoolName() != null) ? application.getPoolName() : "HikariPool")
-					+ "-advisory-lock");
-			config.setMaximumPoolSize(maxConnections);
-			config.setMinimumIdle(0);
-			config.setRegisterMbeans(false);
-			// A lock held for minutes is the point, not a leak.
-			config.setLeakDetectionThreshold(0);
-			// Connecting fails at first use rather than at startup, as the lock is needed
-			// only then.
-			config.setInitializationFailTimeout(-1);
-			return new HikariDataSource(config);
-		}
-
 	}
 
 }

@@ -36,9 +36,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The locks of one invocation-scoped call, held by the transaction of their own
- * connection: kept alive by a heartbeat while the call runs, and released by rolling that
- * transaction back when it ends.
+ * A lock session: the locks of one invocation-scoped call, held by the transaction of
+ * their own connection: kept alive by a heartbeat while the call runs, and released by
+ * rolling that transaction back when it ends.
  *
  * <p>
  * The lock counts as lost when a heartbeat fails, and also, without waiting for the next
@@ -55,9 +55,9 @@ import org.jspecify.annotations.Nullable;
  * is known at acquisition, so its end counts as a loss at that time, before the heartbeat
  * finds the session gone.
  */
-final class InvocationLock implements HeldLocks.Invocation {
+final class LockSession implements HeldLocks.Invocation {
 
-	private static final Log logger = LogFactory.getLog(InvocationLock.class);
+	private static final Log logger = LogFactory.getLog(LockSession.class);
 
 	private final String namespace;
 
@@ -100,7 +100,7 @@ final class InvocationLock implements HeldLocks.Invocation {
 	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
 	 * lock's transaction, or {@code null} for none
 	 */
-	InvocationLock(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
+	LockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
 			@Nullable Duration transactionTimeout) {
 		this.namespace = namespace;
@@ -144,7 +144,7 @@ final class InvocationLock implements HeldLocks.Invocation {
 		}
 		long sent = System.nanoTime();
 		try {
-			InvocationSessionStatements.keepAlive(this.connection, this.heartbeatSql);
+			LockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
 			this.confirmedNanos = sent;
 		}
 		catch (SQLException | RuntimeException ex) {

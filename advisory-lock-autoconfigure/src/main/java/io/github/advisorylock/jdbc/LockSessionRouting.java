@@ -25,17 +25,18 @@ import java.util.concurrent.Semaphore;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.hikari.HikariPools;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The support of invocation-scoped locks on one of the template's {@link DataSource}s,
- * found again at each call: a {@code DataSource} that routes
+ * Which database a lock session of one of the template's {@link DataSource}s is opened
+ * on, found again at each call: a {@code DataSource} that routes
  * ({@code AbstractRoutingDataSource}) sends each call to the database of the target it
  * routes to at that call, through a pool derived from that target, and the pools of all
  * its targets share one bound on the locks held at once. A {@code DataSource} that does
- * not route always finds the same support, by an identity check.
+ * not route always finds the same runner, by an identity check.
  */
-final class RoutedInvocationLocks implements AutoCloseable {
+final class LockSessionRouting implements AutoCloseable {
 
 	private final String name;
 
@@ -61,11 +62,11 @@ final class RoutedInvocationLocks implements AutoCloseable {
 
 	private final AcquisitionSupport support;
 
-	/** The route of the last call and its support, checked first. */
+	/** The route of the last call and its runner, checked first. */
 	private volatile @Nullable Routed last;
 
 	/** Guarded by itself. */
-	private final Map<Route, InvocationLocks> routes = new HashMap<>();
+	private final Map<Route, LockSessionRunner> routes = new HashMap<>();
 
 	/**
 	 * Guarded by {@link #routes}: once closed, no route is added, as nothing would close
@@ -74,7 +75,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	private boolean closed;
 
 	/**
-	 * Create the support of one data source.
+	 * Create the routing of one data source.
 	 * @param name its bean name
 	 * @param dataSource the data source
 	 * @param configured the source of the locks' connections the application gave, or
@@ -88,7 +89,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	 * @param support the listeners, timeout and failures shared with transaction-scoped
 	 * calls
 	 */
-	RoutedInvocationLocks(String name, DataSource dataSource, @Nullable DataSource configured, boolean isDefault,
+	LockSessionRouting(String name, DataSource dataSource, @Nullable DataSource configured, boolean isDefault,
 			boolean several, int maxConnections, Duration heartbeat, String instance, AcquisitionSupport support) {
 		this.name = name;
 		this.dataSource = dataSource;
@@ -103,14 +104,14 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Return the support of a call: the one of the pool the data source routes to now,
+	 * Return the runner of a call: the one of the pool the data source routes to now,
 	 * made at the first call routed there.
 	 * @param namespace the namespace of the call, for messages
-	 * @return the support
+	 * @return the runner
 	 * @throws IllegalStateException if no connection source can be found for where the
 	 * data source routes now, or the template was closed
 	 */
-	InvocationLocks locks(String namespace) {
+	LockSessionRunner locks(String namespace) {
 		// What a nested call on the same database finds the locks by, and the pool their
 		// connections come from. A
 		// configured source takes every lock in its own database, whatever the data
@@ -123,7 +124,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 			return last.locks();
 		}
 		Route route = new Route(target, pool);
-		InvocationLocks locks;
+		LockSessionRunner locks;
 		synchronized (this.routes) {
 			locks = this.routes.get(route);
 			if (locks == null) {
@@ -139,12 +140,12 @@ final class RoutedInvocationLocks implements AutoCloseable {
 		return locks;
 	}
 
-	private InvocationLocks newLocks(Route route) {
-		LockConnections connections = (this.configured != null)
-				? new LockConnections(this.configured, false, this.permits, this.maxConnections)
-				: new LockConnections(LockConnections.derivedPool(route.pool, this.maxConnections), true, this.permits,
-						this.maxConnections);
-		return new InvocationLocks(connections, route.target, this.heartbeat, this.instance, this.support);
+	private LockSessionRunner newLocks(Route route) {
+		LockSessionConnections connections = (this.configured != null)
+				? new LockSessionConnections(this.configured, false, this.permits, this.maxConnections)
+				: new LockSessionConnections(HikariPools.derivedPool(route.pool, "-advisory-lock", this.maxConnections),
+						true, this.permits, this.maxConnections);
+		return new LockSessionRunner(connections, route.target, this.heartbeat, this.instance, this.support);
 	}
 
 	/**
@@ -153,7 +154,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	private DataSource applicationPool(String namespace) {
 		DataSource pool;
 		try {
-			pool = LockConnections.applicationPool(this.dataSource);
+			pool = HikariPools.applicationPool(this.dataSource);
 		}
 		catch (RuntimeException ex) {
 			// AbstractRoutingDataSource's "Cannot determine target DataSource for lookup
@@ -193,12 +194,12 @@ final class RoutedInvocationLocks implements AutoCloseable {
 	 */
 	@Override
 	public void close() throws Exception {
-		List<InvocationLocks> all;
+		List<LockSessionRunner> all;
 		synchronized (this.routes) {
 			this.closed = true;
 			all = new ArrayList<>(this.routes.values());
 		}
-		InvocationScopedLocks.closeAll(all);
+		InvocationScopeFlow.closeAll(all);
 	}
 
 	/**
@@ -228,7 +229,7 @@ final class RoutedInvocationLocks implements AutoCloseable {
 
 	}
 
-	private record Routed(Route route, InvocationLocks locks) {
+	private record Routed(Route route, LockSessionRunner locks) {
 
 	}
 

@@ -43,19 +43,19 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * </ul>
  *
  * <p>
- * Bound to the transaction as a resource, like Spring's own resource holders; suspended,
- * its record moves to the registry's stack of the thread, and back when the transaction
- * resumes. Keys are recorded on the innermost {@code DataSource} and the
+ * BoundConnection to the transaction as a resource, like Spring's own resource holders;
+ * suspended, its record moves to the registry's stack of the thread, and back when the
+ * transaction resumes. Keys are recorded on the innermost {@code DataSource} and the
  * {@link ConnectionHolder} of the connection they were taken on.
  */
-final class TransactionLocks implements TransactionSynchronization {
+final class TransactionLockSynchronization implements TransactionSynchronization {
 
 	/** The key of the current transaction's record among its resources. */
 	private static final Object RESOURCE = new Object();
 
 	private final TransactionLockRecord record = new TransactionLockRecord();
 
-	private TransactionLocks() {
+	private TransactionLockSynchronization() {
 	}
 
 	/**
@@ -72,9 +72,10 @@ final class TransactionLocks implements TransactionSynchronization {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return;
 		}
-		TransactionLocks locks = (TransactionLocks) TransactionSynchronizationManager.getResource(RESOURCE);
+		TransactionLockSynchronization locks = (TransactionLockSynchronization) TransactionSynchronizationManager
+			.getResource(RESOURCE);
 		if (locks == null) {
-			locks = new TransactionLocks();
+			locks = new TransactionLockSynchronization();
 			TransactionSynchronizationManager.bindResource(RESOURCE, locks);
 			TransactionSynchronizationManager.registerSynchronization(locks);
 		}
@@ -89,7 +90,8 @@ final class TransactionLocks implements TransactionSynchronization {
 	 * @return whether it is held, in either mode
 	 */
 	static boolean holds(long key, @Nullable DataSource target) {
-		TransactionLocks locks = (TransactionLocks) TransactionSynchronizationManager.getResource(RESOURCE);
+		TransactionLockSynchronization locks = (TransactionLockSynchronization) TransactionSynchronizationManager
+			.getResource(RESOURCE);
 		return locks != null && locks.record.holds(key, target);
 	}
 

@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @author advisory-lock authors
  */
-final class InvocationSessionStatements {
+final class LockSessionStatements {
 
 	/**
 	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
@@ -62,7 +62,7 @@ final class InvocationSessionStatements {
 	 */
 	private static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
-	private InvocationSessionStatements() {
+	private LockSessionStatements() {
 	}
 
 	/**
@@ -82,7 +82,7 @@ final class InvocationSessionStatements {
 	 * ({@code null} before 17)
 	 * @throws SQLException if a statement fails
 	 */
-	static Opened beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
+	static OpenedSession beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) throws SQLException {
 		String sql = BEGIN_INVOCATION + AdvisoryLockStatements.trySql(mode, keys.size(), namespace) + "; "
 				+ KEEP_ALIVE.formatted(deadManMillis);
@@ -98,7 +98,7 @@ final class InvocationSessionStatements {
 				transactionTimeout = settings.getString(2);
 			}
 			try (ResultSet result = nextResultSet(statement, "try")) {
-				return new Opened(AdvisoryLockStatements.tried(result, keys), transactionTimeout);
+				return new OpenedSession(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout);
 			}
 		}
 	}
@@ -138,11 +138,11 @@ final class InvocationSessionStatements {
 	/**
 	 * What the opening statements of an invocation-scoped lock found.
 	 *
-	 * @param tried what the try found
+	 * @param tryResult what the try found
 	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
 	 * {@code null} before 17
 	 */
-	record Opened(AdvisoryLockStatements.Tried tried, @Nullable String transactionTimeout) {
+	record OpenedSession(AdvisoryLockStatements.TryResult tryResult, @Nullable String transactionTimeout) {
 
 	}
 

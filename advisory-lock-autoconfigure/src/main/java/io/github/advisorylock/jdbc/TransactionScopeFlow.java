@@ -36,8 +36,8 @@ import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.Tried;
-import io.github.advisorylock.jdbc.LockDataSources.Bound;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.TryResult;
+import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -47,9 +47,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Takes {@link LockScope#TRANSACTION transaction-scoped} locks on the connection of the
  * current Spring transaction: one statement when the keys are free, a second one for a
  * {@link WaitMode#BLOCK} that found a key held, and never a release (PostgreSQL releases
- * them at COMMIT or ROLLBACK). The locks taken are recorded in {@link TransactionLocks}.
+ * them at COMMIT or ROLLBACK). The locks taken are recorded in
+ * {@link TransactionLockSynchronization}.
  */
-final class TransactionScopedLocks {
+final class TransactionScopeFlow {
 
 	/**
 	 * A transaction-scoped lock is never lost while its transaction can still run
@@ -78,7 +79,7 @@ final class TransactionScopedLocks {
 	 * @param support the listeners, timeout and failures shared with invocation-scoped
 	 * calls
 	 */
-	TransactionScopedLocks(LockDataSources dataSources, AcquisitionSupport support) {
+	TransactionScopeFlow(LockDataSources dataSources, AcquisitionSupport support) {
 		this.dataSources = dataSources;
 		this.support = support;
 	}
@@ -113,7 +114,7 @@ final class TransactionScopedLocks {
 			return true;
 		}
 		Acquisition acquisition = this.support.starting(request, keys);
-		Bound bound = null;
+		BoundConnection bound = null;
 		Connection connection = null;
 		LockAttempt attempt;
 		try {
@@ -145,7 +146,7 @@ final class TransactionScopedLocks {
 	 * invocation-scoped one still finds the keys that one holds.
 	 */
 	@Nullable DataSource heldLocksTarget(LockRequest request) {
-		Bound bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
+		BoundConnection bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
 		if (bound != null) {
 			return DataSourceUnwrapping.target(bound.resource());
 		}
@@ -170,38 +171,38 @@ final class TransactionScopedLocks {
 	 * Act on what an attempt found, after the listeners heard it.
 	 */
 	private boolean settle(LockAttempt attempt, Acquisition acquisition, LockRequest request, LockKeys keys,
-			Bound bound, Connection connection, boolean throwIfBusy) {
+			BoundConnection bound, Connection connection, boolean throwIfBusy) {
 		switch (attempt.outcome()) {
 			case ACQUIRED -> {
-				TransactionLocks.record(request.mode(), keys.keys(), DataSourceUnwrapping.target(bound.resource()),
-						bound.holder(), acquisition);
+				TransactionLockSynchronization.record(request.mode(), keys.keys(),
+						DataSourceUnwrapping.target(bound.resource()), bound.holder(), acquisition);
 				return true;
 			}
 			case SKIPPED -> {
 				AcquisitionSupport.logSkipped(request, keys);
 				return false;
 			}
-			case TIMEOUT -> throw this.support.busy(request, keys, this.support.timeout(request), attempt.timedOut(),
-					(diagnosis) -> diagnosis.afterTimeout(bound.dataSource(), connection,
+			case TIMEOUT -> throw this.support.busyException(request, keys, this.support.timeout(request),
+					attempt.timedOut(), (diagnosis) -> diagnosis.afterTimeout(bound.dataSource(), connection,
 							AcquisitionSupport.waitedFor(keys, attempt.busyKey()), request.mode()));
 			default -> {
 				// The keys before the one found held were taken, and stay held until the
 				// transaction ends.
 				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
 				if (!taken.isEmpty()) {
-					TransactionLocks.record(request.mode(), taken, DataSourceUnwrapping.target(bound.resource()),
-							bound.holder(), Acquisition.IGNORED);
+					TransactionLockSynchronization.record(request.mode(), taken,
+							DataSourceUnwrapping.target(bound.resource()), bound.holder(), Acquisition.IGNORED);
 				}
 				if (throwIfBusy) {
-					throw this.support.busy(request, keys, null, null, (diagnosis) -> diagnosis.onConnection(connection,
-							List.of(attempt.busyKey()), request.mode()));
+					throw this.support.busyException(request, keys, null, null, (diagnosis) -> diagnosis
+						.onConnection(connection, List.of(attempt.busyKey()), request.mode()));
 				}
 				return false;
 			}
 		}
 	}
 
-	private static void release(@Nullable Connection connection, @Nullable Bound bound) {
+	private static void release(@Nullable Connection connection, @Nullable BoundConnection bound) {
 		if (connection != null && bound != null) {
 			DataSourceUtils.releaseConnection(connection, bound.resource());
 		}
@@ -218,7 +219,8 @@ final class TransactionScopedLocks {
 		try {
 			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
 					? connection.setSavepoint() : null;
-			Tried tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(), request.namespace());
+			TryResult tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(),
+					request.namespace());
 			if (savepoint != null) {
 				if (tried.busyKey() != null) {
 					connection.rollback(savepoint);
@@ -226,12 +228,12 @@ final class TransactionScopedLocks {
 				connection.releaseSavepoint(savepoint);
 			}
 			if (!tried.lockable()) {
-				throw AcquisitionSupport.refusal(connection, request.namespace());
+				throw AcquisitionSupport.explainRefusal(connection, request.namespace());
 			}
 			return tried.busyKey();
 		}
 		catch (SQLException ex) {
-			throw this.support.failed(ex, request, keys);
+			throw this.support.translateLockFailure(ex, request, keys);
 		}
 	}
 
@@ -241,7 +243,7 @@ final class TransactionScopedLocks {
 	 * @param namespace the namespace of the call, for messages
 	 * @param dataSource the name of the data source the call gives, or {@code null}
 	 */
-	private Bound transactionBound(String namespace, @Nullable String dataSource) {
+	private BoundConnection transactionBound(String namespace, @Nullable String dataSource) {
 		if (dataSource != null) {
 			// A wrong name is a mistake in the code, whatever the transaction: say it
 			// first.
@@ -260,7 +262,7 @@ final class TransactionScopedLocks {
 	/**
 	 * Get the bound connection, checking that it is in the transaction.
 	 */
-	private Connection transactionConnection(String namespace, Bound bound) {
+	private Connection transactionConnection(String namespace, BoundConnection bound) {
 		Connection connection = DataSourceUtils.getConnection(bound.resource());
 		try {
 			// A holder bound by a JdbcTemplate call outside this DataSource's

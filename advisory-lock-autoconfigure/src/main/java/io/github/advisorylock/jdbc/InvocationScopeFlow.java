@@ -34,12 +34,12 @@ import org.springframework.util.Assert;
 
 /**
  * Runs work under {@link LockScope#INVOCATION invocation-scoped} locks on any of the
- * template's {@code DataSource}s: the support of each ({@link RoutedInvocationLocks}) is
+ * template's {@code DataSource}s: the routing of each ({@link LockSessionRouting}) is
  * made at its first call, so that an application without one starts no thread and no
  * pool, and all of them are closed with the template. The template sets it up (its
  * setters check the values).
  */
-final class InvocationScopedLocks implements AutoCloseable {
+final class InvocationScopeFlow implements AutoCloseable {
 
 	private final LockDataSources dataSources;
 
@@ -54,10 +54,9 @@ final class InvocationScopedLocks implements AutoCloseable {
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
 	/**
-	 * The support of invocation-scoped locks, by name of the {@code DataSource} they hold
-	 * connections of.
+	 * The routing of each {@code DataSource}'s lock sessions, by its name.
 	 */
-	private final Map<String, RoutedInvocationLocks> invocationLocks = new ConcurrentHashMap<>();
+	private final Map<String, LockSessionRouting> routings = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -67,7 +66,7 @@ final class InvocationScopedLocks implements AutoCloseable {
 	 * @param support the listeners, timeout and failures shared with transaction-scoped
 	 * calls
 	 */
-	InvocationScopedLocks(LockDataSources dataSources, AcquisitionSupport support) {
+	InvocationScopeFlow(LockDataSources dataSources, AcquisitionSupport support) {
 		this.dataSources = dataSources;
 		this.support = support;
 	}
@@ -101,18 +100,18 @@ final class InvocationScopedLocks implements AutoCloseable {
 		return locks(request.namespace(), name).execute(request, keys, callback);
 	}
 
-	private InvocationLocks locks(String namespace, String name) {
+	private LockSessionRunner locks(String namespace, String name) {
 		// Closed, it makes no pool and no scheduler that nothing would close; the
 		// existing ones refuse on their own.
-		Assert.state(!this.closed || this.invocationLocks.containsKey(name), () -> "An invocation-scoped advisory "
+		Assert.state(!this.closed || this.routings.containsKey(name), () -> "An invocation-scoped advisory "
 				+ "lock was called after its AdvisoryLockTemplate was closed (the application is shutting down)");
 		// Made at the first invocation-scoped call on each DataSource, so that an
 		// application without one starts no
 		// thread and no pool; a source that cannot be found fails that call, and the next
 		// ones, saying why.
-		return this.invocationLocks.computeIfAbsent(name, (key) -> {
+		return this.routings.computeIfAbsent(name, (key) -> {
 			boolean isDefault = name.equals(this.dataSources.defaultName());
-			return new RoutedInvocationLocks(name, this.dataSources.dataSource(name),
+			return new LockSessionRouting(name, this.dataSources.dataSource(name),
 					isDefault ? this.invocationDataSource : null, isDefault, this.dataSources.names().size() > 1,
 					this.maxConnections, this.heartbeat, this.instanceName, this.support);
 		}).locks(namespace);
@@ -127,7 +126,7 @@ final class InvocationScopedLocks implements AutoCloseable {
 	@Override
 	public void close() throws Exception {
 		this.closed = true;
-		closeAll(this.invocationLocks.values());
+		closeAll(this.routings.values());
 	}
 
 	/**

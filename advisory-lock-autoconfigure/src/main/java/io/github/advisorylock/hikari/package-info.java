@@ -1,0 +1,26 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+/**
+ * What the library derives from the application's Hikari pools: the pool of the
+ * invocation-scoped locks' connections ({@code jdbc}) and the direct connections of the
+ * {@code pg_locks} reads ({@code pglocks}) come from one place,
+ * {@link io.github.advisorylock.hikari.HikariPools}. Depends on no package of the
+ * library.
+ */
+@NullMarked
+package io.github.advisorylock.hikari;
+
+import org.jspecify.annotations.NullMarked;
