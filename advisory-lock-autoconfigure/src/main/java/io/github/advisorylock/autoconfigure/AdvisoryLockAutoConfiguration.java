@@ -21,11 +21,11 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 
@@ -33,8 +33,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AllNestedConditions;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -45,8 +43,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.jdbc.datasource.DataSourceUtils;
-import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -55,8 +51,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods.
  *
  * <p>
- * Applies when spring-jdbc is present, with a {@link DataSource} and a
- * {@link PlatformTransactionManager}; without them it backs off, and
+ * Applies when spring-jdbc is present, with a {@link DataSource} bean and a
+ * {@code PlatformTransactionManager} bean ({@link OnLockPrerequisitesCondition}, which
+ * reads them from {@link LockPrerequisite}); without them it backs off, and
  * {@link AdvisoryLockPrerequisitesAutoConfiguration} fails the startup of an application
  * that uses the locks, so that no {@code @AdvisoryLocked} method runs unlocked. The
  * operations know every {@code DataSource} bean that is a default candidate, by bean
@@ -79,8 +76,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
 		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
 		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration" })
-@ConditionalOnClass({ DataSourceUtils.class, PlatformTransactionManager.class })
-@ConditionalOnBean({ DataSource.class, PlatformTransactionManager.class })
+@Conditional(OnLockPrerequisitesCondition.class)
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
 @Import(DirectConnectionsConfiguration.class)
 @ImportRuntimeHints(AdvisoryLockRuntimeHints.class)

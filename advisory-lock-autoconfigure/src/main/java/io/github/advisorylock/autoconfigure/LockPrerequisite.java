@@ -40,17 +40,17 @@ enum LockPrerequisite {
 
 	/** spring-jdbc, which joins a transaction's connection. */
 	SPRING_JDBC("spring-jdbc is not on the class path",
-			"the lock is taken on the JDBC connection of the current transaction", Action.JDBC),
+			"the lock is taken on the JDBC connection of the current transaction", Action.JDBC, true),
 
 	/** A {@code DataSource} bean. */
 	DATA_SOURCE("there is no DataSource bean", "the lock is taken on the JDBC connection of the current transaction",
-			Action.JDBC),
+			Action.JDBC, true),
 
 	/** A {@code PlatformTransactionManager} bean. */
 	TRANSACTION_MANAGER("there is no PlatformTransactionManager bean",
 			"the lock joins the current Spring transaction, and PostgreSQL releases it when that transaction commits "
 					+ "or rolls back",
-			Action.TRANSACTION_MANAGER),
+			Action.TRANSACTION_MANAGER, true),
 
 	/**
 	 * {@code AdvisoryLockAutoConfiguration} itself, which did not apply although nothing
@@ -60,11 +60,11 @@ enum LockPrerequisite {
 	AUTO_CONFIGURATION(
 			"AdvisoryLockAutoConfiguration did not apply, although spring-jdbc, a DataSource and a "
 					+ "PlatformTransactionManager are there",
-			"it defines the interception of @AdvisoryLocked methods", Action.AUTO_CONFIGURATION),
+			"it defines the interception of @AdvisoryLocked methods", Action.AUTO_CONFIGURATION, false),
 
 	/** The PostgreSQL JDBC driver. */
 	POSTGRESQL_DRIVER("the PostgreSQL JDBC driver (" + LockPrerequisite.DRIVER_CLASS + ") is not on the class path",
-			"advisory locks are PostgreSQL functions, called through it", Action.DRIVER);
+			"advisory locks are PostgreSQL functions, called through it", Action.DRIVER, false);
 
 	/** The class of the PostgreSQL JDBC driver, {@code org.postgresql:postgresql}. */
 	static final String DRIVER_CLASS = "org.postgresql.Driver";
@@ -81,18 +81,22 @@ enum LockPrerequisite {
 
 	private final Action action;
 
-	LockPrerequisite(String missing, String reason, Action action) {
+	private final boolean backsOff;
+
+	LockPrerequisite(String missing, String reason, Action action, boolean backsOff) {
 		this.missing = missing;
 		this.reason = reason;
 		this.action = action;
+		this.backsOff = backsOff;
 	}
 
 	/**
 	 * Return what the application lacks, found from the class path and the bean
 	 * definitions alone: no bean is created and no connection is made. A
-	 * {@code DataSource} or a transaction manager counts as the auto-configuration counts
-	 * it ({@code @ConditionalOnBean}), by type, without initializing a
-	 * {@code FactoryBean}.
+	 * {@code DataSource} or a transaction manager counts by type, as
+	 * {@code @ConditionalOnBean} counts it, without initializing a {@code FactoryBean}.
+	 * The auto-configuration's condition ({@link OnLockPrerequisitesCondition}) is this
+	 * method too.
 	 * @param beanFactory the application's bean factory
 	 * @return the missing prerequisites, in declaration order, empty when nothing is
 	 * missing
@@ -133,7 +137,26 @@ enum LockPrerequisite {
 	 * @return whether the auto-configuration backs off
 	 */
 	static boolean backsOff(Set<LockPrerequisite> missing) {
-		return missing.contains(SPRING_JDBC) || missing.contains(DATA_SOURCE) || missing.contains(TRANSACTION_MANAGER);
+		return missing.stream().anyMatch(LockPrerequisite::backsOff);
+	}
+
+	/**
+	 * Return whether the auto-configuration backs off without this prerequisite: its
+	 * condition ({@link OnLockPrerequisitesCondition}) is the prerequisites that say so.
+	 * @return whether it is one of the auto-configuration's conditions
+	 */
+	boolean backsOff() {
+		return this.backsOff;
+	}
+
+	/**
+	 * Return what is missing, for the conditions report: each prerequisite's first half
+	 * of the description.
+	 * @param missing the missing prerequisites, not empty
+	 * @return the text
+	 */
+	static String describeMissing(Set<LockPrerequisite> missing) {
+		return missing.stream().map((each) -> each.missing).collect(Collectors.joining("; "));
 	}
 
 	/**
@@ -168,7 +191,8 @@ enum LockPrerequisite {
 	}
 
 	private static boolean hasBean(ConfigurableListableBeanFactory beanFactory, Class<?> type) {
-		// Ancestors included, as @ConditionalOnBean searches them.
+		// Ancestors included, as @ConditionalOnBean searches them: a child context
+		// uses its parent's DataSource.
 		return BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false).length > 0;
 	}
 

@@ -35,6 +35,8 @@ import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
+import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport.ConditionAndOutcomes;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -86,6 +88,22 @@ class LockPrerequisitesTests {
 	 * gives the analyzers.
 	 */
 	private @Nullable ConfigurableApplicationContext started;
+
+	/**
+	 * Return the outcome of the auto-configuration's own condition in the report that
+	 * {@code --debug} prints.
+	 */
+	private static String autoConfigurationOutcome(AssertableApplicationContext context) {
+		ConditionAndOutcomes outcomes = ConditionEvaluationReport.get(context.getBeanFactory())
+			.getConditionAndOutcomesBySource()
+			.get(AdvisoryLockAutoConfiguration.class.getName());
+		assertThat(outcomes).as("conditions of AdvisoryLockAutoConfiguration").isNotNull();
+		List<String> described = new ArrayList<>();
+		outcomes.forEach((each) -> described
+			.add((each.getOutcome().isMatch() ? "match: " : "no match: ") + each.getOutcome().getMessage()));
+		assertThat(described).hasSize(1);
+		return described.get(0);
+	}
 
 	@Test
 	void anAdvisoryLockedMethodWithoutATransactionManagerFailsTheStartup() {
@@ -187,6 +205,19 @@ class LockPrerequisitesTests {
 		this.withDataSourceOnly.withUserConfiguration(LockedService.class)
 			.withPropertyValues("advisory-lock.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void theConditionsReportNamesWhatTheAutoConfigurationLacks() {
+		this.withDataSourceOnly.run((context) -> assertThat(autoConfigurationOutcome(context))
+			.isEqualTo("no match: advisory locks cannot be taken: there is no PlatformTransactionManager bean"));
+		this.contextRunner.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
+			.run((context) -> assertThat(autoConfigurationOutcome(context))
+				.isEqualTo("no match: advisory locks cannot be taken: spring-jdbc is not on the class path; "
+						+ "there is no PlatformTransactionManager bean"));
+		this.withTransactionManager.run((context) -> assertThat(autoConfigurationOutcome(context)).isEqualTo(
+				"match: spring-jdbc, a DataSource bean and a PlatformTransactionManager bean are there for advisory "
+						+ "locks"));
 	}
 
 	@Test
