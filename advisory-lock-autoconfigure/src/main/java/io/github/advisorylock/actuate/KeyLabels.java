@@ -21,10 +21,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.LockAcquisitionListener;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

@@ -23,9 +23,9 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockHandle;

@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockKeys;
 import org.apache.commons.logging.Log;

@@ -19,10 +19,10 @@ package io.github.advisorylock.observation;
 import java.util.List;
 import java.util.Locale;
 
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.LockAcquisitionListener;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;

@@ -50,10 +50,10 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.ds.PGSimpleDataSource;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;

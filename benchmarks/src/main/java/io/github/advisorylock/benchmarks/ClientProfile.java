@@ -69,9 +69,9 @@ public final class ClientProfile {
 		stages.put("AdvisoryLockTemplate.acquire", "lock: the template's own work");
 		stages.put("TransactionLockSynchronization.record", "lock: record of what the transaction took");
 		stages.put("DataSourceUtils.getConnection", "lock: the transaction's connection");
-		stages.put("AdvisoryLockTemplate.transactionConnection", "lock: the transaction's connection");
+		stages.put("TransactionScopeFlow.transactionConnection", "lock: the transaction's connection");
 		stages.put("HandWrittenCalls.execute", "lock: the statement (JDBC)");
-		stages.put("AdvisoryLockTemplate.tryInTransaction", "lock: the statement (JDBC)");
+		stages.put("TransactionScopeFlow.tryInTransaction", "lock: the statement (JDBC)");
 		stages.put("AbstractPlatformTransactionManager.commit", "commit");
 		stages.put("AbstractPlatformTransactionManager.getTransaction", "begin");
 		return stages;
