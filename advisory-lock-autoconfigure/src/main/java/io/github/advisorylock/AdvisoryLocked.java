@@ -84,10 +84,8 @@ import org.springframework.aot.hint.annotation.Reflective;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 // As on @Transactional: Spring's AOT processing registers every annotated method of a
-// bean for reflection, which a
-// native image needs to find the annotation and the parameter names of key expressions at
-// startup, and to call the
-// method from its proxy.
+// bean for reflection, which a native image needs to find the annotation and the
+// parameter names of key expressions at startup, and to call the method from its proxy.
 @Reflective
 public @interface AdvisoryLocked {
 

@@ -81,8 +81,7 @@ import org.springframework.util.Assert;
 @ConditionalOnAvailableEndpoint(AdvisoryLocksEndpoint.class)
 @ConditionalOnBean(DataSource.class)
 // The endpoint shows every advisory lock, so it stays when AdvisoryLockAutoConfiguration
-// backs off (no transaction
-// manager), and then needs the properties registered here.
+// backs off (no transaction manager), and then needs the properties registered here.
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
 @Import(DirectConnectionsConfiguration.class)
 @ImportRuntimeHints(AdvisoryLockRuntimeHints.class)

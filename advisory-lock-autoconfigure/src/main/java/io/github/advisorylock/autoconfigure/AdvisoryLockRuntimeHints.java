@@ -68,41 +68,34 @@ public class AdvisoryLockRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		// ClassUtils.isPresent is Class.forName, which a native image answers only for a
-		// registered type; without
-		// these, the invocation-scoped locks' pool and the direct connections to pg_locks
-		// would be silently off,
-		// and the holder diagnosis would say that PgJDBC is missing. The type alone is
-		// enough: nothing of it is
+		// registered type; without these, the invocation-scoped locks' pool and the
+		// direct connections to pg_locks would be silently off, and the holder diagnosis
+		// would say that PgJDBC is missing. The type alone is enough: nothing of it is
 		// reflected on through the check.
 		hints.reflection().registerTypeIfPresent(classLoader, HIKARI_DATA_SOURCE);
 		hints.reflection().registerTypeIfPresent(classLoader, PG_CONNECTION);
 		// The pool of the invocation-scoped locks is derived from the application's
-		// Hikari pool by copyStateTo,
-		// which walks HikariConfig's getDeclaredFields and copies the non-final ones and
-		// the content of the final
-		// AtomicReference ones (the credentials, from HikariCP 6 on). In a native image a
-		// field not registered is
-		// not listed, so the derived pool would silently lack that setting (the URL, the
-		// credentials). Every
-		// declared field, so that a HikariCP release that changes which ones it copies is
-		// covered; field by field,
-		// because the member category for them was renamed in Spring Framework 7.
+		// Hikari pool by copyStateTo, which walks HikariConfig's getDeclaredFields and
+		// copies the non-final ones and the content of the final AtomicReference ones
+		// (the credentials, from HikariCP 6 on). In a native image a field not registered
+		// is not listed, so the derived pool would silently lack that setting (the URL,
+		// the credentials). Every declared field, so that a HikariCP release that changes
+		// which ones it copies is covered; field by field, because the member category
+		// for them was renamed in Spring Framework 7.
 		if (ClassUtils.isPresent(HIKARI_CONFIG, classLoader)) {
 			for (Field field : ClassUtils.resolveClassName(HIKARI_CONFIG, classLoader).getDeclaredFields()) {
 				hints.reflection().registerField(field);
 			}
 		}
 		// The startup checks (LockPrerequisite) look for these by ClassUtils.isPresent
-		// too: unregistered, a
-		// native image would answer that they are missing and fail the start of an
-		// application that has them.
+		// too: unregistered, a native image would answer that they are missing and fail
+		// the start of an application that has them.
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.DRIVER_CLASS);
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.SPRING_JDBC_CLASS);
 		hints.reflection().registerTypeIfPresent(classLoader, LockPrerequisite.TRANSACTION_MANAGER_CLASS);
 		// #root.method, #root.args and #root.target in key expressions: SpEL finds and
-		// calls the getters of the
-		// root object through reflection. By name: the type is package-private in the
-		// interceptor package.
+		// calls the getters of the root object through reflection. By name: the type is
+		// package-private in the interceptor package.
 		hints.reflection().registerType(TypeReference.of(KEY_ROOT_OBJECT), MemberCategory.INVOKE_PUBLIC_METHODS);
 	}
 

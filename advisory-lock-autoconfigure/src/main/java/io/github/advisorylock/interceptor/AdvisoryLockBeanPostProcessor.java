@@ -160,10 +160,9 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
 		if (SpringProxy.class.isAssignableFrom(beanClass)) {
 			// An earlier post processor (the auto-proxy creator of @Transactional, say)
-			// proxies this bean: our
-			// advisors are added to that proxy at runtime, so no class of our own is made
-			// (the inherited method
-			// would generate a second, unused proxy class of the same bean).
+			// proxies this bean: our advisors are added to that proxy at runtime, so no
+			// class of our own is made (the inherited method would generate a second,
+			// unused proxy class of the same bean).
 			return beanClass;
 		}
 		Class<?> type = super.determineBeanType(beanClass, beanName);

@@ -250,9 +250,8 @@ final class AdvisoryLockStatements {
 
 	static String commented(String namespace, String statement) {
 		// Each namespace's statements are built once: the comment checks every character
-		// of the namespace, and the
-		// same string instance lets pgjdbc find its prepared statement without hashing
-		// the text again.
+		// of the namespace, and the same string instance lets pgjdbc find its prepared
+		// statement without hashing the text again.
 		Map<String, String> statements = COMMENTED.get(namespace);
 		if (statements == null) {
 			if (COMMENTED.size() >= MAX_CACHED_NAMESPACES) {
@@ -277,8 +276,7 @@ final class AdvisoryLockStatements {
 	 */
 	static String commentSafe(String namespace) {
 		// No cut: LockRequest bounds a namespace to MAX_NAMESPACE_LENGTH, so it cannot
-		// push the statement out of
-		// pg_stat_activity's query text.
+		// push the statement out of pg_stat_activity's query text.
 		StringBuilder safe = new StringBuilder(namespace.length() + 4);
 		for (int i = 0; i < namespace.length(); i++) {
 			char c = namespace.charAt(i);

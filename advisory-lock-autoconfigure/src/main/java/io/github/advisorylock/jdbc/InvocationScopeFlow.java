@@ -97,24 +97,23 @@ final class InvocationScopeFlow implements AutoCloseable {
 	 */
 	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
 		String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
-		return locks(request.namespace(), name).execute(request, keys, callback);
+		return runner(request.namespace(), name).execute(request, keys, callback);
 	}
 
-	private LockSessionRunner locks(String namespace, String name) {
+	private LockSessionRunner runner(String namespace, String name) {
 		// Closed, it makes no pool and no scheduler that nothing would close; the
 		// existing ones refuse on their own.
 		Assert.state(!this.closed || this.routings.containsKey(name), () -> "An invocation-scoped advisory "
 				+ "lock was called after its AdvisoryLockTemplate was closed (the application is shutting down)");
 		// Made at the first invocation-scoped call on each DataSource, so that an
-		// application without one starts no
-		// thread and no pool; a source that cannot be found fails that call, and the next
-		// ones, saying why.
+		// application without one starts no thread and no pool; a source that cannot be
+		// found fails that call, and the next ones, saying why.
 		return this.routings.computeIfAbsent(name, (key) -> {
 			boolean isDefault = name.equals(this.dataSources.defaultName());
 			return new LockSessionRouting(name, this.dataSources.dataSource(name),
 					isDefault ? this.invocationDataSource : null, isDefault, this.dataSources.names().size() > 1,
 					this.maxConnections, this.heartbeat, this.instanceName, this.support);
-		}).locks(namespace);
+		}).runner(namespace);
 	}
 
 	/**

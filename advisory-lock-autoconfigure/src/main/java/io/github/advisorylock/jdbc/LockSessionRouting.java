@@ -111,36 +111,35 @@ final class LockSessionRouting implements AutoCloseable {
 	 * @throws IllegalStateException if no connection source can be found for where the
 	 * data source routes now, or the template was closed
 	 */
-	LockSessionRunner locks(String namespace) {
+	LockSessionRunner runner(String namespace) {
 		// What a nested call on the same database finds the locks by, and the pool their
-		// connections come from. A
-		// configured source takes every lock in its own database, whatever the data
-		// source routes to.
+		// connections come from. A configured source takes every lock in its own
+		// database, whatever the data source routes to.
 		DataSource target = (this.configured != null) ? DataSourceUnwrapping.innermost(this.dataSource)
 				: DataSourceUnwrapping.target(this.dataSource);
 		DataSource pool = (this.configured != null) ? this.configured : applicationPool(namespace);
 		Routed last = this.last;
 		if (last != null && last.route().target == target && last.route().pool == pool) {
-			return last.locks();
+			return last.runner();
 		}
 		Route route = new Route(target, pool);
-		LockSessionRunner locks;
+		LockSessionRunner runner;
 		synchronized (this.routes) {
-			locks = this.routes.get(route);
-			if (locks == null) {
+			runner = this.routes.get(route);
+			if (runner == null) {
 				if (this.closed) {
 					throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' was called "
 							+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");
 				}
-				locks = newLocks(route);
-				this.routes.put(route, locks);
+				runner = newRunner(route);
+				this.routes.put(route, runner);
 			}
 		}
-		this.last = new Routed(route, locks);
-		return locks;
+		this.last = new Routed(route, runner);
+		return runner;
 	}
 
-	private LockSessionRunner newLocks(Route route) {
+	private LockSessionRunner newRunner(Route route) {
 		LockSessionConnections connections = (this.configured != null)
 				? new LockSessionConnections(this.configured, false, this.permits, this.maxConnections)
 				: new LockSessionConnections(HikariPools.derivedPool(route.pool, "-advisory-lock", this.maxConnections),
@@ -158,8 +157,7 @@ final class LockSessionRouting implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			// AbstractRoutingDataSource's "Cannot determine target DataSource for lookup
-			// key" tells neither the lock
-			// nor the way out.
+			// key" tells neither the lock nor the way out.
 			throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' takes its connection "
 					+ "from a pool derived from the one " + description() + " routes to at the call, and it routes to "
 					+ "none now: set what it routes by before the call (a tenant, say), give it a default target, or "
@@ -229,7 +227,7 @@ final class LockSessionRouting implements AutoCloseable {
 
 	}
 
-	private record Routed(Route route, LockSessionRunner locks) {
+	private record Routed(Route route, LockSessionRunner runner) {
 
 	}
 

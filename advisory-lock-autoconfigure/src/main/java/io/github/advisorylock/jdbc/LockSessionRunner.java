@@ -189,9 +189,8 @@ final class LockSessionRunner implements AutoCloseable {
 	private void checkCanStart(LockRequest request, LockKeys needed) {
 		if (TransactionSynchronizationManager.isActualTransactionActive()) {
 			// After completion (an AFTER_COMMIT listener) the ended transaction still
-			// shows, its synchronizations
-			// cleared; one that an inner REQUIRES_NEW suspended looks the same from here
-			// and has not committed yet.
+			// shows, its synchronizations cleared; one that an inner REQUIRES_NEW
+			// suspended looks the same from here and has not committed yet.
 			throw LockFailures.enclosingTransactionRefusal(request.namespace(),
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
@@ -243,8 +242,7 @@ final class LockSessionRunner implements AutoCloseable {
 			if (attempt.outcome() == Outcome.ACQUIRED) {
 				if (busyKey != null) {
 					// The wait's portal would keep its snapshot: replace it, as the
-					// opening
-					// statements did theirs.
+					// opening statements did theirs.
 					sent = System.nanoTime();
 					LockSessionStatements.keepAlive(connection, keepAlive);
 				}

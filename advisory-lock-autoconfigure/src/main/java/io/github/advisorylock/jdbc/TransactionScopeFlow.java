@@ -266,11 +266,10 @@ final class TransactionScopeFlow {
 		Connection connection = DataSourceUtils.getConnection(bound.resource());
 		try {
 			// A holder bound by a JdbcTemplate call outside this DataSource's
-			// transaction: the lock would end with
-			// its statement. Drivers answer this from local state, without a round trip.
-			// (A pool that hands out
-			// connections with auto-commit off defeats this check; the transaction
-			// manager check above remains.)
+			// transaction: the lock would end with its statement. Drivers answer this
+			// from local state, without a round trip. (A pool that hands out connections
+			// with auto-commit off defeats this check; the transaction manager check
+			// above remains.)
 			if (connection.getAutoCommit()) {
 				throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
 						+ "DataSource in auto-commit mode: the current transaction is managed for another resource, so "

@@ -213,8 +213,7 @@ public class AdvisoryLockInspector {
 		router.getResolvedDataSources().forEach((key, target) -> targets.put(String.valueOf(key), target));
 		DataSource defaultTarget = router.getResolvedDefaultDataSource();
 		// A default that is also a target is shown once, under its key. The same
-		// instance, not an equal one: a
-		// wrapper may delegate equals to what it wraps.
+		// instance, not an equal one: a wrapper may delegate equals to what it wraps.
 		if (defaultTarget != null && targets.values().stream().noneMatch((target) -> target == defaultTarget)) {
 			targets.put(DEFAULT_TARGET, defaultTarget);
 		}

@@ -125,10 +125,9 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	// Without a DataSource, a transaction manager or spring-jdbc the locks cannot be
-	// taken. An application that uses
-	// them (an @AdvisoryLocked method, AdvisoryLockOperations injected) then fails to
-	// start: LockPrerequisitesTests.
-	// One that does not starts as before, with no lock beans: these tests.
+	// taken. An application that uses them (an @AdvisoryLocked method,
+	// AdvisoryLockOperations injected) then fails to start: LockPrerequisitesTests. One
+	// that does not starts as before, with no lock beans: these tests.
 
 	@Test
 	void backsOffWithoutDataSourceWhereNothingUsesTheLocks() {
@@ -279,8 +278,8 @@ class AdvisoryLockAutoConfigurationTests {
 	@Test
 	void configurationMetadataGivesTheDefaultsOfTheTypesThatOwnThem() throws IOException {
 		// The properties give their defaults as literals, which the processor reads, as
-		// Spring Boot's own do: this
-		// keeps them equal to the defaults of the types that use them.
+		// Spring Boot's own do: this keeps them equal to the defaults of the types that
+		// use them.
 		try (InputStream metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			assertThat(metadata).isNotNull();
 			String json = new String(metadata.readAllBytes(), StandardCharsets.UTF_8);

@@ -97,8 +97,7 @@ class AdvisoryLockRuntimeHintsTests {
 	@Test
 	void everyFieldThatCopyStateToCopiesIsRegistered() {
 		// What HikariConfig.copyStateTo copies: the non-final fields, and the content of
-		// the final AtomicReference
-		// ones (the credentials, from HikariCP 6 on).
+		// the final AtomicReference ones (the credentials, from HikariCP 6 on).
 		List<Field> copied = Arrays.stream(HikariConfig.class.getDeclaredFields())
 			.filter((field) -> !Modifier.isFinal(field.getModifiers())
 					|| AtomicReference.class.isAssignableFrom(field.getType()))

@@ -259,8 +259,8 @@ class LockPrerequisitesTests {
 	@Test
 	void theAnnotationTurnedOffAsTheConditionReadsItIsNotChecked() {
 		// @ConditionalOnProperty turns the interception off for any value but "true",
-		// even "on"; the check agrees,
-		// rather than fail an application whose annotation is off.
+		// even "on"; the check agrees, rather than fail an application whose annotation
+		// is off.
 		this.withDataSourceOnly.withUserConfiguration(LockedService.class)
 			.withPropertyValues("advisory-lock.annotation.enabled=on")
 			.run((context) -> assertThat(context).hasNotFailed());
@@ -335,9 +335,8 @@ class LockPrerequisitesTests {
 	@Test
 	void hikarisFailureToLoadTheDriverGetsTheDependencyNamed() {
 		// Hikari loads the driver through its own class loader too, which a
-		// FilteredClassLoader cannot hide: its
-		// failure, as it reads when spring.datasource.url is a PostgreSQL URL and the
-		// driver is missing.
+		// FilteredClassLoader cannot hide: its failure, as it reads when
+		// spring.datasource.url is a PostgreSQL URL and the driver is missing.
 		this.withDataSourceOnly.withClassLoader(this.withoutDriver).run((context) -> {
 			RuntimeException hikari = new RuntimeException(
 					"Failed to load driver class org.postgresql.Driver in either "
@@ -388,9 +387,8 @@ class LockPrerequisitesTests {
 					.load(FailureAnalyzer.class, arguments, FailureHandler.logging(LogFactory.getLog(getClass()))));
 		assertThat(analyzers).hasAtLeastOneElementOfType(MissingLockPrerequisiteFailureAnalyzer.class);
 		// Here this module's classes come first on the class path; in an application
-		// Spring Boot's jars may. Ours
-		// last, then sorted by order as Spring does (a stable sort): only its order can
-		// bring it ahead.
+		// Spring Boot's jars may. Ours last, then sorted by order as Spring does (a
+		// stable sort): only its order can bring it ahead.
 		analyzers.sort(Comparator.comparing(MissingLockPrerequisiteFailureAnalyzer.class::isInstance));
 		AnnotationAwareOrderComparator.sort(analyzers);
 		for (FailureAnalyzer analyzer : analyzers) {

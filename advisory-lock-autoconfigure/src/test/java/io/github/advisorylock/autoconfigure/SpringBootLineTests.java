@@ -61,8 +61,7 @@ class SpringBootLineTests {
 	@Test
 	void autoConfigurationMetadataOrdersItAfterThem() throws IOException {
 		// Written by spring-boot-autoconfigure-processor at compile time; Spring Boot
-		// orders by it without loading
-		// the class.
+		// orders by it without loading the class.
 		Properties metadata = new Properties();
 		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-autoconfigure-metadata.properties")) {
 			assertThat(in).as("spring-autoconfigure-metadata.properties").isNotNull();

@@ -285,8 +285,7 @@ abstract class AbstractLockContractTests {
 			Integer workPid = this.transaction
 				.execute((status) -> this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
 			// The work's transaction committed; the lock is still held, and another
-			// thread's transaction finds it
-			// busy (on this thread it would be re-entrant).
+			// thread's transaction finds it busy (on this thread it would be re-entrant).
 			assertThat(this.pgLocks.on(key(1))).singleElement()
 				.satisfies((lock) -> assertThat(lock.pid()).isNotEqualTo(workPid));
 			assertThat(getWithinHangBound(

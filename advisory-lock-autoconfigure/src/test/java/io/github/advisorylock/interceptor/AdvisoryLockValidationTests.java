@@ -145,8 +145,7 @@ class AdvisoryLockValidationTests {
 	}
 
 	// The composed annotations of AdvisoryLockAttributeValidatorTests, declared here
-	// because the messages it asserts
-	// name them by their enclosing class.
+	// because the messages it asserts name them by their enclosing class.
 
 	@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
 	@java.lang.annotation.Target(java.lang.annotation.ElementType.METHOD)

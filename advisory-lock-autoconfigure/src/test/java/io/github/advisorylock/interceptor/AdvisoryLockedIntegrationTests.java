@@ -77,8 +77,7 @@ class AdvisoryLockedIntegrationTests {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "12");
 		// Generous, so that serialized callers on a loaded machine wait rather than time
-		// out; tests of the
-		// timeout give their own.
+		// out; tests of the timeout give their own.
 		registry.add("advisory-lock.default-timeout", () -> "30s");
 	}
 

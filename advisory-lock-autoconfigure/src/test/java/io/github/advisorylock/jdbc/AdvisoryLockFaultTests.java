@@ -209,8 +209,7 @@ class AdvisoryLockFaultTests {
 		int port = server.getPort();
 		String url = server.getJdbcUrl("postgres", "postgres");
 		// The observer opens a connection per query, outside the application's pool, so
-		// that the pool holds only
-		// the connections the application used.
+		// that the pool holds only the connections the application used.
 		PGSimpleDataSource observer = new PGSimpleDataSource();
 		observer.setUrl(url);
 		try (HikariDataSource pool = dedicatedPool(url, 3)) {
@@ -418,8 +417,8 @@ class AdvisoryLockFaultTests {
 			this.pgLocks.awaitWaiters(key(1), 1);
 
 			// As an executor does for a cancelled request. The driver's socket read
-			// ignores it, so the wait runs
-			// on inside PostgreSQL until the lock timeout: what bounds it is the timeout.
+			// ignores it, so the wait runs on inside PostgreSQL until the lock timeout:
+			// what bounds it is the timeout.
 			waiter.cancel(true);
 
 			assertThat(ended.await(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -427,9 +426,8 @@ class AdvisoryLockFaultTests {
 			assertThat(interruptKept).as("the thread's interrupt status is kept").isTrue();
 			this.pgLocks.await("the waiter gone", (locks2) -> locks2.stream().allMatch(PgLocks.AdvisoryLock::granted));
 			// The waiter's thread rolls back and returns the connection after its lock
-			// call ended: the next borrow
-			// waits for it in the pool (bounded only to catch a hang) rather than fail at
-			// the 1 s pool timeout.
+			// call ended: the next borrow waits for it in the pool (bounded only to catch
+			// a hang) rather than fail at the 1 s pool timeout.
 			pool.getHikariConfigMXBean().setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS));
 			holder.commit();
 			// The pool's only connection came back, usable.

@@ -95,9 +95,8 @@ class AdvisoryLockTemplateTests {
 	@Test
 	void theTimeoutBoundsTheWholeAcquisitionNotEachKey() throws Exception {
 		// Three held keys; each holder lets go once the caller has waited 600ms for it.
-		// PostgreSQL applies
-		// lock_timeout to each wait, so a per-key timeout of 1500ms would let the caller
-		// through after ~1800ms.
+		// PostgreSQL applies lock_timeout to each wait, so a per-key timeout of 1500ms
+		// would let the caller through after ~1800ms.
 		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
 		List<LockHolder> holders = new ArrayList<>();
 		keys.forEach((key) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(), key)));
@@ -197,8 +196,7 @@ class AdvisoryLockTemplateTests {
 				assertThat(this.locks.tryLock(this.namespace, "a", "b", "c")).isFalse();
 				Integer pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
 				// Taken in ascending order: the lowest key is now held (until the
-				// transaction ends), the highest
-				// was never tried.
+				// transaction ends), the highest was never tried.
 				assertThat(this.pgLocks.on(keys.get(0)))
 					.containsExactly(new AdvisoryLock(pid, keys.get(0), "ExclusiveLock", true));
 				assertThat(this.pgLocks.on(keys.get(2))).isEmpty();
@@ -261,9 +259,8 @@ class AdvisoryLockTemplateTests {
 			}
 		}
 		// Spring's translator for PostgreSQL maps 40P01 to
-		// DeadlockLoserDataAccessException, which Spring Framework
-		// deprecates in favour of its parent, PessimisticLockingFailureException: catch
-		// the parent.
+		// DeadlockLoserDataAccessException, which Spring Framework deprecates in favour
+		// of its parent, PessimisticLockingFailureException: catch the parent.
 		assertThat(failures).singleElement()
 			.isInstanceOf(DeadlockLoserDataAccessException.class)
 			.isInstanceOf(PessimisticLockingFailureException.class)

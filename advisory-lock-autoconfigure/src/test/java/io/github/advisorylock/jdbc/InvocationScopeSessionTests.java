@@ -155,8 +155,7 @@ class InvocationScopeSessionTests {
 
 			}));
 			// The acquisition's bound, which covers a wait, is longer than the hang
-			// bound: only the heartbeat's own
-			// bound ends it in time.
+			// bound: only the heartbeat's own bound ends it in time.
 			LockRequest request = invocation(1).withTimeout(PgLocks.HANG_TIMEOUT.multipliedBy(2));
 			Future<Throwable> job = this.threads.submit(() -> locks.execute(request, (handle) -> {
 				relay.freeze();

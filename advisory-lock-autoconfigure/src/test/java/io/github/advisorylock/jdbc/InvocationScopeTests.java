@@ -258,8 +258,8 @@ class InvocationScopeTests {
 	@Test
 	void workThatNeedsEveryPoolConnectionNeverDeadlocksAgainstLockConnections() throws Exception {
 		// Two jobs at once on a pool of two, each running a transaction while holding its
-		// lock: had the locks taken
-		// pool connections, each job would wait for the other's.
+		// lock: had the locks taken pool connections, each job would wait for the
+		// other's.
 		CountDownLatch bothHolding = new CountDownLatch(2);
 		List<Future<LockResult<Integer>>> jobs = List.of("a", "b")
 			.stream()
@@ -328,8 +328,7 @@ class InvocationScopeTests {
 		assertThatIllegalStateException().isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> null))
 			.withMessageContaining("after its AdvisoryLockTemplate was closed");
 		// Closing the pool aborts the lock's connection; the server ends that session,
-		// and the lock with it, once it
-		// reads the closed socket, a moment later.
+		// and the lock with it, once it reads the closed socket, a moment later.
 		this.pgLocks.await("the lock released after the template closed its connection",
 				(locks) -> locks.stream().noneMatch((lock) -> lock.key() == key(1)));
 	}

@@ -134,8 +134,7 @@ class SeveralDataSourcesTemplateTests {
 			this.locks.lock(this.namespace, 1);
 			int outerPid = pid(this.first);
 			// The inner manager's transaction suspends the outer one's synchronizations,
-			// and with them the record of
-			// its keys, but leaves its connection bound.
+			// and with them the record of its keys, but leaves its connection bound.
 			this.secondTransaction.executeWithoutResult((inner) -> {
 				this.locks.lock(LockRequest.of(this.namespace, 1).withDataSource("second"));
 				this.locks.lock(LockRequest.of(this.namespace, 1).withDataSource("first"));

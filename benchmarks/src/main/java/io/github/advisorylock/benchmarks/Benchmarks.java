@@ -198,8 +198,8 @@ public final class Benchmarks {
 		double[] noDelay = passes.get(NetworkBenchmark.NO_DELAY).latenessMicros();
 		double[] late = passes.get(NetworkBenchmark.ROUND_TRIP).latenessMicros();
 		// What a round trip really added: the delay each way, plus how much later than
-		// the relay without delay the
-		// relay with it sent each chunk (its writer wakes a little after the due time).
+		// the relay without delay the relay with it sent each chunk (its writer wakes a
+		// little after the due time).
 		double roundTripMicros = 2 * (NetworkBenchmark.ONE_WAY_MICROS + late[0] - noDelay[0]);
 		Table table = new Table("call", "loopback, µs", "relay, no delay, µs", "relay, 0.5 ms round trip, µs",
 				"round trips, from the delay", "ratio to the floor at 0.5 ms");

@@ -100,9 +100,8 @@ public final class ClientProfile {
 					long cpuNanos = THREADS.getCurrentThreadCpuTime() - cpuBefore;
 					profiler.execute("stop");
 					// CPU: itimer ticks at the kernel's timer resolution whatever the
-					// interval asked, so its samples
-					// give each stage's share, and the thread's own CPU time the total.
-					// Allocations: bytes.
+					// interval asked, so its samples give each stage's share, and the
+					// thread's own CPU time the total. Allocations: bytes.
 					boolean cpu = event.equals("itimer");
 					String collapsed = profiler.dumpCollapsed(cpu ? Counter.SAMPLES : Counter.TOTAL);
 					Files.writeString(directory.resolve(slug(variant.getKey()) + "-" + event + ".collapsed"),

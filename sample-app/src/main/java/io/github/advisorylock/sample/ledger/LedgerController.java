@@ -65,9 +65,8 @@ class LedgerController {
 	@PostMapping("/transfers")
 	ResponseEntity<Transfer> transfer(@Valid @RequestBody NewTransfer body) {
 		// Before the service takes the account's lock: a transfer to oneself gets its 400
-		// at once, also while another
-		// request holds that lock past the timeout, which would otherwise answer it with
-		// a busy 409.
+		// at once, also while another request holds that lock past the timeout, which
+		// would otherwise answer it with a busy 409.
 		LedgerService.requireDistinct(body.from(), body.to());
 		return ResponseEntity.status(HttpStatus.CREATED)
 			.body(this.ledger.transfer(body.from(), body.to(), body.amount()));

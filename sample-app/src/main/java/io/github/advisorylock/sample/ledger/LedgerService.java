@@ -166,9 +166,8 @@ public class LedgerService {
 
 	private void debit(Account account, long amount) {
 		// The balance was read before this check: only the account's lock keeps it
-		// current. A new caller that
-		// reaches this through a method without @AdvisoryLocked, or through a call on
-		// 'this', fails here, loudly.
+		// current. A new caller that reaches this through a method without
+		// @AdvisoryLocked, or through a call on 'this', fails here, loudly.
 		this.locks.assertHeld("account", account.id());
 		if (account.balance() < amount) {
 			throw new InsufficientFundsException(account.id(), amount, account.balance());

@@ -135,9 +135,8 @@ public class SetupRequestService {
 	}
 
 	// No advisory lock here: only an insert can break the limit, and this conditional
-	// UPDATE is atomic on its own
-	// (of two concurrent ones, the second re-checks the row after the first commits and
-	// matches nothing).
+	// UPDATE is atomic on its own (of two concurrent ones, the second re-checks the row
+	// after the first commits and matches nothing).
 	private SetupRequest finish(UUID userId, UUID requestId, String status) {
 		return this.jdbc
 			.sql("UPDATE setup_requests SET status = ? WHERE id = ? AND user_id = ? AND status = 'pending' RETURNING "
