@@ -224,13 +224,8 @@ final class LockSessionRunner implements AutoCloseable {
 				throw AcquisitionSupport.explainRefusal(connection, request.namespace());
 			}
 		}
-		catch (SQLException ex) {
-			acquisition.finished(Outcome.ERROR, ex);
-			throw this.support.translateLockFailure(ex, request, keys);
-		}
-		catch (RuntimeException ex) {
-			acquisition.finished(Outcome.ERROR, ex);
-			throw ex;
+		catch (SQLException | RuntimeException ex) {
+			throw failed(acquisition, ex, request, keys);
 		}
 		Duration transactionTimeout = transactionTimeout(request.namespace(), opened.transactionTimeout());
 		Long busyKey = opened.tryResult().busyKey();
@@ -251,13 +246,8 @@ final class LockSessionRunner implements AutoCloseable {
 				setNetworkTimeout(connection, this.deadMan);
 			}
 		}
-		catch (SQLException ex) {
-			acquisition.finished(Outcome.ERROR, ex);
-			throw this.support.translateLockFailure(ex, request, keys);
-		}
-		catch (RuntimeException ex) {
-			acquisition.finished(Outcome.ERROR, ex);
-			throw ex;
+		catch (SQLException | RuntimeException ex) {
+			throw failed(acquisition, ex, request, keys);
 		}
 		acquisition.finished(attempt.outcome(), attempt.timedOut());
 		switch (attempt.outcome()) {
@@ -282,6 +272,16 @@ final class LockSessionRunner implements AutoCloseable {
 		}
 		return new LockSession(request.namespace(), request.mode(), keys, this.target, connection, acquisition,
 				keepAlive, sent, this.deadMan, transactionTimeout);
+	}
+
+	/**
+	 * Tell the listeners that the acquisition failed, and return what to throw: a
+	 * driver's failure translated, any other as it is.
+	 */
+	private RuntimeException failed(Acquisition acquisition, Exception ex, LockRequest request, LockKeys keys) {
+		acquisition.finished(Outcome.ERROR, ex);
+		return (ex instanceof SQLException sqlException)
+				? this.support.translateLockFailure(sqlException, request, keys) : (RuntimeException) ex;
 	}
 
 	/**
