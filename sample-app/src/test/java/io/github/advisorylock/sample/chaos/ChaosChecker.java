@@ -71,6 +71,12 @@ final class ChaosChecker {
 	 */
 	private static final Duration LOSS_SLACK = Duration.ofSeconds(5);
 
+	/**
+	 * With asynchronous replication, how long before a failover an acknowledged write may
+	 * still not have reached the standby: far more than the lag on loopback.
+	 */
+	static final long ASYNC_LAG_BOUND_MILLIS = 5_000;
+
 	private final DataSource observer;
 
 	private final JdbcClient jdbc;
@@ -79,9 +85,13 @@ final class ChaosChecker {
 
 	private final List<FaultWindow> windows;
 
+	private final PostgresPair.Replication replication;
+
 	private final Findings findings = new Findings();
 
 	ChaosChecker(ChaosCluster cluster, List<Answer> answers, List<FaultWindow> windows) {
+		this.replication = cluster.replication();
+		this.findings.replication = this.replication;
 		this.observer = cluster.observer();
 		this.jdbc = JdbcClient.create(this.observer);
 		this.answers = answers;
@@ -162,7 +172,7 @@ final class ChaosChecker {
 						this.findings.acknowledged++;
 						Row row = rows.get(answer.created());
 						if (row == null || !row.owner().equals(answer.subject())) {
-							this.findings.lost.add("setup request " + answer.created() + " of user " + answer.subject()
+							lost(answer, "setup request " + answer.created() + " of user " + answer.subject()
 									+ ", answered 201 at " + answer.receivedMillis() + " ms, is not in the database");
 						}
 					}
@@ -179,9 +189,10 @@ final class ChaosChecker {
 						this.findings.acknowledged++;
 						Row row = rows.get(answer.target());
 						if (row == null || !row.status().equals(status)) {
-							this.findings.lost.add("setup request " + answer.target() + ", answered 200 " + status
-									+ " at " + answer.receivedMillis() + " ms, is "
-									+ ((row != null) ? row.status() : "missing") + " in the database");
+							lost(answer,
+									"setup request " + answer.target() + ", answered 200 " + status + " at "
+											+ answer.receivedMillis() + " ms, is "
+											+ ((row != null) ? row.status() : "missing") + " in the database");
 						}
 					}
 				}
@@ -234,8 +245,8 @@ final class ChaosChecker {
 				acknowledged.add(answer.created());
 				this.findings.acknowledged++;
 				if (!answer.subject().equals(rows.get(answer.created()))) {
-					this.findings.lost.add(operation + " " + answer.created() + " from " + answer.subject()
-							+ ", answered 201 at " + answer.receivedMillis() + " ms, is not in " + table);
+					lost(answer, operation + " " + answer.created() + " from " + answer.subject() + ", answered 201 at "
+							+ answer.receivedMillis() + " ms, is not in " + table);
 				}
 			}
 			else if (answer.unknown()) {
@@ -256,6 +267,19 @@ final class ChaosChecker {
 			}
 		});
 		this.findings.unknown += unknown.values().stream().mapToInt(Integer::intValue).sum();
+	}
+
+	/**
+	 * Count an acknowledged write that is not in the database: with asynchronous
+	 * replication, one acknowledged shortly before a failover, or during it by the old
+	 * primary, is PostgreSQL's documented loss, counted apart; any other is a lost write.
+	 */
+	private void lost(Answer answer, String what) {
+		boolean failover = this.replication == PostgresPair.Replication.ASYNC && this.windows.stream()
+			.anyMatch((window) -> window.kind() == FaultKind.FAILOVER
+					&& answer.receivedMillis() >= window.startMillis() - ASYNC_LAG_BOUND_MILLIS
+					&& (!window.recovered() || answer.receivedMillis() <= window.recoveredMillis()));
+		(failover ? this.findings.lostWithFailover : this.findings.lost).add(what);
 	}
 
 	/**
@@ -400,8 +424,26 @@ final class ChaosChecker {
 		 */
 		final List<String> violations = new ArrayList<>();
 
-		/** Every acknowledged write not in the database. */
+		/**
+		 * Every acknowledged write not in the database, but those lost with a failover
+		 * under asynchronous replication.
+		 */
 		final List<String> lost = new ArrayList<>();
+
+		/**
+		 * Every acknowledged write lost with a failover under asynchronous replication:
+		 * acknowledged by the old primary before the standby had it.
+		 */
+		final List<String> lostWithFailover = new ArrayList<>();
+
+		/** The replication of the run. */
+		PostgresPair.Replication replication = PostgresPair.Replication.SYNC;
+
+		/**
+		 * For each failover, the time from the promotion to the start of the next run of
+		 * the job.
+		 */
+		final List<Long> jobAgainAfterFailover = new ArrayList<>();
 
 		/**
 		 * The errors laid to each kind of fault, by outcome (a 5xx status, or no answer).
