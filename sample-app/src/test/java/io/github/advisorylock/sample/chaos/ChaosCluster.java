@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -270,16 +269,23 @@ final class ChaosCluster implements AutoCloseable {
 	/**
 	 * Fail over to the standby, re-point PgBouncer at the new primary, and build a fresh
 	 * standby (see {@link PostgresPair#failover(Runnable)}).
-	 * @return the moment the new primary was promoted and the old one down, in the
-	 * database's clock
+	 * @return what it took
 	 */
-	OffsetDateTime failover() {
+	PostgresPair.Failover failover() {
 		try {
 			return this.servers.failover(() -> this.bouncer.retarget(this.servers.primaryPort()));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not fail over", ex);
 		}
+	}
+
+	/**
+	 * Return the port of the primary now.
+	 * @return the port
+	 */
+	int primaryPort() {
+		return this.servers.primaryPort();
 	}
 
 	/**

@@ -76,7 +76,7 @@ class ChaosTests {
 			sampler.sample();
 			cluster.stopInstances();
 			ChaosChecker.Findings findings = new ChaosChecker(cluster, log.answers(), faults.windows())
-				.check(cluster.everStarted());
+				.check(cluster.everStarted(), faults.failovers());
 			findings.violations.addAll(0, sampler.violations());
 			findings.violations.addAll(faults.failures());
 			findings.jobAgainAfterFailover.addAll(faults.jobAgainAfterFailover());

@@ -103,6 +103,9 @@ final class FaultInjector {
 	 */
 	private final List<Long> jobAgainAfterFailover = new CopyOnWriteArrayList<>();
 
+	/** The moment of each failover, in the database's clock. */
+	private final List<OffsetDateTime> failovers = new CopyOnWriteArrayList<>();
+
 	FaultInjector(ChaosCluster cluster, LoadGenerator load, ClientLog log, long seed) {
 		this.cluster = cluster;
 		this.load = load;
@@ -163,6 +166,14 @@ final class FaultInjector {
 	}
 
 	/**
+	 * Return the moment of each failover: the new primary promoted and the old one down.
+	 * @return in the database's clock, in order
+	 */
+	List<OffsetDateTime> failovers() {
+		return List.copyOf(this.failovers);
+	}
+
+	/**
 	 * Return what the faults could not do that they should have.
 	 * @return the failures, each a sentence
 	 */
@@ -188,9 +199,15 @@ final class FaultInjector {
 				yield new Injected("stop mode " + ChaosCluster.STOP_MODE, ALL);
 			}
 			case FAILOVER -> {
-				OffsetDateTime at = this.cluster.failover();
-				yield new Injected("to the standby, " + this.cluster.replication().description() + " replication", ALL,
-						at);
+				int from = this.cluster.primaryPort();
+				PostgresPair.Failover failover = this.cluster.failover();
+				this.failovers.add(failover.at());
+				yield new Injected(
+						"port " + from + " to " + this.cluster.primaryPort() + ", "
+								+ this.cluster.replication().description() + " replication; promoted in "
+								+ failover.promoteMillis() + " ms, two primaries for " + failover.twoPrimariesMillis()
+								+ " ms, a new standby streaming after " + failover.totalMillis() + " ms",
+						ALL, failover.at());
 			}
 			case RESTART_PGBOUNCER -> {
 				this.cluster.restartPgBouncer();

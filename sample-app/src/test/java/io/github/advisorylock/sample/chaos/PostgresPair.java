@@ -236,16 +236,18 @@ final class PostgresPair implements AutoCloseable {
 	}
 
 	/**
-	 * Wait until the primary sees its standby streaming: before that, a synchronous
-	 * commit waits.
+	 * Wait until the primary sees its standby streaming, synchronously when the
+	 * replication is: before that, a synchronous commit waits.
 	 */
-	private static void awaitStreaming(Server primary) {
+	private void awaitStreaming(Server primary) {
+		String state = (this.replication == Replication.SYNC) ? "sync" : "async";
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
 		while (System.nanoTime() < deadline) {
 			try (Connection connection = DriverManager.getConnection(primary.url(), "postgres", "postgres");
 					Statement statement = connection.createStatement();
-					ResultSet result = statement.executeQuery("SELECT count(*) FROM pg_stat_replication "
-							+ "WHERE application_name = '" + STANDBY_NAME + "' AND state = 'streaming'")) {
+					ResultSet result = statement
+						.executeQuery("SELECT count(*) FROM pg_stat_replication " + "WHERE application_name = '"
+								+ STANDBY_NAME + "' AND state = 'streaming' AND sync_state = '" + state + "'")) {
 				result.next();
 				if (result.getInt(1) > 0) {
 					return;
@@ -256,8 +258,8 @@ final class PostgresPair implements AutoCloseable {
 			}
 			sleep(20);
 		}
-		throw new IllegalStateException(
-				"The standby did not stream from the server on port " + primary.port() + " within 60 s");
+		throw new IllegalStateException("The standby did not stream (" + state + ") from the server on port "
+				+ primary.port() + " within 60 s");
 	}
 
 	/**
@@ -267,25 +269,41 @@ final class PostgresPair implements AutoCloseable {
 	 * the old primary's port, and delete the old data directory.
 	 * @param between what to do once the old primary is down and before the new standby
 	 * exists, such as re-pointing PgBouncer
-	 * @return the moment the new primary was promoted and the old one down, in the new
-	 * primary's clock
+	 * @return what it took
 	 * @throws IOException if a server cannot be started
 	 */
-	OffsetDateTime failover(Runnable between) throws IOException {
+	Failover failover(Runnable between) throws IOException {
 		Server old = this.primary;
 		Server promoted = this.standby;
 		if (promoted == null) {
 			throw new IllegalStateException("No standby to fail over to");
 		}
+		long start = System.nanoTime();
 		pgCtl(promoted, "promote", "-w", "-t", "60");
+		long promotedNanos = System.nanoTime();
 		pgCtl(old, "stop", "-m", "immediate", "-w", "-t", "60");
+		long twoPrimaries = System.nanoTime() - promotedNanos;
 		OffsetDateTime promotedAt = now(promoted);
 		this.primary = promoted;
 		this.standby = null;
 		old.discard();
 		between.run();
 		this.standby = buildStandby(old.port());
-		return promotedAt;
+		return new Failover(promotedAt, Duration.ofNanos(promotedNanos - start).toMillis(),
+				Duration.ofNanos(twoPrimaries).toMillis(), Duration.ofNanos(System.nanoTime() - start).toMillis());
+	}
+
+	/**
+	 * What a failover took.
+	 *
+	 * @param at the moment the new primary was promoted and the old one down, in the new
+	 * primary's clock
+	 * @param promoteMillis how long {@code pg_ctl promote -w} took
+	 * @param twoPrimariesMillis how long both servers were primaries: from the end of the
+	 * promotion to the end of the old primary's stop
+	 * @param totalMillis how long the whole failover took, the new standby streaming
+	 */
+	record Failover(OffsetDateTime at, long promoteMillis, long twoPrimariesMillis, long totalMillis) {
 	}
 
 	/**

@@ -99,7 +99,9 @@ final class ReliabilityReport {
 				+ " acknowledged |");
 		if (findings.replication == PostgresPair.Replication.ASYNC) {
 			line("| acknowledged writes lost with a failover (asynchronous replication: PostgreSQL's promise, not the "
-					+ "starter's) | **" + findings.lostWithFailover.size() + "** |");
+					+ "starter's) | **" + findings.lostWithFailover.size()
+					+ "**; completions and cancellations answered 404 since " + "the request's creation was lost: "
+					+ findings.notFoundAfterLoss + " |");
 		}
 		line("| writes of unknown outcome (no answer, or a 5xx) | " + findings.unknown + " |");
 		line("| requests | " + answers.size() + ", of which " + errors + " got a 5xx, no answer, or were refused "
@@ -126,7 +128,11 @@ final class ReliabilityReport {
 		line(findings.jobRuns + " runs, " + findings.unfinishedRuns + " of them unfinished (their instance was killed,"
 				+ " frozen or stopped, or they found their lock lost at `checkHeld()`); " + findings.lossesReported
 				+ " lock losses reported in the instances' logs. Overlapping runs, each after a loss its first run's "
-				+ "instance reported (invocation scope has no fencing): " + findings.overlapsAfterLoss.size() + ".");
+				+ "instance reported (invocation scope has no fencing): " + findings.overlapsAfterLoss.size()
+				+ ". Runs in " + "progress at a failover: " + findings.runsAtFailover + ", of which "
+				+ findings.runsAtFailoverReportedLost
+				+ " were reported lost by their instance within 5 s (one that never finished must be); the job's next "
+				+ "run on the new primary is timed in the result above.");
 		line("");
 		findings.overlapsAfterLoss.forEach((overlap) -> line("- " + overlap));
 		if (!findings.overlapsAfterLoss.isEmpty()) {
