@@ -114,8 +114,9 @@ final class ReliabilityReport {
 				+ ((again.length == 0) ? "-" : "min " + again[0] + " / median " + again[again.length / 2] + " / max "
 						+ again[again.length - 1] + " ms")
 				+ " |");
-		line("| checks of the standby | " + sampler.standbySamples() + " (with every check of the rules: no "
-				+ "advisory lock and no session of an instance on a server in recovery) |");
+		line("| checks of the standby | " + sampler.standbySamples() + " (with every check of the rules: an advisory "
+				+ "lock held or awaited on a server in recovery is a violation); " + sampler.standbySessionsSeen()
+				+ " saw a session of an instance there, pgjdbc asking whether the server is the primary |");
 		line("| checks of every rule during the run | " + sampler.samples() + " (every " + "200 ms, one snapshot each; "
 				+ sampler.unreadable() + " could not run while the server was down) |");
 		line("| longest wait of any request answered | "
