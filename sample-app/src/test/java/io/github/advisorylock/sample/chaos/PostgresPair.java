@@ -513,7 +513,10 @@ final class PostgresPair implements AutoCloseable {
 		 */
 		void discard() {
 			try {
-				// pg_ctl stop finds no server and says so in zonky's log: harmless.
+				// zonky's close runs pg_ctl stop, which finds no server: it logs an
+				// ERROR.
+				System.out.println("== the old primary on port " + port() + " was stopped with -m immediate: "
+						+ "zonky's 'Could not stop postmaster' that may follow is expected");
 				this.postgres.close();
 			}
 			catch (IOException ex) {
