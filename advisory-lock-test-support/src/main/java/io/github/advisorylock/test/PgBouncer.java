@@ -359,6 +359,25 @@ public final class PgBouncer {
 		}
 	}
 
+	/**
+	 * Point PgBouncer at another server on the same host, as an HA manager does after a
+	 * failover (a hook that rewrites the configuration, or a moved virtual IP): stop it,
+	 * write the new port into its configuration, and start it again on its own port.
+	 * @param serverPort the new server's port
+	 */
+	public synchronized void retarget(int serverPort) {
+		Path config = Path.of(this.command.get(this.command.size() - 1));
+		stop();
+		try {
+			Files.writeString(config,
+					Files.readString(config).replaceAll("(?m)^(\\w+ = host=\\S+ port=)\\d+", "$1" + serverPort));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not rewrite " + config, ex);
+		}
+		start();
+	}
+
 	private void awaitListening(Path log) throws IOException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (System.nanoTime() < deadline) {

@@ -71,6 +71,12 @@ final class ChaosChecker {
 	 */
 	private static final Duration LOSS_SLACK = Duration.ofSeconds(5);
 
+	/**
+	 * With asynchronous replication, how long before a failover an acknowledged write may
+	 * still not have reached the standby: far more than the lag on loopback.
+	 */
+	static final long ASYNC_LAG_BOUND_MILLIS = 5_000;
+
 	private final DataSource observer;
 
 	private final JdbcClient jdbc;
@@ -79,9 +85,13 @@ final class ChaosChecker {
 
 	private final List<FaultWindow> windows;
 
+	private final PostgresPair.Replication replication;
+
 	private final Findings findings = new Findings();
 
 	ChaosChecker(ChaosCluster cluster, List<Answer> answers, List<FaultWindow> windows) {
+		this.replication = cluster.replication();
+		this.findings.replication = this.replication;
 		this.observer = cluster.observer();
 		this.jdbc = JdbcClient.create(this.observer);
 		this.answers = answers;
@@ -91,13 +101,14 @@ final class ChaosChecker {
 	/**
 	 * Run every check on the client's log and the database; the instances have stopped.
 	 * @param instances every instance the run started, for the losses they logged
+	 * @param failovers the moment of each failover, in the database's clock
 	 * @return what the checks found
 	 */
-	Findings check(List<SampleInstance> instances) {
+	Findings check(List<SampleInstance> instances, List<OffsetDateTime> failovers) {
 		checkAnswers();
 		checkSetupRequests();
 		checkLedger();
-		checkJobRuns(instances);
+		checkJobRuns(instances, failovers);
 		checkInstanceLogs(instances);
 		checkNoLockLeft();
 		return this.findings;
@@ -109,6 +120,8 @@ final class ChaosChecker {
 	 * counted by that fault.
 	 */
 	private void checkAnswers() {
+		Set<UUID> requests = new HashSet<>(
+				this.jdbc.sql("SELECT id FROM setup_requests").query((rs, row) -> rs.getObject(1, UUID.class)).list());
 		for (Answer answer : this.answers) {
 			if (answer.failed()) {
 				// The latest fault injected before the answer came, still unrecovered, is
@@ -129,6 +142,14 @@ final class ChaosChecker {
 					this.findings.violations.add(answer.outcome()
 							+ " that no fault explains (none touched that instance then): " + describe(answer));
 				}
+			}
+			else if (this.replication == PostgresPair.Replication.ASYNC && answer.status() == 404
+					&& (answer.operation() == Operation.COMPLETE_REQUEST
+							|| answer.operation() == Operation.CANCEL_REQUEST)
+					&& !requests.contains(answer.target())) {
+				// Its acknowledged creation was lost with a failover (counted there): the
+				// client asked about a request the new primary never had.
+				this.findings.notFoundAfterLoss++;
 			}
 			else if (!answer.operation().expects(answer.status())) {
 				this.findings.violations.add("unexpected " + answer.status() + " (expected one of "
@@ -162,7 +183,7 @@ final class ChaosChecker {
 						this.findings.acknowledged++;
 						Row row = rows.get(answer.created());
 						if (row == null || !row.owner().equals(answer.subject())) {
-							this.findings.lost.add("setup request " + answer.created() + " of user " + answer.subject()
+							lost(answer, "setup request " + answer.created() + " of user " + answer.subject()
 									+ ", answered 201 at " + answer.receivedMillis() + " ms, is not in the database");
 						}
 					}
@@ -179,9 +200,10 @@ final class ChaosChecker {
 						this.findings.acknowledged++;
 						Row row = rows.get(answer.target());
 						if (row == null || !row.status().equals(status)) {
-							this.findings.lost.add("setup request " + answer.target() + ", answered 200 " + status
-									+ " at " + answer.receivedMillis() + " ms, is "
-									+ ((row != null) ? row.status() : "missing") + " in the database");
+							lost(answer,
+									"setup request " + answer.target() + ", answered 200 " + status + " at "
+											+ answer.receivedMillis() + " ms, is "
+											+ ((row != null) ? row.status() : "missing") + " in the database");
 						}
 					}
 				}
@@ -234,8 +256,8 @@ final class ChaosChecker {
 				acknowledged.add(answer.created());
 				this.findings.acknowledged++;
 				if (!answer.subject().equals(rows.get(answer.created()))) {
-					this.findings.lost.add(operation + " " + answer.created() + " from " + answer.subject()
-							+ ", answered 201 at " + answer.receivedMillis() + " ms, is not in " + table);
+					lost(answer, operation + " " + answer.created() + " from " + answer.subject() + ", answered 201 at "
+							+ answer.receivedMillis() + " ms, is not in " + table);
 				}
 			}
 			else if (answer.unknown()) {
@@ -259,10 +281,23 @@ final class ChaosChecker {
 	}
 
 	/**
+	 * Count an acknowledged write that is not in the database: with asynchronous
+	 * replication, one acknowledged shortly before a failover, or during it by the old
+	 * primary, is PostgreSQL's documented loss, counted apart; any other is a lost write.
+	 */
+	private void lost(Answer answer, String what) {
+		boolean failover = this.replication == PostgresPair.Replication.ASYNC && this.windows.stream()
+			.anyMatch((window) -> window.kind() == FaultKind.FAILOVER
+					&& answer.receivedMillis() >= window.startMillis() - ASYNC_LAG_BOUND_MILLIS
+					&& (!window.recovered() || answer.receivedMillis() <= window.recoveredMillis()));
+		(failover ? this.findings.lostWithFailover : this.findings.lost).add(what);
+	}
+
+	/**
 	 * No two runs of the job overlap, except after a loss the job reported (listed with
 	 * it), and claims are at least a period apart. Times are the database's clock.
 	 */
-	private void checkJobRuns(List<SampleInstance> instances) {
+	private void checkJobRuns(List<SampleInstance> instances, List<OffsetDateTime> failovers) {
 		List<Run> runs = this.jdbc
 			.sql("SELECT id, instance, claimed_at, started_at, finished_at FROM job_runs WHERE job = ? "
 					+ "ORDER BY started_at")
@@ -303,6 +338,7 @@ final class ChaosChecker {
 				}
 			}
 		}
+		checkRunsAtFailovers(runs, losses, failovers);
 		List<Run> byClaim = new ArrayList<>(runs);
 		byClaim.sort((a, b) -> a.claimedAt().compareTo(b.claimedAt()));
 		for (int i = 1; i < byClaim.size(); i++) {
@@ -311,6 +347,51 @@ final class ChaosChecker {
 				this.findings.violations.add("job claims " + between.toMillis() + " ms apart, less than a period: "
 						+ byClaim.get(i - 1) + " and " + byClaim.get(i));
 			}
+		}
+	}
+
+	/**
+	 * Every run of the job in progress at a failover, which did not finish, was reported
+	 * lost by its instance within {@link #LOSS_SLACK} of the failover: its lock ended
+	 * with the old primary. A run that finished after the failover had passed its last
+	 * {@code checkHeld()} before it; it is counted, not checked.
+	 */
+	private void checkRunsAtFailovers(List<Run> runs, Map<String, List<String>> losses,
+			List<OffsetDateTime> failovers) {
+		// A run that started earlier than its work time before the failover and has not
+		// finished was ended by an earlier fault.
+		Duration longest = ChaosCluster.JOB_WORK_TIME;
+		for (OffsetDateTime at : failovers) {
+			for (Run run : runs) {
+				boolean inProgress = run.startedAt().isBefore(at) && run.startedAt().isAfter(at.minus(longest))
+						&& (run.finishedAt() == null || run.finishedAt().isAfter(at));
+				if (!inProgress) {
+					continue;
+				}
+				this.findings.runsAtFailover++;
+				boolean reported = losses.getOrDefault(run.instance(), List.of())
+					.stream()
+					.anyMatch((line) -> loggedBetween(line, at.toInstant().minusSeconds(1),
+							at.toInstant().plus(LOSS_SLACK)));
+				if (reported) {
+					this.findings.runsAtFailoverReportedLost++;
+				}
+				else if (run.finishedAt() == null) {
+					this.findings.violations.add("run " + run.id() + " on " + run.instance() + " (from "
+							+ run.startedAt() + ") was in progress at the failover at " + at + " and never finished, "
+							+ "but " + run.instance() + " reported no loss within " + LOSS_SLACK.toSeconds() + " s");
+				}
+			}
+		}
+	}
+
+	private static boolean loggedBetween(String line, Instant from, Instant to) {
+		try {
+			Instant logged = Instant.parse(line.substring(0, line.indexOf(' ')));
+			return !logged.isBefore(from) && !logged.isAfter(to);
+		}
+		catch (RuntimeException ex) {
+			return false;
 		}
 	}
 
@@ -400,8 +481,32 @@ final class ChaosChecker {
 		 */
 		final List<String> violations = new ArrayList<>();
 
-		/** Every acknowledged write not in the database. */
+		/**
+		 * Every acknowledged write not in the database, but those lost with a failover
+		 * under asynchronous replication.
+		 */
 		final List<String> lost = new ArrayList<>();
+
+		/**
+		 * Every acknowledged write lost with a failover under asynchronous replication:
+		 * acknowledged by the old primary before the standby had it.
+		 */
+		final List<String> lostWithFailover = new ArrayList<>();
+
+		/**
+		 * With asynchronous replication, completions and cancellations answered 404
+		 * because the request's creation was lost with a failover.
+		 */
+		int notFoundAfterLoss;
+
+		/** The replication of the run. */
+		PostgresPair.Replication replication = PostgresPair.Replication.SYNC;
+
+		/**
+		 * For each failover, the time from the promotion to the start of the next run of
+		 * the job.
+		 */
+		final List<Long> jobAgainAfterFailover = new ArrayList<>();
 
 		/**
 		 * The errors laid to each kind of fault, by outcome (a 5xx status, or no answer).
@@ -424,6 +529,12 @@ final class ChaosChecker {
 		int unfinishedRuns;
 
 		int lossesReported;
+
+		/** Runs of the job in progress at a failover. */
+		int runsAtFailover;
+
+		/** Of those, the runs whose instance reported the loss. */
+		int runsAtFailoverReportedLost;
 
 	}
 

@@ -17,7 +17,6 @@ package io.github.advisorylock.sample.chaos;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,19 +34,19 @@ import io.github.advisorylock.sample.Http;
 import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.test.PgBouncer;
 import io.github.advisorylock.test.TestDatabase;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
-import org.springframework.util.FileSystemUtils;
 
 /**
- * The system a chaos run puts under faults: one durable PostgreSQL that can be stopped
- * and started again on the same data directory and port, a PgBouncer in transaction
- * pooling mode in front of it, and three sample-app JVMs, the last of them through
- * PgBouncer. Every process it starts it also ends, in {@link #close()}, and the JVM's
- * shutdown hooks end them should the run die first.
+ * The system a chaos run puts under faults: a durable PostgreSQL primary with a streaming
+ * standby ({@link PostgresPair}), which can be restarted or failed over, a PgBouncer in
+ * transaction pooling mode in front of the primary (re-pointed at the new one after a
+ * failover), and three sample-app JVMs, the last of them through PgBouncer, the others
+ * with a multi-host JDBC URL ({@code targetServerType=primary}). Every process it starts
+ * it also ends, in {@link #close()}, and the JVM's shutdown hooks end them should the run
+ * die first.
  *
  * @author advisory-lock authors
  */
@@ -85,13 +84,18 @@ final class ChaosCluster implements AutoCloseable {
 
 	private final Path logs;
 
-	private final Path data;
+	private final PostgresPair servers;
 
-	private final int port;
-
-	private volatile EmbeddedPostgres server;
+	/** The instances' URL, both servers' ports, for pgjdbc to find the primary. */
+	private final String url;
 
 	private final HikariDataSource observer;
+
+	/**
+	 * Connections to whichever server is the standby now, to check that no instance locks
+	 * there.
+	 */
+	private final HikariDataSource standbyObserver;
 
 	private final PgBouncer bouncer;
 
@@ -111,30 +115,35 @@ final class ChaosCluster implements AutoCloseable {
 
 	private final List<String> arguments;
 
-	private ChaosCluster(Path logs, Path data, EmbeddedPostgres server, List<String> arguments) {
+	private ChaosCluster(Path logs, PostgresPair servers, List<String> arguments) {
 		this.logs = logs;
-		this.data = data;
-		this.server = server;
-		this.port = server.getPort();
+		this.servers = servers;
 		this.arguments = arguments;
-		String url = "jdbc:postgresql://localhost:" + this.port + "/postgres";
-		// TestDatabase, and so PgBouncer and SampleInstance, use this server; it must not
-		// have started another.
-		System.setProperty("advisory-lock.test.url", url);
-		if (!TestDatabase.get().url().equals(url)) {
+		this.url = servers.url("primary");
+		String primary = "jdbc:postgresql://localhost:" + servers.primaryPort() + "/postgres";
+		// TestDatabase, and so PgBouncer, use the first primary; it must not have started
+		// another server.
+		System.setProperty("advisory-lock.test.url", primary);
+		if (!TestDatabase.get().url().equals(primary)) {
 			throw new IllegalStateException("The test database was started before the chaos run's own server: run "
 					+ "ChaosTests in a JVM of its own (-Dtest=ChaosTests or -Dgroups=chaos)");
 		}
+		this.observer = pool(this.url, 4, OBSERVER);
+		this.standbyObserver = pool(servers.url("secondary"), 2, OBSERVER + "-standby");
+		this.bouncer = PgBouncer.get();
+	}
+
+	private static HikariDataSource pool(String url, int size, String name) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(url);
 		config.setUsername("postgres");
 		config.setPassword("postgres");
-		config.setMaximumPoolSize(4);
+		config.setMaximumPoolSize(size);
 		config.setMinimumIdle(0);
-		config.setPoolName("chaos-observer");
+		config.setConnectionTimeout(5000);
+		config.setPoolName(name);
 		config.addDataSourceProperty("ApplicationName", OBSERVER);
-		this.observer = new HikariDataSource(config);
-		this.bouncer = PgBouncer.get();
+		return new HikariDataSource(config);
 	}
 
 	/**
@@ -145,8 +154,7 @@ final class ChaosCluster implements AutoCloseable {
 	 * @throws IOException if a process cannot be started
 	 */
 	static ChaosCluster start(Path logs) throws IOException {
-		Path data = Files.createTempDirectory("advisory-lock-chaos");
-		EmbeddedPostgres server = startServer(data, 0);
+		PostgresPair servers = PostgresPair.start(PostgresPair.Replication.fromSystemProperty());
 		List<String> arguments = List.of("--spring.datasource.hikari.maximum-pool-size=8",
 				// A request finds no connection during a restart: fail it within the
 				// fault, not 30 s later.
@@ -156,7 +164,14 @@ final class ChaosCluster implements AutoCloseable {
 				// Short, so that the job has requests to expire during the run.
 				"--sample.jobs.expiry.max-age=20s",
 				"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms");
-		ChaosCluster cluster = new ChaosCluster(logs, data, server, arguments);
+		ChaosCluster cluster;
+		try {
+			cluster = new ChaosCluster(logs, servers, arguments);
+		}
+		catch (RuntimeException ex) {
+			servers.close();
+			throw ex;
+		}
 		try {
 			new ResourceDatabasePopulator(new ClassPathResource("schema.sql")).execute(cluster.observer);
 			for (int i = 0; i < INSTANCES; i++) {
@@ -173,24 +188,6 @@ final class ChaosCluster implements AutoCloseable {
 		}
 	}
 
-	private static EmbeddedPostgres startServer(Path data, int port) throws IOException {
-		// Durable, as a production server: a server that drops acknowledged commits on a
-		// stop would blame the
-		// library for its own losses.
-		EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-			.setDataDirectory(data)
-			.setCleanDataDirectory(false)
-			.setPGStartupWait(Duration.ofSeconds(60))
-			.setServerConfig("fsync", "on")
-			.setServerConfig("synchronous_commit", "on")
-			.setServerConfig("full_page_writes", "on")
-			.setServerConfig("max_connections", "200");
-		if (port != 0) {
-			builder.setPort(port);
-		}
-		return builder.start();
-	}
-
 	private SampleInstance launch(int index) throws IOException {
 		String name = "instance-" + index;
 		Map<String, String> dataSource = new HashMap<>();
@@ -202,6 +199,8 @@ final class ChaosCluster implements AutoCloseable {
 		}
 		else {
 			dataSource.putAll(TestDatabase.get().springDataSourceProperties());
+			// Both servers: pgjdbc connects to the one that is the primary now.
+			dataSource.put("spring.datasource.url", this.url);
 		}
 		dataSource.put("spring.datasource.hikari.data-source-properties.ApplicationName", "chaos-" + name);
 		SampleInstance instance = SampleInstance.start(name, this.logs.resolve(name + "-" + this.started.size()),
@@ -264,13 +263,45 @@ final class ChaosCluster implements AutoCloseable {
 	 * rolled back) and start it again on the same data directory and port.
 	 */
 	void restartServer() {
+		this.servers.restartPrimary();
+	}
+
+	/**
+	 * Fail over to the standby, re-point PgBouncer at the new primary, and build a fresh
+	 * standby (see {@link PostgresPair#failover(Runnable)}).
+	 * @return what it took
+	 */
+	PostgresPair.Failover failover() {
 		try {
-			this.server.close();
-			this.server = startServer(this.data, this.port);
+			return this.servers.failover(() -> this.bouncer.retarget(this.servers.primaryPort()));
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("Could not restart PostgreSQL", ex);
+			throw new UncheckedIOException("Could not fail over", ex);
 		}
+	}
+
+	/**
+	 * Return the port of the primary now.
+	 * @return the port
+	 */
+	int primaryPort() {
+		return this.servers.primaryPort();
+	}
+
+	/**
+	 * Return how the primary's commits wait for the standby.
+	 * @return synchronous or asynchronous
+	 */
+	PostgresPair.Replication replication() {
+		return this.servers.replication();
+	}
+
+	/**
+	 * Return connections to whichever server is the standby now.
+	 * @return the data source
+	 */
+	HikariDataSource standbyObserver() {
+		return this.standbyObserver;
 	}
 
 	/**
@@ -282,8 +313,8 @@ final class ChaosCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Return the run's own connections to the server, direct, which no fault but a
-	 * restart ends.
+	 * Return the run's own connections to the primary, direct, which no fault but a
+	 * restart or a failover ends.
 	 * @return the data source
 	 */
 	DataSource observer() {
@@ -326,17 +357,10 @@ final class ChaosCluster implements AutoCloseable {
 			try {
 				this.bouncer.stop();
 				this.observer.close();
+				this.standbyObserver.close();
 			}
 			finally {
-				try {
-					this.server.close();
-				}
-				catch (IOException ex) {
-					throw new UncheckedIOException("PostgreSQL did not stop", ex);
-				}
-				finally {
-					FileSystemUtils.deleteRecursively(this.data.toFile());
-				}
+				this.servers.close();
 			}
 		}
 	}

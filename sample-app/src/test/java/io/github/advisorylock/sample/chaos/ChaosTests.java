@@ -32,13 +32,14 @@ import org.springframework.boot.convert.DurationStyle;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The chaos run: three sample-app JVMs, one through PgBouncer, against one durable
- * PostgreSQL, under a seeded mixed HTTP load and one fault after another, then the checks
- * and the report. Tagged {@code chaos}, so outside the default build; run it with
- * {@code -Dgroups=chaos} (see {@code docs/reliability.md}). {@code chaos.duration}
- * (default 60s) is how long load and faults run, {@code chaos.seed} (default 42) seeds
- * both, and {@code chaos.report} names a file to write the report to besides
- * {@code target/chaos/reliability.md}.
+ * The chaos run: three sample-app JVMs, one through PgBouncer, against a durable
+ * PostgreSQL primary with a streaming standby, under a seeded mixed HTTP load and one
+ * fault after another, then the checks and the report. Tagged {@code chaos}, so outside
+ * the default build; run it with {@code -Dgroups=chaos} (see
+ * {@code docs/reliability.md}). {@code chaos.duration} (default 60s) is how long load and
+ * faults run, {@code chaos.seed} (default 42) seeds both, and {@code chaos.report} names
+ * a file to write the report to besides {@code target/chaos/reliability.md};
+ * {@code chaos.replication} is {@code sync} (the default) or {@code async}.
  *
  * @author advisory-lock authors
  */
@@ -75,9 +76,10 @@ class ChaosTests {
 			sampler.sample();
 			cluster.stopInstances();
 			ChaosChecker.Findings findings = new ChaosChecker(cluster, log.answers(), faults.windows())
-				.check(cluster.everStarted());
+				.check(cluster.everStarted(), faults.failovers());
 			findings.violations.addAll(0, sampler.violations());
 			findings.violations.addAll(faults.failures());
+			findings.jobAgainAfterFailover.addAll(faults.jobAgainAfterFailover());
 			String environment = Runtime.getRuntime().availableProcessors() + " cores, " + memory() + ", load average "
 					+ loadBefore + " before the run and " + loadAverage() + " after it; "
 					+ System.getProperty("os.name") + " " + System.getProperty("os.version");
@@ -94,14 +96,22 @@ class ChaosTests {
 			if (System.getProperty("chaos.report") != null) {
 				ReliabilityReport.save(Path.of(System.getProperty("chaos.report")), report);
 			}
-			System.out.println("== chaos run, seed " + seed + ": " + log.answers().size() + " requests, "
-					+ faults.windows().size() + " faults, " + findings.violations.size() + " violations, "
-					+ findings.lost.size() + " lost acknowledged writes; report in " + LOGS.resolve("reliability.md"));
+			long failovers = faults.windows().stream().filter((window) -> window.kind() == FaultKind.FAILOVER).count();
+			System.out.println("== chaos run, seed " + seed + ", " + cluster.replication().description()
+					+ " replication: " + log.answers().size() + " requests, " + faults.windows().size() + " faults ("
+					+ failovers + " failovers, the job again after " + findings.jobAgainAfterFailover + " ms), "
+					+ findings.violations.size() + " violations, " + findings.lost.size()
+					+ " lost acknowledged writes, " + findings.lostWithFailover.size()
+					+ " lost with a failover (asynchronous replication only); report in "
+					+ LOGS.resolve("reliability.md"));
 			assertThat(findings.violations)
 				.as("violations of the chaos run (seed %d); report in %s", seed, LOGS.resolve("reliability.md"))
 				.isEmpty();
 			assertThat(findings.lost).as("acknowledged writes lost in the chaos run (seed %d)", seed).isEmpty();
 			assertThat(faults.windows()).as("faults injected").isNotEmpty();
+			if (duration.compareTo(Duration.ofSeconds(60)) >= 0) {
+				assertThat(failovers).as("failovers in a run of %s", duration).isPositive();
+			}
 		}
 	}
 

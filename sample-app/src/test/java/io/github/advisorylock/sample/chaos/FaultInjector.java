@@ -37,6 +37,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
 import io.github.advisorylock.test.LockHolder;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -96,6 +97,15 @@ final class FaultInjector {
 
 	private final List<FaultKind> round = new ArrayList<>();
 
+	/**
+	 * After each failover, the time from the promotion to the first run of the job that
+	 * started after it, on the new primary.
+	 */
+	private final List<Long> jobAgainAfterFailover = new CopyOnWriteArrayList<>();
+
+	/** The moment of each failover, in the database's clock. */
+	private final List<OffsetDateTime> failovers = new CopyOnWriteArrayList<>();
+
 	FaultInjector(ChaosCluster cluster, LoadGenerator load, ClientLog log, long seed) {
 		this.cluster = cluster;
 		this.load = load;
@@ -121,6 +131,9 @@ final class FaultInjector {
 			long start = this.log.now();
 			Injected injected = inject(kind);
 			long recovered = awaitRecovered();
+			if (injected.failoverAt() != null) {
+				awaitJobAfter(injected.failoverAt());
+			}
 			FaultWindow window = new FaultWindow(kind, injected.detail(), injected.instances(), start, recovered);
 			this.windows.add(window);
 			// Each fault with its window in the build log too, as it happens.
@@ -141,6 +154,23 @@ final class FaultInjector {
 	 */
 	List<FaultWindow> windows() {
 		return List.copyOf(this.windows);
+	}
+
+	/**
+	 * Return, for each failover, the time from the promotion to the start of the first
+	 * run of the job after it.
+	 * @return milliseconds, in the database's clock, in the order of the failovers
+	 */
+	List<Long> jobAgainAfterFailover() {
+		return List.copyOf(this.jobAgainAfterFailover);
+	}
+
+	/**
+	 * Return the moment of each failover: the new primary promoted and the old one down.
+	 * @return in the database's clock, in order
+	 */
+	List<OffsetDateTime> failovers() {
+		return List.copyOf(this.failovers);
 	}
 
 	/**
@@ -167,6 +197,17 @@ final class FaultInjector {
 			case RESTART_POSTGRES -> {
 				this.cluster.restartServer();
 				yield new Injected("stop mode " + ChaosCluster.STOP_MODE, ALL);
+			}
+			case FAILOVER -> {
+				int from = this.cluster.primaryPort();
+				PostgresPair.Failover failover = this.cluster.failover();
+				this.failovers.add(failover.at());
+				yield new Injected(
+						"port " + from + " to " + this.cluster.primaryPort() + ", "
+								+ this.cluster.replication().description() + " replication; promoted in "
+								+ failover.promoteMillis() + " ms, two primaries for " + failover.twoPrimariesMillis()
+								+ " ms, a new standby streaming after " + failover.totalMillis() + " ms",
+						ALL, failover.at());
 			}
 			case RESTART_PGBOUNCER -> {
 				this.cluster.restartPgBouncer();
@@ -267,6 +308,25 @@ final class FaultInjector {
 	}
 
 	/**
+	 * Wait for the first run of the job that started after a failover, on the new
+	 * primary: the invocation-scoped lock ended with the old primary, and another
+	 * instance, or the same, takes it again there.
+	 */
+	private void awaitJobAfter(OffsetDateTime failoverAt) {
+		Optional<OffsetDateTime> next = await(() -> this.jdbc
+			.sql("SELECT started_at FROM job_runs WHERE job = ? AND started_at > ? ORDER BY started_at LIMIT 1")
+			.params(StaleRequestExpiry.JOB, failoverAt)
+			.query(OffsetDateTime.class)
+			.optional());
+		if (next.isEmpty()) {
+			this.failures
+				.add("No run of the job started within " + FACT_BOUND + " after the failover at " + failoverAt);
+			return;
+		}
+		this.jobAgainAfterFailover.add(Duration.between(failoverAt, next.get()).toMillis());
+	}
+
+	/**
 	 * Wait until every instance answers a request that reads the database.
 	 * @return when, in the log's clock, or -1 if not within {@link #RECOVERY_BOUND}
 	 */
@@ -320,8 +380,15 @@ final class FaultInjector {
 	 *
 	 * @param detail what was done
 	 * @param instances the instances touched
+	 * @param failoverAt for a failover, the moment of the promotion in the database's
+	 * clock
 	 */
-	private record Injected(String detail, Set<Integer> instances) {
+	private record Injected(String detail, Set<Integer> instances, @Nullable OffsetDateTime failoverAt) {
+
+		Injected(String detail, Set<Integer> instances) {
+			this(detail, instances, null);
+		}
+
 	}
 
 	/**

@@ -40,8 +40,15 @@ enum FaultKind {
 	 */
 	TERMINATE_SESSIONS("pg_terminate_backend of 1 to 3 random client sessions"),
 
-	/** PostgreSQL stopped and started again on the same data directory. */
-	RESTART_POSTGRES("PostgreSQL stopped (pg_ctl -m " + ChaosCluster.STOP_MODE + ") and started"),
+	/** The primary stopped and started again on the same data directory. */
+	RESTART_POSTGRES("PostgreSQL primary stopped (pg_ctl -m " + ChaosCluster.STOP_MODE + ") and started"),
+
+	/**
+	 * The standby promoted, the old primary stopped the hard way, PgBouncer re-pointed at
+	 * the new primary, and a fresh standby built from it.
+	 */
+	FAILOVER("failover: standby promoted (pg_ctl promote), old primary stopped (pg_ctl -m immediate), "
+			+ "PgBouncer re-pointed, a new standby built"),
 
 	/** PgBouncer stopped (SIGTERM, its immediate shutdown) and started again. */
 	RESTART_PGBOUNCER("PgBouncer stopped (SIGTERM, immediate shutdown) and started"),

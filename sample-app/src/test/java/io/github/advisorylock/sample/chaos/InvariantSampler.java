@@ -15,6 +15,10 @@
  */
 package io.github.advisorylock.sample.chaos;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +27,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+
+import com.zaxxer.hikari.HikariDataSource;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -53,7 +59,24 @@ final class InvariantSampler {
 			+ "GROUP BY w.account_id, a.daily_withdrawal_limit, date_trunc('day', w.created_at, 'UTC') "
 			+ "HAVING sum(w.amount) > a.daily_withdrawal_limit) d) AS over_daily";
 
+	/**
+	 * On the standby: its advisory locks, which must stay 0 (an instance that locks on a
+	 * server in recovery excludes nobody on the primary), and the sessions of anyone but
+	 * the run itself, which are counted: pgjdbc connects to a server to ask whether it is
+	 * the primary, and disconnects when it is not.
+	 */
+	private static final String STANDBY = "SELECT pg_is_in_recovery(), "
+			+ "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'), "
+			+ "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+			+ "AND application_name <> '" + ChaosCluster.OBSERVER + "')";
+
 	private final JdbcClient jdbc;
+
+	private final HikariDataSource standby;
+
+	private final AtomicInteger standbySamples = new AtomicInteger();
+
+	private final AtomicInteger standbySessionsSeen = new AtomicInteger();
 
 	private final Map<UUID, Integer> limits;
 
@@ -73,6 +96,7 @@ final class InvariantSampler {
 
 	InvariantSampler(ChaosCluster cluster, ClientLog log, Map<UUID, Integer> limits, long money) {
 		this.jdbc = JdbcClient.create(cluster.observer());
+		this.standby = cluster.standbyObserver();
 		this.log = log;
 		this.limits = limits;
 		this.money = money;
@@ -140,6 +164,54 @@ final class InvariantSampler {
 		catch (RuntimeException ex) {
 			this.unreadable.incrementAndGet();
 		}
+		sampleStandby();
+	}
+
+	/**
+	 * Check that nobody holds or awaits an advisory lock on the standby, and count the
+	 * checks that saw a session of anyone but the run there. A connection made before a
+	 * promotion now reaches the primary: it is dropped, and the next check connects to
+	 * the new standby.
+	 */
+	private void sampleStandby() {
+		long at = this.log.now();
+		try (Connection connection = this.standby.getConnection();
+				Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery(STANDBY)) {
+			result.next();
+			if (!result.getBoolean(1)) {
+				this.standby.evictConnection(connection);
+				return;
+			}
+			if (result.getLong(2) > 0) {
+				this.violations.add("at " + at + " ms the standby, a server in recovery, held " + result.getLong(2)
+						+ " advisory lock(s)");
+			}
+			if (result.getLong(3) > 0) {
+				this.standbySessionsSeen.incrementAndGet();
+			}
+			this.standbySamples.incrementAndGet();
+		}
+		catch (SQLException | RuntimeException ex) {
+			// No standby now (a failover builds the next one): nothing to check.
+		}
+	}
+
+	/**
+	 * Return how many times the standby was checked.
+	 * @return the count
+	 */
+	int standbySamples() {
+		return this.standbySamples.get();
+	}
+
+	/**
+	 * Return how many checks of the standby saw a session of an instance (or of
+	 * PgBouncer) there.
+	 * @return the count
+	 */
+	int standbySessionsSeen() {
+		return this.standbySessionsSeen.get();
 	}
 
 	/**

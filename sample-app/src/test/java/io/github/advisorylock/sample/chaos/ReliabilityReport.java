@@ -60,9 +60,12 @@ final class ReliabilityReport {
 		line("## The last run");
 		line("");
 		line("Written by `ChaosTests` on " + run.finishedAt() + ", from here to the end of the page; run the "
-				+ "command again rather than edit it. Three sample-app JVMs against one durable PostgreSQL (`fsync`, "
-				+ "`synchronous_commit` and `full_page_writes` on), `instance-" + ChaosCluster.THROUGH_PGBOUNCER
-				+ "` through a real PgBouncer in `pool_mode = transaction`, the scheduled job (`expire-stale-requests`,"
+				+ "command again rather than edit it. Three sample-app JVMs against a durable PostgreSQL primary (`fsync`, "
+				+ "`synchronous_commit` and `full_page_writes` on) with a streaming standby, "
+				+ findings.replication.description() + " replication, the first two instances with a multi-host JDBC "
+				+ "URL (`targetServerType=primary`), `instance-" + ChaosCluster.THROUGH_PGBOUNCER
+				+ "` through a real PgBouncer in `pool_mode = transaction` (re-pointed at the new primary after each "
+				+ "failover), the scheduled job (`expire-stale-requests`,"
 				+ " invocation scope, SKIP) on every instance, a seeded mixed HTTP load of " + LoadGenerator.CLIENTS
 				+ " clients, and one fault at a time, each injected only after every instance answered again after "
 				+ "the previous one.");
@@ -78,6 +81,10 @@ final class ReliabilityReport {
 				+ run.wallClock().toSeconds() + " s) |");
 		line("| machine | " + run.environment() + " |");
 		line("| servers | " + run.versions() + " |");
+		line("| replication | " + findings.replication.description()
+				+ ((findings.replication == PostgresPair.Replication.SYNC)
+						? " (`synchronous_standby_names` names the standby)" : " (`-Dchaos.replication=async`)")
+				+ " |");
 		line("| job | period " + ChaosCluster.JOB_PERIOD.toMillis() + " ms, work "
 				+ ChaosCluster.JOB_WORK_TIME.toMillis() + " ms, heartbeat " + ChaosCluster.HEARTBEAT.toMillis()
 				+ " ms (a silent lock session ends after three)" + " |");
@@ -90,11 +97,26 @@ final class ReliabilityReport {
 		line("| violations | **" + findings.violations.size() + "** |");
 		line("| lost acknowledged writes | **" + findings.lost.size() + "** of " + findings.acknowledged
 				+ " acknowledged |");
+		if (findings.replication == PostgresPair.Replication.ASYNC) {
+			line("| acknowledged writes lost with a failover (asynchronous replication: PostgreSQL's promise, not the "
+					+ "starter's) | **" + findings.lostWithFailover.size()
+					+ "**; completions and cancellations answered 404 since " + "the request's creation was lost: "
+					+ findings.notFoundAfterLoss + " |");
+		}
 		line("| writes of unknown outcome (no answer, or a 5xx) | " + findings.unknown + " |");
 		line("| requests | " + answers.size() + ", of which " + errors + " got a 5xx, no answer, or were refused "
 				+ "(the instance was down), every one inside a fault's window or counted as a violation |");
 		line("| faults injected | " + windows.size() + "; their windows, tails included, cover " + covered(windows, run)
 				+ "% of the load's time |");
+		long failovers = windows.stream().filter((window) -> window.kind() == FaultKind.FAILOVER).count();
+		long[] again = findings.jobAgainAfterFailover.stream().mapToLong(Long::longValue).sorted().toArray();
+		line("| failovers | " + failovers + "; from the promotion to the job's next run on the new primary: "
+				+ ((again.length == 0) ? "-" : "min " + again[0] + " / median " + again[again.length / 2] + " / max "
+						+ again[again.length - 1] + " ms")
+				+ " |");
+		line("| checks of the standby | " + sampler.standbySamples() + " (with every check of the rules: an advisory "
+				+ "lock held or awaited on a server in recovery is a violation); " + sampler.standbySessionsSeen()
+				+ " saw a session of an instance there, pgjdbc asking whether the server is the primary |");
 		line("| checks of every rule during the run | " + sampler.samples() + " (every " + "200 ms, one snapshot each; "
 				+ sampler.unreadable() + " could not run while the server was down) |");
 		line("| longest wait of any request answered | "
@@ -107,7 +129,11 @@ final class ReliabilityReport {
 		line(findings.jobRuns + " runs, " + findings.unfinishedRuns + " of them unfinished (their instance was killed,"
 				+ " frozen or stopped, or they found their lock lost at `checkHeld()`); " + findings.lossesReported
 				+ " lock losses reported in the instances' logs. Overlapping runs, each after a loss its first run's "
-				+ "instance reported (invocation scope has no fencing): " + findings.overlapsAfterLoss.size() + ".");
+				+ "instance reported (invocation scope has no fencing): " + findings.overlapsAfterLoss.size()
+				+ ". Runs in " + "progress at a failover: " + findings.runsAtFailover + ", of which "
+				+ findings.runsAtFailoverReportedLost
+				+ " were reported lost by their instance within 5 s (one that never finished must be); the job's next "
+				+ "run on the new primary is timed in the result above.");
 		line("");
 		findings.overlapsAfterLoss.forEach((overlap) -> line("- " + overlap));
 		if (!findings.overlapsAfterLoss.isEmpty()) {
@@ -125,7 +151,7 @@ final class ReliabilityReport {
 				+ "A request rejected with a business 409, or whose connection was refused, explains none.");
 		line("- An error is laid to a fault only if it went to an instance that fault touched (the one killed or "
 				+ "frozen, those whose sessions were ended, the one behind PgBouncer for its restart, all for a server "
-				+ "restart, none for a lock held from outside), and to the latest such fault whose window it falls "
+				+ "restart or a failover, none for a lock held from outside), and to the latest such fault whose window it falls "
 				+ "in, preferring one not yet recovered over the tail of an earlier one.");
 		line("- A fault's window runs from its injection to the moment every instance answered a request that reads "
 				+ "the database, plus " + FaultWindow.TAIL_MILLIS + " ms: a pooled connection a fault broke is found "
@@ -141,6 +167,11 @@ final class ReliabilityReport {
 		line("- PostgreSQL is restarted with `pg_ctl stop -m " + ChaosCluster.STOP_MODE + "`: open transactions "
 				+ "are rolled back and sessions ended, a checkpoint is written; PgBouncer with SIGTERM, its immediate"
 				+ " shutdown.");
+		line("- A failover promotes the standby (`pg_ctl promote`), stops the old primary with `pg_ctl stop -m "
+				+ "immediate`, re-points PgBouncer (its configuration rewritten, then restarted) and builds a new standby "
+				+ "from the new primary on the old one's port, with `pg_backup_start`, a copy and `pg_backup_stop`. Its "
+				+ "window covers the new standby's build: with synchronous replication, commits wait for it. The job's "
+				+ "next run is timed from the promotion to its `started_at`, both the database's clock.");
 		line("- PgBouncer runs with `server_login_retry = 1`. With its default of 15 s, a login that fails while the "
 				+ "server restarts keeps every client of PgBouncer failing for 15 s after the server is back (seen in "
 				+ "this run's first version: 15 s recoveries from a 0.3 s restart). Operators: lower it, or expect "
