@@ -76,8 +76,8 @@ class AotModeTests extends SampleDatabaseTests {
 	void theContextStartedFromTheBuildTimeOutput() {
 		assertThat(AotDetector.useGeneratedArtifacts()).as("spring.aot.enabled").isTrue();
 		// What only process-test-aot provides: the generated initializer of this test
-		// class's context, which AOT
-		// mode starts the context from instead of parsing the configuration.
+		// class's context, which AOT mode starts the context from instead of parsing the
+		// configuration.
 		AotTestContextInitializers initializers = new AotTestContextInitializers();
 		assertThat(initializers.isSupportedTestClass(AotModeTests.class)).as("a build-time context for this class")
 			.isTrue();
@@ -96,9 +96,8 @@ class AotModeTests extends SampleDatabaseTests {
 				.as("the build-time class of %s", proxyClass.getName())
 				.isRegularFile();
 			// A class generated at runtime would be defined next to the bean's class
-			// (target/classes); the one
-			// generated at build time is loaded from the test classes, where
-			// process-test-aot copied it.
+			// (target/classes); the one generated at build time is loaded from the test
+			// classes, where process-test-aot copied it.
 			assertThat(location(proxyClass)).as("where %s was loaded from", proxyClass.getName())
 				.isEqualTo(location(AotModeTests.class))
 				.isNotEqualTo(location(userClass));

@@ -71,8 +71,7 @@ class MultiInstanceTests {
 			instances.add(SampleInstance.start("instance-" + i, Path.of("target", "multi-instance"),
 					"--spring.datasource.hikari.maximum-pool-size=8",
 					// Generous: 9 callers on 2 cores share 3 JVMs; a busy answer is still
-					// a 409, but the rules are the
-					// point.
+					// a 409, but the rules are the point.
 					"--advisory-lock.default-timeout=10s",
 					// A job's lock, held between requests, would be one that
 					// NoAdvisoryLocksLeft finds after a test.

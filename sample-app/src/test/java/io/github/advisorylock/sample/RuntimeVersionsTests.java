@@ -84,8 +84,7 @@ class RuntimeVersionsTests {
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("Spring MVC has no converter that writes JSON"));
 		// Spring Framework 7's Jackson 3 converter exposes getMapper(), Spring Framework
-		// 6's Jackson 2 converter
-		// getObjectMapper().
+		// 6's Jackson 2 converter getObjectMapper().
 		for (String getter : new String[] { "getMapper", "getObjectMapper" }) {
 			Method method = ReflectionUtils.findMethod(converter.getClass(), getter);
 			if (method != null) {

@@ -39,8 +39,7 @@ public abstract class SampleDatabaseTests {
 	static void database(DynamicPropertyRegistry registry) {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		// Generous, so that every concurrent caller gets the lock on a loaded machine and
-		// meets the rule rather than
-		// the timeout; the tests of the timeout set their own.
+		// meets the rule rather than the timeout; the tests of the timeout set their own.
 		registry.add("advisory-lock.default-timeout", () -> "30s");
 		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "24");
 		registry.add("sample.jobs.enabled", () -> "false");

@@ -143,10 +143,9 @@ class ScheduledJobMultiInstanceTests {
 	void stopInstances() {
 		SampleInstance.stopAll(this.instances);
 		// PostgreSQL ends the sessions of an ended process as soon as it reads their
-		// closed sockets, which can be a
-		// moment after the process has gone: wait for that, so that NoAdvisoryLocksLeft,
-		// which runs after this
-		// method, checks what is left for good.
+		// closed sockets, which can be a moment after the process has gone: wait for
+		// that, so that NoAdvisoryLocksLeft, which runs after this method, checks what is
+		// left for good.
 		new PgLocks(TestDatabase.get().dataSource()).await("the advisory locks of the stopped instances to end",
 				List::isEmpty);
 	}
@@ -169,14 +168,12 @@ class ScheduledJobMultiInstanceTests {
 		assertThat(run(killed.id()).finishedAt()).as("the killed instance's run").isNull();
 		Duration killTakeover = Duration.between(killedAt, afterKill.startedAt());
 		// The next claim succeeds a period after the killed run's claim, made before the
-		// kill, at the latest; and
-		// every instance tries once a period.
+		// kill, at the latest; and every instance tries once a period.
 		Duration killBound = PERIOD.multipliedBy(2).plus(SLACK);
 		assertThat(killTakeover).as("from the kill to the next run's start").isLessThanOrEqualTo(killBound);
 
 		// SIGSTOP: the instance's sockets stay open and silent, until PostgreSQL's
-		// idle_in_transaction_session_timeout
-		// of three heartbeats ends its lock session.
+		// idle_in_transaction_session_timeout of three heartbeats ends its lock session.
 		Run frozenRun = awaitRunInProgress();
 		SampleInstance frozen = instance(frozenRun);
 		frozen.suspend();
@@ -186,20 +183,17 @@ class ScheduledJobMultiInstanceTests {
 		assertThat(run(frozenRun.id()).finishedAt()).as("the frozen instance's run, while it is frozen").isNull();
 		Duration freezeTakeover = Duration.between(frozenAt, afterFreeze.startedAt());
 		// Three heartbeats until PostgreSQL ends the session (longer than a period, so
-		// the next claim succeeds by
-		// then), then at most a period until another instance tries.
+		// the next claim succeeds by then), then at most a period until another instance
+		// tries.
 		Duration freezeBound = HEARTBEAT.multipliedBy(3).plus(PERIOD).plus(SLACK);
 		assertThat(freezeTakeover).as("from the freeze to the next run's start").isLessThanOrEqualTo(freezeBound);
 
 		// Resumed, the frozen instance learns that its lock is gone: checkHeld() reports
-		// a lock with no heartbeat
-		// confirmed for three of them, and the heartbeat finds the session ended (ERROR),
-		// or, should the run return
-		// first, the release does (WARN). A run frozen during its work stops at
-		// checkHeld(); one frozen after that
-		// point updates and finishes while another instance runs the job. There is no
-		// fencing; that is why lost runs
-		// are left out of the overlap check.
+		// a lock with no heartbeat confirmed for three of them, and the heartbeat finds
+		// the session ended (ERROR), or, should the run return first, the release does
+		// (WARN). A run frozen during its work stops at checkHeld(); one frozen after
+		// that point updates and finishes while another instance runs the job. There is
+		// no fencing; that is why lost runs are left out of the overlap check.
 		int before = frozen.output().size();
 		frozen.resume();
 		OffsetDateTime resumedAt = databaseNow();

@@ -66,8 +66,7 @@ class SessionLevelLockTests {
 	}
 
 	// Unpooled sessions: closing one ends its session, so a failed assertion cannot leave
-	// a session-level lock in a
-	// pooled connection for the next test.
+	// a session-level lock in a pooled connection for the next test.
 	private Connection connect() throws SQLException {
 		return DriverManager.getConnection(this.database.url(), this.database.username(), this.database.password());
 	}

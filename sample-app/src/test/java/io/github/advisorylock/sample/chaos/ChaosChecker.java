@@ -125,8 +125,7 @@ final class ChaosChecker {
 		for (Answer answer : this.answers) {
 			if (answer.failed()) {
 				// The latest fault injected before the answer came, still unrecovered, is
-				// the likeliest cause; else
-				// the latest one in whose tail it came.
+				// the likeliest cause; else the latest one in whose tail it came.
 				Optional<FaultWindow> cause = this.windows.stream()
 					.filter((window) -> window.explains(answer))
 					.filter((window) -> window.startMillis() <= answer.receivedMillis())

@@ -56,9 +56,8 @@ class LedgerServiceTests extends SampleDatabaseTests {
 		Account b = this.ledger.open(1_000_000, 1);
 		int rounds = 40;
 		// Half the callers move money from a to b, half from b to a, each round, on 8
-		// connections at once. Without
-		// both keys in one ordered acquisition, their row locks would be taken in
-		// opposite orders and deadlock.
+		// connections at once. Without both keys in one ordered acquisition, their row
+		// locks would be taken in opposite orders and deadlock.
 		List<Outcome<Integer>> outcomes = Concurrently.run(8, (caller) -> {
 			Account from = (caller % 2 == 0) ? a : b;
 			Account to = (caller % 2 == 0) ? b : a;
