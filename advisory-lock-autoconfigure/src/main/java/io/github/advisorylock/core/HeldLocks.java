@@ -131,12 +131,7 @@ public final class HeldLocks {
 	 * @param lock the lock
 	 */
 	public static void push(Invocation lock) {
-		Deque<Invocation> locks = invocations.get();
-		if (locks == null) {
-			locks = new ArrayDeque<>(2);
-			invocations.set(locks);
-		}
-		locks.addLast(lock);
+		addLast(invocations, lock);
 	}
 
 	/**
@@ -144,13 +139,7 @@ public final class HeldLocks {
 	 * @param lock the lock
 	 */
 	public static void pop(Invocation lock) {
-		Deque<Invocation> locks = invocations.get();
-		if (locks != null) {
-			locks.removeLastOccurrence(lock);
-			if (locks.isEmpty()) {
-				invocations.remove();
-			}
-		}
+		removeLast(invocations, lock);
 	}
 
 	/**
@@ -215,12 +204,7 @@ public final class HeldLocks {
 	 * @param transaction the record of its keys
 	 */
 	public static void suspend(TransactionLockRecord transaction) {
-		Deque<TransactionLockRecord> records = suspended.get();
-		if (records == null) {
-			records = new ArrayDeque<>(2);
-			suspended.set(records);
-		}
-		records.addLast(transaction);
+		addLast(suspended, transaction);
 	}
 
 	/**
@@ -228,11 +212,25 @@ public final class HeldLocks {
 	 * @param transaction the record of its keys
 	 */
 	public static void resume(TransactionLockRecord transaction) {
-		Deque<TransactionLockRecord> records = suspended.get();
-		if (records != null) {
-			records.removeLastOccurrence(transaction);
-			if (records.isEmpty()) {
-				suspended.remove();
+		removeLast(suspended, transaction);
+	}
+
+	private static <T> void addLast(ThreadLocal<Deque<T>> stack, T entry) {
+		Deque<T> entries = stack.get();
+		if (entries == null) {
+			entries = new ArrayDeque<>(2);
+			stack.set(entries);
+		}
+		entries.addLast(entry);
+	}
+
+	// The thread's stack is dropped once empty, so that a pooled thread keeps nothing.
+	private static <T> void removeLast(ThreadLocal<Deque<T>> stack, T entry) {
+		Deque<T> entries = stack.get();
+		if (entries != null) {
+			entries.removeLastOccurrence(entry);
+			if (entries.isEmpty()) {
+				stack.remove();
 			}
 		}
 	}

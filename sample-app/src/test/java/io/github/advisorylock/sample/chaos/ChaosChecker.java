@@ -29,7 +29,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
 
 import javax.sql.DataSource;
 
@@ -438,12 +437,9 @@ final class ChaosChecker {
 	 */
 	private void checkNoLockLeft() {
 		PgLocks pgLocks = new PgLocks(this.observer);
-		long deadline = System.nanoTime() + PgLocks.HANG_TIMEOUT.toNanos();
-		List<PgLocks.AdvisoryLock> left = pgLocks.all();
-		while (!left.isEmpty() && System.nanoTime() < deadline) {
-			LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
-			left = pgLocks.all();
-		}
+		boolean cleared = Facts.await(PgLocks.HANG_TIMEOUT, () -> Optional.of(pgLocks.all()).filter(List::isEmpty))
+			.isPresent();
+		List<PgLocks.AdvisoryLock> left = cleared ? List.of() : pgLocks.all();
 		if (!left.isEmpty()) {
 			this.findings.violations.add("advisory locks left after every instance stopped: " + left);
 		}

@@ -357,22 +357,7 @@ final class FaultInjector {
 	}
 
 	private static <T> Optional<T> await(Supplier<Optional<T>> fact) {
-		long deadline = System.nanoTime() + FACT_BOUND.toNanos();
-		while (System.nanoTime() < deadline) {
-			Optional<T> value;
-			try {
-				value = fact.get();
-			}
-			catch (RuntimeException ex) {
-				// The observer's connection failed: a fault of the server; ask again.
-				value = Optional.empty();
-			}
-			if (value.isPresent()) {
-				return value;
-			}
-			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-		}
-		return Optional.empty();
+		return Facts.await(FACT_BOUND, fact);
 	}
 
 	/**

@@ -35,6 +35,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -241,25 +242,26 @@ final class PostgresPair implements AutoCloseable {
 	 */
 	private void awaitStreaming(Server primary) {
 		String state = (this.replication == Replication.SYNC) ? "sync" : "async";
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		while (System.nanoTime() < deadline) {
-			try (Connection connection = DriverManager.getConnection(primary.url(), "postgres", "postgres");
-					Statement statement = connection.createStatement();
-					ResultSet result = statement
-						.executeQuery("SELECT count(*) FROM pg_stat_replication " + "WHERE application_name = '"
-								+ STANDBY_NAME + "' AND state = 'streaming' AND sync_state = '" + state + "'")) {
-				result.next();
-				if (result.getInt(1) > 0) {
-					return;
-				}
-			}
-			catch (SQLException ex) {
-				// The primary is busy or restarting: ask again.
-			}
-			sleep(20);
+		Duration bound = Duration.ofSeconds(60);
+		if (Facts.await(bound, () -> Optional.of(state).filter((ignored) -> streaming(primary, state))).isEmpty()) {
+			throw new IllegalStateException("The standby did not stream (" + state + ") from the server on port "
+					+ primary.port() + " within " + bound);
 		}
-		throw new IllegalStateException("The standby did not stream (" + state + ") from the server on port "
-				+ primary.port() + " within 60 s");
+	}
+
+	private static boolean streaming(Server primary, String state) {
+		try (Connection connection = DriverManager.getConnection(primary.url(), "postgres", "postgres");
+				Statement statement = connection.createStatement();
+				ResultSet result = statement
+					.executeQuery("SELECT count(*) FROM pg_stat_replication " + "WHERE application_name = '"
+							+ STANDBY_NAME + "' AND state = 'streaming' AND sync_state = '" + state + "'")) {
+			result.next();
+			return result.getInt(1) > 0;
+		}
+		catch (SQLException ex) {
+			// The primary is busy or restarting: ask again.
+			return false;
+		}
 	}
 
 	/**
@@ -411,16 +413,6 @@ final class PostgresPair implements AutoCloseable {
 		try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
 				java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
-		}
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted", ex);
 		}
 	}
 
