@@ -37,11 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The packages read top-down: the API depends on no package of its own, the
  * driver-neutral half of the lock flow ({@code core}) on the API only, what is derived
  * from the application's Hikari pools ({@code hikari}) on nothing, taking locks through
- * JDBC ({@code jdbc}) on those two, reading {@code pg_locks} ({@code pglocks}) on the API
- * and {@code hikari}, the endpoint and the observations on the API and the
- * {@code pg_locks} reader, and only {@code autoconfigure} wires them together. Read from
- * the compiled classes, so that a fully qualified name in code counts as much as an
- * import.
+ * JDBC ({@code jdbc}) on those two, taking them through R2DBC ({@code r2dbc}) on the core
+ * only, reading {@code pg_locks} ({@code pglocks}) on the API and {@code hikari}, the
+ * endpoint and the observations on the API and the {@code pg_locks} reader, and only
+ * {@code autoconfigure} wires them together. Read from the compiled classes, so that a
+ * fully qualified name in code counts as much as an import.
  *
  * @author advisory-lock authors
  */
@@ -52,9 +52,9 @@ class PackageLayeringTests {
 	 * itself and the root.
 	 */
 	private static final Map<String, Set<String>> ALLOWED = Map.of("", Set.of(), "core", Set.of(), "hikari", Set.of(),
-			"jdbc", Set.of("core", "hikari"), "pglocks", Set.of("hikari"), "interceptor", Set.of(), "observation",
-			Set.of(), "actuate", Set.of("pglocks"), "autoconfigure",
-			Set.of("jdbc", "pglocks", "interceptor", "observation", "actuate"));
+			"jdbc", Set.of("core", "hikari"), "r2dbc", Set.of("core"), "pglocks", Set.of("hikari"), "interceptor",
+			Set.of(), "observation", Set.of(), "actuate", Set.of("pglocks"), "autoconfigure",
+			Set.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate"));
 
 	/**
 	 * A class of the library named in a constant: in a class reference or a descriptor.
@@ -79,13 +79,14 @@ class PackageLayeringTests {
 	}
 
 	@Test
-	void theCoreNamesNoJdbcType() throws IOException, URISyntaxException {
+	void theCoreNamesNoDriverType() throws IOException, URISyntaxException {
 		Path core = classes().resolve("io/github/advisorylock/core");
 		try (Stream<Path> files = Files.walk(core)) {
 			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {
 				String constants = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
-				assertThat(constants).as("JDBC types named by %s", core.relativize(file))
-					.doesNotContain("java/sql/", "javax/sql/", "org/springframework/jdbc/");
+				assertThat(constants).as("driver types named by %s", core.relativize(file))
+					.doesNotContain("java/sql/", "javax/sql/", "org/springframework/jdbc/", "io/r2dbc/", "reactor/",
+							"org/springframework/r2dbc/");
 			}
 		}
 	}

@@ -24,11 +24,13 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
 import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -123,8 +125,12 @@ public final class AdvisoryLockAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		@ConditionalOnMissingBean
 		static AdvisoryLockBeanPostProcessor advisoryLockBeanPostProcessor(Environment environment,
-				ObjectProvider<AdvisoryLockOperations> operations) {
-			AdvisoryLockBeanPostProcessor postProcessor = new AdvisoryLockBeanPostProcessor(operations::getObject);
+				ObjectProvider<AdvisoryLockOperations> operations, ListableBeanFactory beanFactory) {
+			// The reactive operations are looked up by the first call of a method that
+			// returns Mono or Flux, so that this method names no Reactor type, and a
+			// JDBC-only application never loads one.
+			AdvisoryLockBeanPostProcessor postProcessor = new AdvisoryLockBeanPostProcessor(operations::getObject,
+					() -> beanFactory.getBean(ReactiveAdvisoryLockOperations.class));
 			// Proxy classes, not interfaces, unless the application asks otherwise, as
 			// Spring Boot does for AOP.
 			postProcessor.setProxyTargetClass(

@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.core;
 
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
@@ -54,14 +55,39 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	 */
 	public static LockAttempt afterBusy(WaitMode waitMode, long busyKey,
 			Supplier<? extends @Nullable Throwable> boundedWait) {
+		return afterBusy(waitMode, busyKey, () -> afterWait(busyKey, boundedWait.get()), Function.identity());
+	}
+
+	/**
+	 * The same decision for a driver whose wait is asynchronous: the result is whatever
+	 * the driver wraps an attempt in (a {@code Mono} on R2DBC), so that the one
+	 * {@code switch} serves every driver.
+	 * @param waitMode the wait mode of the call
+	 * @param busyKey the first key the try found held
+	 * @param boundedWait starts the wait for that key and those after it (the driver
+	 * turns its outcome into an attempt with {@link #afterWait})
+	 * @param decided wraps an attempt decided without waiting
+	 * @param <R> what the driver wraps an attempt in
+	 * @return what the acquisition found, wrapped
+	 */
+	public static <R> R afterBusy(WaitMode waitMode, long busyKey, Supplier<R> boundedWait,
+			Function<LockAttempt, R> decided) {
 		return switch (waitMode) {
-			case BLOCK -> {
-				Throwable timedOut = boundedWait.get();
-				yield (timedOut != null) ? new LockAttempt(Outcome.TIMEOUT, busyKey, timedOut) : ACQUIRED;
-			}
-			case TRY -> new LockAttempt(Outcome.BUSY, busyKey, null);
-			case SKIP -> new LockAttempt(Outcome.SKIPPED, busyKey, null);
+			case BLOCK -> boundedWait.get();
+			case TRY -> decided.apply(new LockAttempt(Outcome.BUSY, busyKey, null));
+			case SKIP -> decided.apply(new LockAttempt(Outcome.SKIPPED, busyKey, null));
 		};
+	}
+
+	/**
+	 * Return what a bounded wait found.
+	 * @param busyKey the first key the try found held
+	 * @param timedOut the driver's report of a wait that ran out of time, or {@code null}
+	 * when every key was taken
+	 * @return the attempt
+	 */
+	public static LockAttempt afterWait(long busyKey, @Nullable Throwable timedOut) {
+		return (timedOut != null) ? new LockAttempt(Outcome.TIMEOUT, busyKey, timedOut) : ACQUIRED;
 	}
 
 }

@@ -57,7 +57,7 @@ public final class LockFailures {
 			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
 		Diagnosis diagnosis = (holderDiagnosis != null) ? diagnose(holderDiagnosis, diagnose) : null;
 		if (diagnosis == null) {
-			return new LockBusyException(namespace, keys.values(), keys.keys(), timeout, cause);
+			return busyException(namespace, keys, timeout, cause);
 		}
 		LockBusyException ex = new LockBusyException(namespace, keys.values(), keys.keys(), timeout, cause,
 				diagnosis.holders(), diagnosis.notDiagnosed());
@@ -65,6 +65,19 @@ public final class LockFailures {
 			ex.addSuppressed(diagnosis.failure());
 		}
 		return ex;
+	}
+
+	/**
+	 * Make the exception of a lock not acquired, without naming its holders.
+	 * @param namespace the namespace of the call
+	 * @param keys the keys of the call
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @return the exception to signal
+	 */
+	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause) {
+		return new LockBusyException(namespace, keys.values(), keys.keys(), timeout, cause);
 	}
 
 	/**

@@ -32,6 +32,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
@@ -75,6 +76,8 @@ public class AdvisoryLockAspectSupport {
 
 	private final Supplier<AdvisoryLockOperations> operations;
 
+	private final Supplier<ReactiveAdvisoryLockOperations> reactiveOperations;
+
 	private final AdvisoryLockAttributeSource attributeSource;
 
 	private final LockKeyExpressionEvaluator evaluator;
@@ -86,9 +89,11 @@ public class AdvisoryLockAspectSupport {
 	 * @param attributeSource finds the annotation of a method, parsed and validated once
 	 * @param evaluator evaluates the key expressions of a call
 	 */
-	AdvisoryLockAspectSupport(Supplier<AdvisoryLockOperations> operations, AdvisoryLockAttributeSource attributeSource,
+	AdvisoryLockAspectSupport(Supplier<AdvisoryLockOperations> operations,
+			Supplier<ReactiveAdvisoryLockOperations> reactiveOperations, AdvisoryLockAttributeSource attributeSource,
 			LockKeyExpressionEvaluator evaluator) {
 		this.operations = SingletonSupplier.of(operations);
+		this.reactiveOperations = SingletonSupplier.of(reactiveOperations);
 		this.attributeSource = attributeSource;
 		this.evaluator = evaluator;
 	}
@@ -112,6 +117,10 @@ public class AdvisoryLockAspectSupport {
 		List<@Nullable Object> keys = keys(attribute, targetClass, target, args);
 		LockRequest request = new LockRequest(attribute.namespace(), keys, attribute.mode(), attribute.waitMode(),
 				attribute.timeout(), attribute.scope(), attribute.dataSource());
+		if (attribute.reactive()) {
+			return ReactiveLockedCall.locked(this.reactiveOperations.get(), request, attribute.method().getReturnType(),
+					invocation.repeatable(), (ex) -> inMethod(attribute, keys, ex));
+		}
 		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
 			try {
 				this.operations.get().lock(request);
@@ -298,6 +307,20 @@ public class AdvisoryLockAspectSupport {
 	 * Carries what the method body threw through the lock callback, which throws no
 	 * checked exception, so that the caller gets it unchanged.
 	 */
+	/**
+	 * Name the method in a key error or a refusal, as the blocking path does when it
+	 * throws them.
+	 */
+	private static Throwable inMethod(AdvisoryLockAttribute attribute, List<@Nullable Object> keys, Throwable ex) {
+		if (ex instanceof InvalidLockKeyException keyError) {
+			return keyErrorInMethod(attribute, keys, keyError);
+		}
+		if (ex instanceof LockTransactionException refusal) {
+			return refusalInMethod(attribute, refusal);
+		}
+		return ex;
+	}
+
 	@SuppressWarnings("serial")
 	private static final class BodyFailure extends RuntimeException {
 
@@ -319,6 +342,15 @@ public class AdvisoryLockAspectSupport {
 		 * @throws Throwable what the method threw
 		 */
 		@Nullable Object proceed() throws Throwable;
+
+		/**
+		 * Return an invocation that may proceed once per subscription, for a reactive
+		 * method whose publisher is subscribed again ({@code retry}, {@code repeat}).
+		 * @return the invocation; this one where proceeding twice is harmless
+		 */
+		default Invocation repeatable() {
+			return this;
+		}
 
 	}
 

@@ -44,10 +44,12 @@ import org.jspecify.annotations.Nullable;
  * @param checksReturnedWork whether what the method returns is checked for work that
  * outlives the call, which its declared type does not rule out (see
  * {@link ReturnedWork#checksReturnedWork})
+ * @param reactive whether the method returns a {@code Mono} or {@code Flux} whose lock is
+ * taken at subscription, in the subscriber's reactive transaction
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
 		List<Integer> parameterIndexes, LockMode mode, WaitMode waitMode, @Nullable Duration timeout, LockScope scope,
-		@Nullable String dataSource, boolean checksReturnedWork) {
+		@Nullable String dataSource, boolean checksReturnedWork, boolean reactive) {
 
 }

@@ -135,7 +135,8 @@ class AdvisoryLockAttributeSource {
 				parameterIndexes, annotation.mode(), annotation.waitMode(),
 				this.validator.timeout(specificMethod, annotation), annotation.scope(),
 				annotation.dataSource().isEmpty() ? null : annotation.dataSource(),
-				ReturnedWork.checksReturnedWork(specificMethod));
+				ReturnedWork.checksReturnedWork(specificMethod),
+				this.validator.reactiveAvailable() && ReturnedWork.returnsReactorType(specificMethod));
 	}
 
 }

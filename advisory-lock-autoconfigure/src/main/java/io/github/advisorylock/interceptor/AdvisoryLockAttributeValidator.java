@@ -32,6 +32,8 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
@@ -61,7 +63,11 @@ class AdvisoryLockAttributeValidator {
 	/** What a method under {@code WaitMode.SKIP} can return when it did not run. */
 	private static final Set<Class<?>> SKIPPABLE_RETURN_TYPES = Set.of(void.class, Void.class, Optional.class);
 
+	private static final String REACTOR_MONO = "reactor.core.publisher.Mono";
+
 	private final LockKeyExpressionEvaluator evaluator;
+
+	private @Nullable Boolean reactiveAvailable;
 
 	private final @Nullable StringValueResolver valueResolver;
 
@@ -174,8 +180,15 @@ class AdvisoryLockAttributeValidator {
 				throw invalid(method, "key expression '" + expression + "' is invalid: " + ex.getMessage(), ex);
 			}
 		}
-		ReturnedWork.validateWorkEndsWithTheCall(method, targetClass);
-		if (annotation.waitMode() == WaitMode.SKIP && !SKIPPABLE_RETURN_TYPES.contains(method.getReturnType())) {
+		boolean reactive = reactiveAvailable() && ReturnedWork.returnsReactorType(method);
+		ReturnedWork.validateWorkEndsWithTheCall(method, targetClass, reactiveAvailable());
+		if (reactive && annotation.scope() == LockScope.INVOCATION) {
+			throw invalid(method, "it returns " + method.getReturnType().getSimpleName() + ", and scope INVOCATION "
+					+ "is not offered on the reactive stack yet: use scope TRANSACTION, with @Transactional on the "
+					+ "method or a TransactionalOperator around its caller (docs/reactive.md)");
+		}
+		if (annotation.waitMode() == WaitMode.SKIP && !reactive
+				&& !SKIPPABLE_RETURN_TYPES.contains(method.getReturnType())) {
 			throw invalid(method,
 					"waitMode SKIP returns without running the method when the lock is held, "
 							+ "so the method must return void or Optional, and it returns "
@@ -187,7 +200,26 @@ class AdvisoryLockAttributeValidator {
 			throw invalid(method, "dataSource must name a DataSource bean, or be left empty for the one of "
 					+ "the current transaction");
 		}
-		validateDataSourceName(method, annotation.dataSource());
+		validateDataSourceName(method, annotation.dataSource(), reactive);
+	}
+
+	/**
+	 * Return whether methods returning {@code Mono} or {@code Flux} have a reactive path:
+	 * Reactor is on the class path and the application has a
+	 * {@code ReactiveAdvisoryLockOperations} bean (the auto-configuration defines one
+	 * where it finds R2DBC and a {@code ConnectionFactory}).
+	 * @return whether they do
+	 */
+	boolean reactiveAvailable() {
+		Boolean available = this.reactiveAvailable;
+		if (available == null) {
+			ListableBeanFactory beanFactory = this.beanFactory;
+			ClassLoader classLoader = getClass().getClassLoader();
+			available = beanFactory != null && ClassUtils.isPresent(REACTOR_MONO, classLoader)
+					&& beanFactory.getBeanNamesForType(ReactiveAdvisoryLockOperations.class, true, false).length > 0;
+			this.reactiveAvailable = available;
+		}
+		return available;
 	}
 
 	/**
@@ -195,9 +227,14 @@ class AdvisoryLockAttributeValidator {
 	 * bean factory can tell; the lock operations check it again at each call, for
 	 * {@code LockRequest.withDataSource}.
 	 */
-	private void validateDataSourceName(Method method, String name) {
+	private void validateDataSourceName(Method method, String name, boolean reactive) {
 		ListableBeanFactory beanFactory = this.beanFactory;
 		if (name.isEmpty() || beanFactory == null) {
+			return;
+		}
+		if (reactive) {
+			// On the reactive path the name is an R2DBC ConnectionFactory bean's, checked
+			// by the lock operations at each call.
 			return;
 		}
 		if (!beanFactory.containsBean(name) || !beanFactory.isTypeMatch(name, DataSource.class)) {

@@ -22,6 +22,7 @@ import java.util.function.Supplier;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Advisor;
@@ -81,6 +82,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 
 	private final Supplier<AdvisoryLockOperations> operations;
 
+	private final Supplier<ReactiveAdvisoryLockOperations> reactiveOperations;
+
 	private @Nullable AdvisoryLockAttributeSource attributeSource;
 
 	private @Nullable Advisor invocationAdvisor;
@@ -90,7 +93,24 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	 * @param operations supplies the lock operations at the first call
 	 */
 	public AdvisoryLockBeanPostProcessor(Supplier<AdvisoryLockOperations> operations) {
+		this(operations, () -> {
+			throw new IllegalStateException("No ReactiveAdvisoryLockOperations was given to this "
+					+ "AdvisoryLockBeanPostProcessor, so methods returning Mono or Flux cannot be locked");
+		});
+	}
+
+	/**
+	 * Create the post processor for an application with both stacks: a method returning a
+	 * {@code Mono} or {@code Flux} takes its lock through the reactive operations, every
+	 * other one through the blocking ones.
+	 * @param operations supplies the lock operations at the first call
+	 * @param reactiveOperations supplies the reactive lock operations at the first call
+	 * of a reactive method
+	 */
+	public AdvisoryLockBeanPostProcessor(Supplier<AdvisoryLockOperations> operations,
+			Supplier<ReactiveAdvisoryLockOperations> reactiveOperations) {
 		this.operations = operations;
+		this.reactiveOperations = reactiveOperations;
 		// The lock must run inside any transaction interceptor already on the proxy.
 		setBeforeExistingAdvisors(false);
 		setOrder(Ordered.LOWEST_PRECEDENCE - 1);
@@ -114,7 +134,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(beanFactory);
 		AdvisoryLockAttributeSource source = new AdvisoryLockAttributeSource(evaluator,
 				new AdvisoryLockAttributeValidator(evaluator, valueResolver, beanFactory));
-		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, source, evaluator);
+		AdvisoryLockInterceptor interceptor = new AdvisoryLockInterceptor(this.operations, this.reactiveOperations,
+				source, evaluator);
 		this.attributeSource = source;
 		this.advisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.TRANSACTION), interceptor);
 		this.invocationAdvisor = new DefaultPointcutAdvisor(new AdvisoryLockPointcut(source, LockScope.INVOCATION),

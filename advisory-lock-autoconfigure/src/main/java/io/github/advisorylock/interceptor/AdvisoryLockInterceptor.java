@@ -19,10 +19,12 @@ package io.github.advisorylock.interceptor;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 
 /**
@@ -40,16 +42,32 @@ public class AdvisoryLockInterceptor extends AdvisoryLockAspectSupport implement
 	 * @param attributeSource finds the annotation of a method, parsed and validated once
 	 * @param evaluator evaluates the key expressions of a call
 	 */
-	AdvisoryLockInterceptor(Supplier<AdvisoryLockOperations> operations, AdvisoryLockAttributeSource attributeSource,
+	AdvisoryLockInterceptor(Supplier<AdvisoryLockOperations> operations,
+			Supplier<ReactiveAdvisoryLockOperations> reactiveOperations, AdvisoryLockAttributeSource attributeSource,
 			LockKeyExpressionEvaluator evaluator) {
-		super(operations, attributeSource, evaluator);
+		super(operations, reactiveOperations, attributeSource, evaluator);
 	}
 
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
-		return execute(invocation.getMethod(), targetClass, target, invocation.getArguments(), invocation::proceed);
+		return execute(invocation.getMethod(), targetClass, target, invocation.getArguments(), new Invocation() {
+
+			@Override
+			public @Nullable Object proceed() throws Throwable {
+				return invocation.proceed();
+			}
+
+			@Override
+			public Invocation repeatable() {
+				// A clone per subscription runs the rest of the chain again, as Spring's
+				// reactive transaction interceptor needs.
+				return (invocation instanceof ProxyMethodInvocation proxied) ? () -> proxied.invocableClone().proceed()
+						: this;
+			}
+
+		});
 	}
 
 }

@@ -40,6 +40,10 @@ final class ReturnedWork {
 
 	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
 
+	private static final String MONO = "reactor.core.publisher.Mono";
+
+	private static final String FLUX = "reactor.core.publisher.Flux";
+
 	private ReturnedWork() {
 	}
 
@@ -49,13 +53,20 @@ final class ReturnedWork {
 	 * reactive {@code Publisher} or a Kotlin suspend function may run its work after
 	 * that, unguarded. Behind {@link Async @Async}, a method returning a {@code Future}
 	 * is fine: the lock's advice runs on the executor's thread inside {@code @Async}'s,
-	 * around the whole work (see {@link AdvisoryLockBeanPostProcessor}).
+	 * around the whole work (see {@link AdvisoryLockBeanPostProcessor}). A method
+	 * returning a Reactor {@code Mono} or {@code Flux} is fine where the reactive path is
+	 * available: its lock is taken at subscription, in the subscriber's reactive
+	 * transaction, before the method's publisher is subscribed.
 	 * @param method the annotated method
 	 * @param targetClass the target class, or {@code null} if unknown
+	 * @param reactive whether the reactive path is available
 	 * @throws IllegalStateException if its work may outlive the call
 	 */
-	static void validateWorkEndsWithTheCall(Method method, @Nullable Class<?> targetClass) {
+	static void validateWorkEndsWithTheCall(Method method, @Nullable Class<?> targetClass, boolean reactive) {
 		Class<?> returnType = method.getReturnType();
+		if (reactive && isReactorType(returnType)) {
+			return;
+		}
 		boolean future = Future.class.isAssignableFrom(returnType);
 		boolean stage = future || CompletionStage.class.isAssignableFrom(returnType);
 		if (future && isAsync(method, targetClass)) {
@@ -82,7 +93,24 @@ final class ReturnedWork {
 				+ (stage ? ", or put @Async on the method (declared to return a Future or CompletableFuture), so "
 						+ "that the transaction and the lock are taken on the executor's thread around the whole work"
 						: "")
-				+ ", or take the lock inside the asynchronous work");
+				+ ", or take the lock inside the asynchronous work"
+				+ (isReactorType(returnType) ? ". A method returning Mono or Flux takes its lock at subscription in "
+						+ "the reactive transaction where the application has R2DBC: spring-r2dbc, the r2dbc-postgresql "
+						+ "driver and a ConnectionFactory bean (docs/reactive.md)" : ""));
+	}
+
+	/**
+	 * Return whether a method returns a Reactor {@code Mono} or {@code Flux}: by name, so
+	 * that Reactor need not be present.
+	 * @param method the method
+	 * @return whether it does
+	 */
+	static boolean returnsReactorType(Method method) {
+		return isReactorType(method.getReturnType());
+	}
+
+	private static boolean isReactorType(Class<?> type) {
+		return isOrExtends(type, MONO) || isOrExtends(type, FLUX);
 	}
 
 	/**

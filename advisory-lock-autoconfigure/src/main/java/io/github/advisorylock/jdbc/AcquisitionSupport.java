@@ -33,7 +33,7 @@ import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.RefusalReason;
+import io.github.advisorylock.core.LockSql.RefusalReason;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -22,63 +22,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.LockMode;
-import org.jspecify.annotations.Nullable;
+import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.RefusalReason;
+import io.github.advisorylock.core.LockSql.TryResult;
 
 /**
- * The statements that acquire advisory locks, each with the code that binds its
- * parameters and reads its rows, so that a change to a statement is made here and nowhere
- * else: one statement, so one round trip, for an acquisition that finds its locks free
- * (the common case, kept as light as a hand-written lock with the same isolation check),
- * and a second one only for a {@code BLOCK} that must wait.
- *
- * <p>
- * The first statement, {@code TRY_ONE} or {@code TRY_MANY}, checks the isolation level
- * and tries the keys in array order (the caller sorts them), stopping at the first one
- * held. Its {@code WHERE} clause is the check that a lock here can protect anything: a
- * transaction above READ COMMITTED, or a server in recovery (a standby, whose advisory
- * locks exclude nobody on the primary), gets no row, and takes no lock, because the
- * select list is computed only for the rows the {@code WHERE} clause lets through.
- * Otherwise its one row says which key was found held, if any. In {@code TRY_MANY}, the
- * {@code LIMIT 1} stops at the first held key; an {@code ORDER BY} or {@code DISTINCT}
- * there would make PostgreSQL try every key before choosing one: keep it out. The try
- * never waits: a key held by another transaction, or requested by a transaction already
- * waiting for it, is reported held, so the try does not jump the queue of waiters.
- *
- * <p>
- * A {@code BLOCK} that found a key held then runs {@code WAIT} for that key and the ones
- * after it, on the same connection, in the same transaction (its isolation cannot change
- * once the first statement ran). {@code WAIT} takes the locks in array order, and before
- * each key sets {@code lock_timeout} for this transaction to what is left until one
- * deadline, because PostgreSQL applies {@code lock_timeout} to each lock wait on its own:
- * without the deadline, n keys could wait n times the timeout. Then it restores the
- * previous {@code lock_timeout}. The previous value and the deadline are read in a
- * {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and
- * read the new value. Its {@code CASE} runs its branches in order, which sequences the
- * work inside a single {@code SELECT}. A wait that runs out of time fails with SQLSTATE
- * {@code 55P03} and aborts the transaction, which also discards the {@code lock_timeout}
- * it set.
- *
- * <p>
- * Why two statements rather than one that always carries the timeout: PostgreSQL prepares
- * the executor state of every expression of a statement on each execution, whether a
- * branch runs or not, so the timeout's set, restore and deadline cost every acquisition,
- * more than a tenth of a short transaction on a local server (see
- * {@code docs/benchmarks.md}), while only an acquisition that waits needs them. That one
- * is waiting for another transaction anyway, which takes far longer than the extra round
- * trip.
- *
- * <p>
- * Each statement opens with a comment naming its namespace
- * ({@code /* advisory-lock setup_request *}{@code /}), so that
- * {@code pg_stat_activity.query} tells an operator what a waiting session waits for. Key
- * values never appear in it. The text therefore differs per namespace, and pgjdbc
- * prepares each distinct text on the server once it has run {@code prepareThreshold}
- * times on a connection: at most one prepared statement per namespace, mode and statement
- * on each connection, within pgjdbc's per-connection statement cache.
+ * The statements that acquire advisory locks over JDBC, each with the code that binds its
+ * parameters and reads its rows. Their text, shared with the R2DBC driver, and why each
+ * is written as it is, are {@link LockSql}'s.
  *
  * <p>
  * The statements of an invocation-scoped lock's own session, which open its transaction
@@ -87,68 +40,6 @@ import org.jspecify.annotations.Nullable;
  * @author advisory-lock authors
  */
 final class AdvisoryLockStatements {
-
-	/**
-	 * Whether a lock here protects anything: the isolation level allows it (PostgreSQL
-	 * runs READ UNCOMMITTED as READ COMMITTED), and the server is not in recovery. A
-	 * function call on local state, so it adds no measurable cost.
-	 */
-	private static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
-			+ "'read uncommitted') AND NOT pg_is_in_recovery()";
-
-	/**
-	 * What is left until the deadline, as a {@code lock_timeout}; at least 1ms, as 0
-	 * would mean "no timeout".
-	 */
-	private static final String REMAINING = "greatest(1, ceil(extract(epoch FROM previous.deadline - "
-			+ "clock_timestamp()) * 1000))::bigint || 'ms'";
-
-	/** One key: whether it was acquired. */
-	private static final String TRY_ONE = "SELECT %2$s(?) AS acquired WHERE %1$s";
-
-	/**
-	 * Several keys, in array order: the first one held, or {@code NULL} when every one
-	 * was acquired.
-	 */
-	private static final String TRY_MANY = """
-			SELECT (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1) AS busy_key
-			WHERE %1$s""";
-
-	private static final String WAIT = """
-			WITH previous AS MATERIALIZED (
-			  SELECT current_setting('lock_timeout') AS lock_timeout,
-			         clock_timestamp() + ? * interval '1 millisecond' AS deadline)
-			SELECT CASE
-			         WHEN (SELECT count(*) FROM unnest(?::bigint[]) AS k
-			               CROSS JOIN LATERAL %1$s(CASE WHEN set_config('lock_timeout', %2$s, true) IS NOT NULL THEN k END)
-			              ) IS NULL THEN NULL
-			         ELSE set_config('lock_timeout', previous.lock_timeout, true)
-			       END AS lock_timeout
-			FROM previous""";
-
-	private static final String TRY_ONE_EXCLUSIVE = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
-
-	private static final String TRY_ONE_SHARED = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
-
-	private static final String TRY_MANY_EXCLUSIVE = TRY_MANY.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
-
-	private static final String TRY_MANY_SHARED = TRY_MANY.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
-
-	private static final String WAIT_EXCLUSIVE = WAIT.formatted("pg_advisory_xact_lock", REMAINING);
-
-	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
-
-	/** The isolation level and recovery state, read only to explain a refusal. */
-	private static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
-
-	/**
-	 * How many namespaces' comments are kept; namespaces are meant to be a few fixed
-	 * words.
-	 */
-	private static final int MAX_CACHED_NAMESPACES = 256;
-
-	/** By namespace, each statement with its comment. */
-	private static final Map<String, Map<String, String>> COMMENTED = new ConcurrentHashMap<>();
 
 	private AdvisoryLockStatements() {
 	}
@@ -165,7 +56,8 @@ final class AdvisoryLockStatements {
 	 */
 	static TryResult tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace)
 			throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(trySql(mode, keys.size(), namespace))) {
+		try (PreparedStatement statement = connection
+			.prepareStatement(LockSql.JDBC.trySql(mode, keys.size(), namespace))) {
 			bindKeys(connection, statement, 1, keys, keys.size() > 1);
 			try (ResultSet result = statement.executeQuery()) {
 				return tryResult(result, keys);
@@ -186,7 +78,7 @@ final class AdvisoryLockStatements {
 	 */
 	static void waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace)
 			throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(waitSql(mode, namespace))) {
+		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitSql(mode, namespace))) {
 			statement.setLong(1, Math.max(1, timeout.toMillis()));
 			bindKeys(connection, statement, 2, keys, true);
 			statement.executeQuery().close();
@@ -201,22 +93,11 @@ final class AdvisoryLockStatements {
 	 * @throws SQLException if the read fails
 	 */
 	static RefusalReason readRefusalReason(Connection connection) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(REFUSAL);
+		try (PreparedStatement statement = connection.prepareStatement(LockSql.REFUSAL);
 				ResultSet result = statement.executeQuery()) {
 			result.next();
 			return new RefusalReason(result.getString(1), result.getBoolean(2));
 		}
-	}
-
-	static String waitSql(LockMode mode, String namespace) {
-		return commented(namespace, (mode == LockMode.SHARED) ? WAIT_SHARED : WAIT_EXCLUSIVE);
-	}
-
-	static String trySql(LockMode mode, int keys, String namespace) {
-		boolean shared = mode == LockMode.SHARED;
-		String statement = (keys == 1) ? (shared ? TRY_ONE_SHARED : TRY_ONE_EXCLUSIVE)
-				: (shared ? TRY_MANY_SHARED : TRY_MANY_EXCLUSIVE);
-		return commented(namespace, statement);
 	}
 
 	/**
@@ -246,73 +127,6 @@ final class AdvisoryLockStatements {
 		}
 		long busyKey = result.getLong(1);
 		return result.wasNull() ? TryResult.ACQUIRED : new TryResult(true, busyKey);
-	}
-
-	static String commented(String namespace, String statement) {
-		// Each namespace's statements are built once: the comment checks every character
-		// of the namespace, and the same string instance lets pgjdbc find its prepared
-		// statement without hashing the text again.
-		Map<String, String> statements = COMMENTED.get(namespace);
-		if (statements == null) {
-			if (COMMENTED.size() >= MAX_CACHED_NAMESPACES) {
-				return comment(namespace) + statement;
-			}
-			statements = COMMENTED.computeIfAbsent(namespace, (key) -> new ConcurrentHashMap<>());
-		}
-		return statements.computeIfAbsent(statement, (key) -> comment(namespace) + statement);
-	}
-
-	private static String comment(String namespace) {
-		return "/* advisory-lock " + commentSafe(namespace) + " */ ";
-	}
-
-	/**
-	 * Return the namespace as text that cannot end or nest a comment: PostgreSQL's block
-	 * comments nest, so both {@code /*} and its closing pair are split with a space;
-	 * control characters (a line break could end a psql-style {@code --} comment in a log
-	 * line) become spaces.
-	 * @param namespace the namespace
-	 * @return the text for the comment
-	 */
-	static String commentSafe(String namespace) {
-		// No cut: LockRequest bounds a namespace to MAX_NAMESPACE_LENGTH, so it cannot
-		// push the statement out of pg_stat_activity's query text.
-		StringBuilder safe = new StringBuilder(namespace.length() + 4);
-		for (int i = 0; i < namespace.length(); i++) {
-			char c = namespace.charAt(i);
-			safe.append(Character.isISOControl(c) ? ' ' : c);
-			char next = (i + 1 < namespace.length()) ? namespace.charAt(i + 1) : ' ';
-			if ((c == '/' && next == '*') || (c == '*' && next == '/')) {
-				safe.append(' ');
-			}
-		}
-		return safe.toString();
-	}
-
-	/**
-	 * What a try found.
-	 *
-	 * @param lockable whether a lock is allowed here (isolation, recovery); when not,
-	 * nothing was taken
-	 * @param busyKey the first key found held, or {@code null} when every one was
-	 * acquired
-	 */
-	record TryResult(boolean lockable, @Nullable Long busyKey) {
-
-		static final TryResult REFUSED = new TryResult(false, null);
-
-		static final TryResult ACQUIRED = new TryResult(true, null);
-
-	}
-
-	/**
-	 * Why a try was refused.
-	 *
-	 * @param isolation the transaction's isolation level, as PostgreSQL names it
-	 * @param inRecovery whether the server is in recovery (a standby)
-	 */
-	record RefusalReason(String isolation, boolean inRecovery) {
-
 	}
 
 }

@@ -24,6 +24,8 @@ import java.sql.Statement;
 import java.util.List;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.TryResult;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,7 +86,7 @@ final class LockSessionStatements {
 	 */
 	static OpenedSession beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) throws SQLException {
-		String sql = BEGIN_INVOCATION + AdvisoryLockStatements.trySql(mode, keys.size(), namespace) + "; "
+		String sql = BEGIN_INVOCATION + LockSql.JDBC.trySql(mode, keys.size(), namespace) + "; "
 				+ KEEP_ALIVE.formatted(deadManMillis);
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setString(1, applicationName);
@@ -120,7 +122,7 @@ final class LockSessionStatements {
 	 * @return the SQL
 	 */
 	static String keepAliveSql(String namespace, long deadManMillis) {
-		return AdvisoryLockStatements.commented(namespace, KEEP_ALIVE.formatted(deadManMillis));
+		return LockSql.JDBC.commented(namespace, KEEP_ALIVE.formatted(deadManMillis));
 	}
 
 	/**
@@ -142,7 +144,7 @@ final class LockSessionStatements {
 	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
 	 * {@code null} before 17
 	 */
-	record OpenedSession(AdvisoryLockStatements.TryResult tryResult, @Nullable String transactionTimeout) {
+	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout) {
 
 	}
 

@@ -36,7 +36,7 @@ import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.TryResult;
+import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 

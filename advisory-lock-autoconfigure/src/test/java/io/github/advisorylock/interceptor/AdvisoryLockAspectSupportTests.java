@@ -52,7 +52,9 @@ class AdvisoryLockAspectSupportTests {
 		LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(null);
 		AdvisoryLockAttributeSource source = new AdvisoryLockAttributeSource(evaluator,
 				new AdvisoryLockAttributeValidator(evaluator, null, null));
-		this.support = new AdvisoryLockAspectSupport(() -> this.locks, source, evaluator);
+		this.support = new AdvisoryLockAspectSupport(() -> this.locks, () -> {
+			throw new AssertionError("no reactive method here");
+		}, source, evaluator);
 	}
 
 	@Test

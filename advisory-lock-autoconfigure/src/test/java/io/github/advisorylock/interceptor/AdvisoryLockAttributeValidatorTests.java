@@ -35,6 +35,8 @@ import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.loading.ClassLoadingStrategy;
 import net.bytebuddy.implementation.FixedValue;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.scheduling.annotation.Async;
@@ -203,14 +205,18 @@ class AdvisoryLockAttributeValidatorTests {
 
 	@Test
 	void aReactiveStreamsPublisherFailsAtStartup() {
-		// Named as reactive-streams names it, without that library on the class path.
-		Class<?> publisher = LibraryTypes.lockedBean("StreamingService", "org.reactivestreams.Publisher", false);
-		assertInvalid(publisher, "call(String)",
+		assertInvalid(ReturnsReactiveStreamsPublisher.class, "call(String)",
 				"it returns Publisher, a reactive Publisher, whose work may "
 						+ "still run after the method has returned",
 				"return the value itself, or take the lock " + "inside the asynchronous work");
-		Class<?> flux = LibraryTypes.lockedBean("FluxService", "org.reactivestreams.Publisher", true);
-		assertInvalid(flux, "call(String)", "it returns Flux, a reactive Publisher, whose work");
+	}
+
+	@Test
+	void aFluxWithoutTheReactivePathFailsAtStartupNamingWhatItNeeds() {
+		// No ReactiveAdvisoryLockOperations bean: no R2DBC, so nothing to join.
+		assertInvalid(ReturnsFlux.class, "call(String)", "it returns Flux, a reactive Publisher, whose work",
+				"where the application has R2DBC: spring-r2dbc, the r2dbc-postgresql driver and a "
+						+ "ConnectionFactory bean");
 	}
 
 	@Test
@@ -323,6 +329,24 @@ class AdvisoryLockAttributeValidatorTests {
 
 	}
 
+	static class ReturnsReactiveStreamsPublisher {
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		public Publisher<String> call(String id) {
+			return Flux.just(id);
+		}
+
+	}
+
+	static class ReturnsFlux {
+
+		@AdvisoryLocked(namespace = "n", key = "#id")
+		public Flux<String> call(String id) {
+			return Flux.just(id);
+		}
+
+	}
+
 	static class ReturnsFlowPublisher {
 
 		@AdvisoryLocked(namespace = "n", key = "#id")
@@ -385,10 +409,10 @@ class AdvisoryLockAttributeValidatorTests {
 	}
 
 	/**
-	 * Types named as the libraries that the tests do not depend on name them
-	 * (reactive-streams, the Kotlin standard library), each defined with a bean that uses
-	 * it in a class loader of its own, so that no stand-in of them shadows the real
-	 * library on the test class path of other tests.
+	 * Types named as the library that the tests do not depend on names them (the Kotlin
+	 * standard library), each defined with a bean that uses it in a class loader of its
+	 * own, so that no stand-in of them shadows the real library on the test class path of
+	 * other tests.
 	 */
 	static final class LibraryTypes {
 
@@ -400,28 +424,6 @@ class AdvisoryLockAttributeValidatorTests {
 			.build();
 
 		private LibraryTypes() {
-		}
-
-		/**
-		 * Return a bean class whose method {@code call(String)} is locked and returns the
-		 * named interface, or a {@code Flux} interface that extends it.
-		 */
-		static Class<?> lockedBean(String beanName, String interfaceName, boolean throughSubtype) {
-			DynamicType.Unloaded<?> library = BYTE_BUDDY.makeInterface().name(interfaceName).make();
-			DynamicType.Unloaded<?> returned = throughSubtype ? BYTE_BUDDY.makeInterface(library.getTypeDescription())
-				.name("reactor.core.publisher.Flux")
-				.make()
-				.include(library) : library;
-			return BYTE_BUDDY.subclass(Object.class)
-				.name(AdvisoryLockAttributeValidatorTests.class.getPackageName() + "." + beanName)
-				.defineMethod("call", returned.getTypeDescription(), Visibility.PUBLIC)
-				.withParameters(String.class)
-				.intercept(FixedValue.nullValue())
-				.annotateMethod(LOCK)
-				.make()
-				.include(returned)
-				.load(AdvisoryLockAttributeValidatorTests.class.getClassLoader(), ClassLoadingStrategy.Default.WRAPPER)
-				.getLoaded();
 		}
 
 		/**

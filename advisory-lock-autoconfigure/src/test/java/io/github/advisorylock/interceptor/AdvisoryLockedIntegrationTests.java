@@ -36,6 +36,7 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -76,6 +77,7 @@ class AdvisoryLockedIntegrationTests {
 	static void database(DynamicPropertyRegistry registry) {
 		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
 		registry.add("spring.datasource.hikari.maximum-pool-size", () -> "12");
+		registry.add("spring.autoconfigure.exclude", BootAutoConfigurations::excludeR2dbc);
 		// Generous, so that serialized callers on a loaded machine wait rather than time
 		// out; tests of the timeout give their own.
 		registry.add("advisory-lock.default-timeout", () -> "30s");

@@ -27,6 +27,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -88,13 +89,13 @@ class NamespaceCommentTests {
 
 	@Test
 	void namespaceCannotEndOrNestTheComment() {
-		assertThat(AdvisoryLockStatements.commentSafe("a*/b")).isEqualTo("a* /b");
-		assertThat(AdvisoryLockStatements.commentSafe("a/*b")).isEqualTo("a/ *b");
-		assertThat(AdvisoryLockStatements.commentSafe("/*/")).isEqualTo("/ * /");
-		assertThat(AdvisoryLockStatements.commentSafe("line\nbreak\u0000")).isEqualTo("line break ");
+		assertThat(LockSql.commentSafe("a*/b")).isEqualTo("a* /b");
+		assertThat(LockSql.commentSafe("a/*b")).isEqualTo("a/ *b");
+		assertThat(LockSql.commentSafe("/*/")).isEqualTo("/ * /");
+		assertThat(LockSql.commentSafe("line\nbreak\u0000")).isEqualTo("line break ");
 		for (String hostile : new String[] { "a*/b", "a/*b", "*/ SELECT 1; /*", "*", "/", "?", "ns*", "/ns" }) {
-			for (String sql : new String[] { AdvisoryLockStatements.trySql(LockMode.EXCLUSIVE, 1, hostile),
-					AdvisoryLockStatements.waitSql(LockMode.EXCLUSIVE, hostile) }) {
+			for (String sql : new String[] { LockSql.JDBC.trySql(LockMode.EXCLUSIVE, 1, hostile),
+					LockSql.JDBC.waitSql(LockMode.EXCLUSIVE, hostile) }) {
 				String comment = sql.substring(0, sql.indexOf(" */ ") + 3);
 				assertThat(comment.substring(2, comment.length() - 2)).as(hostile)
 					.doesNotContain("*/")

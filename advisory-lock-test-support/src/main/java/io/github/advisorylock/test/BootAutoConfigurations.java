@@ -60,6 +60,19 @@ public final class BootAutoConfigurations {
 	}
 
 	/**
+	 * Return the property that keeps Spring Boot's R2DBC auto-configuration out of a JDBC
+	 * test: with the R2DBC driver on the test class path, it would define a
+	 * {@code ConnectionFactory}, and Spring Boot's {@code DataSourceAutoConfiguration}
+	 * backs off where there is one.
+	 * @return the property value, naming the class of both lines (Spring Boot ignores an
+	 * exclusion whose class is absent)
+	 */
+	public static String excludeR2dbc() {
+		return "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration,"
+				+ "org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration";
+	}
+
+	/**
 	 * Return {@code TransactionAutoConfiguration}.
 	 * @return the class of the Spring Boot line on the class path
 	 */

@@ -269,6 +269,9 @@ public final class PgBouncer {
 		// second, not after the default
 		// 15 s: tests that restart the server measure its recovery, not this wait.
 		config.append("server_login_retry = 1\n");
+		// The R2DBC driver sends extra_float_digits at login, which PgBouncer refuses
+		// unless told to ignore it (docs/pgbouncer.md says the same to applications).
+		config.append("ignore_startup_parameters = extra_float_digits\n");
 		if (tracksPreparedStatements) {
 			config.append("max_prepared_statements = 200\n");
 		}

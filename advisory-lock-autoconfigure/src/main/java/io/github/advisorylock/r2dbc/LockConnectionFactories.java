@@ -1,0 +1,134 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.advisorylock.LockTransactionException;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.r2dbc.connection.ConnectionHolder;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
+
+/**
+ * The R2DBC connection factories locks may be taken on, by bean name, and the lookup of
+ * the connection a reactive transaction bound for one of them. The twin of the JDBC
+ * path's {@code LockDataSources}: a request's {@code dataSource} names a
+ * {@link ConnectionFactory} bean here.
+ *
+ * @author advisory-lock authors
+ */
+final class LockConnectionFactories {
+
+	private final Map<String, ConnectionFactory> byName;
+
+	private final @Nullable String defaultName;
+
+	LockConnectionFactories(Map<String, ConnectionFactory> byName, @Nullable String defaultName) {
+		Assert.notEmpty(byName, "At least one ConnectionFactory is required");
+		byName.forEach((name, factory) -> {
+			Assert.hasText(name, "ConnectionFactory names must not be blank");
+			Assert.notNull(factory, () -> "ConnectionFactory '" + name + "' must not be null");
+		});
+		Assert.isTrue(defaultName == null || byName.containsKey(defaultName),
+				() -> "The default ConnectionFactory '" + defaultName + "' is none of " + byName.keySet());
+		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(byName));
+		this.defaultName = defaultName;
+	}
+
+	Set<String> names() {
+		return this.byName.keySet();
+	}
+
+	@Nullable String defaultName() {
+		return this.defaultName;
+	}
+
+	/**
+	 * Return the connection factory a request names.
+	 * @param namespace the namespace of the call, for the message
+	 * @param name the bean name
+	 * @return the connection factory
+	 * @throws IllegalArgumentException if no connection factory has that name
+	 */
+	ConnectionFactory named(String namespace, String name) {
+		ConnectionFactory factory = this.byName.get(name);
+		if (factory == null) {
+			throw new IllegalArgumentException("Advisory lock '" + namespace + "' names ConnectionFactory '" + name
+					+ "', and no ConnectionFactory bean has that name; the known ones are " + this.byName.keySet()
+					+ ". Correct @AdvisoryLocked(dataSource = ...) or LockRequest.withDataSource(...)");
+		}
+		return factory;
+	}
+
+	/**
+	 * Find the connection the current reactive transaction bound for the named connection
+	 * factory or, without a name, for the only one that has one.
+	 * @param transaction the synchronization of the current reactive transaction
+	 * @param namespace the namespace of the call, for messages
+	 * @param name the bean name the call gives, or {@code null}
+	 * @return the connection factory and the connection
+	 * @throws LockTransactionException if there is none, or several and no name
+	 */
+	BoundConnection bound(TransactionSynchronizationManager transaction, String namespace, @Nullable String name) {
+		List<BoundConnection> bound = new ArrayList<>(1);
+		List<String> boundNames = new ArrayList<>(1);
+		this.byName.forEach((each, factory) -> {
+			if ((name == null || name.equals(each))
+					&& transaction.getResource(factory) instanceof ConnectionHolder holder) {
+				bound.add(new BoundConnection(factory, holder.getConnection()));
+				boundNames.add(each);
+			}
+		});
+		if (bound.size() == 1) {
+			return bound.get(0);
+		}
+		if (bound.isEmpty()) {
+			String which = (name != null) ? "of ConnectionFactory '" + name + "'"
+					: "of its ConnectionFactor" + ((this.byName.size() > 1) ? "ies " + this.byName.keySet() : "y");
+			throw new LockTransactionException("Advisory lock '" + namespace + "' found no R2DBC connection " + which
+					+ " bound to the current reactive transaction: the transaction manager must be an "
+					+ "R2dbcTransactionManager of that ConnectionFactory, or the lock would be taken in another "
+					+ "session and protect nothing");
+		}
+		throw new LockTransactionException("Advisory lock '" + namespace + "' found connections of several "
+				+ "ConnectionFactories bound to the current reactive transactions, " + boundNames + " (a "
+				+ "transaction of one manager runs inside another's), and cannot tell which one the lock must join: "
+				+ "name the one the lock must join, one of " + boundNames + ", with @AdvisoryLocked(dataSource = "
+				+ "\"...\") or LockRequest.withDataSource(\"...\")");
+	}
+
+	/**
+	 * A connection a reactive transaction bound.
+	 *
+	 * @param factory the connection factory it came from, the key of the transaction's
+	 * resource
+	 * @param connection the connection
+	 */
+	record BoundConnection(ConnectionFactory factory, Connection connection) {
+
+	}
+
+}

@@ -1,0 +1,215 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
+import io.github.advisorylock.ReactiveLockCallback;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.LockKeys;
+import io.r2dbc.spi.ConnectionFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.util.Assert;
+
+/**
+ * The R2DBC implementation of {@link ReactiveAdvisoryLockOperations}: takes
+ * transaction-level advisory locks on the connection that Spring's
+ * {@code R2dbcTransactionManager} bound to the subscriber's reactive transaction. Built
+ * by the auto-configuration from the application's {@link ConnectionFactory} beans and
+ * the {@code advisory-lock.*} properties; the JDBC path's {@code AdvisoryLockTemplate} is
+ * its twin, and both read the same properties.
+ *
+ * <pre class="code">
+ * R2dbcAdvisoryLockTemplate locks = new R2dbcAdvisoryLockTemplate(connectionFactory);
+ * Mono&lt;Void&gt; work = locks.lock("setup_request", userId)
+ *     .then(insertTheRequest(userId))
+ *     .as(transactionalOperator::transactional);
+ * </pre>
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations {
+
+	/** The timeout of a {@code BLOCK} that gives none, as on the JDBC path. */
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+	/** The most keys one call may take, unless set otherwise, as on the JDBC path. */
+	public static final int DEFAULT_MAX_KEYS = 64;
+
+	/** The bean name the single-factory constructor gives its connection factory. */
+	public static final String DEFAULT_CONNECTION_FACTORY_NAME = "connectionFactory";
+
+	/**
+	 * A transaction-scoped lock is never lost while its transaction can still run
+	 * statements.
+	 */
+	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
+
+		@Override
+		public boolean isLost() {
+			return false;
+		}
+
+		@Override
+		public void checkHeld() {
+		}
+
+	};
+
+	private final TransactionScopeFlow transactionLocks;
+
+	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
+
+	private int maxKeys = DEFAULT_MAX_KEYS;
+
+	/**
+	 * Create a template that takes its locks on one connection factory's transactions.
+	 * @param connectionFactory the connection factory that Spring's
+	 * {@code R2dbcTransactionManager} manages
+	 */
+	public R2dbcAdvisoryLockTemplate(ConnectionFactory connectionFactory) {
+		this(Map.of(DEFAULT_CONNECTION_FACTORY_NAME, nonNull(connectionFactory)), DEFAULT_CONNECTION_FACTORY_NAME);
+	}
+
+	/**
+	 * Create a template for several connection factories, each a request may name by its
+	 * bean name.
+	 * @param connectionFactories the connection factories by bean name
+	 * @param defaultConnectionFactory the name of the one {@code isHeld} looks at when a
+	 * request names none, or {@code null}
+	 */
+	public R2dbcAdvisoryLockTemplate(Map<String, ConnectionFactory> connectionFactories,
+			@Nullable String defaultConnectionFactory) {
+		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
+		this.transactionLocks = new TransactionScopeFlow(
+				new LockConnectionFactories(connectionFactories, defaultConnectionFactory));
+	}
+
+	private static ConnectionFactory nonNull(ConnectionFactory connectionFactory) {
+		Assert.notNull(connectionFactory, "ConnectionFactory must not be null");
+		return connectionFactory;
+	}
+
+	/**
+	 * Set how key values become keys; {@link LockKeyStrategy#standard()} by default.
+	 * @param keyStrategy the strategy
+	 */
+	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
+		Assert.notNull(keyStrategy, "LockKeyStrategy must not be null");
+		this.keyStrategy = keyStrategy;
+	}
+
+	/**
+	 * Set the timeout of a {@code BLOCK} that gives none.
+	 * @param defaultTimeout the timeout, positive
+	 */
+	public void setDefaultTimeout(Duration defaultTimeout) {
+		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
+		this.transactionLocks.setDefaultTimeout(defaultTimeout);
+	}
+
+	/**
+	 * Set the most keys one call may take.
+	 * @param maxKeys the bound, positive
+	 */
+	public void setMaxKeys(int maxKeys) {
+		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
+		this.maxKeys = maxKeys;
+	}
+
+	/**
+	 * Set the listeners told of each acquisition.
+	 * @param listeners the listeners
+	 */
+	public void setListeners(List<LockAcquisitionListener> listeners) {
+		Assert.noNullElements(listeners, "Listeners must not be null");
+		this.transactionLocks.setListeners(List.copyOf(listeners));
+	}
+
+	@Override
+	public Mono<Void> lock(String namespace, @Nullable Object... keys) {
+		return Mono.defer(() -> lock(LockRequest.of(namespace, keys)));
+	}
+
+	@Override
+	public Mono<Boolean> tryLock(String namespace, @Nullable Object... keys) {
+		return Mono.defer(() -> {
+			LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
+			return this.transactionLocks.acquire(request, resolve(request), false);
+		});
+	}
+
+	@Override
+	public Mono<Void> lock(LockRequest request) {
+		return Mono.defer(() -> {
+			Assert.isTrue(request.scope() == LockScope.TRANSACTION, () -> "lock(LockRequest) takes "
+					+ "transaction-scoped locks; run the work of an invocation-scoped lock with execute(request, "
+					+ "callback)");
+			Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and "
+					+ "lock(LockRequest) has none: use execute(request, callback), or tryLock");
+			return this.transactionLocks.acquire(request, resolve(request), true).then();
+		});
+	}
+
+	@Override
+	public <T> Flux<T> execute(LockRequest request, ReactiveLockCallback<T> callback) {
+		return Flux.defer(() -> {
+			Assert.notNull(callback, "ReactiveLockCallback must not be null");
+			Assert.isTrue(request.scope() == LockScope.TRANSACTION,
+					() -> "Advisory lock '" + request.namespace()
+							+ "' asks for scope INVOCATION, which the reactive stack does not offer yet: use scope "
+							+ "TRANSACTION inside a reactive transaction (docs/reactive.md)");
+			return this.transactionLocks.acquire(request, resolve(request), true)
+				.flatMapMany((held) -> held ? Flux.from(callback.doWithLock(TRANSACTION_HANDLE)) : Flux.empty());
+		});
+	}
+
+	@Override
+	public <T> Mono<T> locked(LockRequest request, Mono<T> mono) {
+		return execute(request, (handle) -> mono).singleOrEmpty();
+	}
+
+	@Override
+	public <T> Flux<T> locked(LockRequest request, Flux<T> flux) {
+		return execute(request, (handle) -> flux);
+	}
+
+	@Override
+	public Mono<Boolean> isHeld(String namespace, @Nullable Object... keys) {
+		return Mono.defer(() -> {
+			LockRequest request = LockRequest.of(namespace, keys);
+			return this.transactionLocks.holds(request, resolve(request));
+		});
+	}
+
+	private LockKeys resolve(LockRequest request) {
+		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
+	}
+
+}

@@ -1,0 +1,143 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.RefusalReason;
+import io.github.advisorylock.core.LockSql.TryResult;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Result;
+import io.r2dbc.spi.Statement;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The statements that acquire advisory locks over R2DBC, each with the code that binds
+ * its parameters and reads its rows. Their text, shared with the JDBC driver, and why
+ * each is written as it is, are {@link LockSql}'s.
+ *
+ * <p>
+ * Each statement has parameters, so r2dbc-postgresql runs it with the extended protocol:
+ * parse, bind, execute and sync in one round trip, the portal closed at the end. Every
+ * {@link Result} is read to its end, also when its rows are of no interest: a result left
+ * unread would keep the connection busy for the next statement.
+ *
+ * @author advisory-lock authors
+ */
+final class R2dbcLockStatements {
+
+	private R2dbcLockStatements() {
+	}
+
+	/**
+	 * Run the first statement of every acquisition: the check that a lock is allowed,
+	 * then a try of each key in order, stopping at the first one held.
+	 * @param connection the transaction's connection
+	 * @param mode exclusive or shared
+	 * @param keys the distinct keys, sorted, at least one
+	 * @param namespace the namespace, named in a leading comment
+	 * @return what the try found
+	 */
+	static Mono<TryResult> tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace) {
+		return Mono.defer(() -> {
+			Statement statement = connection.createStatement(LockSql.R2DBC.trySql(mode, keys.size(), namespace));
+			bindKeys(statement, 0, keys, keys.size() > 1);
+			boolean one = keys.size() == 1;
+			// A row per lockable try: for one key whether it was taken, for several the
+			// first one found held (NULL, so empty here, when every one was).
+			return Flux.from(statement.execute())
+				.concatMap((result) -> result.map((row, metadata) -> Optional
+					.ofNullable(one ? (Object) row.get(0, Boolean.class) : row.get(0, Long.class))))
+				.collectList()
+				.map((rows) -> tryResult(rows, keys));
+		});
+	}
+
+	private static TryResult tryResult(List<Optional<Object>> rows, List<Long> keys) {
+		if (rows.isEmpty()) {
+			return TryResult.REFUSED;
+		}
+		Object value = rows.get(0).orElse(null);
+		if (keys.size() == 1) {
+			return Boolean.TRUE.equals(value) ? TryResult.ACQUIRED : new TryResult(true, keys.get(0));
+		}
+		return (value == null) ? TryResult.ACQUIRED : new TryResult(true, (Long) value);
+	}
+
+	/**
+	 * Run the statement that waits for keys a try found held, bounded by one timeout for
+	 * all of them.
+	 * @param connection the transaction's connection
+	 * @param mode exclusive or shared
+	 * @param keys the keys to wait for, in order
+	 * @param timeout the bound on the whole wait
+	 * @param namespace the namespace, named in a leading comment
+	 * @return completes when every key was taken; an error with SQLSTATE {@code 55P03}
+	 * when the wait ran out of time
+	 */
+	static Mono<Void> waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout,
+			String namespace) {
+		return Mono.defer(() -> {
+			Statement statement = connection.createStatement(LockSql.R2DBC.waitSql(mode, namespace));
+			statement.bind(0, Math.max(1, timeout.toMillis()));
+			bindKeys(statement, 1, keys, true);
+			return drain(statement);
+		});
+	}
+
+	/**
+	 * Read why a try was refused: the isolation level, and whether the server is in
+	 * recovery. One more round trip, on that failure path only.
+	 * @param connection the transaction's connection
+	 * @return the refusal
+	 */
+	static Mono<RefusalReason> readRefusalReason(Connection connection) {
+		return Mono.defer(() -> Flux.from(connection.createStatement(LockSql.REFUSAL).execute())
+			.concatMap((result) -> result
+				.map((row, metadata) -> new RefusalReason(String.valueOf(row.get(0, String.class)),
+						Boolean.TRUE.equals(row.get(1, Boolean.class)))))
+			.next());
+	}
+
+	/**
+	 * Run a statement, reading every result to its end.
+	 * @param statement the statement
+	 * @return completes when it ran
+	 */
+	static Mono<Void> drain(Statement statement) {
+		return Flux.from(statement.execute()).concatMap((result) -> result.map((row, metadata) -> 1)).then();
+	}
+
+	/**
+	 * Bind the keys: the key itself when a statement takes one, else the {@code bigint[]}
+	 * of them (r2dbc-postgresql sends a {@code Long[]} as {@code int8[]}).
+	 */
+	private static void bindKeys(Statement statement, int index, List<Long> keys, boolean array) {
+		if (array) {
+			statement.bind(index, keys.toArray(Long[]::new));
+		}
+		else {
+			statement.bind(index, keys.get(0));
+		}
+	}
+
+}

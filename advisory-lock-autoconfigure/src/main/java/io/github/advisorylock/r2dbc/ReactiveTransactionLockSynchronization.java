@@ -1,0 +1,107 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.util.List;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.TransactionLockRecord;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.transaction.reactive.TransactionSynchronization;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+
+/**
+ * The transaction-scoped locks a reactive transaction took, kept as a resource of that
+ * transaction until it completes, so that {@code isHeld} can answer. The twin of the JDBC
+ * path's {@code TransactionLockSynchronization}, with one difference Spring's reactive
+ * transactions impose: they tell a synchronization of no savepoint, so a lock released by
+ * a rollback to a savepoint ({@code NESTED}) is still reported held until the transaction
+ * ends (docs/reactive.md).
+ *
+ * @author advisory-lock authors
+ */
+final class ReactiveTransactionLockSynchronization implements TransactionSynchronization {
+
+	private static final Object RESOURCE = new Object();
+
+	private final TransactionSynchronizationManager transaction;
+
+	private final TransactionLockRecord record = new TransactionLockRecord();
+
+	private ReactiveTransactionLockSynchronization(TransactionSynchronizationManager transaction) {
+		this.transaction = transaction;
+	}
+
+	/**
+	 * Record locks taken in the current reactive transaction.
+	 * @param transaction its synchronization
+	 * @param mode exclusive or shared
+	 * @param keys the keys taken
+	 * @param factory the connection factory of its connection
+	 * @param connection its connection
+	 * @param acquisition the listeners' view of the acquisition
+	 */
+	static void record(TransactionSynchronizationManager transaction, LockMode mode, List<Long> keys,
+			ConnectionFactory factory, Connection connection, Acquisition acquisition) {
+		if (!transaction.isSynchronizationActive()) {
+			return;
+		}
+		ReactiveTransactionLockSynchronization locks = (ReactiveTransactionLockSynchronization) transaction
+			.getResource(RESOURCE);
+		if (locks == null) {
+			locks = new ReactiveTransactionLockSynchronization(transaction);
+			transaction.bindResource(RESOURCE, locks);
+			transaction.registerSynchronization(locks);
+		}
+		locks.record.record(mode, keys, factory, connection, acquisition);
+	}
+
+	/**
+	 * Return whether the current reactive transaction took a key.
+	 * @param transaction its synchronization
+	 * @param key the key
+	 * @param factory the connection factory it must have been taken on, or {@code null}
+	 * for any
+	 * @return whether it did
+	 */
+	static boolean holds(TransactionSynchronizationManager transaction, long key, @Nullable ConnectionFactory factory) {
+		ReactiveTransactionLockSynchronization locks = (ReactiveTransactionLockSynchronization) transaction
+			.getResource(RESOURCE);
+		return locks != null && locks.record.holds(key, factory);
+	}
+
+	@Override
+	public Mono<Void> suspend() {
+		return Mono.fromRunnable(() -> this.transaction.unbindResource(RESOURCE));
+	}
+
+	@Override
+	public Mono<Void> resume() {
+		return Mono.fromRunnable(() -> this.transaction.bindResource(RESOURCE, this));
+	}
+
+	@Override
+	public Mono<Void> afterCompletion(int status) {
+		return Mono.fromRunnable(() -> this.transaction.unbindResourceIfPossible(RESOURCE));
+	}
+
+}

@@ -1,0 +1,327 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.LockAcquisitionListeners;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSql.TryResult;
+import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
+import io.r2dbc.postgresql.api.PostgresqlConnection;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Wrapped;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+
+/**
+ * Takes {@link LockScope#TRANSACTION transaction-scoped} locks on the connection of the
+ * subscriber's reactive transaction, found in the Reactor context at subscription: one
+ * statement when the keys are free, a second one for a {@link WaitMode#BLOCK} that found
+ * a key held, and never a release (PostgreSQL releases them at COMMIT or ROLLBACK, and
+ * Spring rolls a reactive transaction back when its subscriber cancels). The same checks,
+ * statements, listener calls and failures as the JDBC path's
+ * {@code TransactionScopeFlow}; nothing here blocks a thread.
+ *
+ * @author advisory-lock authors
+ */
+final class TransactionScopeFlow {
+
+	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
+
+	private final LockConnectionFactories factories;
+
+	private Duration defaultTimeout = R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT;
+
+	private List<LockAcquisitionListener> listeners = List.of();
+
+	TransactionScopeFlow(LockConnectionFactories factories) {
+		this.factories = factories;
+	}
+
+	void setDefaultTimeout(Duration defaultTimeout) {
+		this.defaultTimeout = defaultTimeout;
+	}
+
+	void setListeners(List<LockAcquisitionListener> listeners) {
+		this.listeners = listeners;
+	}
+
+	/**
+	 * Acquire the locks in the subscriber's reactive transaction, and tell the listeners
+	 * how it ended.
+	 * @param request the request, of transaction scope
+	 * @param keys its keys
+	 * @param throwIfBusy whether a {@code TRY} that finds a lock held signals an error
+	 * rather than {@code false}
+	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
+	 * {@code TRY} that does not signal, that found one held
+	 */
+	Mono<Boolean> acquire(LockRequest request, LockKeys keys, boolean throwIfBusy) {
+		if (request.dataSource() != null) {
+			// A wrong name is a mistake in the code, whatever the transaction: say it
+			// first.
+			this.factories.named(request.namespace(), request.dataSource());
+		}
+		return TransactionSynchronizationManager.forCurrentTransaction()
+			.onErrorMap(NoTransactionException.class, (ex) -> LockFailures.noTransactionRefusal(request.namespace()))
+			.flatMap((transaction) -> {
+				Acquisition acquisition = starting(request, keys);
+				BoundConnection bound;
+				try {
+					bound = transactionBound(transaction, request);
+				}
+				catch (RuntimeException ex) {
+					acquisition.finished(Outcome.ERROR, ex);
+					return Mono.error(ex);
+				}
+				return attempt(bound.connection(), request, keys)
+					.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
+
+					.doOnCancel(() -> acquisition.finished(Outcome.ERROR,
+							new LockTransactionException(
+									"Advisory lock '" + request.namespace() + "' was cancelled by its subscriber")))
+					.flatMap((attempt) -> {
+						// The listeners hear the outcome before it becomes an error.
+						acquisition.finished(attempt.outcome(), attempt.timedOut());
+						return settle(attempt, acquisition, transaction, bound, request, keys, throwIfBusy);
+					});
+			});
+	}
+
+	/**
+	 * Return whether the subscriber's reactive transaction took every key on the named
+	 * connection factory, or the one it would lock on.
+	 * @param request names the keys' connection factory, or not
+	 * @param keys the keys
+	 * @return whether it did; {@code false} without a reactive transaction
+	 */
+	Mono<Boolean> holds(LockRequest request, LockKeys keys) {
+		return TransactionSynchronizationManager.forCurrentTransaction().map((transaction) -> {
+			String name = (request.dataSource() != null) ? request.dataSource() : this.factories.defaultName();
+			var factory = (name != null) ? this.factories.named(request.namespace(), name) : null;
+			return keys.keys()
+				.stream()
+				.allMatch((key) -> ReactiveTransactionLockSynchronization.holds(transaction, key, factory));
+		}).onErrorResume(NoTransactionException.class, (ex) -> Mono.just(false));
+	}
+
+	private Acquisition starting(LockRequest request, LockKeys keys) {
+		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
+				request.waitMode(), keys.keys(), keys.values());
+	}
+
+	/**
+	 * Find the connection of the subscriber's reactive transaction that a call joins,
+	 * after checking the transaction.
+	 */
+	private BoundConnection transactionBound(TransactionSynchronizationManager transaction, LockRequest request) {
+		String namespace = request.namespace();
+		if (!transaction.isActualTransactionActive()) {
+			throw LockFailures.noTransactionRefusal(namespace);
+		}
+		Integer declared = transaction.getCurrentTransactionIsolationLevel();
+		if (declared != null && declared > TransactionDefinition.ISOLATION_READ_COMMITTED) {
+			throw LockFailures.isolationRefusal(namespace, isolationName(declared));
+		}
+		BoundConnection bound = this.factories.bound(transaction, namespace, request.dataSource());
+		// A connection bound outside a transaction of its own: the lock would end with
+		// its
+		// statement. The driver answers from the last status the server sent.
+		if (bound.connection().isAutoCommit()) {
+			throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
+					+ "ConnectionFactory in auto-commit mode: the current transaction is managed for another "
+					+ "resource, so the lock would be released at once. Use an R2dbcTransactionManager for this "
+					+ "ConnectionFactory");
+		}
+		return bound;
+	}
+
+	/**
+	 * Try the keys and, when one is found held, do what the wait mode decides (see
+	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
+	 */
+	private Mono<LockAttempt> attempt(Connection connection, LockRequest request, LockKeys keys) {
+		return tryInTransaction(connection, request, keys).flatMap((tried) -> {
+			Long busyKey = tried.busyKey();
+			if (busyKey == null) {
+				return Mono.just(LockAttempt.ACQUIRED);
+			}
+			return LockAttempt.afterBusy(request.waitMode(), busyKey, () -> waitFor(connection, request, keys, busyKey),
+					Mono::just);
+		});
+	}
+
+	/**
+	 * Try every key in the transaction, after the check that a lock is allowed. A
+	 * {@code SKIP} of several keys that finds one held gives back those taken before it:
+	 * a savepoint around the try, rolled back then.
+	 */
+	private Mono<TryResult> tryInTransaction(Connection connection, LockRequest request, LockKeys keys) {
+		Mono<TryResult> tried = R2dbcLockStatements.tryLock(connection, request.mode(), keys.keys(),
+				request.namespace());
+		if (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1) {
+			String savepoint = "advisory_lock_skip";
+			tried = Mono.from(connection.createSavepoint(savepoint))
+				.then(tried)
+				.flatMap((result) -> ((result.busyKey() != null)
+						? Mono.from(connection.rollbackTransactionToSavepoint(savepoint)) : Mono.<Void>empty())
+					.then(Mono.from(connection.releaseSavepoint(savepoint)))
+					.thenReturn(result));
+		}
+		return tried.onErrorMap((ex) -> translateLockFailure(ex, request, keys)).flatMap((result) -> {
+			if (!result.lockable()) {
+				return explainRefusal(connection, request.namespace());
+			}
+			return Mono.just(result);
+		});
+	}
+
+	private Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
+		return Mono.defer(() -> {
+			// Unwrapped now: a pool's connection may let go of the driver's once its
+			// subscriber cancelled, and the cancel request needs the server session's
+			// key.
+			PostgresqlConnection target = postgresConnection(connection);
+			AtomicBoolean waiting = new AtomicBoolean(true);
+			return R2dbcLockStatements
+				.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request), request.namespace())
+				.doOnTerminate(() -> waiting.set(false))
+				.thenReturn(LockAttempt.ACQUIRED)
+				.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
+				.onErrorMap((ex) -> translateLockFailure(ex, request, keys))
+				.doOnCancel(() -> {
+					if (waiting.get()) {
+						cancelServerWait(target);
+					}
+				});
+		});
+	}
+
+	/**
+	 * Stop a wait whose subscriber cancelled. The driver then stops reading, but the
+	 * server goes on waiting and, once granted, would hold the lock until the rollback
+	 * queued behind the wait: so send PostgreSQL a cancel request for the statement the
+	 * session runs, on a connection of its own, as {@code pg_cancel_backend} would. The
+	 * wait fails, its transaction is aborted, and the rollback Spring sends for the
+	 * cancelled subscriber ends it. Should the wait have been granted just before, the
+	 * request meets that rollback, which PostgreSQL does not interrupt.
+	 */
+	private static void cancelServerWait(@Nullable PostgresqlConnection target) {
+		if (target != null) {
+			target.cancelRequest().subscribe(null, (ex) -> logger.debug("Could not cancel an advisory lock wait", ex));
+		}
+	}
+
+	/**
+	 * Return the driver's connection under a pool's or a proxy's. (Spring's
+	 * {@code ConnectionFactoryUtils.getTargetConnection} unwraps past it, to
+	 * {@code null}.)
+	 */
+	private static @Nullable PostgresqlConnection postgresConnection(Connection connection) {
+		Object each = connection;
+		while (!(each instanceof PostgresqlConnection) && each instanceof Wrapped<?> wrapped) {
+			each = wrapped.unwrap();
+		}
+		return (each instanceof PostgresqlConnection postgres) ? postgres : null;
+	}
+
+	private static <T> Mono<T> explainRefusal(Connection connection, String namespace) {
+		return R2dbcLockStatements.readRefusalReason(connection)
+			.map((refusal) -> refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
+					: LockFailures.isolationRefusal(namespace, refusal.isolation()))
+			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(namespace, ex)))
+			.flatMap(Mono::error);
+	}
+
+	/**
+	 * Act on what an attempt found, after the listeners heard it.
+	 */
+	private Mono<Boolean> settle(LockAttempt attempt, Acquisition acquisition,
+			TransactionSynchronizationManager transaction, BoundConnection bound, LockRequest request, LockKeys keys,
+			boolean throwIfBusy) {
+		switch (attempt.outcome()) {
+			case ACQUIRED -> {
+				ReactiveTransactionLockSynchronization.record(transaction, request.mode(), keys.keys(), bound.factory(),
+						bound.connection(), acquisition);
+				return Mono.just(true);
+			}
+			case SKIPPED -> {
+				if (logger.isDebugEnabled()) {
+					logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
+				}
+				return Mono.just(false);
+			}
+			case TIMEOUT -> {
+				return Mono
+					.error(LockFailures.busyException(request.namespace(), keys, timeout(request), attempt.timedOut()));
+			}
+			default -> {
+				// The keys before the one found held were taken, and stay held until the
+				// transaction ends.
+				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
+				if (!taken.isEmpty()) {
+					ReactiveTransactionLockSynchronization.record(transaction, request.mode(), taken, bound.factory(),
+							bound.connection(), Acquisition.IGNORED);
+				}
+				return throwIfBusy ? Mono.error(LockFailures.busyException(request.namespace(), keys, null, null))
+						: Mono.just(false);
+			}
+		}
+	}
+
+	private Duration timeout(LockRequest request) {
+		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
+	}
+
+	private static List<Long> waitedFor(LockKeys keys, long busyKey) {
+		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+	}
+
+	private static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {
+		return R2dbcExceptions.translate("Acquire advisory lock "
+				+ AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " (keys " + keys.keys() + ")", null,
+				ex);
+	}
+
+	private static String isolationName(int level) {
+		return switch (level) {
+			case TransactionDefinition.ISOLATION_REPEATABLE_READ -> "repeatable read";
+			case TransactionDefinition.ISOLATION_SERIALIZABLE -> "serializable";
+			default -> "isolation level " + level;
+		};
+	}
+
+}

@@ -1,0 +1,394 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.contract;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.R2dbcException;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.groups.Tuple.tuple;
+
+/**
+ * The lock contract on Spring's reactive stack, run against every topology by
+ * subclassing: a subclass gives the R2DBC {@link ConnectionFactory} the application would
+ * use (direct to PostgreSQL, or through PgBouncer), and every lock here is taken through
+ * {@link io.github.advisorylock.ReactiveAdvisoryLockOperations} inside a real reactive
+ * transaction ({@link TransactionalOperator} on an {@link R2dbcTransactionManager}),
+ * while other sessions hold keys over JDBC and {@code pg_locks} is read directly from the
+ * server. The behaviours are those of {@link AbstractLockContractTests}, where they apply
+ * to a transaction scope.
+ *
+ * <p>
+ * The test thread only subscribes and waits for facts of the server; the JDBC reads of
+ * {@code pg_locks} inside a pipeline run on Reactor's bounded elastic scheduler, never on
+ * the driver's event loop.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+abstract class AbstractReactiveLockContractTests {
+
+	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
+
+	/** Server-side view of the locks, never through the topology under test. */
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	/** A namespace of its own for each test, so no two tests share a key. */
+	private final String namespace = "reactive-contract-" + UUID.randomUUID();
+
+	private TransactionalOperator transaction;
+
+	private DatabaseClient database;
+
+	private R2dbcAdvisoryLockTemplate locks;
+
+	/**
+	 * Return the connection factory of the topology under test: what the reactive
+	 * transactions and their locks connect through.
+	 * @return the connection factory
+	 */
+	protected abstract ConnectionFactory connectionFactory();
+
+	@BeforeEach
+	void wire() {
+		ConnectionFactory connectionFactory = connectionFactory();
+		this.transaction = TransactionalOperator.create(new R2dbcTransactionManager(connectionFactory));
+		this.database = DatabaseClient.create(connectionFactory);
+		this.locks = new R2dbcAdvisoryLockTemplate(connectionFactory);
+	}
+
+	private long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
+	}
+
+	/** A JDBC read of the server, off the driver's event loop. */
+	private static <T> Mono<T> onTheSide(Callable<T> read) {
+		return Mono.fromCallable(read).subscribeOn(Schedulers.boundedElastic());
+	}
+
+	private Mono<Integer> backendPid() {
+		return this.database.sql("SELECT pg_backend_pid()").map((row) -> row.get(0, Integer.class)).one();
+	}
+
+	@Test
+	void locksOnTheReactiveTransactionsOwnServerSession() {
+		List<Object> seen = this.locks.lock(this.namespace, 42)
+			.then(backendPid())
+			.flatMap((pid) -> onTheSide(() -> List.of(pid, this.pgLocks.on(key(42)))))
+			.as(this.transaction::transactional)
+			.block(HANG);
+		assertThat(seen.get(1))
+			.isEqualTo(List.of(new AdvisoryLock((Integer) seen.get(0), key(42), "ExclusiveLock", true)));
+		assertThat(this.pgLocks.on(key(42))).isEmpty();
+	}
+
+	@Test
+	void blocksASecondTransactionUntilTheHolderCommits() throws Exception {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			CompletableFuture<Boolean> waiter = this.locks.lock(this.namespace, 7)
+				.thenReturn(true)
+				.as(this.transaction::transactional)
+				.toFuture();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			assertThat(waiter).isNotDone();
+			holder.commit();
+			assertThat(waiter.get(HANG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void blockTimesOutWithLockBusyExceptionThenSucceedsAfterTheHolderRollsBack() {
+		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.locks.lock(request).as(this.transaction::transactional).block(HANG))
+				.satisfies((ex) -> {
+					assertThat(ex.getNamespace()).isEqualTo(this.namespace);
+					assertThat(ex.getKeyValues()).containsExactly("7");
+					assertThat(ex.getKeys()).containsExactly(key(7));
+					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
+					assertThat(ex.getCause()).isInstanceOf(R2dbcException.class);
+					assertThat(((R2dbcException) ex.getCause()).getSqlState()).isEqualTo("55P03");
+					assertThat(ex).hasMessageContaining("not acquired within 200ms");
+				});
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+			holder.rollback();
+			this.locks.lock(request).as(this.transaction::transactional).block(HANG);
+		}
+	}
+
+	@Test
+	void tryFailsAtOnceWhenHeldAndTakesAFreeLock() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			List<Boolean> tried = Flux
+				.concat(this.locks.tryLock(this.namespace, 7), this.locks.tryLock(this.namespace, 8),
+						onTheSide(() -> this.pgLocks.on(key(8)).get(0).granted()))
+				.collectList()
+				.as(this.transaction::transactional)
+				.block(HANG);
+			assertThat(tried).containsExactly(false, true, true);
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY))
+					.as(this.transaction::transactional)
+					.block(HANG))
+				.satisfies((ex) -> {
+					assertThat(ex.getTimeout()).isNull();
+					assertThat(ex).hasMessageContaining("held by another transaction");
+				});
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void sharedHoldersRunTogetherWhileExclusiveWaits() throws Exception {
+		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
+		try (LockHolder holder = LockHolder.shared(TestDatabase.get().dataSource(), key(7))) {
+			List<AdvisoryLock> seen = this.locks.lock(shared)
+				.then(onTheSide(() -> this.pgLocks.on(key(7))))
+				.as(this.transaction::transactional)
+				.block(HANG);
+			assertThat(seen).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
+				.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
+			CompletableFuture<Boolean> exclusive = this.locks.lock(this.namespace, 7)
+				.thenReturn(true)
+				.as(this.transaction::transactional)
+				.toFuture();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			holder.commit();
+			assertThat(exclusive.get(HANG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+	@Test
+	void releasesAtCommit() {
+		Integer held = this.locks.lock(this.namespace, 1)
+			.then(onTheSide(() -> this.pgLocks.on(key(1)).size()))
+			.as(this.transaction::transactional)
+			.block(HANG);
+		assertThat(held).isEqualTo(1);
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void releasesAtRollback() {
+		AtomicBoolean heldInside = new AtomicBoolean();
+		assertThatIllegalStateException().isThrownBy(() -> this.locks.lock(this.namespace, 1)
+			.then(onTheSide(() -> heldInside.getAndSet(this.pgLocks.on(key(1)).size() == 1)))
+			.then(Mono.error(new IllegalStateException("business rule broken")))
+			.as(this.transaction::transactional)
+			.block(HANG));
+		assertThat(heldInside).isTrue();
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+		// Marked rollback-only, the transaction ends without an error reaching the
+		// subscriber: the lock goes too.
+		Integer held = this.transaction.execute((status) -> {
+			status.setRollbackOnly();
+			return this.locks.lock(this.namespace, 2).then(onTheSide(() -> this.pgLocks.on(key(2)).size()));
+		}).single().block(HANG);
+		assertThat(held).isEqualTo(1);
+		assertThat(this.pgLocks.on(key(2))).isEmpty();
+	}
+
+	@Test
+	void refusesATransactionAboveReadCommittedBeforeTakingAnything() {
+		DefaultTransactionDefinition repeatableRead = new DefaultTransactionDefinition();
+		repeatableRead.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+		TransactionalOperator transaction = TransactionalOperator
+			.create(new R2dbcTransactionManager(connectionFactory()), repeatableRead);
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.locks.lock(this.namespace, 1).as(transaction::transactional).block(HANG))
+			.withMessageContaining("needs isolation READ COMMITTED, but the transaction runs repeatable read");
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void refusesACallWithoutAReactiveTransaction() {
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.locks.lock(this.namespace, 1).block(HANG))
+			.withMessageContaining("needs an actual transaction, and none is active");
+		assertThat(this.locks.isHeld(this.namespace, 1).block(HANG)).isFalse();
+	}
+
+	@Test
+	void oppositeKeyOrdersNeverDeadlock() {
+		int rounds = 20;
+		List<Object[]> orders = List.of(new Object[] { "a", "b", "c" }, new Object[] { "c", "b", "a" });
+		List<Integer> done = Flux.fromIterable(orders)
+			.flatMap((order) -> Flux.range(0, rounds)
+				.concatMap((round) -> this.locks
+					.lock(LockRequest.of(this.namespace, order).withTimeout(Duration.ofSeconds(20)))
+					.as(this.transaction::transactional))
+				.then(Mono.just(rounds)))
+			.collectList()
+			.block(HANG.multipliedBy(2));
+		assertThat(done).containsExactly(rounds, rounds);
+	}
+
+	@Test
+	void serializesCheckThenWriteAcrossTransactions() {
+		// Each caller writes back a value it read: any overlap of two critical sections
+		// loses an update.
+		this.database.sql("CREATE TABLE IF NOT EXISTS contract_counter (name text PRIMARY KEY, value int NOT NULL)")
+			.then()
+			.then(this.database.sql("INSERT INTO contract_counter VALUES ($1, 0)").bind(0, this.namespace).then())
+			.block(HANG);
+		Flux.range(0, 4)
+			.flatMap((caller) -> Flux.range(0, 10)
+				.concatMap((round) -> this.locks
+					.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)))
+					.then(this.database.sql("SELECT value FROM contract_counter WHERE name = $1")
+						.bind(0, this.namespace)
+						.map((row) -> row.get(0, Integer.class))
+						.one())
+					.flatMap((value) -> this.database.sql("UPDATE contract_counter SET value = $1 WHERE name = $2")
+						.bind(0, value + 1)
+						.bind(1, this.namespace)
+						.then())
+					.as(this.transaction::transactional)))
+			.blockLast(HANG.multipliedBy(2));
+		assertThat(this.database.sql("SELECT value FROM contract_counter WHERE name = $1")
+			.bind(0, this.namespace)
+			.map((row) -> row.get(0, Integer.class))
+			.one()
+			.block(HANG)).isEqualTo(40);
+	}
+
+	@Test
+	void skipCompletesEmptyWithoutSubscribingTheWorkAndLeavesNothingHeld() {
+		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), ascending.get(1))) {
+			AtomicBoolean subscribed = new AtomicBoolean();
+			List<String> elements = this.locks
+				.execute(LockRequest.of(this.namespace, "a", "b", "c").withWaitMode(WaitMode.SKIP),
+						(handle) -> Mono.fromCallable(() -> subscribed.getAndSet(true)).thenReturn("ran"))
+				.collectList()
+				.as(this.transaction::transactional)
+				.block(HANG);
+			assertThat(elements).isEmpty();
+			assertThat(subscribed).isFalse();
+			assertThat(this.pgLocks.all())
+				.containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1), "ExclusiveLock", true));
+		}
+	}
+
+	@Test
+	void workIsSubscribedOnlyOnceTheLocksAreHeld() throws Exception {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			AtomicBoolean subscribed = new AtomicBoolean();
+			CompletableFuture<List<Integer>> work = this.locks
+				.locked(LockRequest.of(this.namespace, 7).withTimeout(HANG),
+						Flux.range(1, 3).doOnSubscribe((subscription) -> subscribed.set(true)))
+				.collectList()
+				.as(this.transaction::transactional)
+				.toFuture();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			assertThat(subscribed).isFalse();
+			holder.commit();
+			assertThat(work.get(HANG.toSeconds(), TimeUnit.SECONDS)).containsExactly(1, 2, 3);
+			assertThat(subscribed).isTrue();
+		}
+	}
+
+	@Test
+	void aCancelledWaitStopsWaitingOnTheServerAtOnce() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			// A timeout longer than the harness waits for a fact: only the cancel can end
+			// the wait in time.
+			Disposable waiter = this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG.multipliedBy(4)))
+				.as(this.transaction::transactional)
+				.subscribe();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			waiter.dispose();
+			this.pgLocks.await("the cancelled waiter gone from pg_locks",
+					(locks) -> locks.stream().noneMatch((lock) -> !lock.granted()));
+			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void isHeldSeesTheTransactionsOwnLocksOnly() {
+		List<Boolean> held = Flux
+			.concat(this.locks.isHeld(this.namespace, 1), this.locks.lock(this.namespace, 1).then(Mono.empty()),
+					this.locks.isHeld(this.namespace, 1), this.locks.isHeld(this.namespace, 2))
+			.collectList()
+			.as(this.transaction::transactional)
+			.block(HANG);
+		assertThat(held).containsExactly(false, true, false);
+	}
+
+	@Test
+	void anInvocationScopeIsRefusedForNow() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.locks
+				.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION), (handle) -> Mono.just(1))
+				.blockLast(HANG))
+			.withMessageContaining("scope INVOCATION, which the reactive stack does not offer yet");
+	}
+
+	@Test
+	void aFailureOtherThanATimeoutKeepsSpringsVocabulary() {
+		// A statement_timeout shorter than the lock timeout ends the wait: not a busy
+		// lock.
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			assertThatExceptionOfType(DataAccessException.class)
+				.isThrownBy(() -> this.database.sql("SET LOCAL statement_timeout = '100ms'")
+					.then()
+					.then(this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG)))
+					.as(this.transaction::transactional)
+					.block(HANG))
+				.isNotInstanceOf(LockBusyException.class)
+				.withMessageContaining("Acquire advisory lock " + this.namespace);
+		}
+	}
+
+}
