@@ -126,16 +126,7 @@ public final class AdvisoryLockAutoConfiguration {
 		@ConditionalOnMissingBean
 		static AdvisoryLockBeanPostProcessor advisoryLockBeanPostProcessor(Environment environment,
 				ObjectProvider<AdvisoryLockOperations> operations, ListableBeanFactory beanFactory) {
-			// The reactive operations are looked up by the first call of a method that
-			// returns Mono or Flux, so that this method names no Reactor type, and a
-			// JDBC-only application never loads one.
-			AdvisoryLockBeanPostProcessor postProcessor = new AdvisoryLockBeanPostProcessor(operations::getObject,
-					() -> beanFactory.getBean(ReactiveAdvisoryLockOperations.class));
-			// Proxy classes, not interfaces, unless the application asks otherwise, as
-			// Spring Boot does for AOP.
-			postProcessor.setProxyTargetClass(
-					environment.getProperty("spring.aop.proxy-target-class", Boolean.class, Boolean.TRUE));
-			return postProcessor;
+			return annotationPostProcessor(environment, operations, beanFactory);
 		}
 
 	}
@@ -145,6 +136,24 @@ public final class AdvisoryLockAutoConfiguration {
 	 * {@code advisory-lock.enabled}, is set to anything but {@code true}. The
 	 * prerequisites check of annotated methods has this condition too.
 	 */
+	/**
+	 * Make the post processor that intercepts annotated methods; the R2DBC
+	 * auto-configuration makes the same one where this one did not apply.
+	 */
+	static AdvisoryLockBeanPostProcessor annotationPostProcessor(Environment environment,
+			ObjectProvider<AdvisoryLockOperations> operations, ListableBeanFactory beanFactory) {
+		// The reactive operations are looked up by the first call of a method that
+		// returns Mono or Flux, so that no bean method names a Reactor type, and a
+		// JDBC-only application never loads one.
+		AdvisoryLockBeanPostProcessor postProcessor = new AdvisoryLockBeanPostProcessor(operations::getObject,
+				() -> beanFactory.getBean(ReactiveAdvisoryLockOperations.class));
+		// Proxy classes, not interfaces, unless the application asks otherwise, as
+		// Spring Boot does for AOP.
+		postProcessor
+			.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, Boolean.TRUE));
+		return postProcessor;
+	}
+
 	static final class AnnotationEnabledCondition extends AllNestedConditions {
 
 		AnnotationEnabledCondition() {

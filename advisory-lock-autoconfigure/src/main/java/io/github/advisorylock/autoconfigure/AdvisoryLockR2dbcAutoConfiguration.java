@@ -18,19 +18,27 @@ package io.github.advisorylock.autoconfigure;
 
 import java.util.Map;
 
+import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
+import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
 import io.r2dbc.spi.ConnectionFactory;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -45,7 +53,7 @@ import org.springframework.context.annotation.Bean;
  * @author advisory-lock authors
  * @since 0.1.0
  */
-@AutoConfiguration(afterName = {
+@AutoConfiguration(after = AdvisoryLockAutoConfiguration.class, afterName = {
 		// Spring Boot 3
 		"org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration",
 		"org.springframework.boot.autoconfigure.r2dbc.R2dbcTransactionManagerAutoConfiguration",
@@ -77,6 +85,26 @@ public final class AdvisoryLockR2dbcAutoConfiguration {
 		template.setMaxKeys(properties.getMaxKeys());
 		template.setListeners(listeners.orderedStream().toList());
 		return template;
+	}
+
+	/**
+	 * The interception of annotated methods in an application without JDBC, where
+	 * {@link AdvisoryLockAutoConfiguration} did not apply: methods returning {@code Mono}
+	 * or {@code Flux} lock through the reactive operations, and a blocking one fails at
+	 * startup naming what JDBC it lacks.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(AdvisoryLockAutoConfiguration.AnnotationEnabledCondition.class)
+	static class AnnotationConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		@ConditionalOnMissingBean
+		static AdvisoryLockBeanPostProcessor advisoryLockBeanPostProcessor(Environment environment,
+				ObjectProvider<AdvisoryLockOperations> operations, ListableBeanFactory beanFactory) {
+			return AdvisoryLockAutoConfiguration.annotationPostProcessor(environment, operations, beanFactory);
+		}
+
 	}
 
 }

@@ -64,7 +64,12 @@ enum LockPrerequisite {
 
 	/** The PostgreSQL JDBC driver. */
 	POSTGRESQL_DRIVER("the PostgreSQL JDBC driver (" + LockPrerequisite.DRIVER_CLASS + ") is not on the class path",
-			"advisory locks are PostgreSQL functions, called through it", Action.DRIVER, false);
+			"advisory locks are PostgreSQL functions, called through it", Action.DRIVER, false),
+
+	R2DBC("there is no R2DBC ConnectionFactory bean with spring-r2dbc, Reactor and the r2dbc-postgresql driver",
+			"a method returning Mono or Flux takes its lock on the connection of the subscriber's reactive "
+					+ "transaction",
+			Action.R2DBC, false);
 
 	/** The class of the PostgreSQL JDBC driver, {@code org.postgresql:postgresql}. */
 	static final String DRIVER_CLASS = "org.postgresql.Driver";
@@ -219,7 +224,11 @@ enum LockPrerequisite {
 		DRIVER("Add the PostgreSQL JDBC driver, org.postgresql:postgresql, to your dependencies with runtime scope "
 				+ "(Spring Boot manages its version).\n"
 				+ "Maven:  <dependency><groupId>org.postgresql</groupId><artifactId>postgresql</artifactId>"
-				+ "<scope>runtime</scope></dependency>\n" + "Gradle: runtimeOnly(\"org.postgresql:postgresql\")");
+				+ "<scope>runtime</scope></dependency>\n" + "Gradle: runtimeOnly(\"org.postgresql:postgresql\")"),
+
+		R2DBC("Add spring-boot-starter-data-r2dbc (or spring-r2dbc) and org.postgresql:r2dbc-postgresql to your "
+				+ "dependencies, and set spring.r2dbc.url: Spring Boot then defines a ConnectionFactory and its "
+				+ "R2dbcTransactionManager (docs/reactive.md).");
 
 		private final String text;
 

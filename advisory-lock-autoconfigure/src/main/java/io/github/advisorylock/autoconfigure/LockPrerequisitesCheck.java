@@ -17,6 +17,7 @@
 package io.github.advisorylock.autoconfigure;
 
 import java.lang.reflect.Method;
+import java.util.EnumSet;
 import java.util.Set;
 
 import io.github.advisorylock.AdvisoryLockOperations;
@@ -63,12 +64,28 @@ final class LockPrerequisitesCheck implements BeanPostProcessor {
 		// Before initialization: ahead of the post processors that proxy the bean, for
 		// @Transactional say.
 		Class<?> type = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
-		Method annotated = AdvisoryLockBeanPostProcessor.findAnnotatedMethod(type);
-		if (annotated != null && !missing().isEmpty()) {
-			throw new MissingLockPrerequisiteException("Method " + ClassUtils.getQualifiedMethodName(annotated, type)
-					+ " of bean '" + beanName + "' is annotated with @AdvisoryLocked", missing());
+		// A method that locks through JDBC needs the JDBC prerequisites; one that returns
+		// Mono or Flux needs the interception, which the R2DBC auto-configuration also
+		// defines, and the validation of the method says what else it lacks.
+		Method blocking = AdvisoryLockBeanPostProcessor.findBlockingAnnotatedMethod(type);
+		if (blocking != null && !missing().isEmpty()) {
+			throw missing(blocking, type, beanName, missing());
+		}
+		Method annotated = (blocking != null) ? null : AdvisoryLockBeanPostProcessor.findAnnotatedMethod(type);
+		if (annotated != null && !intercepted()) {
+			throw missing(annotated, type, beanName, EnumSet.of(LockPrerequisite.R2DBC));
 		}
 		return bean;
+	}
+
+	private static MissingLockPrerequisiteException missing(Method annotated, Class<?> type, String beanName,
+			Set<LockPrerequisite> missing) {
+		return new MissingLockPrerequisiteException("Method " + ClassUtils.getQualifiedMethodName(annotated, type)
+				+ " of bean '" + beanName + "' is annotated with @AdvisoryLocked", missing);
+	}
+
+	private boolean intercepted() {
+		return this.beanFactory.getBeanNamesForType(AdvisoryLockBeanPostProcessor.class, true, false).length > 0;
 	}
 
 	private Set<LockPrerequisite> missing() {
@@ -79,8 +96,7 @@ final class LockPrerequisitesCheck implements BeanPostProcessor {
 			missing = LockPrerequisite.missing(this.beanFactory);
 			// What decides is whether the annotation's interceptor is there; the list
 			// above only says why not.
-			if (!LockPrerequisite.backsOff(missing) && this.beanFactory
-				.getBeanNamesForType(AdvisoryLockBeanPostProcessor.class, true, false).length == 0) {
+			if (!LockPrerequisite.backsOff(missing) && !intercepted()) {
 				missing.add(LockPrerequisite.AUTO_CONFIGURATION);
 			}
 			this.missing = missing;

@@ -17,6 +17,7 @@
 package io.github.advisorylock.interceptor;
 
 import java.lang.reflect.Method;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.AdvisoryLockOperations;
@@ -143,6 +144,43 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	}
 
 	/**
+	 * Return a method of a class that this post processor would intercept for
+	 * {@link AdvisoryLocked @AdvisoryLocked} (declared on the class or inherited,
+	 * directly or through a composed annotation; bridges and synthetic methods aside),
+	 * without parsing or validating it. The auto-configuration's startup check asks it,
+	 * so that the check and the interception never disagree on what is annotated.
+	 * @param type the class of a bean
+	 * @return an annotated method, or {@code null} if there is none
+	 */
+	public static @Nullable Method findAnnotatedMethod(Class<?> type) {
+		return findAnnotatedMethod(type, (method) -> true);
+	}
+
+	/**
+	 * Return a method of a class, as {@link #findAnnotatedMethod(Class)} does, that takes
+	 * its lock through JDBC: one that returns neither a {@code Mono} nor a {@code Flux},
+	 * whose locks the reactive path takes.
+	 * @param type the class of a bean
+	 * @return such an annotated method, or {@code null} if there is none
+	 */
+	public static @Nullable Method findBlockingAnnotatedMethod(Class<?> type) {
+		return findAnnotatedMethod(type, (method) -> !ReturnedWork.returnsReactorType(method));
+	}
+
+	private static @Nullable Method findAnnotatedMethod(Class<?> type, Predicate<Method> filter) {
+		if (!AnnotationUtils.isCandidateClass(type, AdvisoryLocked.class)) {
+			return null;
+		}
+		Method[] found = new Method[1];
+		ReflectionUtils.doWithMethods(type, (method) -> {
+			if (found[0] == null && filter.test(method)) {
+				found[0] = method;
+			}
+		}, AdvisoryLockAttributeValidator::isAnnotated);
+		return found[0];
+	}
+
+	/**
 	 * Return the class of the proxy that {@link #postProcessAfterInitialization} will
 	 * make of a bean of the given class, so that Spring's AOT processing generates it at
 	 * build time, as it does for {@code @Async} and {@code @Validated}. The inherited
@@ -155,28 +193,6 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	 * @return the class of the proxy, or {@code beanClass} when this post processor adds
 	 * no proxy of its own
 	 */
-	/**
-	 * Return a method of a class that this post processor would intercept for
-	 * {@link AdvisoryLocked @AdvisoryLocked} (declared on the class or inherited,
-	 * directly or through a composed annotation; bridges and synthetic methods aside),
-	 * without parsing or validating it. The auto-configuration's startup check asks it,
-	 * so that the check and the interception never disagree on what is annotated.
-	 * @param type the class of a bean
-	 * @return an annotated method, or {@code null} if there is none
-	 */
-	public static @Nullable Method findAnnotatedMethod(Class<?> type) {
-		if (!AnnotationUtils.isCandidateClass(type, AdvisoryLocked.class)) {
-			return null;
-		}
-		Method[] found = new Method[1];
-		ReflectionUtils.doWithMethods(type, (method) -> {
-			if (found[0] == null) {
-				found[0] = method;
-			}
-		}, AdvisoryLockAttributeValidator::isAnnotated);
-		return found[0];
-	}
-
 	@Override
 	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
 		if (SpringProxy.class.isAssignableFrom(beanClass)) {

@@ -60,6 +60,24 @@ public final class BootAutoConfigurations {
 	}
 
 	/**
+	 * Return {@code R2dbcAutoConfiguration}.
+	 * @return the class of the Spring Boot line on the class path
+	 */
+	public static Class<?> r2dbc() {
+		return find("org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
+				"org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration");
+	}
+
+	/**
+	 * Return {@code R2dbcTransactionManagerAutoConfiguration}.
+	 * @return the class of the Spring Boot line on the class path
+	 */
+	public static Class<?> r2dbcTransactionManager() {
+		return find("org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration",
+				"org.springframework.boot.autoconfigure.r2dbc.R2dbcTransactionManagerAutoConfiguration");
+	}
+
+	/**
 	 * Return the property that keeps Spring Boot's R2DBC auto-configuration out of a JDBC
 	 * test: with the R2DBC driver on the test class path, it would define a
 	 * {@code ConnectionFactory}, and Spring Boot's {@code DataSourceAutoConfiguration}
