@@ -43,11 +43,8 @@ import reactor.core.publisher.Mono;
  * }
  * </pre>
  *
- * <p>
- * Transaction scope only, for now: a request of {@link LockScope#INVOCATION invocation
- * scope} is refused with an {@link IllegalArgumentException} (docs/reactive.md).
+ * * @author advisory-lock authors
  *
- * @author advisory-lock authors
  * @since 0.1.0
  * @see io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate
  */
@@ -87,7 +84,11 @@ public interface ReactiveAdvisoryLockOperations {
 	/**
 	 * Run work under the locks of a request: its publisher is made and subscribed only
 	 * once the locks are held. A {@link WaitMode#SKIP} that finds a lock held completes
-	 * empty, without making the work.
+	 * empty, without making the work. With {@link LockScope#INVOCATION invocation scope}
+	 * the locks are held on a connection of their own, outside any transaction (one
+	 * active in the subscriber's context is refused), from subscription until the work
+	 * completes, fails or is cancelled, with a heartbeat, as on the blocking stack; the
+	 * handle tells whether they were lost.
 	 * @param request the request
 	 * @param callback makes the work
 	 * @param <T> the type of the elements
@@ -122,5 +123,14 @@ public interface ReactiveAdvisoryLockOperations {
 	 * @return whether every one is held; {@code false} without a reactive transaction
 	 */
 	Mono<Boolean> isHeld(String namespace, @Nullable Object... keys);
+
+	/**
+	 * Check that the invocation-scoped locks of the subscriber's enclosing
+	 * {@link #execute} calls are still held, at a safe point of long work; nothing when
+	 * there are none. No database round trip.
+	 * @return completes when they are held; signals {@link LockLostException} when one
+	 * was lost
+	 */
+	Mono<Void> checkHeld();
 
 }

@@ -83,6 +83,8 @@ public final class AdvisoryLockR2dbcAutoConfiguration {
 		template.setKeyStrategy(keyStrategy.getIfAvailable(LockKeyStrategy::standard));
 		template.setDefaultTimeout(properties.getDefaultTimeout());
 		template.setMaxKeys(properties.getMaxKeys());
+		template.setHeartbeat(properties.getInvocation().getHeartbeat());
+		template.setMaxInvocationConnections(properties.getInvocation().getMaxConnections());
 		template.setListeners(listeners.orderedStream().toList());
 		return template;
 	}

@@ -18,6 +18,7 @@ package io.github.advisorylock.core;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
 import java.util.function.Supplier;
@@ -70,7 +71,26 @@ public final class HeldLocks {
 	public static LockKeys notHeld(String namespace, LockMode mode, LockKeys keys,
 			Supplier<? extends @Nullable Object> resource) {
 		Deque<Invocation> locks = invocations.get();
-		if (locks == null || locks.isEmpty()) {
+		return (locks != null) ? notHeld(locks, mode, keys, resource) : keys;
+	}
+
+	/**
+	 * Return the keys of a call that the given invocation-scoped locks, those enclosing
+	 * the call, do not hold yet, after checking that those holding the others can serve
+	 * it: {@link #notHeld(String, LockMode, LockKeys, Supplier)} for a driver that keeps
+	 * them elsewhere than in the thread (the reactive one keeps them in the subscriber's
+	 * context).
+	 * @param locks the enclosing invocation-scoped locks
+	 * @param mode the mode the call asks for
+	 * @param keys the call's keys
+	 * @param resource the resource the call locks on, or {@code null} when it is unknown;
+	 * asked only when there are enclosing locks
+	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
+	 * enclosing locks hold none of them
+	 */
+	public static LockKeys notHeld(Collection<? extends Invocation> locks, LockMode mode, LockKeys keys,
+			Supplier<? extends @Nullable Object> resource) {
+		if (locks.isEmpty()) {
 			return keys;
 		}
 		Object target = resource.get();
@@ -94,7 +114,8 @@ public final class HeldLocks {
 				: new LockKeys(List.copyOf(remaining), List.copyOf(values));
 	}
 
-	private static @Nullable Invocation holder(Deque<Invocation> locks, long key, LockMode mode, Object resource) {
+	private static @Nullable Invocation holder(Collection<? extends Invocation> locks, long key, LockMode mode,
+			Object resource) {
 		Invocation shared = null;
 		for (Invocation lock : locks) {
 			if (lock.resource() == resource && lock.keys().keys().contains(key)) {
@@ -121,7 +142,19 @@ public final class HeldLocks {
 	 */
 	public static boolean holdsInvocation(long key, @Nullable Object resource) {
 		Deque<Invocation> locks = invocations.get();
-		return locks != null && locks.stream()
+		return locks != null && holdsInvocation(locks, key, resource);
+	}
+
+	/**
+	 * Return whether one of the given invocation-scoped locks holds a key, in either
+	 * mode.
+	 * @param locks the invocation-scoped locks
+	 * @param key the key
+	 * @param resource the resource it must be held on, or {@code null} for any
+	 * @return whether one does
+	 */
+	public static boolean holdsInvocation(Collection<? extends Invocation> locks, long key, @Nullable Object resource) {
+		return locks.stream()
 			.anyMatch((lock) -> (resource == null || lock.resource() == resource) && lock.keys().keys().contains(key));
 	}
 

@@ -16,8 +16,10 @@
 
 package io.github.advisorylock.core;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 import io.github.advisorylock.LockMode;
 import org.jspecify.annotations.Nullable;
@@ -138,6 +140,16 @@ public final class LockSql {
 
 	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
 
+	/**
+	 * Keeps an invocation-scoped lock's session: sets the dead-man switch, which
+	 * PostgreSQL applies to the session's idle time, and, sent again, is the heartbeat
+	 * that restarts it. A utility statement, so it takes no snapshot and no xid: it also
+	 * replaces the unnamed portal of the statement before it, whose snapshot would
+	 * otherwise stay registered and hold back vacuum for as long as the lock is held. Its
+	 * value is a number, so it is written in.
+	 */
+	public static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
+
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	public static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
 
@@ -226,6 +238,25 @@ public final class LockSql {
 	 */
 	public String waitSql(LockMode mode, String namespace) {
 		return commented(namespace, (mode == LockMode.SHARED) ? this.waitShared : this.waitExclusive);
+	}
+
+	/**
+	 * Return the statement that tries the keys with the keys written in, for a batch of
+	 * statements sent without parameters (the simple query protocol, in which R2DBC
+	 * PostgreSQL refuses parameters). Keys are numbers, so writing them in is safe.
+	 * @param mode exclusive or shared
+	 * @param keys the distinct keys, sorted, at least one
+	 * @param namespace the namespace, named in a leading comment
+	 * @return the statement
+	 */
+	public static String tryWithKeysSql(LockMode mode, List<Long> keys, String namespace) {
+		String statement = JDBC.trySql(mode, keys.size(), namespace);
+		String literal = (keys.size() == 1) ? "(" + keys.get(0) + ")::bigint"
+				: keys.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"));
+		// The first ? after the comment is the statement's only parameter: a namespace in
+		// the comment may hold one.
+		int parameter = statement.indexOf('?', statement.indexOf("*/") + 2);
+		return statement.substring(0, parameter) + literal + statement.substring(parameter + 1);
 	}
 
 	/**

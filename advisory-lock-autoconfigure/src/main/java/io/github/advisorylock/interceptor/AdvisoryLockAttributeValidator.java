@@ -32,7 +32,6 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
@@ -182,11 +181,6 @@ class AdvisoryLockAttributeValidator {
 		}
 		boolean reactive = reactiveAvailable() && ReturnedWork.returnsReactorType(method);
 		ReturnedWork.validateWorkEndsWithTheCall(method, targetClass, reactiveAvailable());
-		if (reactive && annotation.scope() == LockScope.INVOCATION) {
-			throw invalid(method, "it returns " + method.getReturnType().getSimpleName() + ", and scope INVOCATION "
-					+ "is not offered on the reactive stack yet: use scope TRANSACTION, with @Transactional on the "
-					+ "method or a TransactionalOperator around its caller (docs/reactive.md)");
-		}
 		if (annotation.waitMode() == WaitMode.SKIP && !reactive
 				&& !SKIPPABLE_RETURN_TYPES.contains(method.getReturnType())) {
 			throw invalid(method,

@@ -21,74 +21,37 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
-import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock session: the locks of one invocation-scoped call, held by the transaction of
- * their own connection: kept alive by a heartbeat while the call runs, and released by
- * rolling that transaction back when it ends.
- *
- * <p>
- * The lock counts as lost when a heartbeat fails, and also, without waiting for the next
- * one, as soon as no heartbeat has been confirmed for the dead-man interval: PostgreSQL
- * may have ended the session by then (a process paused for that long learns it at its
- * first {@link #checkHeld()}). The time of a heartbeat is taken before it is sent, so the
- * check errs on the early side of the server's.
+ * A lock session over JDBC: the locks of one invocation-scoped call, held by the
+ * transaction of their own connection, kept alive by a heartbeat while the call runs, and
+ * released by rolling that transaction back when it ends. When it counts as lost is
+ * {@link HeldSession}'s.
  *
  * <p>
  * The heartbeat runs on a scheduler thread and the release on the caller's; both use the
  * connection under this object's monitor. Every statement is bounded by the connection's
- * network timeout, so neither can hang on a dead link. {@link #checkHeld()} and
- * {@link #isLost()} take no lock and make no call. A server {@code transaction_timeout}
- * is known at acquisition, so its end counts as a loss at that time, before the heartbeat
- * finds the session gone.
+ * network timeout, so neither can hang on a dead link.
  */
-final class LockSession implements HeldLocks.Invocation {
+final class LockSession extends HeldSession {
 
 	private static final Log logger = LogFactory.getLog(LockSession.class);
 
-	private final String namespace;
-
-	private final LockMode mode;
-
-	private final LockKeys keys;
-
-	private final DataSource target;
-
 	private final Connection connection;
-
-	private final Acquisition acquisition;
 
 	private final String heartbeatSql;
 
-	private final long deadManNanos;
-
-	/**
-	 * When the lock's transaction ends on its own ({@code transaction_timeout}), or
-	 * {@code Long.MAX_VALUE}.
-	 */
-	private final long endsAtNanos;
-
-	private volatile long confirmedNanos;
-
 	private volatile @Nullable ScheduledFuture<?> heartbeat;
-
-	/**
-	 * Held, then released or lost, once: whoever changes it first tells the listeners.
-	 */
-	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
 	/**
 	 * Create the lock of a call, just acquired.
@@ -103,31 +66,9 @@ final class LockSession implements HeldLocks.Invocation {
 	LockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
 			@Nullable Duration transactionTimeout) {
-		this.namespace = namespace;
-		this.mode = mode;
-		this.keys = keys;
-		this.target = target;
+		super(namespace, mode, keys, target, acquisition, acquiredNanos, deadMan, transactionTimeout);
 		this.connection = connection;
-		this.acquisition = acquisition;
 		this.heartbeatSql = heartbeatSql;
-		this.confirmedNanos = acquiredNanos;
-		this.deadManNanos = deadMan.toNanos();
-		this.endsAtNanos = (transactionTimeout != null) ? acquiredNanos + transactionTimeout.toNanos() : Long.MAX_VALUE;
-	}
-
-	@Override
-	public LockMode mode() {
-		return this.mode;
-	}
-
-	@Override
-	public LockKeys keys() {
-		return this.keys;
-	}
-
-	@Override
-	public DataSource resource() {
-		return this.target;
 	}
 
 	/**
@@ -139,31 +80,17 @@ final class LockSession implements HeldLocks.Invocation {
 	}
 
 	private synchronized void beat() {
-		if (this.state.get() != State.HELD || isLost()) {
+		if (!isHeld() || isLost()) {
 			return;
 		}
 		long sent = System.nanoTime();
 		try {
 			LockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
-			this.confirmedNanos = sent;
+			confirmed(sent);
 		}
 		catch (SQLException | RuntimeException ex) {
 			lost(ex, "its connection failed a heartbeat (" + ex + ")");
 		}
-	}
-
-	/**
-	 * Record the loss of a held lock, from whichever thread sees it first: log it, stop
-	 * the heartbeat, end the observation. A lock already released or lost stays as it is.
-	 */
-	void lost(Throwable cause, String how) {
-		if (!this.state.compareAndSet(State.HELD, new State(cause))) {
-			return;
-		}
-		stopHeartbeat();
-		logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: " + how
-				+ ". Another instance may take it now; the work goes on until it calls checkHeld()", cause);
-		this.acquisition.released(true);
 	}
 
 	/**
@@ -174,12 +101,11 @@ final class LockSession implements HeldLocks.Invocation {
 	 */
 	synchronized boolean release() {
 		stopHeartbeat();
-		if (isLost() || !this.state.compareAndSet(State.HELD, State.RELEASED)) {
+		if (!markReleased()) {
 			// Perhaps still alive on the server: dropping the connection releases the
 			// locks all the same.
 			return false;
 		}
-		this.acquisition.released(false);
 		try {
 			this.connection.rollback();
 			return true;
@@ -191,75 +117,12 @@ final class LockSession implements HeldLocks.Invocation {
 		}
 	}
 
-	private void stopHeartbeat() {
+	@Override
+	protected void stopHeartbeat() {
 		ScheduledFuture<?> heartbeat = this.heartbeat;
 		if (heartbeat != null) {
 			heartbeat.cancel(false);
 		}
-	}
-
-	@Override
-	public boolean isLost() {
-		State state = this.state.get();
-		if (state != State.HELD) {
-			return state.loss() != null;
-		}
-		long now = System.nanoTime();
-		long silent = now - this.confirmedNanos;
-		if (silent > this.deadManNanos) {
-			lost(new IllegalStateException("no heartbeat confirmed for " + Duration.ofNanos(silent).toMillis()
-					+ "ms, longer than the dead-man switch of " + Duration.ofNanos(this.deadManNanos).toMillis()
-					+ "ms"),
-					"no heartbeat was confirmed for longer than the dead-man switch (a paused process, or a slow "
-							+ "link), after which PostgreSQL ends the session");
-		}
-		else if (now - this.endsAtNanos > 0) {
-			lost(new IllegalStateException("transaction_timeout ended the lock's transaction"),
-					"the server's transaction_timeout ended its transaction");
-		}
-		return this.state.get().loss() != null;
-	}
-
-	@Override
-	public void checkHeld() {
-		if (isLost()) {
-			Throwable loss = this.state.get().loss();
-			throw new LockLostException(this.namespace, this.keys.values(),
-					(loss != null) ? loss : new IllegalStateException("lost"));
-		}
-	}
-
-	@Override
-	public String description() {
-		return AdvisoryLockKeys.printable(this.namespace, this.keys.values());
-	}
-
-	@Override
-	public String toString() {
-		return "InvocationLock[" + description() + ", " + this.mode + ", " + this.state.get() + "]";
-	}
-
-	/**
-	 * Whether the lock is held, released, or lost and why.
-	 *
-	 * @param released whether the call's end released it
-	 * @param loss what showed it lost, or {@code null}
-	 */
-	private record State(boolean released, @Nullable Throwable loss) {
-
-		static final State HELD = new State(false, null);
-
-		static final State RELEASED = new State(true, null);
-
-		State(Throwable loss) {
-			this(false, loss);
-		}
-
-		@Override
-		public String toString() {
-			return this.released ? "released" : (this.loss != null) ? "lost" : "held";
-		}
-
 	}
 
 }

@@ -19,13 +19,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -39,6 +36,7 @@ import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.TransactionTimeouts;
 import io.github.advisorylock.jdbc.LockSessionStatements.OpenedSession;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -61,9 +59,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 final class LockSessionRunner implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockSessionRunner.class);
-
-	/** How PostgreSQL shows a time setting: a number and a unit. */
-	private static final Pattern TIME_SETTING = Pattern.compile("(\\d+)(us|ms|s|min|h|d)");
 
 	private final LockSessionConnections connections;
 
@@ -89,11 +84,7 @@ final class LockSessionRunner implements AutoCloseable {
 
 	private final Set<LockSession> held = ConcurrentHashMap.newKeySet();
 
-	/**
-	 * Namespaces already warned about {@code transaction_timeout}: once each, not at
-	 * every run of a job.
-	 */
-	private final Set<String> warned = ConcurrentHashMap.newKeySet();
+	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(logger);
 
 	private volatile boolean closed;
 
@@ -227,7 +218,7 @@ final class LockSessionRunner implements AutoCloseable {
 		catch (SQLException | RuntimeException ex) {
 			throw failed(acquisition, ex, request, keys);
 		}
-		Duration transactionTimeout = transactionTimeout(request.namespace(), opened.transactionTimeout());
+		Duration transactionTimeout = this.transactionTimeouts.read(request.namespace(), opened.transactionTimeout());
 		Long busyKey = opened.tryResult().busyKey();
 		String keepAlive = LockSessionStatements.keepAliveSql(request.namespace(), this.deadMan.toMillis());
 		LockAttempt attempt;
@@ -282,37 +273,6 @@ final class LockSessionRunner implements AutoCloseable {
 		acquisition.finished(Outcome.ERROR, ex);
 		return (ex instanceof SQLException sqlException)
 				? this.support.translateLockFailure(sqlException, request, keys) : (RuntimeException) ex;
-	}
-
-	/**
-	 * Read {@code transaction_timeout} as PostgreSQL shows it ({@code NULL} before 17,
-	 * {@code 0} when off, {@code 90s}), and warn, once per namespace, when it would end
-	 * the lock.
-	 * @return the timeout, or {@code null} when it does not apply
-	 */
-	private @Nullable Duration transactionTimeout(String namespace, @Nullable String setting) {
-		if (setting == null || "0".equals(setting)) {
-			return null;
-		}
-		if (this.warned.add(namespace)) {
-			logger.warn("Invocation-scoped advisory lock '" + namespace + "' runs with transaction_timeout = " + setting
-					+ ": PostgreSQL ends its transaction, and so the lock, after that time, which is then "
-					+ "reported as lost. Set transaction_timeout to 0 for the lock's role or database (said once "
-					+ "per namespace)");
-		}
-		Matcher matcher = TIME_SETTING.matcher(setting.trim().toLowerCase(Locale.ROOT));
-		if (!matcher.matches()) {
-			return null;
-		}
-		long amount = Long.parseLong(matcher.group(1));
-		return switch (matcher.group(2)) {
-			case "us" -> Duration.ofNanos(amount * 1000);
-			case "ms" -> Duration.ofMillis(amount);
-			case "s" -> Duration.ofSeconds(amount);
-			case "min" -> Duration.ofMinutes(amount);
-			case "h" -> Duration.ofHours(amount);
-			default -> Duration.ofDays(amount);
-		};
 	}
 
 	private static void setNetworkTimeout(Connection connection, Duration timeout) throws SQLException {

@@ -54,16 +54,6 @@ final class LockSessionStatements {
 			+ "SELECT set_config('application_name', ?, true), "
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
 
-	/**
-	 * Keeps an invocation-scoped lock's session: sets the dead-man switch, which
-	 * PostgreSQL applies to the session's idle time, and, sent again, is the heartbeat
-	 * that restarts it. A utility statement, so it takes no snapshot and no xid: it also
-	 * replaces the unnamed portal of the statement before it, whose snapshot would
-	 * otherwise stay registered and hold back vacuum for as long as the lock is held. Its
-	 * value is a number, so it is written in.
-	 */
-	private static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
-
 	private LockSessionStatements() {
 	}
 
@@ -87,7 +77,7 @@ final class LockSessionStatements {
 	static OpenedSession beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) throws SQLException {
 		String sql = BEGIN_INVOCATION + LockSql.JDBC.trySql(mode, keys.size(), namespace) + "; "
-				+ KEEP_ALIVE.formatted(deadManMillis);
+				+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setString(1, applicationName);
 			AdvisoryLockStatements.bindKeys(connection, statement, 2, keys, keys.size() > 1);
@@ -122,7 +112,7 @@ final class LockSessionStatements {
 	 * @return the SQL
 	 */
 	static String keepAliveSql(String namespace, long deadManMillis) {
-		return LockSql.JDBC.commented(namespace, KEEP_ALIVE.formatted(deadManMillis));
+		return LockSql.JDBC.commented(namespace, LockSql.KEEP_ALIVE.formatted(deadManMillis));
 	}
 
 	/**

@@ -82,7 +82,11 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	};
 
+	private final AcquisitionSupport support = new AcquisitionSupport();
+
 	private final TransactionScopeFlow transactionLocks;
+
+	private final InvocationScopeFlow invocationLocks;
 
 	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
 
@@ -107,8 +111,9 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public R2dbcAdvisoryLockTemplate(Map<String, ConnectionFactory> connectionFactories,
 			@Nullable String defaultConnectionFactory) {
 		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
-		this.transactionLocks = new TransactionScopeFlow(
-				new LockConnectionFactories(connectionFactories, defaultConnectionFactory));
+		LockConnectionFactories factories = new LockConnectionFactories(connectionFactories, defaultConnectionFactory);
+		this.transactionLocks = new TransactionScopeFlow(factories, this.support);
+		this.invocationLocks = new InvocationScopeFlow(factories, this.support);
 	}
 
 	private static ConnectionFactory nonNull(ConnectionFactory connectionFactory) {
@@ -131,7 +136,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
 		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
-		this.transactionLocks.setDefaultTimeout(defaultTimeout);
+		this.support.setDefaultTimeout(defaultTimeout);
 	}
 
 	/**
@@ -149,7 +154,37 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");
-		this.transactionLocks.setListeners(List.copyOf(listeners));
+		this.support.setListeners(List.copyOf(listeners));
+	}
+
+	/**
+	 * Set how often an invocation-scoped lock's session is kept alive; three of them make
+	 * the dead-man switch after which PostgreSQL ends a silent holder's session.
+	 * @param heartbeat the heartbeat, between 100ms and 1h
+	 */
+	public void setHeartbeat(Duration heartbeat) {
+		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
+				() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
+		this.invocationLocks.setHeartbeat(heartbeat);
+	}
+
+	/**
+	 * Set the most invocation-scoped locks held at once, each on a connection of its own.
+	 * @param maxInvocationConnections the bound, positive
+	 */
+	public void setMaxInvocationConnections(int maxInvocationConnections) {
+		Assert.isTrue(maxInvocationConnections > 0,
+				() -> "advisory-lock.invocation.max-connections must be positive, was " + maxInvocationConnections);
+		this.invocationLocks.setMaxConnections(maxInvocationConnections);
+	}
+
+	/**
+	 * Set the name of this process in each lock session's {@code application_name}.
+	 * @param instanceName the name; the JVM's {@code pid@host} by default
+	 */
+	public void setInstanceName(String instanceName) {
+		Assert.hasText(instanceName, "Instance name must not be blank");
+		this.invocationLocks.setInstanceName(instanceName);
 	}
 
 	@Override
@@ -181,10 +216,9 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public <T> Flux<T> execute(LockRequest request, ReactiveLockCallback<T> callback) {
 		return Flux.defer(() -> {
 			Assert.notNull(callback, "ReactiveLockCallback must not be null");
-			Assert.isTrue(request.scope() == LockScope.TRANSACTION,
-					() -> "Advisory lock '" + request.namespace()
-							+ "' asks for scope INVOCATION, which the reactive stack does not offer yet: use scope "
-							+ "TRANSACTION inside a reactive transaction (docs/reactive.md)");
+			if (request.scope() == LockScope.INVOCATION) {
+				return this.invocationLocks.execute(request, resolve(request), callback);
+			}
 			return this.transactionLocks.acquire(request, resolve(request), true)
 				.flatMapMany((held) -> held ? Flux.from(callback.doWithLock(TRANSACTION_HANDLE)) : Flux.empty());
 		});
@@ -206,6 +240,11 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			LockRequest request = LockRequest.of(namespace, keys);
 			return this.transactionLocks.holds(request, resolve(request));
 		});
+	}
+
+	@Override
+	public Mono<Void> checkHeld() {
+		return InvocationScopeFlow.checkHeld();
 	}
 
 	private LockKeys resolve(LockRequest request) {

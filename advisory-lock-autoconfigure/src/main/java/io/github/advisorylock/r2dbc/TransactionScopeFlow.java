@@ -16,29 +16,21 @@
 
 package io.github.advisorylock.r2dbc;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
-import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
-import io.r2dbc.spi.Wrapped;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -59,24 +51,13 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
  */
 final class TransactionScopeFlow {
 
-	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
-
 	private final LockConnectionFactories factories;
 
-	private Duration defaultTimeout = R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT;
+	private final AcquisitionSupport support;
 
-	private List<LockAcquisitionListener> listeners = List.of();
-
-	TransactionScopeFlow(LockConnectionFactories factories) {
+	TransactionScopeFlow(LockConnectionFactories factories, AcquisitionSupport support) {
 		this.factories = factories;
-	}
-
-	void setDefaultTimeout(Duration defaultTimeout) {
-		this.defaultTimeout = defaultTimeout;
-	}
-
-	void setListeners(List<LockAcquisitionListener> listeners) {
-		this.listeners = listeners;
+		this.support = support;
 	}
 
 	/**
@@ -89,16 +70,22 @@ final class TransactionScopeFlow {
 	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
 	 * {@code TRY} that does not signal, that found one held
 	 */
-	Mono<Boolean> acquire(LockRequest request, LockKeys keys, boolean throwIfBusy) {
-		if (request.dataSource() != null) {
-			// A wrong name is a mistake in the code, whatever the transaction: say it
-			// first.
-			this.factories.named(request.namespace(), request.dataSource());
-		}
+	Mono<Boolean> acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
+		// A wrong name is a mistake in the code, whatever the transaction: say it first.
+		ConnectionFactory target = namedOrDefault(request);
+		return Mono.deferContextual((context) -> {
+			// Keys an enclosing invocation-scoped call of this subscriber holds are not
+			// asked for again: its session would make this one wait for itself.
+			LockKeys keys = InvocationScopeFlow.notHeld(context, request, requested, target);
+			return keys.keys().isEmpty() ? Mono.just(true) : acquireInTransaction(request, keys, throwIfBusy);
+		});
+	}
+
+	private Mono<Boolean> acquireInTransaction(LockRequest request, LockKeys keys, boolean throwIfBusy) {
 		return TransactionSynchronizationManager.forCurrentTransaction()
 			.onErrorMap(NoTransactionException.class, (ex) -> LockFailures.noTransactionRefusal(request.namespace()))
 			.flatMap((transaction) -> {
-				Acquisition acquisition = starting(request, keys);
+				Acquisition acquisition = this.support.starting(request, keys);
 				BoundConnection bound;
 				try {
 					bound = transactionBound(transaction, request);
@@ -129,18 +116,23 @@ final class TransactionScopeFlow {
 	 * @return whether it did; {@code false} without a reactive transaction
 	 */
 	Mono<Boolean> holds(LockRequest request, LockKeys keys) {
-		return TransactionSynchronizationManager.forCurrentTransaction().map((transaction) -> {
-			String name = (request.dataSource() != null) ? request.dataSource() : this.factories.defaultName();
-			var factory = (name != null) ? this.factories.named(request.namespace(), name) : null;
-			return keys.keys()
+		ConnectionFactory factory = namedOrDefault(request);
+		return Mono.deferContextual((context) -> TransactionSynchronizationManager.forCurrentTransaction()
+			.map((transaction) -> keys.keys()
 				.stream()
-				.allMatch((key) -> ReactiveTransactionLockSynchronization.holds(transaction, key, factory));
-		}).onErrorResume(NoTransactionException.class, (ex) -> Mono.just(false));
+				.allMatch((key) -> InvocationScopeFlow.holds(context, key, factory)
+						|| ReactiveTransactionLockSynchronization.holds(transaction, key, factory)))
+			.onErrorResume(NoTransactionException.class, (ex) -> Mono
+				.just(keys.keys().stream().allMatch((key) -> InvocationScopeFlow.holds(context, key, factory)))));
 	}
 
-	private Acquisition starting(LockRequest request, LockKeys keys) {
-		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
-				request.waitMode(), keys.keys(), keys.values());
+	/**
+	 * Return the connection factory a request names, or the default one, or {@code null}
+	 * when it names none and there is no default.
+	 */
+	private @Nullable ConnectionFactory namedOrDefault(LockRequest request) {
+		String name = (request.dataSource() != null) ? request.dataSource() : this.factories.defaultName();
+		return (name != null) ? this.factories.named(request.namespace(), name) : null;
 	}
 
 	/**
@@ -179,8 +171,8 @@ final class TransactionScopeFlow {
 			if (busyKey == null) {
 				return Mono.just(LockAttempt.ACQUIRED);
 			}
-			return LockAttempt.afterBusy(request.waitMode(), busyKey, () -> waitFor(connection, request, keys, busyKey),
-					Mono::just);
+			return LockAttempt.afterBusy(request.waitMode(), busyKey,
+					() -> this.support.waitFor(connection, request, keys, busyKey), Mono::just);
 		});
 	}
 
@@ -201,69 +193,13 @@ final class TransactionScopeFlow {
 					.then(Mono.from(connection.releaseSavepoint(savepoint)))
 					.thenReturn(result));
 		}
-		return tried.onErrorMap((ex) -> translateLockFailure(ex, request, keys)).flatMap((result) -> {
-			if (!result.lockable()) {
-				return explainRefusal(connection, request.namespace());
-			}
-			return Mono.just(result);
-		});
-	}
-
-	private Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
-		return Mono.defer(() -> {
-			// Unwrapped now: a pool's connection may let go of the driver's once its
-			// subscriber cancelled, and the cancel request needs the server session's
-			// key.
-			PostgresqlConnection target = postgresConnection(connection);
-			AtomicBoolean waiting = new AtomicBoolean(true);
-			return R2dbcLockStatements
-				.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request), request.namespace())
-				.doOnTerminate(() -> waiting.set(false))
-				.thenReturn(LockAttempt.ACQUIRED)
-				.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
-				.onErrorMap((ex) -> translateLockFailure(ex, request, keys))
-				.doOnCancel(() -> {
-					if (waiting.get()) {
-						cancelServerWait(target);
-					}
-				});
-		});
-	}
-
-	/**
-	 * Stop a wait whose subscriber cancelled. The driver then stops reading, but the
-	 * server goes on waiting and, once granted, would hold the lock until the rollback
-	 * queued behind the wait: so send PostgreSQL a cancel request for the statement the
-	 * session runs, on a connection of its own, as {@code pg_cancel_backend} would. The
-	 * wait fails, its transaction is aborted, and the rollback Spring sends for the
-	 * cancelled subscriber ends it. Should the wait have been granted just before, the
-	 * request meets that rollback, which PostgreSQL does not interrupt.
-	 */
-	private static void cancelServerWait(@Nullable PostgresqlConnection target) {
-		if (target != null) {
-			target.cancelRequest().subscribe(null, (ex) -> logger.debug("Could not cancel an advisory lock wait", ex));
-		}
-	}
-
-	/**
-	 * Return the driver's connection under a pool's or a proxy's. (Spring's
-	 * {@code ConnectionFactoryUtils.getTargetConnection} unwraps past it, to
-	 * {@code null}.)
-	 */
-	private static @Nullable PostgresqlConnection postgresConnection(Connection connection) {
-		Object each = connection;
-		while (!(each instanceof PostgresqlConnection) && each instanceof Wrapped<?> wrapped) {
-			each = wrapped.unwrap();
-		}
-		return (each instanceof PostgresqlConnection postgres) ? postgres : null;
-	}
-
-	private static <T> Mono<T> explainRefusal(Connection connection, String namespace) {
-		return R2dbcLockStatements.readRefusalReason(connection)
-			.map((refusal) -> refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
-					: LockFailures.isolationRefusal(namespace, refusal.isolation()))
-			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(namespace, ex)))
-			.flatMap(Mono::error);
+		return tried.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, keys))
+			.flatMap((result) -> {
+				if (!result.lockable()) {
+					return AcquisitionSupport.explainRefusal(connection, request.namespace());
+				}
+				return Mono.just(result);
+			});
 	}
 
 	/**
@@ -279,14 +215,12 @@ final class TransactionScopeFlow {
 				return Mono.just(true);
 			}
 			case SKIPPED -> {
-				if (logger.isDebugEnabled()) {
-					logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
-				}
+				AcquisitionSupport.logSkipped(request, keys);
 				return Mono.just(false);
 			}
 			case TIMEOUT -> {
-				return Mono
-					.error(LockFailures.busyException(request.namespace(), keys, timeout(request), attempt.timedOut()));
+				return Mono.error(LockFailures.busyException(request.namespace(), keys, this.support.timeout(request),
+						attempt.timedOut()));
 			}
 			default -> {
 				// The keys before the one found held were taken, and stay held until the
@@ -300,20 +234,6 @@ final class TransactionScopeFlow {
 						: Mono.just(false);
 			}
 		}
-	}
-
-	private Duration timeout(LockRequest request) {
-		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
-	}
-
-	private static List<Long> waitedFor(LockKeys keys, long busyKey) {
-		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
-	}
-
-	private static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {
-		return R2dbcExceptions.translate("Acquire advisory lock "
-				+ AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " (keys " + keys.keys() + ")", null,
-				ex);
 	}
 
 	private static String isolationName(int level) {

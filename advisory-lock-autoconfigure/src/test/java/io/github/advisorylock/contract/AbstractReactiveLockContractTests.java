@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -45,9 +46,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.TransactionDefinition;
@@ -56,9 +60,9 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.groups.Tuple.tuple;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The lock contract on Spring's reactive stack, run against every topology by
@@ -367,12 +371,136 @@ abstract class AbstractReactiveLockContractTests {
 	}
 
 	@Test
-	void anInvocationScopeIsRefusedForNow() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.locks
-				.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION), (handle) -> Mono.just(1))
+	void invocationScopeHoldsTheLockAcrossTheWorksTransactionsUntilThePublisherCompletes() {
+		List<Object> seen = this.locks
+			.execute(invocation(1), (handle) -> backendPid().as(this.transaction::transactional)
+				.flatMap((workPid) -> onTheSide(() -> List.of(workPid, this.pgLocks.on(key(1)),
+						// Another subscriber, whose context holds no lock of this one.
+						this.locks.tryLock(this.namespace, 1).as(this.transaction::transactional).block(HANG)))))
+			.single()
+			.block(HANG);
+		// The work's transaction committed; the lock is still held on a session of its
+		// own, and another transaction finds it busy.
+		int workPid = (Integer) seen.get(0);
+		assertThat((List<?>) seen.get(1)).singleElement()
+			.satisfies((lock) -> assertThat(((AdvisoryLock) lock).pid()).isNotEqualTo(workPid));
+		assertThat(seen.get(2)).isEqualTo(false);
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void invocationScopeBlocksASecondSubscriptionUntilTheFirstCompletes() throws Exception {
+		Sinks.One<String> release = Sinks.one();
+		CompletableFuture<List<String>> first = this.locks
+			.execute(invocation(1), (handle) -> release.asMono().thenReturn("first"))
+			.collectList()
+			.toFuture();
+		this.pgLocks.await("the first holder", (locks) -> locks.size() == 1 && locks.get(0).granted());
+		CompletableFuture<List<String>> second = this.locks
+			.execute(invocation(1).withTimeout(HANG), (handle) -> Mono.just("second"))
+			.collectList()
+			.toFuture();
+		this.pgLocks.awaitWaiters(key(1), 1);
+		assertThat(second).isNotDone();
+		release.tryEmitValue("go");
+		assertThat(first.get(HANG.toSeconds(), TimeUnit.SECONDS)).containsExactly("first");
+		assertThat(second.get(HANG.toSeconds(), TimeUnit.SECONDS)).containsExactly("second");
+	}
+
+	@Test
+	void cancellingAHeldInvocationScopedLockReleasesItAtOnce() {
+		Disposable held = this.locks.execute(invocation(1), (handle) -> Flux.never()).subscribe();
+		this.pgLocks.await("the holder", (locks) -> locks.size() == 1 && locks.get(0).granted());
+		held.dispose();
+		this.pgLocks.await("no lock left", List::isEmpty);
+	}
+
+	@Test
+	void cancellingAWaitingInvocationScopedLockStopsTheWaitAtOnce() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			Disposable waiter = this.locks
+				.execute(invocation(7).withTimeout(HANG.multipliedBy(4)), (handle) -> Mono.just(1))
+				.subscribe();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			waiter.dispose();
+			this.pgLocks.await("the cancelled waiter gone from pg_locks",
+					(locks) -> locks.stream().noneMatch((lock) -> !lock.granted()));
+			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void aLostSessionIsSeenThroughTheHandleAndCheckHeld() {
+		this.locks.setHeartbeat(Duration.ofMillis(200));
+		List<Object> seen = this.locks.execute(invocation(1), (handle) -> onTheSide(() -> {
+			int holder = this.pgLocks.holderPid(key(1));
+			new JdbcTemplate(TestDatabase.get().dataSource()).queryForObject("SELECT pg_terminate_backend(?)",
+					Boolean.class, holder);
+			await().atMost(HANG).until(handle::isLost);
+			return handle.isLost();
+		}).flatMap((lost) -> this.locks.checkHeld()
+			.thenReturn((Object) "not thrown")
+			.onErrorResume(LockLostException.class, (ex) -> Mono.just(ex))
+			.map((checked) -> List.of(lost, checked)))).single().block(HANG);
+		assertThat(seen.get(0)).isEqualTo(true);
+		assertThat(seen.get(1)).isInstanceOf(LockLostException.class);
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void anInvocationScopeInsideAReactiveTransactionIsRefused() {
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(1), (handle) -> Mono.just(1))
+				.as(this.transaction::transactional)
 				.blockLast(HANG))
-			.withMessageContaining("scope INVOCATION, which the reactive stack does not offer yet");
+			.withMessageContaining("was called inside a transaction that began before it");
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void aTransactionScopedLockForAKeyTheEnclosingInvocationHoldsDoesNotWait() {
+		Boolean held = this.locks
+			.execute(invocation(1),
+					(handle) -> this.locks.lock(LockRequest.of(this.namespace, 1).withTimeout(HANG))
+						.then(this.locks.isHeld(this.namespace, 1))
+						.as(this.transaction::transactional))
+			.single()
+			.block(HANG);
+		assertThat(held).isTrue();
+	}
+
+	@Test
+	void invocationScopeSkipCompletesEmptyWithoutSubscribingTheWork() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
+			AtomicBoolean subscribed = new AtomicBoolean();
+			List<Integer> elements = this.locks
+				.execute(invocation(1).withWaitMode(WaitMode.SKIP),
+						(handle) -> Mono.fromCallable(() -> subscribed.getAndSet(true)).thenReturn(1))
+				.collectList()
+				.block(HANG);
+			assertThat(elements).isEmpty();
+			assertThat(subscribed).isFalse();
+		}
+	}
+
+	@Test
+	void oneInvocationScopedLockMoreThanMaxConnectionsIsRefusedAtOnce() {
+		this.locks.setMaxInvocationConnections(1);
+		Disposable held = this.locks.execute(invocation(1), (handle) -> Flux.never()).subscribe();
+		try {
+			this.pgLocks.await("the holder", (locks) -> locks.size() == 1 && locks.get(0).granted());
+			assertThatExceptionOfType(DataAccessResourceFailureException.class)
+				.isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> Mono.just(2)).blockLast(HANG))
+				.withMessageContaining("advisory-lock.invocation.max-connections");
+		}
+		finally {
+			held.dispose();
+		}
+		this.pgLocks.await("no lock left", List::isEmpty);
+	}
+
+	private LockRequest invocation(Object... keys) {
+		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
 	}
 
 	@Test

@@ -28,6 +28,7 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
@@ -155,6 +156,18 @@ class ReactiveAdvisoryLockedTests {
 	}
 
 	@Test
+	void anInvocationScopedFluxHoldsItsLockOnASessionOfItsOwnWhileItRuns() {
+		long key = AdvisoryLockKeys.of("reactive_job", this.user);
+		List<Integer> holders = this.requests.job(this.user)
+			.flatMap((tick) -> Mono.fromCallable(() -> this.pgLocks.on(key).size())
+				.subscribeOn(Schedulers.boundedElastic()))
+			.collectList()
+			.block(HANG);
+		assertThat(holders).containsExactly(1, 1, 1);
+		assertThat(this.pgLocks.on(key)).isEmpty();
+	}
+
+	@Test
 	void theReactiveOperationsAreAutoConfigured() {
 		assertThat(this.reactiveLocks.isHeld("reactive_setup_request", this.user).block(HANG)).isFalse();
 	}
@@ -196,6 +209,11 @@ class ReactiveAdvisoryLockedTests {
 		@AdvisoryLocked(namespace = "reactive_setup_request", key = "#userId", waitMode = WaitMode.TRY)
 		public Mono<Boolean> requestOrFail(long userId) {
 			return request(userId);
+		}
+
+		@AdvisoryLocked(namespace = "reactive_job", key = "#userId", scope = LockScope.INVOCATION)
+		public Flux<Integer> job(long userId) {
+			return Flux.range(1, 3);
 		}
 
 		@AdvisoryLocked(namespace = "reactive_setup_request", key = "#userId")

@@ -1,0 +1,232 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockMode;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The driver-neutral half of a lock session, the locks of one invocation-scoped call held
+ * by the transaction of their own connection: whether they are held, released or lost,
+ * and why. Each driver adds its heartbeat and its release.
+ *
+ * <p>
+ * The lock counts as lost when a heartbeat fails, and also, without waiting for the next
+ * one, as soon as no heartbeat has been confirmed for the dead-man interval: PostgreSQL
+ * may have ended the session by then (a process paused for that long learns it at its
+ * first {@link #checkHeld()}). The time of a heartbeat is taken before it is sent, so the
+ * check errs on the early side of the server's. A server {@code transaction_timeout} is
+ * known at acquisition, so its end counts as a loss at that time, before the heartbeat
+ * finds the session gone. {@link #checkHeld()} and {@link #isLost()} take no lock and
+ * make no call. A loss is logged at ERROR under the driver's class. Internal: used by the
+ * driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public abstract class HeldSession implements HeldLocks.Invocation {
+
+	private final Log logger = LogFactory.getLog(getClass());
+
+	private final String namespace;
+
+	private final LockMode mode;
+
+	private final LockKeys keys;
+
+	private final Object resource;
+
+	private final Acquisition acquisition;
+
+	private final long deadManNanos;
+
+	/**
+	 * When the lock's transaction ends on its own ({@code transaction_timeout}), or
+	 * {@code Long.MAX_VALUE}.
+	 */
+	private final long endsAtNanos;
+
+	private volatile long confirmedNanos;
+
+	/**
+	 * Held, then released or lost, once: whoever changes it first tells the listeners.
+	 */
+	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+
+	/**
+	 * Create the session of a call, just acquired.
+	 * @param namespace the namespace of the call
+	 * @param mode the mode its keys are held in
+	 * @param keys its keys
+	 * @param resource what a nested call on the same database finds it by, compared by
+	 * identity
+	 * @param acquisition the listeners' view of the acquisition
+	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
+	 * lock was sent
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
+	 * lock's transaction, or {@code null} for none
+	 */
+	protected HeldSession(String namespace, LockMode mode, LockKeys keys, Object resource, Acquisition acquisition,
+			long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
+		this.namespace = namespace;
+		this.mode = mode;
+		this.keys = keys;
+		this.resource = resource;
+		this.acquisition = acquisition;
+		this.confirmedNanos = acquiredNanos;
+		this.deadManNanos = deadMan.toNanos();
+		this.endsAtNanos = (transactionTimeout != null) ? acquiredNanos + transactionTimeout.toNanos() : Long.MAX_VALUE;
+	}
+
+	@Override
+	public LockMode mode() {
+		return this.mode;
+	}
+
+	@Override
+	public LockKeys keys() {
+		return this.keys;
+	}
+
+	@Override
+	public Object resource() {
+		return this.resource;
+	}
+
+	/**
+	 * Return whether the session is still held: neither released nor lost.
+	 * @return whether it is
+	 */
+	protected boolean isHeld() {
+		return this.state.get() == State.HELD;
+	}
+
+	/**
+	 * Record that a heartbeat sent at the given time was confirmed.
+	 * @param sentNanos {@link System#nanoTime()} before it was sent
+	 */
+	protected void confirmed(long sentNanos) {
+		this.confirmedNanos = sentNanos;
+	}
+
+	/**
+	 * Record that the call's end released the locks, and tell the listeners, unless they
+	 * were lost before.
+	 * @return whether they were still held (and the driver rolls the transaction back)
+	 */
+	protected boolean markReleased() {
+		if (isLost() || !this.state.compareAndSet(State.HELD, State.RELEASED)) {
+			return false;
+		}
+		this.acquisition.released(false);
+		return true;
+	}
+
+	/**
+	 * Record the loss of a held lock, from whichever thread sees it first: log it, stop
+	 * the heartbeat, end the observation. A lock already released or lost stays as it is.
+	 * @param cause what showed it lost
+	 * @param how how it was lost, for the log
+	 */
+	public void lost(Throwable cause, String how) {
+		if (!this.state.compareAndSet(State.HELD, new State(cause))) {
+			return;
+		}
+		stopHeartbeat();
+		this.logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: " + how
+				+ ". Another instance may take it now; the work goes on until it calls checkHeld()", cause);
+		this.acquisition.released(true);
+	}
+
+	/**
+	 * Stop the heartbeat, if it runs.
+	 */
+	protected abstract void stopHeartbeat();
+
+	@Override
+	public boolean isLost() {
+		State state = this.state.get();
+		if (state != State.HELD) {
+			return state.loss() != null;
+		}
+		long now = System.nanoTime();
+		long silent = now - this.confirmedNanos;
+		if (silent > this.deadManNanos) {
+			lost(new IllegalStateException("no heartbeat confirmed for " + Duration.ofNanos(silent).toMillis()
+					+ "ms, longer than the dead-man switch of " + Duration.ofNanos(this.deadManNanos).toMillis()
+					+ "ms"),
+					"no heartbeat was confirmed for longer than the dead-man switch (a paused process, or a slow "
+							+ "link), after which PostgreSQL ends the session");
+		}
+		else if (now - this.endsAtNanos > 0) {
+			lost(new IllegalStateException("transaction_timeout ended the lock's transaction"),
+					"the server's transaction_timeout ended its transaction");
+		}
+		return this.state.get().loss() != null;
+	}
+
+	@Override
+	public void checkHeld() {
+		if (isLost()) {
+			Throwable loss = this.state.get().loss();
+			throw new LockLostException(this.namespace, this.keys.values(),
+					(loss != null) ? loss : new IllegalStateException("lost"));
+		}
+	}
+
+	@Override
+	public String description() {
+		return AdvisoryLockKeys.printable(this.namespace, this.keys.values());
+	}
+
+	@Override
+	public String toString() {
+		return "InvocationLock[" + description() + ", " + this.mode + ", " + this.state.get() + "]";
+	}
+
+	/**
+	 * Whether the lock is held, released, or lost and why.
+	 *
+	 * @param released whether the call's end released it
+	 * @param loss what showed it lost, or {@code null}
+	 */
+	private record State(boolean released, @Nullable Throwable loss) {
+
+		static final State HELD = new State(false, null);
+
+		static final State RELEASED = new State(true, null);
+
+		State(Throwable loss) {
+			this(false, loss);
+		}
+
+		@Override
+		public String toString() {
+			return this.released ? "released" : (this.loss != null) ? "lost" : "held";
+		}
+
+	}
+
+}

@@ -1,0 +1,152 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.LockAcquisitionListeners;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.r2dbc.postgresql.api.PostgresqlConnection;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Wrapped;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+/**
+ * What the two scopes' flows over R2DBC share: the listeners, the timeout, the bounded
+ * wait (cancelled on the server when its subscriber cancels), and the refusal and failure
+ * exceptions. The twin of the JDBC path's {@code AcquisitionSupport}.
+ *
+ * @author advisory-lock authors
+ */
+final class AcquisitionSupport {
+
+	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
+
+	private Duration defaultTimeout = R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT;
+
+	private List<LockAcquisitionListener> listeners = List.of();
+
+	void setDefaultTimeout(Duration defaultTimeout) {
+		this.defaultTimeout = defaultTimeout;
+	}
+
+	void setListeners(List<LockAcquisitionListener> listeners) {
+		this.listeners = listeners;
+	}
+
+	Acquisition starting(LockRequest request, LockKeys keys) {
+		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
+				request.waitMode(), keys.keys(), keys.values());
+	}
+
+	Duration timeout(LockRequest request) {
+		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
+	}
+
+	/**
+	 * Wait for the key a try found held and those after it, within the call's timeout.
+	 * @return the attempt: acquired, or timed out with the driver's report
+	 */
+	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
+		return Mono.defer(() -> {
+			// Unwrapped now: a pool's connection may let go of the driver's once its
+			// subscriber cancelled, and the cancel request needs the server session's
+			// key.
+			PostgresqlConnection target = postgresConnection(connection);
+			AtomicBoolean waiting = new AtomicBoolean(true);
+			return R2dbcLockStatements
+				.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request), request.namespace())
+				.doOnTerminate(() -> waiting.set(false))
+				.thenReturn(LockAttempt.ACQUIRED)
+				.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
+				.onErrorMap((ex) -> translateLockFailure(ex, request, keys))
+				.doOnCancel(() -> {
+					if (waiting.get()) {
+						cancelServerWait(target);
+					}
+				});
+		});
+	}
+
+	/**
+	 * Stop a wait whose subscriber cancelled. The driver then stops reading, but the
+	 * server goes on waiting and, once granted, would hold the lock until the rollback
+	 * queued behind the wait: so send PostgreSQL a cancel request for the statement the
+	 * session runs, on a connection of its own, as {@code pg_cancel_backend} would. The
+	 * wait fails, its transaction is aborted, and the rollback Spring sends for the
+	 * cancelled subscriber ends it. Should the wait have been granted just before, the
+	 * request meets that rollback, which PostgreSQL does not interrupt.
+	 */
+	private static void cancelServerWait(@Nullable PostgresqlConnection target) {
+		if (target != null) {
+			target.cancelRequest().subscribe(null, (ex) -> logger.debug("Could not cancel an advisory lock wait", ex));
+		}
+	}
+
+	/**
+	 * Return the driver's connection under a pool's or a proxy's. (Spring's
+	 * {@code ConnectionFactoryUtils.getTargetConnection} unwraps past it, to
+	 * {@code null}.)
+	 */
+	static @Nullable PostgresqlConnection postgresConnection(Connection connection) {
+		Object each = connection;
+		while (!(each instanceof PostgresqlConnection) && each instanceof Wrapped<?> wrapped) {
+			each = wrapped.unwrap();
+		}
+		return (each instanceof PostgresqlConnection postgres) ? postgres : null;
+	}
+
+	/**
+	 * Explain a refused try: the isolation level, or a server in recovery.
+	 * @return the refusal, signalled
+	 */
+	static <T> Mono<T> explainRefusal(Connection connection, String namespace) {
+		return R2dbcLockStatements.readRefusalReason(connection)
+			.map((refusal) -> refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
+					: LockFailures.isolationRefusal(namespace, refusal.isolation()))
+			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(namespace, ex)))
+			.flatMap(Mono::error);
+	}
+
+	static List<Long> waitedFor(LockKeys keys, long busyKey) {
+		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
+	}
+
+	static void logSkipped(LockRequest request, LockKeys keys) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
+		}
+	}
+
+	static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {
+		return R2dbcExceptions.translate("Acquire advisory lock "
+				+ AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " (keys " + keys.keys() + ")", null,
+				ex);
+	}
+
+}

@@ -1,0 +1,329 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.ReactiveLockCallback;
+import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.TransactionTimeouts;
+import io.github.advisorylock.r2dbc.LockSessionStatements.OpenedSession;
+import io.r2dbc.postgresql.api.PostgresqlConnection;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Wrapped;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+
+/**
+ * Runs a publisher under {@link LockScope#INVOCATION invocation-scoped} locks over R2DBC,
+ * each subscription in a lock session: a connection of its own, straight from the driver
+ * (the application's pool unwrapped), on which a READ COMMITTED, READ ONLY transaction
+ * with a dead-man {@code idle_in_transaction_session_timeout} of three heartbeats takes
+ * the locks; a heartbeat keeps it alive while the publisher runs; and closing the
+ * connection when the publisher completes, fails or is cancelled ends the session and its
+ * locks at once. A cancel during the wait is cancelled on the server too.
+ *
+ * <p>
+ * The sessions a subscriber holds are kept in its Reactor context, so that a nested call
+ * for a key an enclosing one holds runs without asking again, and {@code checkHeld()}
+ * finds them. At most {@code max-connections} sessions are open at once; one more is
+ * refused at once, never queued.
+ *
+ * @author advisory-lock authors
+ */
+final class InvocationScopeFlow {
+
+	private static final Log logger = LogFactory.getLog(InvocationScopeFlow.class);
+
+	/** The Reactor context key of the sessions enclosing a subscriber. */
+	private static final Object HELD = InvocationScopeFlow.class.getName() + ".held";
+
+	private final LockConnectionFactories factories;
+
+	private final AcquisitionSupport support;
+
+	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(logger);
+
+	/** The drivers' connection factories, by the application's. */
+	private final Map<ConnectionFactory, ConnectionFactory> drivers = new ConcurrentHashMap<>();
+
+	private Duration heartbeat = Duration.ofSeconds(10);
+
+	private int maxConnections = 4;
+
+	private Semaphore permits = new Semaphore(this.maxConnections);
+
+	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
+
+	InvocationScopeFlow(LockConnectionFactories factories, AcquisitionSupport support) {
+		this.factories = factories;
+		this.support = support;
+	}
+
+	void setHeartbeat(Duration heartbeat) {
+		this.heartbeat = heartbeat;
+	}
+
+	void setMaxConnections(int maxConnections) {
+		this.maxConnections = maxConnections;
+		this.permits = new Semaphore(maxConnections);
+	}
+
+	void setInstanceName(String instanceName) {
+		this.instanceName = instanceName;
+	}
+
+	/**
+	 * Run a publisher under the locks of a request.
+	 * @param request the request, of invocation scope
+	 * @param keys its keys
+	 * @param callback makes the work
+	 * @return the work's elements; none for a {@code SKIP} that found a key held
+	 */
+	<T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
+		return Flux.deferContextual((context) -> {
+			List<LockSession> enclosing = enclosing(context);
+			ConnectionFactory factory = factory(request);
+			LockKeys needed = HeldLocks.notHeld(enclosing, request.mode(), keys, () -> factory);
+			if (needed.keys().isEmpty()) {
+				// Re-entrant: an enclosing call of this subscriber holds every key, and
+				// outlives this one.
+				return Flux.from(callback.doWithLock(enclosing.get(enclosing.size() - 1)));
+			}
+			return TransactionSynchronizationManager.forCurrentTransaction()
+				.map(TransactionSynchronizationManager::isActualTransactionActive)
+				.onErrorResume(NoTransactionException.class, (ex) -> Mono.just(false))
+				.flatMapMany((inTransaction) -> {
+					// The listeners hear every refusal as an ERROR, as on JDBC.
+					Acquisition acquisition = this.support.starting(request, needed);
+					RuntimeException refusal = inTransaction
+							? LockFailures.enclosingTransactionRefusal(request.namespace(), false)
+							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
+					if (refusal != null) {
+						acquisition.finished(Outcome.ERROR, refusal);
+						return Flux.error(refusal);
+					}
+					return Flux
+						.usingWhen(Mono.from(driver(factory).create()),
+								(connection) -> run(connection, factory, request, needed, acquisition, enclosing,
+										callback),
+								InvocationScopeFlow::close, (connection, ex) -> close(connection),
+								InvocationScopeFlow::cancelThenClose)
+						.doFinally((signal) -> this.permits.release());
+				});
+		});
+	}
+
+	/**
+	 * Check the locks the subscriber's enclosing invocation-scoped calls hold.
+	 * @return completes when none was lost; a {@code LockLostException} otherwise
+	 */
+	static Mono<Void> checkHeld() {
+		return Mono.deferContextual((context) -> {
+			enclosing(context).forEach(LockSession::checkHeld);
+			return Mono.empty();
+		});
+	}
+
+	/**
+	 * Return whether an enclosing invocation-scoped call of the subscriber holds a key.
+	 * @param context the subscriber's context
+	 * @param key the key
+	 * @param resource the connection factory it must be held on, or {@code null} for any
+	 * @return whether one does
+	 */
+	static boolean holds(ContextView context, long key, @Nullable Object resource) {
+		return HeldLocks.holdsInvocation(enclosing(context), key, resource);
+	}
+
+	/**
+	 * Return the keys of a transaction-scoped call that the subscriber's enclosing
+	 * invocation-scoped calls do not hold yet.
+	 * @param context the subscriber's context
+	 * @param request the call
+	 * @param keys its keys
+	 * @param resource the connection factory the call locks on
+	 * @return the keys still to acquire
+	 */
+	static LockKeys notHeld(ContextView context, LockRequest request, LockKeys keys, @Nullable Object resource) {
+		return HeldLocks.notHeld(enclosing(context), request.mode(), keys, () -> resource);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<LockSession> enclosing(ContextView context) {
+		return context.getOrDefault(HELD, List.of());
+	}
+
+	private <T> Flux<T> run(Connection connection, ConnectionFactory factory, LockRequest request, LockKeys keys,
+			Acquisition acquisition, List<LockSession> enclosing, ReactiveLockCallback<T> callback) {
+		return acquire(connection, factory, request, keys, acquisition).flatMapMany((session) -> {
+			session.startHeartbeat(this.heartbeat);
+			List<LockSession> held = new ArrayList<>(enclosing);
+			held.add(session);
+			List<LockSession> sessions = List.copyOf(held);
+			return Flux.usingWhen(Mono.just(session),
+					(lock) -> Flux.defer(() -> callback.doWithLock(lock))
+						.contextWrite((context) -> context.put(HELD, sessions)),
+					InvocationScopeFlow::released, (lock, ex) -> released(lock), InvocationScopeFlow::released);
+		});
+	}
+
+	private static Mono<Void> released(LockSession session) {
+		return Mono.fromRunnable(session::release);
+	}
+
+	/**
+	 * Open the lock's transaction and take its locks.
+	 * @return the held lock; empty for a skip
+	 */
+	private Mono<LockSession> acquire(Connection connection, ConnectionFactory factory, LockRequest request,
+			LockKeys keys, Acquisition acquisition) {
+		Duration deadMan = this.heartbeat.multipliedBy(3);
+		// The session's idle time counts from the last statement: its time is taken
+		// before it is sent.
+		long sent = System.nanoTime();
+		AtomicBoolean told = new AtomicBoolean();
+		return LockSessionStatements
+			.beginInvocation(connection, request.mode(), keys.keys(), request.namespace(),
+					applicationName(request.namespace()), deadMan.toMillis())
+			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, keys))
+			.flatMap((opened) -> {
+				if (!opened.tryResult().lockable()) {
+					// It set READ COMMITTED itself, so only recovery is left.
+					return AcquisitionSupport.explainRefusal(connection, request.namespace());
+				}
+				Long busyKey = opened.tryResult().busyKey();
+				Mono<LockAttempt> attempt = (busyKey != null)
+						? LockAttempt.afterBusy(request.waitMode(), busyKey,
+								() -> this.support.waitFor(connection, request, keys, busyKey), Mono::just)
+						: Mono.just(LockAttempt.ACQUIRED);
+				return attempt.map((tried) -> new Attempted(opened, tried));
+			})
+			.doOnError((ex) -> {
+				if (told.compareAndSet(false, true)) {
+					acquisition.finished(Outcome.ERROR, ex);
+				}
+			})
+			.flatMap((attempted) -> {
+				LockAttempt attempt = attempted.attempt();
+				told.set(true);
+				acquisition.finished(attempt.outcome(), attempt.timedOut());
+				return switch (attempt.outcome()) {
+					case SKIPPED -> {
+						AcquisitionSupport.logSkipped(request, keys);
+						yield Mono.empty();
+					}
+					case BUSY -> Mono.error(LockFailures.busyException(request.namespace(), keys, null, null));
+					case TIMEOUT -> Mono.error(LockFailures.busyException(request.namespace(), keys,
+							this.support.timeout(request), attempt.timedOut()));
+					default -> Mono.just(new LockSession(request.namespace(), request.mode(), keys, factory, connection,
+							acquisition, LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()),
+							sent, deadMan, this.transactionTimeouts.read(request.namespace(),
+									attempted.opened().transactionTimeout())));
+				};
+			});
+	}
+
+	private ConnectionFactory factory(LockRequest request) {
+		String name = (request.dataSource() != null) ? request.dataSource() : this.factories.defaultName();
+		if (name == null) {
+			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' needs a "
+					+ "ConnectionFactory for its own connection, and there are several (" + this.factories.names()
+					+ ") with no primary one: name it with @AdvisoryLocked(dataSource = \"...\") or "
+					+ "LockRequest.withDataSource(\"...\"), or mark one ConnectionFactory bean @Primary");
+		}
+		return this.factories.named(request.namespace(), name);
+	}
+
+	/**
+	 * Return the driver's connection factory under the application's pool: a lock
+	 * session's connection is its own, never one the application's work waits for.
+	 */
+	private ConnectionFactory driver(ConnectionFactory factory) {
+		return this.drivers.computeIfAbsent(factory, (application) -> {
+			Object each = application;
+			while (each instanceof Wrapped<?> wrapped && wrapped.unwrap() instanceof ConnectionFactory inner) {
+				each = inner;
+			}
+			return (ConnectionFactory) each;
+		});
+	}
+
+	private RuntimeException noConnection(LockRequest request) {
+		return new DataAccessResourceFailureException("Invocation-scoped advisory lock '" + request.namespace()
+				+ "' needs a connection of its own, and all " + this.maxConnections + " are holding other locks: "
+				+ "raise advisory-lock.invocation.max-connections, or run fewer invocation-scoped calls at once");
+	}
+
+	private String applicationName(String namespace) {
+		// PostgreSQL keeps 63 bytes.
+		return "advisory-lock " + namespace + " @ " + this.instanceName;
+	}
+
+	/**
+	 * End a session whose subscriber cancelled: a wait it may be in is cancelled on the
+	 * server first, since PgBouncer forwards a cancel request only for a client still
+	 * connected, and PostgreSQL, waiting for a lock, would not notice the closed
+	 * connection until the wait ends. On a session doing nothing the request does
+	 * nothing; the connection is the session's own, so it cannot reach another's work.
+	 */
+	private static Mono<Void> cancelThenClose(Connection connection) {
+		PostgresqlConnection postgres = AcquisitionSupport.postgresConnection(connection);
+		Mono<Void> cancel = (postgres != null) ? postgres.cancelRequest().onErrorResume((ex) -> Mono.empty())
+				: Mono.empty();
+		return cancel.then(close(connection));
+	}
+
+	private static Mono<Void> close(Connection connection) {
+		// Ends the session, and with it the transaction and its locks.
+		return Mono.from(connection.close()).onErrorResume((ex) -> {
+			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
+			return Mono.empty();
+		});
+	}
+
+	/**
+	 * What the opening statements found, and what the wait mode made of it.
+	 */
+	private record Attempted(OpenedSession opened, LockAttempt attempt) {
+
+	}
+
+}

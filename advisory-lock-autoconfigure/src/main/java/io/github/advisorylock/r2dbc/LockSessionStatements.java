@@ -1,0 +1,158 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.TryResult;
+import io.r2dbc.spi.Connection;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The statements of an invocation-scoped lock's own session over R2DBC: the batch that
+ * opens the lock's transaction and tries its keys in a single round trip, and the
+ * keep-alive that is its heartbeat. The twin of the JDBC path's
+ * {@code LockSessionStatements}, with one difference the driver imposes: it refuses
+ * parameters in a batch of several statements, so the batch is sent without any (the
+ * simple query protocol, which prepares nothing, so it is safe behind any pooler), with
+ * the keys and the session's name written in.
+ *
+ * @author advisory-lock authors
+ */
+final class LockSessionStatements {
+
+	/**
+	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
+	 * whatever the database's default, READ ONLY so that it never takes an xid, and named
+	 * for an operator, {@code LOCAL} so that the name ends with the transaction. Its row
+	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
+	 * end the lock.
+	 */
+	private static final String BEGIN_INVOCATION = "BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY; "
+			+ "SELECT set_config('application_name', '%s', true), "
+			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
+
+	private static final String TRANSACTION_TIMEOUT = "transaction_timeout";
+
+	private LockSessionStatements() {
+	}
+
+	/**
+	 * Open the transaction of an invocation-scoped lock, try its keys and set its
+	 * dead-man switch, in one round trip.
+	 * @param connection the lock's own connection
+	 * @param mode exclusive or shared
+	 * @param keys the distinct keys, sorted, at least one
+	 * @param namespace the namespace, named in a leading comment
+	 * @param applicationName the session's name for the transaction
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
+	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
+	 */
+	static Mono<OpenedSession> beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
+			String applicationName, long deadManMillis) {
+		return Mono.defer(() -> {
+			String sql = BEGIN_INVOCATION.formatted(literal(applicationName))
+					+ LockSql.tryWithKeysSql(mode, keys, namespace) + "; "
+					+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
+			// Each statement gives a result of its own: the settings' row is told from
+			// the
+			// try's by its column.
+			List<Object> tried = new ArrayList<>(1);
+			String[] transactionTimeout = new String[1];
+			return Flux.from(connection.createStatement(sql).execute())
+				.concatMap((result) -> result.map((row, metadata) -> {
+					if (metadata.contains(TRANSACTION_TIMEOUT)) {
+						transactionTimeout[0] = row.get(TRANSACTION_TIMEOUT, String.class);
+					}
+					else {
+						Object value = (keys.size() == 1) ? row.get(0, Boolean.class) : row.get(0, Long.class);
+						tried.add((value != null) ? value : Boolean.TRUE);
+					}
+					return 1;
+				}))
+				.then(Mono.fromSupplier(() -> new OpenedSession(tryResult(tried, keys), transactionTimeout[0])));
+		});
+	}
+
+	private static TryResult tryResult(List<Object> rows, List<Long> keys) {
+		if (rows.isEmpty()) {
+			return TryResult.REFUSED;
+		}
+		Object value = rows.get(0);
+		if (keys.size() == 1) {
+			return Boolean.TRUE.equals(value) ? TryResult.ACQUIRED : new TryResult(true, keys.get(0));
+		}
+		// For several keys, NULL (every key taken) was read as TRUE above.
+		return (value instanceof Long busyKey) ? new TryResult(true, busyKey) : TryResult.ACQUIRED;
+	}
+
+	/**
+	 * Return a session name as a string literal's content: printable ASCII (PostgreSQL
+	 * shows other characters as {@code ?} anyway), quotes doubled.
+	 */
+	private static String literal(String text) {
+		StringBuilder literal = new StringBuilder(text.length());
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c == '\'') {
+				literal.append("''");
+			}
+			else {
+				literal.append((c >= 0x20 && c < 0x7f) ? c : '?');
+			}
+		}
+		return literal.toString();
+	}
+
+	/**
+	 * Return the heartbeat of an invocation-scoped lock, which an operator sees as the
+	 * session's last query.
+	 * @param namespace the namespace, named in a leading comment
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
+	 * @return the SQL
+	 */
+	static String keepAliveSql(String namespace, long deadManMillis) {
+		return LockSql.R2DBC.commented(namespace, LockSql.KEEP_ALIVE.formatted(deadManMillis));
+	}
+
+	/**
+	 * Send a lock session's keep-alive statement.
+	 * @param connection the lock's connection
+	 * @param sql from {@link #keepAliveSql}
+	 * @return completes when the server confirmed it
+	 */
+	static Mono<Void> keepAlive(Connection connection, String sql) {
+		return Mono.defer(() -> R2dbcLockStatements.drain(connection.createStatement(sql)));
+	}
+
+	/**
+	 * What the opening statements of an invocation-scoped lock found.
+	 *
+	 * @param tryResult what the try found
+	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
+	 * {@code null} before 17
+	 */
+	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout) {
+
+	}
+
+}
