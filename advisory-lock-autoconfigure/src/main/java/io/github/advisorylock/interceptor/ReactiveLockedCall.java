@@ -60,7 +60,7 @@ final class ReactiveLockedCall {
 	 */
 	static Object locked(ReactiveAdvisoryLockOperations operations, LockRequest request, ReactiveReturn returned,
 			Class<?> returnType, Invocation invocation, Function<Throwable, Throwable> inMethod) {
-		ReactiveAdapter flow = (returned == ReactiveReturn.FLOW) ? flowAdapter(returnType) : null;
+		@Nullable ReactiveAdapter flow = (returned == ReactiveReturn.FLOW) ? flowAdapter(returnType) : null;
 		Flux<Object> locked = operations.execute(request, (handle) -> {
 			try {
 				return proceed(invocation, flow);
@@ -69,11 +69,10 @@ final class ReactiveLockedCall {
 				return Flux.error(ex);
 			}
 		}).onErrorMap(inMethod::apply);
-		return switch (returned) {
-			case MONO -> locked.singleOrEmpty();
-			case FLUX -> locked;
-			case FLOW -> flowAdapter(returnType).fromPublisher(locked);
-		};
+		if (flow != null) {
+			return flow.fromPublisher(locked);
+		}
+		return (returned == ReactiveReturn.MONO) ? locked.singleOrEmpty() : locked;
 	}
 
 	@SuppressWarnings("unchecked")
