@@ -83,7 +83,7 @@ final class ReactiveLockedCall {
 		if (returned == null) {
 			return Flux.empty();
 		}
-		return (flow != null) ? (Publisher<Object>) flow.toPublisher(returned) : (Publisher<Object>) returned;
+		return (flow != null) ? flow.toPublisher(returned) : (Publisher<Object>) returned;
 	}
 
 	/**
