@@ -117,9 +117,10 @@ public class AdvisoryLockAspectSupport {
 		List<@Nullable Object> keys = keys(attribute, targetClass, target, args);
 		LockRequest request = new LockRequest(attribute.namespace(), keys, attribute.mode(), attribute.waitMode(),
 				attribute.timeout(), attribute.scope(), attribute.dataSource());
-		if (attribute.reactive()) {
-			return ReactiveLockedCall.locked(this.reactiveOperations.get(), request, attribute.method().getReturnType(),
-					invocation.repeatable(), (ex) -> inMethod(attribute, keys, ex));
+		ReturnedWork.ReactiveReturn reactive = attribute.reactive();
+		if (reactive != null) {
+			return ReactiveLockedCall.locked(this.reactiveOperations.get(), request, reactive,
+					attribute.method().getReturnType(), invocation.repeatable(), (ex) -> inMethod(attribute, keys, ex));
 		}
 		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
 			try {

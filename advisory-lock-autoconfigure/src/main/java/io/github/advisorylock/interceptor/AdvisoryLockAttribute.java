@@ -44,12 +44,14 @@ import org.jspecify.annotations.Nullable;
  * @param checksReturnedWork whether what the method returns is checked for work that
  * outlives the call, which its declared type does not rule out (see
  * {@link ReturnedWork#checksReturnedWork})
- * @param reactive whether the method returns a {@code Mono} or {@code Flux} whose lock is
- * taken at subscription, in the subscriber's reactive transaction
+ * @param reactive what the method returns to the lock's advice where its lock is taken at
+ * subscription, in the subscriber's reactive transaction (a {@code Mono}, a {@code Flux},
+ * a Kotlin suspend function or {@code Flow}), or {@code null} where it is taken before
+ * the method runs
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
 		List<Integer> parameterIndexes, LockMode mode, WaitMode waitMode, @Nullable Duration timeout, LockScope scope,
-		@Nullable String dataSource, boolean checksReturnedWork, boolean reactive) {
+		@Nullable String dataSource, boolean checksReturnedWork, ReturnedWork.@Nullable ReactiveReturn reactive) {
 
 }

@@ -17,6 +17,7 @@
 package io.github.advisorylock.interceptor;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +88,9 @@ class AdvisoryLockAttributeSource {
 	 * @throws IllegalStateException if the annotation is invalid
 	 */
 	@Nullable AdvisoryLockAttribute getAttribute(Method method, @Nullable Class<?> targetClass) {
-		if (method.getDeclaringClass() == Object.class) {
+		// No proxy calls a static method: an annotated one is refused by validate, and
+		// Kotlin copies a suspend function's annotations to its static $suspendImpl.
+		if (method.getDeclaringClass() == Object.class || Modifier.isStatic(method.getModifiers())) {
 			return null;
 		}
 		return this.cache
@@ -136,7 +139,7 @@ class AdvisoryLockAttributeSource {
 				this.validator.timeout(specificMethod, annotation), annotation.scope(),
 				annotation.dataSource().isEmpty() ? null : annotation.dataSource(),
 				ReturnedWork.checksReturnedWork(specificMethod),
-				this.validator.reactiveAvailable() && ReturnedWork.returnsReactorType(specificMethod));
+				this.validator.reactiveAvailable() ? ReturnedWork.reactiveReturn(specificMethod) : null);
 	}
 
 }

@@ -39,6 +39,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotation;
@@ -179,8 +180,19 @@ class AdvisoryLockAttributeValidator {
 				throw invalid(method, "key expression '" + expression + "' is invalid: " + ex.getMessage(), ex);
 			}
 		}
-		boolean reactive = reactiveAvailable() && ReturnedWork.returnsReactorType(method);
+		boolean reactive = reactiveAvailable() && ReturnedWork.reactiveReturn(method) != null;
 		ReturnedWork.validateWorkEndsWithTheCall(method, targetClass, reactiveAvailable());
+		boolean suspending = ReturnedWork.isSuspendFunction(method);
+		if (annotation.waitMode() == WaitMode.SKIP && reactive && suspending
+				&& !ReturnedWork.suspendReturnsNothingOrNullable(method)) {
+			String returned = ReturnedWork.suspendReturnType(method).getSimpleName();
+			throw invalid(method, "waitMode SKIP returns without running the function when the lock is held, so a "
+					+ "suspend function must return Unit or a nullable type, and it returns " + returned
+					+ (KotlinDetector.isKotlinReflectPresent() ? ": declare it to return " + returned + "?"
+							: " as far as can be told without kotlin-reflect, which tells whether it is nullable: "
+									+ "add org.jetbrains.kotlin:kotlin-reflect")
+					+ ", or use waitMode TRY, which throws LockBusyException instead");
+		}
 		if (annotation.waitMode() == WaitMode.SKIP && !reactive
 				&& !SKIPPABLE_RETURN_TYPES.contains(method.getReturnType())) {
 			throw invalid(method,
@@ -198,8 +210,9 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether methods returning {@code Mono} or {@code Flux} have a reactive path:
-	 * Reactor is on the class path and the application has a
+	 * Return whether methods returning {@code Mono} or {@code Flux} (and, with
+	 * {@code kotlinx-coroutines-reactor}, Kotlin suspend functions and {@code Flow}s)
+	 * have a reactive path: Reactor is on the class path and the application has a
 	 * {@code ReactiveAdvisoryLockOperations} bean (the auto-configuration defines one
 	 * where it finds R2DBC and a {@code ConnectionFactory}).
 	 * @return whether they do

@@ -158,13 +158,14 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 
 	/**
 	 * Return a method of a class, as {@link #findAnnotatedMethod(Class)} does, that takes
-	 * its lock through JDBC: one that returns neither a {@code Mono} nor a {@code Flux},
-	 * whose locks the reactive path takes.
+	 * its lock through JDBC: one that returns neither a {@code Mono}, a {@code Flux} nor,
+	 * where Kotlin's coroutines are bridged to Reactor, a {@code Flow} and is no
+	 * {@code suspend} function, whose locks the reactive path takes.
 	 * @param type the class of a bean
 	 * @return such an annotated method, or {@code null} if there is none
 	 */
 	public static @Nullable Method findBlockingAnnotatedMethod(Class<?> type) {
-		return findAnnotatedMethod(type, (method) -> !ReturnedWork.returnsReactorType(method));
+		return findAnnotatedMethod(type, (method) -> ReturnedWork.reactiveReturn(method) == null);
 	}
 
 	private static @Nullable Method findAnnotatedMethod(Class<?> type, Predicate<Method> filter) {

@@ -115,11 +115,13 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 		}
 		String name = text.substring(1);
 		// The variables as MethodBasedEvaluationContext sets them, in its order: a later
-		// one of the same name wins.
+		// one of the same name wins. Kotlin's names leave out a suspend function's
+		// Continuation.
 		String[] names = getParameterNameDiscoverer().getParameterNames(method);
 		int index = -1;
 		for (int i = 0; i < method.getParameterCount(); i++) {
-			if (name.equals("a" + i) || name.equals("p" + i) || (names != null && name.equals(names[i]))) {
+			if (name.equals("a" + i) || name.equals("p" + i)
+					|| (names != null && i < names.length && name.equals(names[i]))) {
 				index = i;
 			}
 		}

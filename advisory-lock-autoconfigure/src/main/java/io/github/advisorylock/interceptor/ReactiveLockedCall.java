@@ -21,17 +21,23 @@ import java.util.function.Function;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.interceptor.AdvisoryLockAspectSupport.Invocation;
+import io.github.advisorylock.interceptor.ReturnedWork.ReactiveReturn;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
+
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.Assert;
 
 /**
  * The call of an {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} method
- * that returns a {@code Mono} or {@code Flux}: it returns at once a publisher that, at
- * each subscription, takes the lock in the subscriber's reactive transaction and only
- * then calls the method and subscribes what it returns. Kept apart from
- * {@link AdvisoryLockAspectSupport}, and loaded only for such a method, so that an
- * application without Reactor never loads a Reactor type.
+ * that returns a {@code Mono}, a {@code Flux} or a Kotlin {@code Flow}, or of a Kotlin
+ * suspend function: it returns at once a publisher (or flow) that, at each subscription,
+ * takes the lock in the subscriber's reactive transaction and only then calls the method
+ * and subscribes what it returns. Kept apart from {@link AdvisoryLockAspectSupport}, and
+ * loaded only for such a method, so that an application without Reactor never loads a
+ * Reactor type.
  *
  * @author advisory-lock authors
  */
@@ -44,30 +50,52 @@ final class ReactiveLockedCall {
 	 * Return the method's publisher, locked.
 	 * @param operations the reactive lock operations
 	 * @param request the request the annotation and the call's keys make
-	 * @param returnType the method's declared return type, a {@code Mono} or a
-	 * {@code Flux}
+	 * @param returned what the method returns to the lock's advice: a {@code Mono} or a
+	 * {@code Flux} (also for a suspend function, which Spring's AOP calls as one), or a
+	 * {@code Flow}
+	 * @param returnType the method's declared return type
 	 * @param invocation proceeds to the method, once per subscription
 	 * @param inMethod names the method in a key error or a refusal
-	 * @return the publisher to return to the caller
+	 * @return the publisher, or the flow, to return to the caller
 	 */
-	static Object locked(ReactiveAdvisoryLockOperations operations, LockRequest request, Class<?> returnType,
-			Invocation invocation, Function<Throwable, Throwable> inMethod) {
+	static Object locked(ReactiveAdvisoryLockOperations operations, LockRequest request, ReactiveReturn returned,
+			Class<?> returnType, Invocation invocation, Function<Throwable, Throwable> inMethod) {
+		@Nullable ReactiveAdapter flow = (returned == ReactiveReturn.FLOW) ? flowAdapter(returnType) : null;
 		Flux<Object> locked = operations.execute(request, (handle) -> {
 			try {
-				return proceed(invocation);
+				return proceed(invocation, flow);
 			}
 			catch (Throwable ex) {
 				return Flux.error(ex);
 			}
 		}).onErrorMap(inMethod::apply);
-		return Mono.class.isAssignableFrom(returnType) ? locked.singleOrEmpty() : locked;
+		if (flow != null) {
+			return flow.fromPublisher(locked);
+		}
+		return (returned == ReactiveReturn.MONO) ? locked.singleOrEmpty() : locked;
 	}
 
 	@SuppressWarnings("unchecked")
-	private static Publisher<Object> proceed(Invocation invocation) throws Throwable {
-		// A method declared to return Mono or Flux that returns null returns nothing.
+	private static Publisher<Object> proceed(Invocation invocation, @Nullable ReactiveAdapter flow) throws Throwable {
+		// A method declared to return Mono, Flux or Flow that returns null returns
+		// nothing.
 		Object returned = invocation.proceed();
-		return (returned != null) ? (Publisher<Object>) returned : Flux.empty();
+		if (returned == null) {
+			return Flux.empty();
+		}
+		return (flow != null) ? flow.toPublisher(returned) : (Publisher<Object>) returned;
+	}
+
+	/**
+	 * Return Spring's adapter between a Kotlin {@code Flow} and a {@code Publisher},
+	 * which it registers where {@code kotlinx-coroutines-reactor} is present, as the
+	 * startup check made sure.
+	 */
+	private static ReactiveAdapter flowAdapter(Class<?> flowType) {
+		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(flowType);
+		Assert.state(adapter != null, () -> "No ReactiveAdapter for " + flowType.getName()
+				+ ": add org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
+		return adapter;
 	}
 
 }

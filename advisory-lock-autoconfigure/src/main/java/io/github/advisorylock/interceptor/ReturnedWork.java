@@ -24,8 +24,10 @@ import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Async;
+import org.springframework.util.ClassUtils;
 
 /**
  * Which annotated methods, and which values they return, may run their work after the
@@ -44,6 +46,20 @@ final class ReturnedWork {
 
 	private static final String FLUX = "reactor.core.publisher.Flux";
 
+	private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
+
+	/**
+	 * What Spring probes before it calls a suspend function through AOP as a
+	 * {@code Mono}, and before it adapts a {@code Flow} to a {@code Publisher}.
+	 */
+	private static final String COROUTINES_REACTOR = "kotlinx.coroutines.reactor.MonoKt";
+
+	private static final boolean coroutinesReactorPresent = ClassUtils.isPresent(COROUTINES_REACTOR,
+			ReturnedWork.class.getClassLoader());
+
+	private static final String COROUTINES_ADVICE = ": add org.jetbrains.kotlinx:kotlinx-coroutines-reactor to the "
+			+ "application, with which Spring calls a suspend function as a Mono and adapts a Flow (docs/reactive.md)";
+
 	private ReturnedWork() {
 	}
 
@@ -56,7 +72,9 @@ final class ReturnedWork {
 	 * around the whole work (see {@link AdvisoryLockBeanPostProcessor}). A method
 	 * returning a Reactor {@code Mono} or {@code Flux} is fine where the reactive path is
 	 * available: its lock is taken at subscription, in the subscriber's reactive
-	 * transaction, before the method's publisher is subscribed.
+	 * transaction, before the method's publisher is subscribed. So is a Kotlin suspend
+	 * function or a function returning a {@code Flow}, where
+	 * {@code kotlinx-coroutines-reactor} is present too.
 	 * @param method the annotated method
 	 * @param targetClass the target class, or {@code null} if unknown
 	 * @param reactive whether the reactive path is available
@@ -64,7 +82,7 @@ final class ReturnedWork {
 	 */
 	static void validateWorkEndsWithTheCall(Method method, @Nullable Class<?> targetClass, boolean reactive) {
 		Class<?> returnType = method.getReturnType();
-		if (reactive && isReactorType(returnType)) {
+		if (reactive && reactiveReturn(method) != null) {
 			return;
 		}
 		boolean future = Future.class.isAssignableFrom(returnType);
@@ -82,6 +100,9 @@ final class ReturnedWork {
 		else if (isSuspendFunction(method)) {
 			work = "it is a Kotlin suspend function, whose work";
 		}
+		else if (isOrExtends(returnType, KOTLIN_FLOW)) {
+			work = "it returns " + returnType.getSimpleName() + ", a Kotlin Flow, whose work";
+		}
 		else {
 			return;
 		}
@@ -96,17 +117,72 @@ final class ReturnedWork {
 				+ ", or take the lock inside the asynchronous work"
 				+ (isReactorType(returnType) ? ". A method returning Mono or Flux takes its lock at subscription in "
 						+ "the reactive transaction where the application has R2DBC: spring-r2dbc, the r2dbc-postgresql "
-						+ "driver and a ConnectionFactory bean (docs/reactive.md)" : ""));
+						+ "driver and a ConnectionFactory bean (docs/reactive.md)" : "")
+				+ (isSuspendFunction(method) || isOrExtends(returnType, KOTLIN_FLOW)
+						? kotlinAdvice(returnType, reactive) : ""));
+	}
+
+	private static String kotlinAdvice(Class<?> returnType, boolean reactive) {
+		String subject = ". A Kotlin suspend function or a function returning Flow takes its lock at subscription "
+				+ "in the reactive transaction";
+		if (!reactive) {
+			return subject + " where the application has R2DBC (spring-r2dbc, the r2dbc-postgresql driver and a "
+					+ "ConnectionFactory bean) and kotlinx-coroutines-reactor (docs/reactive.md)";
+		}
+		if (!coroutinesReactorPresent) {
+			return subject + COROUTINES_ADVICE;
+		}
+		// A SharedFlow or StateFlow: the lock's advice can return a Flow only.
+		return subject + ": declare the function to return Flow rather than " + returnType.getSimpleName();
 	}
 
 	/**
-	 * Return whether a method returns a Reactor {@code Mono} or {@code Flux}: by name, so
-	 * that Reactor need not be present.
+	 * Return what a method whose lock is taken at subscription returns to the lock's
+	 * advice: a {@code Mono} or a {@code Flux}, as declared; for a Kotlin suspend
+	 * function, the {@code Mono} Spring's AOP calls it as (a {@code Flux} when it returns
+	 * a {@code Flow}); for a function returning a {@code Flow}, that {@code Flow}. By
+	 * name, so that neither Reactor nor Kotlin need be present.
 	 * @param method the method
-	 * @return whether it does
+	 * @return what it returns, or {@code null} if its lock cannot be taken at
+	 * subscription
 	 */
-	static boolean returnsReactorType(Method method) {
-		return isReactorType(method.getReturnType());
+	static @Nullable ReactiveReturn reactiveReturn(Method method) {
+		Class<?> returnType = method.getReturnType();
+		if (isOrExtends(returnType, MONO)) {
+			return ReactiveReturn.MONO;
+		}
+		if (isOrExtends(returnType, FLUX)) {
+			return ReactiveReturn.FLUX;
+		}
+		if (!coroutinesReactorPresent) {
+			return null;
+		}
+		if (isSuspendFunction(method)) {
+			return KOTLIN_FLOW.equals(suspendReturnType(method).getName()) ? ReactiveReturn.FLUX : ReactiveReturn.MONO;
+		}
+		return returnType.getName().equals(KOTLIN_FLOW) ? ReactiveReturn.FLOW : null;
+	}
+
+	/**
+	 * Return the type a Kotlin suspend function returns, as Spring's AOP tells it:
+	 * {@code void} for {@code Unit}, and {@code Object} when {@code kotlin-reflect} is
+	 * absent.
+	 * @param method a suspend function
+	 * @return the type of its value
+	 */
+	static Class<?> suspendReturnType(Method method) {
+		return new MethodParameter(method, -1).getParameterType();
+	}
+
+	/**
+	 * Return whether a Kotlin suspend function may return without running: it returns
+	 * {@code Unit} or a nullable type, which {@code kotlin-reflect} tells.
+	 * @param method a suspend function
+	 * @return whether it may
+	 */
+	static boolean suspendReturnsNothingOrNullable(Method method) {
+		MethodParameter returned = new MethodParameter(method, -1);
+		return returned.getParameterType() == void.class || returned.isOptional();
 	}
 
 	private static boolean isReactorType(Class<?> type) {
@@ -172,10 +248,34 @@ final class ReturnedWork {
 	 * method that takes a {@code Continuation} last; by name, so that the Kotlin standard
 	 * library need not be present.
 	 */
-	private static boolean isSuspendFunction(Method method) {
+	static boolean isSuspendFunction(Method method) {
 		Class<?>[] parameterTypes = method.getParameterTypes();
 		return parameterTypes.length > 0
 				&& parameterTypes[parameterTypes.length - 1].getName().equals(KOTLIN_CONTINUATION);
+	}
+
+	/**
+	 * What the lock's advice returns for a method whose lock is taken at subscription.
+	 */
+	enum ReactiveReturn {
+
+		/**
+		 * A {@code Mono}: declared, or what Spring's AOP calls a suspend function as.
+		 */
+		MONO,
+
+		/**
+		 * A {@code Flux}: declared, or what Spring's AOP calls a suspend function
+		 * returning a {@code Flow} as.
+		 */
+		FLUX,
+
+		/**
+		 * A Kotlin {@code Flow}, adapted to a {@code Publisher} and back by Spring's
+		 * {@code ReactiveAdapterRegistry}.
+		 */
+		FLOW
+
 	}
 
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.SubmissionPublisher;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.ClassFileVersion;
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.scheduling.annotation.Async;
 
@@ -225,7 +228,24 @@ class AdvisoryLockAttributeValidatorTests {
 		// as its last parameter.
 		Class<?> suspending = LibraryTypes.suspendingBean("SuspendingService");
 		assertInvalid(suspending, "call(String, Continuation)",
-				"it is a Kotlin suspend function, whose work " + "may still run after the method has returned");
+				"it is a Kotlin suspend function, whose work " + "may still run after the method has returned",
+				"where the application has R2DBC", "and kotlinx-coroutines-reactor (docs/reactive.md)");
+	}
+
+	@Test
+	void aKotlinSuspendFunctionWithoutCoroutinesReactorFailsAtStartupNamingIt() {
+		// The reactive path is there, but without kotlinx-coroutines-reactor (absent from
+		// this class path) Spring's AOP calls the function directly, and the lock's
+		// advice would see nothing but COROUTINE_SUSPENDED.
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerBeanDefinition("reactiveLocks",
+				new RootBeanDefinition(ReactiveAdvisoryLockOperations.class, () -> null));
+		AdvisoryLockAttributeSource reactiveSource = new AdvisoryLockAttributeSource(this.evaluator,
+				new AdvisoryLockAttributeValidator(this.evaluator, this.environment::resolvePlaceholders, beanFactory));
+		Class<?> suspending = LibraryTypes.suspendingBean("SuspendingReactiveService");
+		assertThatIllegalStateException().isThrownBy(() -> reactiveSource.validate(suspending))
+			.withMessageContaining("it is a Kotlin suspend function, whose work")
+			.withMessageContaining("add org.jetbrains.kotlinx:kotlinx-coroutines-reactor to the application");
 	}
 
 	@Test
