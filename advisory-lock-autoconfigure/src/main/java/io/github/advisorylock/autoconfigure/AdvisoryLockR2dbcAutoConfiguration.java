@@ -84,6 +84,7 @@ public final class AdvisoryLockR2dbcAutoConfiguration {
 		template.setDefaultTimeout(properties.getDefaultTimeout());
 		template.setMaxKeys(properties.getMaxKeys());
 		template.setHeartbeat(properties.getInvocation().getHeartbeat());
+		template.setHolderDiagnosis(properties.getDiagnosis().isEnabled());
 		template.setMaxInvocationConnections(properties.getInvocation().getMaxConnections());
 		template.setListeners(listeners.orderedStream().toList());
 		return template;

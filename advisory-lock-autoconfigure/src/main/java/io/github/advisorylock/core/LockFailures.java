@@ -56,6 +56,21 @@ public final class LockFailures {
 			@Nullable Throwable cause, @Nullable LockHolderDiagnosis holderDiagnosis,
 			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
 		Diagnosis diagnosis = (holderDiagnosis != null) ? diagnose(holderDiagnosis, diagnose) : null;
+		return busyException(namespace, keys, timeout, cause, diagnosis);
+	}
+
+	/**
+	 * Make the exception of a lock not acquired, naming its holders as a diagnosis made
+	 * already found them.
+	 * @param namespace the namespace of the call
+	 * @param keys the keys of the call
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @param diagnosis what the diagnosis found, or {@code null} when none was asked
+	 * @return the exception to throw
+	 */
+	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, @Nullable Diagnosis diagnosis) {
 		if (diagnosis == null) {
 			return busyException(namespace, keys, timeout, cause);
 		}

@@ -198,9 +198,16 @@ public final class LockSql {
 	 * added later, in the comment.
 	 */
 	private static String placeholders(String statement, boolean numbered) {
-		if (!numbered) {
-			return statement;
-		}
+		return numbered ? numbered(statement) : statement;
+	}
+
+	/**
+	 * Write the {@code ?} parameters of a statement as R2DBC PostgreSQL's {@code $1},
+	 * {@code $2}.
+	 * @param statement a statement whose only {@code ?} are its parameters
+	 * @return the statement with numbered parameters
+	 */
+	public static String numbered(String statement) {
 		StringBuilder sql = new StringBuilder(statement.length() + 4);
 		int parameter = 0;
 		for (int i = 0; i < statement.length(); i++) {

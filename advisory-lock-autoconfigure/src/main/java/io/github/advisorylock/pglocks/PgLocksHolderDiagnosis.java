@@ -33,6 +33,7 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.PgLocksSql;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 
@@ -87,22 +88,6 @@ import org.springframework.util.ClassUtils;
 public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 
 	/** Most holders reported; more would not make a message clearer. */
-	private static final int MAX_HOLDERS = 5;
-
-	/**
-	 * The granted advisory locks that conflict with a request: on one of its keys, in
-	 * another session, and for a shared request exclusive only. Parameters: the
-	 * {@code bigint[]} of keys, the pid of the requesting session ({@code NULL} for this
-	 * session's), whether the request is shared, and the most rows.
-	 */
-	private static final String HOLDERS = "SELECT l.pid, " + PgLocksSql.KEY + " AS key, l.mode, a.application_name, "
-			+ "a.state, " + PgLocksSql.TRANSACTION_AGE_MILLIS
-			+ " AS transaction_age_ms, a.wait_event_type, a.wait_event "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid " + "WHERE "
-			+ PgLocksSql.ADVISORY_IN_THIS_DATABASE + " AND l.objsubid = 1 AND l.granted " + "AND " + PgLocksSql.KEY
-			+ " = ANY (?::bigint[]) AND l.pid <> coalesce(?::int, pg_backend_pid()) "
-			+ "AND (NOT ?::boolean OR l.mode = 'ExclusiveLock') " + "ORDER BY a.xact_start NULLS LAST, l.pid LIMIT ?";
-
 	private static final String APPLICATION_NAME = "advisory-lock diagnosis";
 
 	private static final boolean PGJDBC_PRESENT = ClassUtils.isPresent("org.postgresql.PGConnection",
@@ -201,12 +186,12 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 
 	private static List<LockHolderInfo> query(Connection connection, List<Long> keys, @Nullable Integer callerPid,
 			LockMode mode, int timeoutSeconds) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(HOLDERS)) {
+		try (PreparedStatement statement = connection.prepareStatement(PgLocksSql.HOLDERS)) {
 			statement.setQueryTimeout(timeoutSeconds);
 			statement.setArray(1, connection.createArrayOf("bigint", keys.toArray()));
 			statement.setObject(2, callerPid, Types.INTEGER);
 			statement.setBoolean(3, mode == LockMode.SHARED);
-			statement.setInt(4, MAX_HOLDERS);
+			statement.setInt(4, PgLocksSql.MAX_HOLDERS);
 			try (ResultSet result = statement.executeQuery()) {
 				List<LockHolderInfo> holders = new ArrayList<>();
 				while (result.next()) {

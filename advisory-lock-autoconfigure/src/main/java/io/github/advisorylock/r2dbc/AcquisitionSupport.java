@@ -19,10 +19,12 @@ package io.github.advisorylock.r2dbc;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockAttempt;
@@ -51,12 +53,34 @@ final class AcquisitionSupport {
 
 	private List<LockAcquisitionListener> listeners = List.of();
 
+	private boolean holderDiagnosis = true;
+
 	void setDefaultTimeout(Duration defaultTimeout) {
 		this.defaultTimeout = defaultTimeout;
 	}
 
 	void setListeners(List<LockAcquisitionListener> listeners) {
 		this.listeners = listeners;
+	}
+
+	void setHolderDiagnosis(boolean holderDiagnosis) {
+		this.holderDiagnosis = holderDiagnosis;
+	}
+
+	/**
+	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
+	 * is on.
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @param diagnose asks who holds the keys, on the failure path only
+	 * @return the error
+	 */
+	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
+			Supplier<Mono<Diagnosis>> diagnose) {
+		Mono<@Nullable Diagnosis> diagnosis = this.holderDiagnosis ? diagnose.get() : Mono.empty();
+		return diagnosis.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found))
+			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause))
+			.flatMap(Mono::error);
 	}
 
 	Acquisition starting(LockRequest request, LockKeys keys) {

@@ -20,8 +20,6 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -39,7 +37,6 @@ import io.github.advisorylock.r2dbc.LockSessionStatements.OpenedSession;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
-import io.r2dbc.spi.Wrapped;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -80,9 +77,6 @@ final class InvocationScopeFlow {
 	private final AcquisitionSupport support;
 
 	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(logger);
-
-	/** The drivers' connection factories, by the application's. */
-	private final Map<ConnectionFactory, ConnectionFactory> drivers = new ConcurrentHashMap<>();
 
 	private Duration heartbeat = Duration.ofSeconds(10);
 
@@ -141,7 +135,7 @@ final class InvocationScopeFlow {
 						return Flux.error(refusal);
 					}
 					return Flux
-						.usingWhen(Mono.from(driver(factory).create()),
+						.usingWhen(Mono.from(this.factories.driver(factory).create()),
 								(connection) -> run(connection, factory, request, needed, acquisition, enclosing,
 										callback),
 								InvocationScopeFlow::close, (connection, ex) -> close(connection),
@@ -250,9 +244,11 @@ final class InvocationScopeFlow {
 						AcquisitionSupport.logSkipped(request, keys);
 						yield Mono.empty();
 					}
-					case BUSY -> Mono.error(LockFailures.busyException(request.namespace(), keys, null, null));
-					case TIMEOUT -> Mono.error(LockFailures.busyException(request.namespace(), keys,
-							this.support.timeout(request), attempt.timedOut()));
+					case BUSY -> this.support.busyError(request, keys, null, null,
+							() -> HolderDiagnosis.onConnection(connection, List.of(attempt.busyKey()), request.mode()));
+					case TIMEOUT -> this.support.busyError(request, keys, this.support.timeout(request),
+							attempt.timedOut(), () -> HolderDiagnosis.afterTimeout(this.factories.driver(factory),
+									AcquisitionSupport.waitedFor(keys, attempt.busyKey()), request.mode()));
 					default -> Mono.just(new LockSession(request.namespace(), request.mode(), keys, factory, connection,
 							acquisition, LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()),
 							sent, deadMan, this.transactionTimeouts.read(request.namespace(),
@@ -272,20 +268,6 @@ final class InvocationScopeFlow {
 		return this.factories.named(request.namespace(), name);
 	}
 
-	/**
-	 * Return the driver's connection factory under the application's pool: a lock
-	 * session's connection is its own, never one the application's work waits for.
-	 */
-	private ConnectionFactory driver(ConnectionFactory factory) {
-		return this.drivers.computeIfAbsent(factory, (application) -> {
-			Object each = application;
-			while (each instanceof Wrapped<?> wrapped && wrapped.unwrap() instanceof ConnectionFactory inner) {
-				each = inner;
-			}
-			return (ConnectionFactory) each;
-		});
-	}
-
 	private RuntimeException noConnection(LockRequest request) {
 		return new DataAccessResourceFailureException("Invocation-scoped advisory lock '" + request.namespace()
 				+ "' needs a connection of its own, and all " + this.maxConnections + " are holding other locks: "
@@ -299,10 +281,11 @@ final class InvocationScopeFlow {
 
 	/**
 	 * End a session whose subscriber cancelled: a wait it may be in is cancelled on the
-	 * server first, since PgBouncer forwards a cancel request only for a client still
-	 * connected, and PostgreSQL, waiting for a lock, would not notice the closed
-	 * connection until the wait ends. On a session doing nothing the request does
-	 * nothing; the connection is the session's own, so it cannot reach another's work.
+	 * server first (the rollback would queue behind it), since PgBouncer forwards a
+	 * cancel request only for a client still connected, and PostgreSQL, waiting for a
+	 * lock, would not notice the closed connection until the wait ends. On a session
+	 * doing nothing the request does nothing; the connection is the session's own, so it
+	 * cannot reach another's work.
 	 */
 	private static Mono<Void> cancelThenClose(Connection connection) {
 		PostgresqlConnection postgres = AcquisitionSupport.postgresConnection(connection);
@@ -311,9 +294,17 @@ final class InvocationScopeFlow {
 		return cancel.then(close(connection));
 	}
 
+	/**
+	 * End a session: roll its transaction back, which releases the locks before the
+	 * subscriber hears the end (closing alone ends the server's session a moment later,
+	 * and through PgBouncer later still), then close the connection. A failed rollback is
+	 * logged, not signalled: closing releases the locks all the same.
+	 */
 	private static Mono<Void> close(Connection connection) {
-		// Ends the session, and with it the transaction and its locks.
-		return Mono.from(connection.close()).onErrorResume((ex) -> {
+		return R2dbcLockStatements.drain(connection.createStatement("ROLLBACK")).onErrorResume((ex) -> {
+			logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);
+			return Mono.empty();
+		}).then(Mono.from(connection.close())).onErrorResume((ex) -> {
 			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
 			return Mono.empty();
 		});

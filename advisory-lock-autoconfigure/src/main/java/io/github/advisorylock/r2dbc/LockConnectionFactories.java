@@ -22,10 +22,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.LockTransactionException;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Wrapped;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.r2dbc.connection.ConnectionHolder;
@@ -45,6 +47,9 @@ final class LockConnectionFactories {
 	private final Map<String, ConnectionFactory> byName;
 
 	private final @Nullable String defaultName;
+
+	/** The drivers' connection factories, by the application's. */
+	private final Map<ConnectionFactory, ConnectionFactory> drivers = new ConcurrentHashMap<>();
 
 	LockConnectionFactories(Map<String, ConnectionFactory> byName, @Nullable String defaultName) {
 		Assert.notEmpty(byName, "At least one ConnectionFactory is required");
@@ -118,6 +123,23 @@ final class LockConnectionFactories {
 				+ "transaction of one manager runs inside another's), and cannot tell which one the lock must join: "
 				+ "name the one the lock must join, one of " + boundNames + ", with @AdvisoryLocked(dataSource = "
 				+ "\"...\") or LockRequest.withDataSource(\"...\")");
+	}
+
+	/**
+	 * Return the driver's connection factory under the application's pool: a lock
+	 * session's connection, or a diagnosis's after a timeout, is its own, never one the
+	 * application's work waits for.
+	 * @param factory one of the application's connection factories
+	 * @return the innermost connection factory it wraps
+	 */
+	ConnectionFactory driver(ConnectionFactory factory) {
+		return this.drivers.computeIfAbsent(factory, (application) -> {
+			Object each = application;
+			while (each instanceof Wrapped<?> wrapped && wrapped.unwrap() instanceof ConnectionFactory inner) {
+				each = inner;
+			}
+			return (ConnectionFactory) each;
+		});
 	}
 
 	/**

@@ -149,6 +149,16 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	}
 
 	/**
+	 * Set whether a busy error names the sessions holding the lock, read from
+	 * {@code pg_locks} on the failure path only ({@code advisory-lock.diagnosis.enabled},
+	 * on by default).
+	 * @param holderDiagnosis whether to ask
+	 */
+	public void setHolderDiagnosis(boolean holderDiagnosis) {
+		this.support.setHolderDiagnosis(holderDiagnosis);
+	}
+
+	/**
 	 * Set the listeners told of each acquisition.
 	 * @param listeners the listeners
 	 */

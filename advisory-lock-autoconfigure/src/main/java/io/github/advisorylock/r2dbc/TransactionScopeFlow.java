@@ -219,8 +219,9 @@ final class TransactionScopeFlow {
 				return Mono.just(false);
 			}
 			case TIMEOUT -> {
-				return Mono.error(LockFailures.busyException(request.namespace(), keys, this.support.timeout(request),
-						attempt.timedOut()));
+				return this.support.busyError(request, keys, this.support.timeout(request), attempt.timedOut(),
+						() -> HolderDiagnosis.afterTimeout(this.factories.driver(bound.factory()),
+								AcquisitionSupport.waitedFor(keys, attempt.busyKey()), request.mode()));
 			}
 			default -> {
 				// The keys before the one found held were taken, and stay held until the
@@ -230,7 +231,9 @@ final class TransactionScopeFlow {
 					ReactiveTransactionLockSynchronization.record(transaction, request.mode(), taken, bound.factory(),
 							bound.connection(), Acquisition.IGNORED);
 				}
-				return throwIfBusy ? Mono.error(LockFailures.busyException(request.namespace(), keys, null, null))
+				return throwIfBusy
+						? this.support.busyError(request, keys, null, null, () -> HolderDiagnosis
+							.onConnection(bound.connection(), List.of(attempt.busyKey()), request.mode()))
 						: Mono.just(false);
 			}
 		}

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -164,6 +165,8 @@ abstract class AbstractReactiveLockContractTests {
 					assertThat(ex.getCause()).isInstanceOf(R2dbcException.class);
 					assertThat(((R2dbcException) ex.getCause()).getSqlState()).isEqualTo("55P03");
 					assertThat(ex).hasMessageContaining("not acquired within 200ms");
+					// Diagnosed on a connection of its own: the transaction is aborted.
+					assertThat(ex.getHolders()).extracting(LockHolderInfo::pid).containsExactly(holder.pid());
 				});
 			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 			holder.rollback();
@@ -188,6 +191,8 @@ abstract class AbstractReactiveLockContractTests {
 				.satisfies((ex) -> {
 					assertThat(ex.getTimeout()).isNull();
 					assertThat(ex).hasMessageContaining("held by another transaction");
+					assertThat(ex.getHolders()).extracting(LockHolderInfo::pid).containsExactly(holder.pid());
+					assertThat(ex).hasMessageContaining("pid " + holder.pid());
 				});
 			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 		}

@@ -1,0 +1,110 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
+import io.github.advisorylock.LockHolderInfo;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.PgLocksSql;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.Row;
+import io.r2dbc.spi.Statement;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Names the sessions holding a busy lock over R2DBC, so that a busy error says who holds
+ * it in an application without any JDBC {@code DataSource}: the same {@code pg_locks}
+ * statement as the JDBC path's diagnosis, on the caller's own connection when its
+ * transaction is still usable (a {@code TRY} that found a key held), or on a connection
+ * of its own, opened and closed for the purpose, after a timeout aborted the caller's
+ * transaction. There the caller's own session cannot be told apart, so it may be listed
+ * if it took some of the keys before timing out. It never fails the call: a diagnosis
+ * that fails, or takes longer than its bound, says so in the error instead.
+ *
+ * @author advisory-lock authors
+ */
+final class HolderDiagnosis {
+
+	private static final String HOLDERS = LockSql.numbered(PgLocksSql.HOLDERS);
+
+	/** The bound on a diagnosis, connect included. */
+	private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+	private HolderDiagnosis() {
+	}
+
+	/**
+	 * Ask on the caller's connection, whose transaction can still run statements.
+	 * @param connection the caller's connection
+	 * @param keys the keys found held
+	 * @param mode the mode asked for
+	 * @return what was found
+	 */
+	static Mono<Diagnosis> onConnection(Connection connection, List<Long> keys, LockMode mode) {
+		return diagnose(query(connection, keys, mode));
+	}
+
+	/**
+	 * Ask on a connection of its own, after a timeout aborted the caller's transaction.
+	 * @param driver the driver's connection factory
+	 * @param keys the keys waited for
+	 * @param mode the mode asked for
+	 * @return what was found
+	 */
+	static Mono<Diagnosis> afterTimeout(ConnectionFactory driver, List<Long> keys, LockMode mode) {
+		return diagnose(Mono.usingWhen(Mono.from(driver.create()), (connection) -> query(connection, keys, mode),
+				(connection) -> connection.close(), (connection, ex) -> connection.close(),
+				(connection) -> connection.close()));
+	}
+
+	private static Mono<Diagnosis> diagnose(Mono<List<LockHolderInfo>> holders) {
+		return holders.timeout(TIMEOUT)
+			.map(Diagnosis::of)
+			.onErrorResume((ex) -> Mono.just(Diagnosis.notDiagnosed("the query failed (" + ex + ")",
+					(ex instanceof Exception exception) ? exception : null)));
+	}
+
+	private static Mono<List<LockHolderInfo>> query(Connection connection, List<Long> keys, LockMode mode) {
+		return Mono.defer(() -> {
+			Statement statement = connection.createStatement(HOLDERS)
+				.bind(0, keys.toArray(Long[]::new))
+				.bindNull(1, Integer.class)
+				.bind(2, mode == LockMode.SHARED)
+				.bind(3, PgLocksSql.MAX_HOLDERS);
+			return Flux.from(statement.execute())
+				.concatMap((result) -> result.map((row, metadata) -> holder(row)))
+				.collectList();
+		});
+	}
+
+	private static LockHolderInfo holder(Row row) {
+		Long age = row.get("transaction_age_ms", Long.class);
+		Integer pid = row.get("pid", Integer.class);
+		Long key = row.get("key", Long.class);
+		return new LockHolderInfo((pid != null) ? pid : 0, (key != null) ? key : 0,
+				String.valueOf(row.get("mode", String.class)), row.get("application_name", String.class),
+				row.get("state", String.class), (age != null) ? Duration.ofMillis(age) : null,
+				row.get("wait_event_type", String.class), row.get("wait_event", String.class));
+	}
+
+}
