@@ -78,7 +78,9 @@ public interface LockAcquisitionListener {
 		 * heartbeat showed them lost. Transaction-scoped locks end with their
 		 * transaction, which a listener follows with a
 		 * {@code TransactionSynchronization}, or earlier, at a rollback to a savepoint
-		 * ({@link #releasedToSavepoint()}).
+		 * ({@link #releasedToSavepoint()}); those of a reactive transaction, which no
+		 * thread-bound synchronization can follow, are told here, with {@code lost}
+		 * false, when that transaction completes.
 		 * @param lost whether they were lost while the call ran, rather than released at
 		 * its end
 		 */

@@ -112,6 +112,23 @@ public final class TransactionLockRecord {
 	 * Note a savepoint made in the transaction.
 	 * @param savepoint the savepoint, as the transaction manager knows it
 	 */
+	/**
+	 * Return the acquisitions whose locks this transaction holds, each once, for a driver
+	 * that tells them when the transaction ends (the reactive one: a listener cannot
+	 * follow a reactive transaction from its thread).
+	 * @return the acquisitions, in the order they were taken
+	 */
+	public List<Acquisition> acquisitions() {
+		Set<Acquisition> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		List<Acquisition> acquisitions = new ArrayList<>();
+		for (Taken each : this.taken) {
+			if (each.acquisition() != Acquisition.IGNORED && seen.add(each.acquisition())) {
+				acquisitions.add(each.acquisition());
+			}
+		}
+		return acquisitions;
+	}
+
 	public void savepoint(Object savepoint) {
 		this.savepoints.put(savepoint, this.taken.size());
 	}

@@ -53,7 +53,8 @@ import org.springframework.util.Assert;
  * {@code rolled_back_to_savepoint} when a rollback to a savepoint made before the lock
  * ({@code Propagation.NESTED}) released it while the transaction went on;
  * {@code released}, or {@code lost} when a failed heartbeat showed the lock gone while
- * its work ran, for an invocation. Its long-task timer
+ * its work ran, for an invocation; {@code released} for a reactive transaction, whose
+ * commit or rollback a listener is not told. Its long-task timer
  * ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its
  * max is the oldest of them: one per call, whatever its number of keys, and a nested call
  * that acquires a key counts again.</li>
@@ -121,7 +122,9 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 				if (outcome != Outcome.ACQUIRED) {
 					return;
 				}
-				if (scope == LockScope.INVOCATION) {
+				if (scope == LockScope.INVOCATION || !TransactionSynchronizationManager.isSynchronizationActive()) {
+					// Invocation scope, or a reactive transaction: its end is told by
+					// released().
 					this.held = startHeld(namespace, scopeTag, modeTag);
 				}
 				else if (TransactionSynchronizationManager.isSynchronizationActive()) {

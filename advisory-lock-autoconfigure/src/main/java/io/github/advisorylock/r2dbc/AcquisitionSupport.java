@@ -30,6 +30,7 @@ import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.micrometer.observation.Observation;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Wrapped;
@@ -37,6 +38,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * What the two scopes' flows over R2DBC share: the listeners, the timeout, the bounded
@@ -48,6 +52,16 @@ import reactor.core.publisher.Mono;
 final class AcquisitionSupport {
 
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
+
+	/**
+	 * The Reactor context key of the current observation, as Micrometer's
+	 * {@code ObservationThreadLocalAccessor} names it (named here, since that class needs
+	 * the context-propagation library).
+	 */
+	private static final String OBSERVATION_KEY = "micrometer.observation";
+
+	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
+			AcquisitionSupport.class.getClassLoader());
 
 	private Duration defaultTimeout = R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT;
 
@@ -83,7 +97,23 @@ final class AcquisitionSupport {
 			.flatMap(Mono::error);
 	}
 
-	Acquisition starting(LockRequest request, LockKeys keys) {
+	/**
+	 * Tell the listeners an acquisition starts. A thread of the reactive stack carries no
+	 * current observation, so the subscriber's one (which Spring's WebFlux and Micrometer
+	 * keep in the Reactor context) is made current while they hear it: the lock's
+	 * observation is then a child of the request's, and a trace shows the lock inside the
+	 * request's span.
+	 * @param context the subscriber's context
+	 */
+	Acquisition starting(LockRequest request, LockKeys keys, ContextView context) {
+		Object observation = OBSERVATION_PRESENT ? context.getOrDefault(OBSERVATION_KEY, null) : null;
+		if (observation != null) {
+			return Observations.inScopeOf(observation, () -> starting(request, keys));
+		}
+		return starting(request, keys);
+	}
+
+	private Acquisition starting(LockRequest request, LockKeys keys) {
 		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
 				request.waitMode(), keys.keys(), keys.values());
 	}
@@ -171,6 +201,23 @@ final class AcquisitionSupport {
 		return R2dbcExceptions.translate("Acquire advisory lock "
 				+ AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " (keys " + keys.keys() + ")", null,
 				ex);
+	}
+
+	/**
+	 * Opens the scope of an observation; a class of its own, so that Micrometer is loaded
+	 * only when present.
+	 */
+	private static final class Observations {
+
+		static Acquisition inScopeOf(Object observation, Supplier<Acquisition> starting) {
+			if (!(observation instanceof Observation current)) {
+				return starting.get();
+			}
+			try (Observation.Scope scope = current.openScope()) {
+				return starting.get();
+			}
+		}
+
 	}
 
 }

@@ -126,7 +126,7 @@ final class InvocationScopeFlow {
 				.onErrorResume(NoTransactionException.class, (ex) -> Mono.just(false))
 				.flatMapMany((inTransaction) -> {
 					// The listeners hear every refusal as an ERROR, as on JDBC.
-					Acquisition acquisition = this.support.starting(request, needed);
+					Acquisition acquisition = this.support.starting(request, needed, context);
 					RuntimeException refusal = inTransaction
 							? LockFailures.enclosingTransactionRefusal(request.namespace(), false)
 							: (!this.permits.tryAcquire()) ? noConnection(request) : null;

@@ -101,7 +101,12 @@ final class ReactiveTransactionLockSynchronization implements TransactionSynchro
 
 	@Override
 	public Mono<Void> afterCompletion(int status) {
-		return Mono.fromRunnable(() -> this.transaction.unbindResourceIfPossible(RESOURCE));
+		return Mono.fromRunnable(() -> {
+			this.transaction.unbindResourceIfPossible(RESOURCE);
+			// Its locks end here; a listener has no thread-bound synchronization to
+			// follow a reactive transaction with.
+			this.record.acquisitions().forEach((acquisition) -> acquisition.released(false));
+		});
 	}
 
 }

@@ -33,6 +33,7 @@ import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.TransactionDefinition;
@@ -77,15 +78,16 @@ final class TransactionScopeFlow {
 			// Keys an enclosing invocation-scoped call of this subscriber holds are not
 			// asked for again: its session would make this one wait for itself.
 			LockKeys keys = InvocationScopeFlow.notHeld(context, request, requested, target);
-			return keys.keys().isEmpty() ? Mono.just(true) : acquireInTransaction(request, keys, throwIfBusy);
+			return keys.keys().isEmpty() ? Mono.just(true) : acquireInTransaction(context, request, keys, throwIfBusy);
 		});
 	}
 
-	private Mono<Boolean> acquireInTransaction(LockRequest request, LockKeys keys, boolean throwIfBusy) {
+	private Mono<Boolean> acquireInTransaction(ContextView context, LockRequest request, LockKeys keys,
+			boolean throwIfBusy) {
 		return TransactionSynchronizationManager.forCurrentTransaction()
 			.onErrorMap(NoTransactionException.class, (ex) -> LockFailures.noTransactionRefusal(request.namespace()))
 			.flatMap((transaction) -> {
-				Acquisition acquisition = this.support.starting(request, keys);
+				Acquisition acquisition = this.support.starting(request, keys, context);
 				BoundConnection bound;
 				try {
 					bound = transactionBound(transaction, request);
