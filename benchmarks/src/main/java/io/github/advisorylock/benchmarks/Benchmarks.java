@@ -244,7 +244,7 @@ public final class Benchmarks {
 		PairedShare.Blocks transactional = library.remove(ReactiveBenchmark.TRANSACTIONAL_FLOOR);
 		String share = share(library, "on loopback", R2DBC_BASELINE, REACTIVE_SHARE_GOAL) + fmt(
 				"%nOf the annotation's share, Spring's `@Transactional` on a `Mono` method accounts for %s "
-						+ "[95%% CI] (%s µs a call): the floor's statement in such a method, without the lock "
+						+ "(95%% CI), %s µs a call: the floor's statement in such a method, without the lock "
 						+ "annotation, ÷ the floor, also measured in pairs.%n",
 				Summary.of(transactional.ratios(), Summary.Spread.CI95).bracketed(3),
 				Summary.of(transactional.microsAdded(), Summary.Spread.CI95).bracketed(1));
