@@ -107,10 +107,27 @@ final class ReactiveBenchmark {
 		try (ConfigurableApplicationContext context = ReactiveBenchmarkApplication.start()) {
 			ReactiveAnnotatedCalls annotated = context.getBean(ReactiveAnnotatedCalls.class);
 			ReactiveHandWrittenCalls handWritten = context.getBean(ReactiveHandWrittenCalls.class);
+			warmUp(annotated, handWritten);
 			Map<String, double[]> perCall = perCall(annotated, handWritten);
 			Map<String, PairedShare.Blocks> share = share(annotated, handWritten);
 			Map<String, HandOffBenchmark.Percentiles> handOff = handOff(annotated, handWritten);
 			return new Result(perCall, share, handOff);
+		}
+	}
+
+	/**
+	 * Run the reactive calls in turn before any measurement. A reactive call goes through
+	 * far more methods than a JDBC one (Reactor's operators, the driver's and the
+	 * pool's), and the JIT compiles them only after thousands of calls, longer than the
+	 * warm-up of one variant in {@link Rounds}; the calls share most of those methods.
+	 */
+	private void warmUp(ReactiveAnnotatedCalls annotated, ReactiveHandWrittenCalls handWritten) {
+		long end = System.nanoTime() + this.settings.duration(4000).toNanos();
+		while (System.nanoTime() < end) {
+			block(handWritten.floor(random()));
+			block(annotated.floor(random()));
+			block(annotated.lockOne(random()));
+			block(handWritten.operations(random()));
 		}
 	}
 
