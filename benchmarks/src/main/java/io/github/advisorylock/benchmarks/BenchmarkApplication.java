@@ -23,6 +23,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.TestDatabase;
 
 import org.springframework.boot.Banner;
@@ -81,6 +82,10 @@ class BenchmarkApplication {
 		properties.put("spring.datasource.hikari.maximum-pool-size", poolSize);
 		properties.put("spring.datasource.hikari.minimum-idle", poolSize);
 		properties.put("spring.datasource.hikari.pool-name", "benchmark");
+		// Its R2DBC driver is on the class path for the reactive scenario, which has an
+		// application of its own: Spring Boot would define a ConnectionFactory here, and
+		// then no DataSource.
+		properties.put("spring.autoconfigure.exclude", BootAutoConfigurations.excludeR2dbc());
 		properties.put("spring.main.lazy-initialization", false);
 		properties.put("logging.level.root", "WARN");
 		return new SpringApplicationBuilder(BenchmarkApplication.class).web(WebApplicationType.NONE)

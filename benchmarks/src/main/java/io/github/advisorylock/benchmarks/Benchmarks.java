@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -55,6 +56,18 @@ public final class Benchmarks {
 	 */
 	static final double SHARE_GOAL = 1.03;
 
+	/**
+	 * What the library may add on R2DBC to the same statement written by hand inside
+	 * {@code TransactionalOperator}.
+	 */
+	static final double REACTIVE_SHARE_GOAL = 1.05;
+
+	/** What the JDBC share is measured against, for its tables and headline. */
+	private static final String JDBC_BASELINE = "hand-written with the same isolation and recovery checks and round trips";
+
+	/** What the R2DBC share is measured against, for its tables and headline. */
+	private static final String R2DBC_BASELINE = "the same statement hand-written inside `TransactionalOperator`";
+
 	private final Settings settings;
 
 	private final StringBuilder markdown = new StringBuilder();
@@ -73,11 +86,7 @@ public final class Benchmarks {
 		Path docs = Path.of((args.length > 0) ? args[0] : "docs");
 		Settings settings = Settings.fromSystemProperties();
 		long start = System.nanoTime();
-		// Read by TestDatabase when it starts the embedded server; a server given by URL
-		// keeps its own settings.
-		System.setProperty(TestDatabase.DURABLE_PROPERTY, Boolean.toString(settings.durable()));
-		System.setProperty(TestDatabase.MAX_CONNECTIONS_PROPERTY, Integer.toString(CrowdBenchmark.MAX_CONNECTIONS));
-		TestDatabase database = TestDatabase.get();
+		TestDatabase database = database(settings);
 		String description = (System.getenv("ADVISORY_LOCK_TEST_URL") != null
 				|| System.getProperty("advisory-lock.test.url") != null) ? "the server at " + database.url()
 						: "embedded (zonky binaries) on this machine";
@@ -87,6 +96,34 @@ public final class Benchmarks {
 		System.out.printf(Locale.ROOT, "%nBenchmarks took %ds.%n", (System.nanoTime() - start) / 1_000_000_000);
 		// The embedded server stops in a shutdown hook.
 		System.exit(0);
+	}
+
+	/**
+	 * Run the reactive scenario alone and print its section, writing nothing: for work on
+	 * it ({@link ReactiveBenchmark#main}).
+	 */
+	static void reactiveOnly() throws Exception {
+		Settings settings = Settings.fromSystemProperties();
+		TestDatabase database = database(settings);
+		try (ConfigurableApplicationContext context = BenchmarkApplication.start(database)) {
+			Benchmarks benchmarks = new Benchmarks(settings);
+			String section = benchmarks
+				.reactiveSection(new ReactiveBenchmark(settings, context.getBean(AnnotatedCalls.class),
+						context.getBean(HandWrittenCalls.class), database.dataSource())
+					.run());
+			benchmarks.headline.forEach((line) -> System.out.println("- " + line));
+			System.out.println();
+			System.out.println(section);
+		}
+		System.exit(0);
+	}
+
+	private static TestDatabase database(Settings settings) {
+		// Read by TestDatabase when it starts the embedded server; a server given by URL
+		// keeps its own settings.
+		System.setProperty(TestDatabase.DURABLE_PROPERTY, Boolean.toString(settings.durable()));
+		System.setProperty(TestDatabase.MAX_CONNECTIONS_PROPERTY, Integer.toString(CrowdBenchmark.MAX_CONNECTIONS));
+		return TestDatabase.get();
 	}
 
 	private void run(ConfigurableApplicationContext context, TestDatabase database, String description, Path docs)
@@ -107,6 +144,9 @@ public final class Benchmarks {
 			Map<String, double[]> perKeys = cost.perKeys();
 			Map<String, HandOffBenchmark.Percentiles> handOff = new HandOffBenchmark(this.settings, annotated,
 					handWritten, database.dataSource(), peers)
+				.run();
+			ReactiveBenchmark.Result reactive = new ReactiveBenchmark(this.settings, annotated, handWritten,
+					database.dataSource())
 				.run();
 
 			BenchmarkApplication.resizePool(context, CapacityBenchmark.T);
@@ -134,8 +174,9 @@ public final class Benchmarks {
 			String networkSection = networkSection(perCall, network);
 			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(),
 					handOff.get(HandOffBenchmark.ANNOTATION));
+			String reactiveSection = reactiveSection(reactive);
 			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
-					invocationSection, networkSection, crowdSection, chart(scaling, perKeys));
+					invocationSection, networkSection, crowdSection, reactiveSection, chart(scaling, perKeys));
 		}
 		finally {
 			peers.dropTables();
@@ -160,7 +201,7 @@ public final class Benchmarks {
 				Rounds.ratios(perCall.get(CostBenchmark.FULLY_CHECKED_FLOOR), perCall.get(CostBenchmark.CHECKED_FLOOR)),
 				Summary.Spread.IQR);
 		Summary article = Summary.of(Rounds.ratios(perCall.get(CostBenchmark.ARTICLE), floor), Summary.Spread.IQR);
-		String share = share(pairedShare, "on loopback");
+		String share = share(pairedShare, "on loopback", JDBC_BASELINE, SHARE_GOAL);
 		this.headline.add(String.format(Locale.ROOT,
 				"Against the bare floor: `@AdvisoryLocked` %s, "
 						+ "`AdvisoryLockOperations.lock` %s, the floor with the isolation check %s (the recovery check "
@@ -170,26 +211,56 @@ public final class Benchmarks {
 	}
 
 	/**
-	 * Tabulate the library's share, the annotation's and {@code AdvisoryLockOperations}'
-	 * cost over the hand-written lock with the same isolation and recovery checks and
-	 * round trips, measured in pairs, with 95% intervals over the blocks, and put it in
-	 * the headline.
+	 * Tabulate the library's share, the annotation's and the programmatic API's cost over
+	 * the hand-written lock with the same isolation and recovery checks and round trips,
+	 * measured in pairs, with 95% intervals over the blocks, and put it in the headline.
 	 * @param where where it was measured, for the headline
+	 * @param baseline what it was measured against, for the headline
+	 * @param goal the most it may be
 	 */
-	private String share(Map<String, PairedShare.Blocks> blocks, String where) {
+	private String share(Map<String, PairedShare.Blocks> blocks, String where, String baseline, double goal) {
 		Table share = new Table("the library's share, " + where,
 				"ratio to hand-written with the same check, median [95% CI]", "µs added, median [95% CI]",
-				"goal ≤ " + SHARE_GOAL);
+				"goal ≤ " + goal);
 		blocks.forEach((variant, measured) -> {
 			Summary ratio = Summary.of(measured.ratios(), Summary.Spread.CI95);
 			Summary added = Summary.of(measured.microsAdded(), Summary.Spread.CI95);
-			String verdict = verdict(ratio);
+			String verdict = verdict(ratio, goal);
 			share.row(variant, ratio.bracketed(3), added.bracketed(1), verdict);
-			this.headline.add(String.format(Locale.ROOT, "The library's share %s, %s ÷ hand-written with the same "
-					+ "isolation and recovery checks and round trips: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.",
-					where, variant, ratio.bracketed(3), added.bracketed(1), SHARE_GOAL, verdict));
+			this.headline.add(String.format(Locale.ROOT,
+					"The library's share %s, %s ÷ %s: **%s** (95%% CI), %s µs a call; goal ≤ %s: %s.", where, variant,
+					baseline, ratio.bracketed(3), added.bracketed(1), goal, verdict));
 		});
 		return share.markdown();
+	}
+
+	private String reactiveSection(ReactiveBenchmark.Result reactive) {
+		Map<String, double[]> perCall = reactive.perCall();
+		double[] floor = perCall.get(ReactiveBenchmark.FLOOR);
+		Table cost = new Table("transaction", "µs per transaction", "ratio to the R2DBC floor");
+		perCall.forEach((variant, micros) -> cost.row(variant, Summary.of(micros, Summary.Spread.IQR).format(0),
+				Summary.of(Rounds.ratios(micros, floor), Summary.Spread.IQR).format(2)));
+		Map<String, PairedShare.Blocks> library = new LinkedHashMap<>(reactive.share());
+		PairedShare.Blocks transactional = library.remove(ReactiveBenchmark.TRANSACTIONAL_FLOOR);
+		String share = share(library, "on loopback", R2DBC_BASELINE, REACTIVE_SHARE_GOAL) + fmt(
+				"%nOf the annotation's share, Spring's `@Transactional` on a `Mono` method accounts for %s "
+						+ "(95%% CI), %s µs a call: the floor's statement in such a method, without the lock "
+						+ "annotation, ÷ the floor, also measured in pairs.%n",
+				Summary.of(transactional.ratios(), Summary.Spread.CI95).bracketed(3),
+				Summary.of(transactional.microsAdded(), Summary.Spread.CI95).bracketed(1));
+		Table handOff = new Table("waiter", "p50, ms", "p99, ms");
+		reactive.handOff()
+			.forEach((waiter, percentiles) -> handOff.row(waiter,
+					Summary.of(percentiles.p50(), Summary.Spread.RANGE).format(),
+					Summary.of(percentiles.p99(), Summary.Spread.RANGE).format()));
+		this.headline.add(fmt(
+				"Hand-off to a waiting subscriber on R2DBC, p50: %s ms with `@AdvisoryLocked` on a "
+						+ "`Mono` method, beside %s ms with it on JDBC in the same rounds.",
+				Summary.of(reactive.handOff().get(ReactiveBenchmark.HAND_OFF_ANNOTATION).p50(), Summary.Spread.RANGE)
+					.format(),
+				Summary.of(reactive.handOff().get(ReactiveBenchmark.HAND_OFF_JDBC).p50(), Summary.Spread.RANGE)
+					.format()));
+		return cost.markdown() + "\n" + share + "\n" + handOff.markdown();
 	}
 
 	private String networkSection(Map<String, double[]> loopback, Map<String, NetworkBenchmark.Pass> passes) {
@@ -219,7 +290,8 @@ public final class Benchmarks {
 			}
 		}
 		this.headline.add("At a 0.5 ms round trip, through the relay: " + costs + ".");
-		String share = share(passes.get(NetworkBenchmark.ROUND_TRIP).share(), "at a 0.5 ms round trip");
+		String share = share(passes.get(NetworkBenchmark.ROUND_TRIP).share(), "at a 0.5 ms round trip", JDBC_BASELINE,
+				SHARE_GOAL);
 		return table.markdown() + "\n" + share + fmt("%nThe relay sent each chunk %.0f µs (median; p99 %.0f µs) after "
 				+ "it was due with no delay, and %.0f µs (p99 %.0f µs) after its due time with %d µs each way: a "
 				+ "round trip through it added %.0f µs rather than the %d asked, and the round trips above are "
@@ -272,14 +344,14 @@ public final class Benchmarks {
 	}
 
 	/**
-	 * Say whether a ratio meets the library's share goal: only when its whole 95%
-	 * interval lies on one side of it.
+	 * Say whether a ratio meets a share goal: only when its whole 95% interval lies on
+	 * one side of it.
 	 */
-	private static String verdict(Summary ratio) {
-		if (ratio.high() <= SHARE_GOAL) {
+	private static String verdict(Summary ratio, double goal) {
+		if (ratio.high() <= goal) {
 			return "met";
 		}
-		if (ratio.low() > SHARE_GOAL) {
+		if (ratio.low() > goal) {
 			return "NOT met";
 		}
 		return "undecided: the interval spans the goal";
@@ -448,9 +520,10 @@ public final class Benchmarks {
 	}
 
 	private void write(Path docs, Table environment, String cost, String keys, String handOff, String capacity,
-			String scaling, String invocation, String network, String crowd, String svg) throws IOException {
+			String scaling, String invocation, String network, String crowd, String reactive, String svg)
+			throws IOException {
 		String document = Report.render(this.settings, environment.markdown(), this.headline, cost, keys, handOff,
-				capacity, scaling, invocation, network, crowd);
+				capacity, scaling, invocation, network, crowd, reactive);
 		System.out.println();
 		System.out.println(document);
 		Files.createDirectories(docs);

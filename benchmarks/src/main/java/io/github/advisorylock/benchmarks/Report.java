@@ -28,7 +28,8 @@ final class Report {
 	}
 
 	static String render(Settings settings, String environment, List<String> headline, String cost, String keys,
-			String handOff, String capacity, String scaling, String invocation, String network, String crowd) {
+			String handOff, String capacity, String scaling, String invocation, String network, String crowd,
+			String reactive) {
 		StringBuilder text = new StringBuilder();
 		text.append(
 				"""
@@ -243,11 +244,35 @@ final class Report {
 						  key its own suspended transaction holds (0.9 µs: a transaction resource and a synchronization), and
 						  the template's own work around the statement (0.7 µs). The record is the price of that refusal; at
 						  a 0.5 ms round trip all of it is about 1%%.
-						"""
+
+						## 11. Reactive transactions (R2DBC)
+
+						The same locks in a reactive transaction ([reactive.md](reactive.md)), in an application of its own
+						with both stacks: an R2DBC pool (r2dbc-pool over r2dbc-postgresql) and its `R2dbcTransactionManager`,
+						and a JDBC `DataSource` beside it, as reactive.md describes for the annotation. The benchmark's thread subscribes
+						and waits for each call's end. The floor runs the hand-written statement of scenarios 1–3 with the
+						isolation and recovery checks (`SELECT pg_advisory_xact_lock($1) WHERE … AND NOT
+						pg_is_in_recovery()`) on the transaction's connection, inside `TransactionalOperator`, and reads
+						its result; then the transaction commits, with no other work, as in scenarios 1–3. The annotation is
+						on a `Mono` method under `@Transactional("connectionFactoryTransactionManager")`; the library runs its
+						statement for free locks, one round trip, as on JDBC. Every R2DBC transaction here takes three round
+						trips, `BEGIN`, the lock and `COMMIT`: the driver sends `BEGIN` on its own, where pgjdbc sends it
+						with the first statement, so a JDBC transaction takes two. The JDBC rows are the main application's
+						calls, measured in the same rounds (%d).
+
+						The share is measured in pairs against the R2DBC floor, as on JDBC (%d pairs a block); its goal is
+						at most %s. The hand-off is scenario 4's, with a subscriber as the waiter: it subscribes, waits inside
+						PostgreSQL (its `pg_locks` row shows it), and the figure runs from just before the holder's commit to
+						the start of the waiter's locked body, on the driver's event loop; the JDBC waiter is measured in the
+						same rounds (%s a round).
+
+						%s"""
 					.formatted(environment, Benchmarks.SHARE_GOAL, cost, keys, samples(settings), handOff, capacity,
 							scaling, Benchmarks.CHART, TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds() + " s", invocation,
 							NetworkBenchmark.ONE_WAY_MICROS, settings.rounds(11), network,
-							CrowdBenchmark.MAX_CONNECTIONS, crowd));
+							CrowdBenchmark.MAX_CONNECTIONS, crowd, settings.rounds(11), ReactiveBenchmark.PAIRS,
+							Benchmarks.REACTIVE_SHARE_GOAL, settings.count(HandOffBenchmark.ADVISORY_SAMPLES),
+							reactive));
 		return text.toString();
 	}
 
