@@ -283,9 +283,27 @@ public final class HeldLocks {
 	public static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, Object resource,
 			@Nullable Object connection) {
 		Deque<TransactionLockRecord> records = suspended.get();
-		if (records == null) {
-			return;
+		if (records != null) {
+			checkNotSuspended(records, namespace, mode, keys, resource, connection);
 		}
+	}
+
+	/**
+	 * Refuse a call for a key that one of the given suspended transactions holds in a
+	 * conflicting mode:
+	 * {@link #checkNotSuspended(String, LockMode, LockKeys, Object, Object)} for a driver
+	 * that keeps them elsewhere than in the thread (the reactive one keeps them with the
+	 * subscriber's transaction).
+	 * @param records the suspended transactions' records
+	 * @param namespace the namespace, for the message
+	 * @param mode the mode asked for
+	 * @param keys the keys asked for
+	 * @param resource the resource the call locks on
+	 * @param connection the connection the call locks on
+	 * @throws LockTransactionException naming the key and why it can never be had
+	 */
+	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String namespace, LockMode mode,
+			LockKeys keys, Object resource, @Nullable Object connection) {
 		for (TransactionLockRecord transaction : records) {
 			for (int i = 0; i < keys.keys().size(); i++) {
 				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);

@@ -37,6 +37,7 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -190,8 +191,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param maxKeys the limit, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
-		this.maxKeys = maxKeys;
+		this.maxKeys = LockSettings.maxKeys(maxKeys);
 	}
 
 	/**
@@ -253,9 +253,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * heartbeats outlasts a round trip and a short pause, and at most an hour
 	 */
 	public void setHeartbeat(Duration heartbeat) {
-		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
-				() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
-		this.invocationLocks.setHeartbeat(heartbeat);
+		this.invocationLocks.setHeartbeat(LockSettings.heartbeat(heartbeat));
 	}
 
 	/**
@@ -265,9 +263,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
-		Assert.isTrue(maxInvocationConnections > 0,
-				() -> "advisory-lock.invocation.max-connections must be positive, was " + maxInvocationConnections);
-		this.invocationLocks.setMaxConnections(maxInvocationConnections);
+		this.invocationLocks.setMaxConnections(LockSettings.maxConnections(maxInvocationConnections));
 	}
 
 	/**

@@ -27,6 +27,7 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
@@ -135,7 +136,7 @@ final class InvocationScopeFlow {
 						return Flux.error(refusal);
 					}
 					return Flux
-						.usingWhen(Mono.from(this.factories.driver(factory).create()),
+						.usingWhen(connect(factory, request, keys, acquisition),
 								(connection) -> run(connection, factory, request, needed, acquisition, enclosing,
 										callback),
 								InvocationScopeFlow::close, (connection, ex) -> close(connection),
@@ -143,6 +144,18 @@ final class InvocationScopeFlow {
 						.doFinally((signal) -> this.permits.release());
 				});
 		});
+	}
+
+	/**
+	 * Open the lock session's own connection; a failure ends the acquisition, in Spring's
+	 * vocabulary.
+	 */
+	private Mono<Connection> connect(ConnectionFactory factory, LockRequest request, LockKeys keys,
+			Acquisition acquisition) {
+		return Mono.<Connection>from(this.factories.driver(factory).create())
+			.onErrorMap((ex) -> R2dbcExceptions.translate(
+					"Open the connection of invocation-scoped advisory lock '" + request.namespace() + "'", null, ex))
+			.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex));
 	}
 
 	/**
@@ -233,6 +246,12 @@ final class InvocationScopeFlow {
 			.doOnError((ex) -> {
 				if (told.compareAndSet(false, true)) {
 					acquisition.finished(Outcome.ERROR, ex);
+				}
+			})
+			.doOnCancel(() -> {
+				if (told.compareAndSet(false, true)) {
+					acquisition.finished(Outcome.ERROR, new LockTransactionException(
+							"Advisory lock '" + request.namespace() + "' was cancelled by its subscriber"));
 				}
 			})
 			.flatMap((attempted) -> {

@@ -29,6 +29,7 @@ import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSettings;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -144,8 +145,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param maxKeys the bound, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
-		this.maxKeys = maxKeys;
+		this.maxKeys = LockSettings.maxKeys(maxKeys);
 	}
 
 	/**
@@ -173,9 +173,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param heartbeat the heartbeat, between 100ms and 1h
 	 */
 	public void setHeartbeat(Duration heartbeat) {
-		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
-				() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
-		this.invocationLocks.setHeartbeat(heartbeat);
+		this.invocationLocks.setHeartbeat(LockSettings.heartbeat(heartbeat));
 	}
 
 	/**
@@ -183,9 +181,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
-		Assert.isTrue(maxInvocationConnections > 0,
-				() -> "advisory-lock.invocation.max-connections must be positive, was " + maxInvocationConnections);
-		this.invocationLocks.setMaxConnections(maxInvocationConnections);
+		this.invocationLocks.setMaxConnections(LockSettings.maxConnections(maxInvocationConnections));
 	}
 
 	/**

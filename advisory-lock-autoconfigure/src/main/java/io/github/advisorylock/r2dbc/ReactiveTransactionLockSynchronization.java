@@ -16,10 +16,16 @@
 
 package io.github.advisorylock.r2dbc;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.TransactionLockRecord;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
@@ -42,6 +48,9 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
 final class ReactiveTransactionLockSynchronization implements TransactionSynchronization {
 
 	private static final Object RESOURCE = new Object();
+
+	/** The records of the transactions suspended around the current one. */
+	private static final Object SUSPENDED = new Object();
 
 	private final TransactionSynchronizationManager transaction;
 
@@ -89,14 +98,53 @@ final class ReactiveTransactionLockSynchronization implements TransactionSynchro
 		return locks != null && locks.record.holds(key, factory);
 	}
 
+	/**
+	 * Refuse a call for a key that a transaction suspended around the current one holds
+	 * in a conflicting mode ({@code REQUIRES_NEW}): it resumes only after the call, so
+	 * the call would wait for itself until its timeout.
+	 * @param transaction the synchronization of the current reactive transaction
+	 * @param request the call
+	 * @param keys its keys
+	 * @param factory the connection factory it locks on
+	 * @param connection the connection it locks on
+	 */
+	static void checkNotSuspended(TransactionSynchronizationManager transaction, LockRequest request, LockKeys keys,
+			ConnectionFactory factory, Connection connection) {
+		if (transaction.getResource(SUSPENDED) instanceof Deque<?> suspended && !suspended.isEmpty()) {
+			List<TransactionLockRecord> records = new ArrayList<>();
+			suspended.forEach((each) -> records.add(((ReactiveTransactionLockSynchronization) each).record));
+			HeldLocks.checkNotSuspended(records, request.namespace(), request.mode(), keys, factory, connection);
+		}
+	}
+
 	@Override
 	public Mono<Void> suspend() {
-		return Mono.fromRunnable(() -> this.transaction.unbindResource(RESOURCE));
+		// Spring suspends a reactive transaction within the same synchronization manager,
+		// whose other resources outlive the suspension: the stack of suspended records
+		// is one of them.
+		return Mono.fromRunnable(() -> {
+			this.transaction.unbindResource(RESOURCE);
+			suspended(this.transaction).push(this);
+		});
 	}
 
 	@Override
 	public Mono<Void> resume() {
-		return Mono.fromRunnable(() -> this.transaction.bindResource(RESOURCE, this));
+		return Mono.fromRunnable(() -> {
+			suspended(this.transaction).remove(this);
+			this.transaction.bindResource(RESOURCE, this);
+		});
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Deque<ReactiveTransactionLockSynchronization> suspended(
+			TransactionSynchronizationManager transaction) {
+		Object suspended = transaction.getResource(SUSPENDED);
+		if (suspended == null) {
+			suspended = new ArrayDeque<ReactiveTransactionLockSynchronization>();
+			transaction.bindResource(SUSPENDED, suspended);
+		}
+		return (Deque<ReactiveTransactionLockSynchronization>) suspended;
 	}
 
 	@Override

@@ -91,6 +91,8 @@ final class TransactionScopeFlow {
 				BoundConnection bound;
 				try {
 					bound = transactionBound(transaction, request);
+					ReactiveTransactionLockSynchronization.checkNotSuspended(transaction, request, keys,
+							bound.factory(), bound.connection());
 				}
 				catch (RuntimeException ex) {
 					acquisition.finished(Outcome.ERROR, ex);

@@ -91,6 +91,8 @@ abstract class AbstractReactiveLockContractTests {
 	/** A namespace of its own for each test, so no two tests share a key. */
 	private final String namespace = "reactive-contract-" + UUID.randomUUID();
 
+	private R2dbcTransactionManager transactionManager;
+
 	private TransactionalOperator transaction;
 
 	private DatabaseClient database;
@@ -107,7 +109,8 @@ abstract class AbstractReactiveLockContractTests {
 	@BeforeEach
 	void wire() {
 		ConnectionFactory connectionFactory = connectionFactory();
-		this.transaction = TransactionalOperator.create(new R2dbcTransactionManager(connectionFactory));
+		this.transactionManager = new R2dbcTransactionManager(connectionFactory);
+		this.transaction = TransactionalOperator.create(this.transactionManager);
 		this.database = DatabaseClient.create(connectionFactory);
 		this.locks = new R2dbcAdvisoryLockTemplate(connectionFactory);
 	}
@@ -257,6 +260,22 @@ abstract class AbstractReactiveLockContractTests {
 		assertThatExceptionOfType(LockTransactionException.class)
 			.isThrownBy(() -> this.locks.lock(this.namespace, 1).as(transaction::transactional).block(HANG))
 			.withMessageContaining("needs isolation READ COMMITTED, but the transaction runs repeatable read");
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void aNewTransactionAskingForAKeyItsSuspendedOuterOneHoldsIsRefusedAtOnce() {
+		TransactionalOperator requiresNew = TransactionalOperator.create(this.transactionManager,
+				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW));
+		// A timeout longer than the harness waits: only the refusal ends the call in
+		// time.
+		LockRequest inner = LockRequest.of(this.namespace, 1).withTimeout(HANG.multipliedBy(4));
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.locks.lock(this.namespace, 1)
+				.then(this.locks.lock(inner).as(requiresNew::transactional))
+				.as(this.transaction::transactional)
+				.block(HANG))
+			.withMessageContaining("is held EXCLUSIVE by a transaction of this same thread that is suspended");
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
 	}
 

@@ -108,6 +108,24 @@ class ReactiveAdvisoryLockedTests {
 	}
 
 	@Test
+	void theRaceWithoutTheLockBreaksTheRuleAndTheLockedMethodKeepsIt() {
+		// The reactive sibling of the sample's race demo: eight subscribers for one new
+		// user, each working 50 ms between its check and its insert.
+		List<Boolean> unlocked = Flux.range(0, 8)
+			.flatMap((i) -> this.requests.requestUnlocked(this.user), 8)
+			.collectList()
+			.block(HANG);
+		assertThat(unlocked).filteredOn(Boolean::booleanValue).hasSizeGreaterThan(1);
+		long other = this.user + 1;
+		List<Boolean> locked = Flux.range(0, 8)
+			.flatMap((i) -> this.requests.requestSlowly(other), 8)
+			.collectList()
+			.block(HANG);
+		assertThat(locked).containsOnlyOnce(true);
+		assertThat(this.requests.count(other).block(HANG)).isEqualTo(1);
+	}
+
+	@Test
 	void theMethodIsCalledOnlyOnceTheLockIsHeld() throws Exception {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
 				AdvisoryLockKeys.of("reactive_setup_request", this.user))) {
@@ -158,11 +176,8 @@ class ReactiveAdvisoryLockedTests {
 	@Test
 	void anInvocationScopedFluxHoldsItsLockOnASessionOfItsOwnWhileItRuns() {
 		long key = AdvisoryLockKeys.of("reactive_job", this.user);
-		List<Integer> holders = this.requests.job(this.user)
-			.flatMap((tick) -> Mono.fromCallable(() -> this.pgLocks.on(key).size())
-				.subscribeOn(Schedulers.boundedElastic()))
-			.collectList()
-			.block(HANG);
+		// Read inside the method's publisher: the lock ends when it completes.
+		List<Integer> holders = this.requests.job(this.user).collectList().block(HANG);
 		assertThat(holders).containsExactly(1, 1, 1);
 		assertThat(this.pgLocks.on(key)).isEmpty();
 	}
@@ -200,6 +215,26 @@ class ReactiveAdvisoryLockedTests {
 		}
 
 		@Transactional(R2DBC_TRANSACTIONS)
+		public Mono<Boolean> requestUnlocked(long userId) {
+			return checkThenInsert(userId, Duration.ofMillis(50));
+		}
+
+		@Transactional(R2DBC_TRANSACTIONS)
+		@AdvisoryLocked(namespace = "reactive_setup_request", key = "#userId")
+		public Mono<Boolean> requestSlowly(long userId) {
+			return checkThenInsert(userId, Duration.ofMillis(50));
+		}
+
+		private Mono<Boolean> checkThenInsert(long userId, Duration work) {
+			return count(userId).delayElement(work)
+				.flatMap((pending) -> (pending > 0) ? Mono.just(false)
+						: this.database.sql("INSERT INTO reactive_setup_request VALUES ($1)")
+							.bind(0, userId)
+							.then()
+							.thenReturn(true));
+		}
+
+		@Transactional(R2DBC_TRANSACTIONS)
 		@AdvisoryLocked(namespace = "reactive_setup_request", key = "#userId", waitMode = WaitMode.SKIP)
 		public Flux<Boolean> requestIfFree(long userId) {
 			return request(userId).flux();
@@ -213,7 +248,11 @@ class ReactiveAdvisoryLockedTests {
 
 		@AdvisoryLocked(namespace = "reactive_job", key = "#userId", scope = LockScope.INVOCATION)
 		public Flux<Integer> job(long userId) {
-			return Flux.range(1, 3);
+			PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+			return Flux.range(1, 3)
+				.concatMap((tick) -> Mono
+					.fromCallable(() -> pgLocks.on(AdvisoryLockKeys.of("reactive_job", userId)).size())
+					.subscribeOn(Schedulers.boundedElastic()));
 		}
 
 		@AdvisoryLocked(namespace = "reactive_setup_request", key = "#userId")
