@@ -16,8 +16,9 @@
 
 /**
  * The public API: {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, its
- * modes and exceptions, the key derivation, and the programmatic
- * {@link io.github.advisorylock.AdvisoryLockOperations}.
+ * modes and exceptions, the key derivation, the programmatic
+ * {@link io.github.advisorylock.AdvisoryLockOperations} and, on the reactive stack,
+ * {@link io.github.advisorylock.ReactiveAdvisoryLockOperations}.
  */
 @NullMarked
 package io.github.advisorylock;

@@ -15,11 +15,13 @@
  */
 
 /**
- * The driver-neutral half of the lock flow, shared by the driver adapters (today
- * {@code jdbc}): the keys of a call, the failure messages, the fan-out to the
- * {@link io.github.advisorylock.LockAcquisitionListener listeners} and the registry of
- * the locks the current thread holds. Depends on the root package only, and names no JDBC
- * type. Internal: not API, and may change in any release.
+ * The driver-neutral half of the lock flow, shared by the driver adapters ({@code jdbc}
+ * and {@code r2dbc}): the keys of a call, the text of the lock and {@code pg_locks}
+ * statements, the wait decision, the failure messages, the fan-out to the
+ * {@link io.github.advisorylock.LockAcquisitionListener listeners}, what makes a lock
+ * session lost, and the registry of the locks a caller holds. Depends on the root package
+ * only, and names no JDBC, R2DBC or Reactor type. Internal: not API, and may change in
+ * any release.
  */
 @NullMarked
 package io.github.advisorylock.core;
