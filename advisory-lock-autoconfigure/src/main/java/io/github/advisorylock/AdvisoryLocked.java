@@ -153,7 +153,9 @@ public @interface AdvisoryLocked {
 	 * transaction of one manager inside another's), which otherwise fails with
 	 * {@link LockTransactionException} naming them, or to hold an invocation-scoped lock
 	 * on another than the default. A name that is no {@code DataSource} bean fails the
-	 * call, naming the known ones.
+	 * call, naming the known ones. On a method returning {@code Mono} or {@code Flux} (or
+	 * a Kotlin {@code suspend} function or {@code Flow}), it names an R2DBC
+	 * {@code ConnectionFactory} bean instead.
 	 * @return the bean name, or empty for the one of the current transaction
 	 */
 	String dataSource() default "";

@@ -52,10 +52,12 @@ import org.springframework.util.Assert;
  * {@link WaitMode#SKIP}, which never wait
  * @param scope whether the locks last as long as the current transaction (the default) or
  * as the {@link AdvisoryLockOperations#execute execute} call
- * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null}
- * to take the one the current transaction is bound to (for {@link LockScope#INVOCATION}:
- * the default one); needed only where transactions of several {@code DataSource}s are
- * bound at once, or to hold an invocation-scoped lock on another than the default
+ * @param dataSource the bean name of the {@code DataSource} to lock on (for
+ * {@link ReactiveAdvisoryLockOperations}, of the R2DBC {@code ConnectionFactory}), or
+ * {@code null} to take the one the current transaction is bound to (for
+ * {@link LockScope#INVOCATION}: the default one); needed only where transactions of
+ * several {@code DataSource}s are bound at once, or to hold an invocation-scoped lock on
+ * another than the default
  * @author advisory-lock authors
  * @since 0.1.0
  */
