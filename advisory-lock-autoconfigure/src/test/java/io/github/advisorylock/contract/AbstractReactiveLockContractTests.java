@@ -40,6 +40,7 @@ import io.github.advisorylock.test.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcException;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.Disposable;
@@ -75,6 +76,7 @@ import static org.assertj.core.groups.Tuple.tuple;
  * {@code pg_locks} inside a pipeline run on Reactor's bounded elastic scheduler, never on
  * the driver's event loop.
  */
+@Tag("reactive")
 @ExtendWith(NoAdvisoryLocksLeft.class)
 abstract class AbstractReactiveLockContractTests {
 
