@@ -16,7 +16,10 @@
 
 package io.github.advisorylock.contract;
 
+import java.lang.reflect.Method;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -113,6 +116,38 @@ class BlockHoundTests {
 		Mono<Integer> querying = Mono.fromCallable(() -> this.pgLocks.on(AdvisoryLockKeys.of(this.namespace, 1)).size())
 			.subscribeOn(Schedulers.boundedElastic());
 		StepVerifier.create(lockedWork(querying)).expectNext(1).expectComplete().verify(HANG);
+	}
+
+	@Test
+	void theDriversScramNonceIsTheOneCallAllowedAndSecureRandomElsewhereIsNot() throws Exception {
+		Method nonce = scramNonce();
+		Mono<String> drawn = Mono.fromCallable(() -> (String) nonce.invoke(null, 4096, new SecureRandom()))
+			.subscribeOn(Schedulers.parallel());
+		StepVerifier.create(drawn).expectNextMatches((value) -> !value.isEmpty()).expectComplete().verify(HANG);
+		Mono<byte[]> elsewhere = Mono.fromCallable(() -> {
+			byte[] bytes = new byte[4096];
+			new SecureRandom().nextBytes(bytes);
+			return bytes;
+		}).subscribeOn(Schedulers.parallel());
+		StepVerifier.create(elsewhere)
+			.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(BlockingOperationError.class))
+			.verify(HANG);
+	}
+
+	/**
+	 * Return the SCRAM nonce of the driver's line: SCRAM 3 on Spring Boot 4, 2 on 3.5.
+	 */
+	private static Method scramNonce() throws ReflectiveOperationException {
+		for (String name : List.of("com.ongres.scram.common.ScramFunctions",
+				"com.ongres.scram.common.util.CryptoUtil")) {
+			try {
+				return Class.forName(name).getMethod("nonce", int.class, SecureRandom.class);
+			}
+			catch (ClassNotFoundException | NoSuchMethodException ex) {
+				// Not this line's.
+			}
+		}
+		throw new ClassNotFoundException("No SCRAM nonce method: update DriverBlockHoundIntegration to the driver's");
 	}
 
 }

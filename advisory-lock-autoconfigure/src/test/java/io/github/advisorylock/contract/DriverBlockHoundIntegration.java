@@ -32,8 +32,10 @@ public class DriverBlockHoundIntegration implements BlockHoundIntegration {
 		// r2dbc-postgresql's SCRAM login (through PgBouncer here) draws its nonce from
 		// SecureRandom on the event loop, which refills from /dev/urandom now and then:
 		// pgjdbc/r2dbc-postgresql#623. /dev/urandom does not block once the kernel is
-		// seeded.
+		// seeded. The nonce's method in SCRAM 2 (the Spring Boot 3.5 line) and 3 (Boot
+		// 4).
 		builder.allowBlockingCallsInside("com.ongres.scram.common.util.CryptoUtil", "nonce");
+		builder.allowBlockingCallsInside("com.ongres.scram.common.ScramFunctions", "nonce");
 	}
 
 }
