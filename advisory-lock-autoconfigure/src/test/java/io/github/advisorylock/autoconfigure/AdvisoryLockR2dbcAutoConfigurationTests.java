@@ -34,6 +34,7 @@ import io.github.advisorylock.test.R2dbcConnectionFactories;
 import io.github.advisorylock.test.TestDatabase;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
@@ -55,6 +56,7 @@ import static org.assertj.core.groups.Tuple.tuple;
  * reactive operations and the annotation on its {@code Mono} and {@code Flux} methods,
  * and a blocking annotated method there fails at startup naming what JDBC it lacks.
  */
+@Tag("reactive")
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockR2dbcAutoConfigurationTests {
 

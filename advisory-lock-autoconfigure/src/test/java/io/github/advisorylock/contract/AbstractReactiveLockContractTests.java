@@ -42,6 +42,7 @@ import io.github.advisorylock.test.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcException;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.Disposable;
@@ -80,6 +81,7 @@ import static org.awaitility.Awaitility.await;
  * {@code pg_locks} inside a pipeline run on Reactor's bounded elastic scheduler, never on
  * the driver's event loop.
  */
+@Tag("reactive")
 @ExtendWith(NoAdvisoryLocksLeft.class)
 abstract class AbstractReactiveLockContractTests {
 

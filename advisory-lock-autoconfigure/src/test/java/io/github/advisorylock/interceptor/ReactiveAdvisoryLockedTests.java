@@ -39,6 +39,7 @@ import io.github.advisorylock.test.R2dbcConnectionFactories;
 import io.github.advisorylock.test.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
@@ -67,6 +68,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * publisher is subscribed, and a blocking method of the same bean still locks through
  * JDBC.
  */
+@Tag("reactive")
 @SpringBootTest(classes = ReactiveAdvisoryLockedTests.Config.class)
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class ReactiveAdvisoryLockedTests {
