@@ -29,6 +29,7 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.r2dbc.pool.ConnectionPool;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,7 @@ import org.springframework.transaction.reactive.TransactionalOperator;
  * Reactor context), and a transaction-scoped lock's held observation ends with its
  * reactive transaction.
  */
+@Tag("reactive")
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class ReactiveObservationTests {
 
