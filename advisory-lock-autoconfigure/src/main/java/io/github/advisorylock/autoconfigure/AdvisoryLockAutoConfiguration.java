@@ -73,11 +73,17 @@ import org.springframework.core.env.Environment;
 		"org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
 		"org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
 		"org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+		"org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration",
 		// Spring Boot 4
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
 		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
-		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration" })
+		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+		// Spring Boot 4's R2dbcTransactionManagerAutoConfiguration is ordered only before
+		// TransactionAutoConfiguration, so ordering this one after the latter would pull
+		// it ahead of the ConnectionFactory it needs in an application without JDBC,
+		// and @Transactional would be ignored there: keep R2DBC's own first.
+		"org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration" })
 @Conditional(OnLockPrerequisitesCondition.class)
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
 @Import(DirectConnectionsConfiguration.class)

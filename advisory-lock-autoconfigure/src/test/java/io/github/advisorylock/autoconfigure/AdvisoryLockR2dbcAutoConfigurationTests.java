@@ -44,6 +44,7 @@ import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.transaction.ReactiveTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -73,6 +74,20 @@ class AdvisoryLockR2dbcAutoConfigurationTests {
 		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(R2dbcAdvisoryLockTemplate.class)
 			.hasSingleBean(AdvisoryLockBeanPostProcessor.class)
 			.doesNotHaveBean(AdvisoryLockOperations.class));
+	}
+
+	@Test
+	void theReactiveTransactionManagerStillComesAfterTheConnectionFactoryWithTheTransactionAutoConfiguration() {
+		// Spring Boot 4's R2dbcTransactionManagerAutoConfiguration is ordered only before
+		// TransactionAutoConfiguration: ordering ours after the latter must not pull it
+		// ahead of the ConnectionFactory, or @Transactional is silently ignored.
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.r2dbc(),
+					BootAutoConfigurations.r2dbcTransactionManager(), BootAutoConfigurations.transaction(),
+					AdvisoryLockAutoConfiguration.class, AdvisoryLockR2dbcAutoConfiguration.class,
+					AdvisoryLockPrerequisitesAutoConfiguration.class))
+			.withPropertyValues(R2dbcConnectionFactories.springR2dbcPropertyValues())
+			.run((context) -> assertThat(context).hasSingleBean(ReactiveTransactionManager.class));
 	}
 
 	@Test
