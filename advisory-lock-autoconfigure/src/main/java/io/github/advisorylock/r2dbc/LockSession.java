@@ -17,6 +17,8 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
@@ -26,6 +28,10 @@ import io.r2dbc.spi.Connection;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * A lock session over R2DBC: the locks of one invocation-scoped call, held by the
@@ -36,6 +42,14 @@ import reactor.core.publisher.Flux;
  * @author advisory-lock authors
  */
 final class LockSession extends HeldSession {
+
+	/**
+	 * Where the heartbeats tick: an executor that does not remove a cancelled task from
+	 * its queue, so that stopping a heartbeat, which happens on the driver's event loop
+	 * when the work ends, never waits for the queue's lock (a cancelled tick is dropped
+	 * when it comes due). Daemon threads, one at most, which end when idle.
+	 */
+	private static final Scheduler HEARTBEATS = heartbeats();
 
 	private final Connection connection;
 
@@ -69,7 +83,7 @@ final class LockSession extends HeldSession {
 	 * @param period the heartbeat
 	 */
 	void startHeartbeat(Duration period) {
-		this.heartbeat = Flux.interval(period, period)
+		this.heartbeat = Flux.interval(period, period, HEARTBEATS)
 			// A tick while the previous heartbeat is still out is dropped, not queued.
 			.onBackpressureDrop()
 			.concatMap((tick) -> {
@@ -88,6 +102,16 @@ final class LockSession extends HeldSession {
 	void release() {
 		stopHeartbeat();
 		markReleased();
+	}
+
+	private static Scheduler heartbeats() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-r2dbc-heartbeat-");
+		threads.setDaemon(true);
+		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, threads);
+		executor.setRemoveOnCancelPolicy(false);
+		executor.setKeepAliveTime(1, TimeUnit.MINUTES);
+		executor.allowCoreThreadTimeOut(true);
+		return Schedulers.fromExecutorService(executor, "advisory-lock-r2dbc-heartbeat");
 	}
 
 	@Override
