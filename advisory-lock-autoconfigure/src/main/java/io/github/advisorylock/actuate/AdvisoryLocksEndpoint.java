@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
-import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -152,27 +151,7 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector inspector) {
-		return describe(inspector.locks());
-	}
-
-	private AdvisoryLocksDescriptor describe(AdvisoryLockInspector.Snapshot snapshot) {
-		List<LockActivity> locks = snapshot.locks();
-		Map<String, AdvisoryLockInspector.Snapshot> targets = snapshot.targets();
-		if (targets != null) {
-			Map<String, AdvisoryLocksDescriptor> described = new LinkedHashMap<>();
-			targets.forEach((key, target) -> described.put(key, describe(target)));
-			return new AdvisoryLocksDescriptor(null, snapshot.truncated(), Collections.unmodifiableMap(described),
-					null);
-		}
-		return new AdvisoryLocksDescriptor((locks != null) ? locks.stream().map(this::describe).toList() : null,
-				snapshot.truncated(), null, snapshot.error());
-	}
-
-	private AdvisoryLockDescriptor describe(LockActivity lock) {
-		String label = (lock.key() != null && this.labels != null) ? this.labels.labelOf(lock.key()) : null;
-		return new AdvisoryLockDescriptor(lock.pid(), lock.key(), lock.keyPair(), label, lock.mode(), lock.granted(),
-				lock.waitStart(), lock.transactionAge(), lock.state(), lock.applicationName(), lock.waitEventType(),
-				lock.waitEvent(), lock.query());
+		return LockDescriptions.describe(inspector.locks(), this.labels);
 	}
 
 	/**

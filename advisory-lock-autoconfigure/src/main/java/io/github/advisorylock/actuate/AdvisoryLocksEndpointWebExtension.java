@@ -95,13 +95,22 @@ public class AdvisoryLocksEndpointWebExtension {
 					: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		catch (TransientDataAccessException ex) {
-			// Expected when polled often, and not the application's fault: no stack
-			// trace, no ERROR.
-			Map<String, Object> body = new LinkedHashMap<>();
-			body.put("message", ex.getMessage());
-			body.put("retryAfterSeconds", Math.max(1, (this.retryAfter.toMillis() + 999) / 1000));
-			return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+			return unavailable(ex, this.retryAfter);
 		}
+	}
+
+	/**
+	 * Answer a read that could not run in time: expected when polled often, and not the
+	 * application's fault, so with no stack trace and no ERROR.
+	 * @param ex why the read could not run
+	 * @param retryAfter how long the client should wait
+	 * @return {@code 503}, with the reason and {@code retryAfterSeconds}
+	 */
+	static WebEndpointResponse<Object> unavailable(TransientDataAccessException ex, Duration retryAfter) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("message", ex.getMessage());
+		body.put("retryAfterSeconds", Math.max(1, (retryAfter.toMillis() + 999) / 1000));
+		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 	}
 
 }

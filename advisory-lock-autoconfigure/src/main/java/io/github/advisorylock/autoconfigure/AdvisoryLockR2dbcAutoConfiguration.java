@@ -72,14 +72,8 @@ public final class AdvisoryLockR2dbcAutoConfiguration {
 	R2dbcAdvisoryLockTemplate reactiveAdvisoryLockOperations(Map<String, ConnectionFactory> connectionFactories,
 			ObjectProvider<ConnectionFactory> connectionFactory, ObjectProvider<LockKeyStrategy> keyStrategy,
 			AdvisoryLockProperties properties, ObjectProvider<LockAcquisitionListener> listeners) {
-		ConnectionFactory unique = connectionFactory.getIfUnique();
-		String defaultName = connectionFactories.entrySet()
-			.stream()
-			.filter((entry) -> entry.getValue() == unique)
-			.map(Map.Entry::getKey)
-			.findFirst()
-			.orElse(null);
-		R2dbcAdvisoryLockTemplate template = new R2dbcAdvisoryLockTemplate(connectionFactories, defaultName);
+		R2dbcAdvisoryLockTemplate template = new R2dbcAdvisoryLockTemplate(connectionFactories,
+				DataSourceBeans.defaultName(connectionFactories, connectionFactory));
 		template.setKeyStrategy(keyStrategy.getIfAvailable(LockKeyStrategy::standard));
 		template.setDefaultTimeout(properties.getDefaultTimeout());
 		template.setMaxKeys(properties.getMaxKeys());

@@ -38,19 +38,22 @@ final class DataSourceBeans {
 	}
 
 	/**
-	 * Return the name of the default data source: the primary one, or the only one.
-	 * @param dataSources the data sources by bean name, as Spring injects a {@code Map}
-	 * @param dataSource the provider of the data source, which knows which one is primary
+	 * Return the name of the default bean of a type: the primary one, or the only one.
+	 * Used for the {@code DataSource} beans and, the same way, for R2DBC's
+	 * {@code ConnectionFactory} beans.
+	 * @param <T> the type of the beans
+	 * @param beans the beans by bean name, as Spring injects a {@code Map}
+	 * @param provider the provider of the bean, which knows which one is primary
 	 * @return the bean name, or {@code null} when there are several and none is primary
 	 */
-	static @Nullable String defaultName(Map<String, DataSource> dataSources, ObjectProvider<DataSource> dataSource) {
-		DataSource unique = dataSource.getIfUnique();
+	static <T> @Nullable String defaultName(Map<String, T> beans, ObjectProvider<T> provider) {
+		T unique = provider.getIfUnique();
 		if (unique == null) {
 			return null;
 		}
 		// The same instance, not an equal one: a wrapper may delegate equals to what it
 		// wraps.
-		for (Map.Entry<String, DataSource> entry : dataSources.entrySet()) {
+		for (Map.Entry<String, T> entry : beans.entrySet()) {
 			if (entry.getValue() == unique) {
 				return entry.getKey();
 			}

@@ -17,11 +17,12 @@
 package io.github.advisorylock.core;
 
 /**
- * The fragments that the readers of {@code pg_locks} use, and the statement that finds
- * the holders of a busy lock, which both drivers run (JDBC's {@code pglocks} diagnosis,
- * and the R2DBC path's own). The other statements stay next to the code that binds their
- * parameters and reads their rows. Internal: used by the driver adapters and the
- * {@code pg_locks} readers, not API.
+ * The fragments that the readers of {@code pg_locks} use, and the two statements both
+ * drivers run: the one that finds the holders of a busy lock (JDBC's {@code pglocks}
+ * diagnosis, and the R2DBC path's own), and the one behind the {@code advisorylocks}
+ * endpoint. The other statements stay next to the code that binds their parameters and
+ * reads their rows. Internal: used by the driver adapters and the {@code pg_locks}
+ * readers, not API.
  *
  * <p>
  * Reading {@code pg_locks} briefly takes every partition of PostgreSQL's lock table, so
@@ -64,6 +65,25 @@ public final class PgLocksSql {
 			+ " AND l.objsubid = 1 AND l.granted AND " + KEY + " = ANY (?::bigint[]) "
 			+ "AND l.pid <> coalesce(?::int, pg_backend_pid()) AND (NOT ?::boolean OR l.mode = 'ExclusiveLock') "
 			+ "ORDER BY a.xact_start NULLS LAST, l.pid LIMIT ?";
+
+	/**
+	 * Every advisory lock of the current database, held and awaited, with its session:
+	 * what the {@code advisorylocks} endpoint shows, on either driver. {@code waitstart}
+	 * is read through {@code to_jsonb} because PostgreSQL 12 and 13 do not have the
+	 * column (it is then {@code NULL}). Parameters, written {@code ?}: whether to include
+	 * the query text, and the most rows. Columns: {@code pid}, {@code objsubid},
+	 * {@code classid}, {@code objid}, {@code key} (for a {@code bigint} key),
+	 * {@code mode}, {@code granted}, {@code waitstart}, {@code transaction_age_ms},
+	 * {@code state}, {@code application_name}, {@code wait_event_type},
+	 * {@code wait_event}, {@code query}.
+	 */
+	public static final String ALL_LOCKS = "SELECT l.pid, l.objsubid, l.classid::bigint AS classid, "
+			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid = 1 THEN " + KEY + " END AS key, l.mode, "
+			+ "l.granted, (to_jsonb(l) ->> 'waitstart')::timestamptz AS waitstart, " + TRANSACTION_AGE_MILLIS
+			+ " AS transaction_age_ms, a.state, a.application_name, a.wait_event_type, a.wait_event, "
+			+ "CASE WHEN ?::boolean THEN a.query END AS query "
+			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid WHERE " + ADVISORY_IN_THIS_DATABASE
+			+ " ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
 
 	private PgLocksSql() {
 	}

@@ -87,21 +87,6 @@ public class AdvisoryLockInspector {
 
 	private static final String TASK = "Read advisory locks from pg_locks";
 
-	/**
-	 * Every advisory lock of the current database, held and awaited, with its session.
-	 * {@code waitstart} is read through {@code to_jsonb} because PostgreSQL 12 and 13 do
-	 * not have the column (it is then {@code NULL}). Parameters: whether to include the
-	 * query text, and the most rows.
-	 */
-	private static final String ALL_LOCKS = "SELECT l.pid, l.objsubid, l.classid::bigint AS classid, "
-			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid = 1 THEN " + PgLocksSql.KEY + " END AS key, l.mode, "
-			+ "l.granted, (to_jsonb(l) ->> 'waitstart')::timestamptz AS waitstart, " + PgLocksSql.TRANSACTION_AGE_MILLIS
-			+ " AS transaction_age_ms, a.state, a.application_name, a.wait_event_type, a.wait_event, "
-			+ "CASE WHEN ?::boolean THEN a.query END AS query "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid " + "WHERE "
-			+ PgLocksSql.ADVISORY_IN_THIS_DATABASE + " "
-			+ "ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
-
 	private static final String APPLICATION_NAME = "advisory-lock endpoint";
 
 	private final @Nullable DataSource dataSource;
@@ -204,8 +189,8 @@ public class AdvisoryLockInspector {
 			throw new TransientDataAccessResourceException(TASK + ": " + ex.getMessage() + "; try again", ex);
 		}
 		catch (SQLException ex) {
-			DataAccessException translated = this.exceptionTranslator.translate(TASK, ALL_LOCKS, ex);
-			throw (translated != null) ? translated : new UncategorizedSQLException(TASK, ALL_LOCKS, ex);
+			DataAccessException translated = this.exceptionTranslator.translate(TASK, PgLocksSql.ALL_LOCKS, ex);
+			throw (translated != null) ? translated : new UncategorizedSQLException(TASK, PgLocksSql.ALL_LOCKS, ex);
 		}
 	}
 
@@ -237,7 +222,7 @@ public class AdvisoryLockInspector {
 	}
 
 	private Snapshot read(Connection connection, int timeoutSeconds) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(ALL_LOCKS)) {
+		try (PreparedStatement statement = connection.prepareStatement(PgLocksSql.ALL_LOCKS)) {
 			statement.setQueryTimeout(timeoutSeconds);
 			statement.setBoolean(1, this.includeQuery);
 			// One more than shown, to tell a full table from a cut one.
