@@ -2,11 +2,15 @@ package com.example.setup
 
 import java.time.Duration
 import java.util.UUID
+import java.util.concurrent.TimeUnit
 
+import io.github.advisorylock.AdvisoryLockKeys
+import io.github.advisorylock.ReactiveAdvisoryLockOperations
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.Test
 import reactor.core.publisher.Flux
 import reactor.core.publisher.Mono
+import reactor.core.publisher.Sinks
 import reactor.core.scheduler.Schedulers
 
 import org.springframework.beans.factory.annotation.Autowired
@@ -18,6 +22,8 @@ import org.springframework.r2dbc.core.DatabaseClient
 import org.springframework.test.context.DynamicPropertyRegistry
 import org.springframework.test.context.DynamicPropertySource
 import org.springframework.test.web.reactive.server.WebTestClient
+import org.springframework.transaction.ReactiveTransactionManager
+import org.springframework.transaction.reactive.TransactionalOperator
 
 /**
  * The rule over HTTP, against a real PostgreSQL (embedded, started once for the test JVM): concurrent requests for
@@ -32,6 +38,12 @@ class SetupRequestHttpTests {
 
     @Autowired
     private lateinit var db: DatabaseClient
+
+    @Autowired
+    private lateinit var locks: ReactiveAdvisoryLockOperations
+
+    @Autowired
+    private lateinit var transactions: ReactiveTransactionManager
 
     @Test
     fun `concurrent requests for one user create exactly one setup request`() {
@@ -57,6 +69,29 @@ class SetupRequestHttpTests {
             .expectBody().jsonPath("$.userId").isEqualTo(userId.toString())
         client.post().uri("/users/{userId}/setup-requests", userId).exchange()
             .expectStatus().isEqualTo(HttpStatus.CONFLICT)
+    }
+
+    @Test
+    fun `the advisorylocks endpoint shows who holds a user's lock`() {
+        val userId = UUID.randomUUID()
+        val held = Sinks.one<Boolean>()
+        val release = Sinks.empty<Void>()
+        val holder = TransactionalOperator.create(transactions)
+            .transactional(locks.lock("setup_request", userId).then(Mono.fromRunnable<Void> { held.tryEmitValue(true) }).then(release.asMono()))
+            .toFuture()
+        try {
+            val label = "setup_request:$userId"
+            held.asMono().block(HANG)
+            client.get().uri("/actuator/advisorylocks").exchange()
+                .expectStatus().isOk
+                .expectBody()
+                .jsonPath("$.locks[?(@.label == '$label')].granted").isEqualTo(true)
+                .jsonPath("$.locks[?(@.label == '$label')].key").isEqualTo(AdvisoryLockKeys.of("setup_request", userId))
+        }
+        finally {
+            release.tryEmitEmpty()
+            holder.get(HANG.toSeconds(), TimeUnit.SECONDS)
+        }
     }
 
     /** One request on a thread of its own: WebTestClient waits for each response, and the requests are to overlap. */
