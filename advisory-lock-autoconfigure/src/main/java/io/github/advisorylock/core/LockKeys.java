@@ -99,6 +99,16 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	}
 
 	/**
+	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and
+	 * those after it (the ones before it are taken).
+	 * @param busyKey the key the try found held, one of these
+	 * @return the keys to wait for, in order
+	 */
+	public List<Long> waitedFor(long busyKey) {
+		return this.keys.subList(this.keys.indexOf(busyKey), this.keys.size());
+	}
+
+	/**
 	 * Derive the key of a value, telling in the strategy's refusal which value of the
 	 * call it refused.
 	 */

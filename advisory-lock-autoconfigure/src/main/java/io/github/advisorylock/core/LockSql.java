@@ -327,6 +327,25 @@ public final class LockSql {
 
 		public static final TryResult ACQUIRED = new TryResult(true, null);
 
+		/**
+		 * Read the row of a try, as either driver reads it: none when the check refused
+		 * the lock; for one key, whether it was taken; for several, the first one found
+		 * held, or anything but a {@code Long} ({@code NULL}) when every one was taken.
+		 * @param row whether the statement returned its row
+		 * @param value the row's one column, or {@code null}
+		 * @param keys the keys tried, in order
+		 * @return what the try found
+		 */
+		public static TryResult read(boolean row, @Nullable Object value, List<Long> keys) {
+			if (!row) {
+				return REFUSED;
+			}
+			if (keys.size() == 1) {
+				return Boolean.TRUE.equals(value) ? ACQUIRED : new TryResult(true, keys.get(0));
+			}
+			return (value instanceof Long busyKey) ? new TryResult(true, busyKey) : ACQUIRED;
+		}
+
 	}
 
 	/**

@@ -108,7 +108,7 @@ final class AcquisitionSupport {
 	 */
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
 		try {
-			AdvisoryLockStatements.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request),
+			AdvisoryLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request),
 					request.namespace());
 			return null;
 		}
@@ -118,14 +118,6 @@ final class AcquisitionSupport {
 			}
 			throw translateLockFailure(ex, request, keys);
 		}
-	}
-
-	/**
-	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and
-	 * those after it.
-	 */
-	static List<Long> waitedFor(LockKeys keys, long busyKey) {
-		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
 	}
 
 	/**

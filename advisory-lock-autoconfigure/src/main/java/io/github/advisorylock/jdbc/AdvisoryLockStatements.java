@@ -119,14 +119,8 @@ final class AdvisoryLockStatements {
 	 * was taken, for several the first one found held.
 	 */
 	static TryResult tryResult(ResultSet result, List<Long> keys) throws SQLException {
-		if (!result.next()) {
-			return TryResult.REFUSED;
-		}
-		if (keys.size() == 1) {
-			return result.getBoolean(1) ? TryResult.ACQUIRED : new TryResult(true, keys.get(0));
-		}
-		long busyKey = result.getLong(1);
-		return result.wasNull() ? TryResult.ACQUIRED : new TryResult(true, busyKey);
+		boolean row = result.next();
+		return TryResult.read(row, row ? result.getObject(1) : null, keys);
 	}
 
 }

@@ -249,7 +249,7 @@ final class LockSessionRunner implements AutoCloseable {
 			case BUSY -> throw this.support.busyException(request, keys, null, null,
 					(diagnosis) -> diagnosis.onConnection(connection, List.of(busyKey), request.mode()));
 			case TIMEOUT -> {
-				List<Long> waitedFor = AcquisitionSupport.waitedFor(keys, busyKey);
+				List<Long> waitedFor = keys.waitedFor(busyKey);
 				throw this.support.busyException(request, keys, this.support.timeout(request), attempt.timedOut(),
 						(diagnosis) -> {
 							// The timeout aborted the transaction; after its rollback the

@@ -184,7 +184,7 @@ final class TransactionScopeFlow {
 			}
 			case TIMEOUT -> throw this.support.busyException(request, keys, this.support.timeout(request),
 					attempt.timedOut(), (diagnosis) -> diagnosis.afterTimeout(bound.dataSource(), connection,
-							AcquisitionSupport.waitedFor(keys, attempt.busyKey()), request.mode()));
+							keys.waitedFor(attempt.busyKey()), request.mode()));
 			default -> {
 				// The keys before the one found held were taken, and stay held until the
 				// transaction ends.

@@ -134,7 +134,7 @@ final class AcquisitionSupport {
 			PostgresqlConnection target = postgresConnection(connection);
 			AtomicBoolean waiting = new AtomicBoolean(true);
 			return R2dbcLockStatements
-				.waitLock(connection, request.mode(), waitedFor(keys, busyKey), timeout(request), request.namespace())
+				.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request), request.namespace())
 				.doOnTerminate(() -> waiting.set(false))
 				.thenReturn(LockAttempt.ACQUIRED)
 				.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
@@ -185,10 +185,6 @@ final class AcquisitionSupport {
 					: LockFailures.isolationRefusal(namespace, refusal.isolation()))
 			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(namespace, ex)))
 			.flatMap(Mono::error);
-	}
-
-	static List<Long> waitedFor(LockKeys keys, long busyKey) {
-		return keys.keys().subList(keys.keys().indexOf(busyKey), keys.keys().size());
 	}
 
 	static void logSkipped(LockRequest request, LockKeys keys) {

@@ -267,7 +267,7 @@ final class InvocationScopeFlow {
 							() -> HolderDiagnosis.onConnection(connection, List.of(attempt.busyKey()), request.mode()));
 					case TIMEOUT -> this.support.busyError(request, keys, this.support.timeout(request),
 							attempt.timedOut(), () -> HolderDiagnosis.afterTimeout(this.factories.driver(factory),
-									AcquisitionSupport.waitedFor(keys, attempt.busyKey()), request.mode()));
+									keys.waitedFor(attempt.busyKey()), request.mode()));
 					default -> Mono.just(new LockSession(request.namespace(), request.mode(), keys, factory, connection,
 							acquisition, LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()),
 							sent, deadMan, this.transactionTimeouts.read(request.namespace(),

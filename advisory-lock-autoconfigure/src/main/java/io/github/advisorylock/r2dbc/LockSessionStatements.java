@@ -74,8 +74,7 @@ final class LockSessionStatements {
 					+ LockSql.tryWithKeysSql(mode, keys, namespace) + "; "
 					+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
 			// Each statement gives a result of its own: the settings' row is told from
-			// the
-			// try's by its column.
+			// the try's by its column.
 			List<Object> tried = new ArrayList<>(1);
 			String[] transactionTimeout = new String[1];
 			return Flux.from(connection.createStatement(sql).execute())
@@ -94,15 +93,7 @@ final class LockSessionStatements {
 	}
 
 	private static TryResult tryResult(List<Object> rows, List<Long> keys) {
-		if (rows.isEmpty()) {
-			return TryResult.REFUSED;
-		}
-		Object value = rows.get(0);
-		if (keys.size() == 1) {
-			return Boolean.TRUE.equals(value) ? TryResult.ACQUIRED : new TryResult(true, keys.get(0));
-		}
-		// For several keys, NULL (every key taken) was read as TRUE above.
-		return (value instanceof Long busyKey) ? new TryResult(true, busyKey) : TryResult.ACQUIRED;
+		return TryResult.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0), keys);
 	}
 
 	/**

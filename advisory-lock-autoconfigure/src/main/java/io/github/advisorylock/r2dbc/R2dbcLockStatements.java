@@ -73,14 +73,7 @@ final class R2dbcLockStatements {
 	}
 
 	private static TryResult tryResult(List<Optional<Object>> rows, List<Long> keys) {
-		if (rows.isEmpty()) {
-			return TryResult.REFUSED;
-		}
-		Object value = rows.get(0).orElse(null);
-		if (keys.size() == 1) {
-			return Boolean.TRUE.equals(value) ? TryResult.ACQUIRED : new TryResult(true, keys.get(0));
-		}
-		return (value == null) ? TryResult.ACQUIRED : new TryResult(true, (Long) value);
+		return TryResult.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0).orElse(null), keys);
 	}
 
 	/**

@@ -225,7 +225,7 @@ final class TransactionScopeFlow {
 			case TIMEOUT -> {
 				return this.support.busyError(request, keys, this.support.timeout(request), attempt.timedOut(),
 						() -> HolderDiagnosis.afterTimeout(this.factories.driver(bound.factory()),
-								AcquisitionSupport.waitedFor(keys, attempt.busyKey()), request.mode()));
+								keys.waitedFor(attempt.busyKey()), request.mode()));
 			}
 			default -> {
 				// The keys before the one found held were taken, and stay held until the
