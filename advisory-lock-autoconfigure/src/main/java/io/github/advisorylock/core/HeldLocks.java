@@ -284,7 +284,7 @@ public final class HeldLocks {
 			@Nullable Object connection) {
 		Deque<TransactionLockRecord> records = suspended.get();
 		if (records != null) {
-			checkNotSuspended(records, namespace, mode, keys, resource, connection);
+			checkNotSuspended(records, "this same thread", namespace, mode, keys, resource, connection);
 		}
 	}
 
@@ -295,6 +295,8 @@ public final class HeldLocks {
 	 * that keeps them elsewhere than in the thread (the reactive one keeps them with the
 	 * subscriber's transaction).
 	 * @param records the suspended transactions' records
+	 * @param caller who they belong to, for the message, such as
+	 * {@code this same subscriber}
 	 * @param namespace the namespace, for the message
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
@@ -302,13 +304,13 @@ public final class HeldLocks {
 	 * @param connection the connection the call locks on
 	 * @throws LockTransactionException naming the key and why it can never be had
 	 */
-	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String namespace, LockMode mode,
-			LockKeys keys, Object resource, @Nullable Object connection) {
+	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String caller, String namespace,
+			LockMode mode, LockKeys keys, Object resource, @Nullable Object connection) {
 		for (TransactionLockRecord transaction : records) {
 			for (int i = 0; i < keys.keys().size(); i++) {
 				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);
 				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held);
+					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held, caller);
 				}
 			}
 		}

@@ -185,15 +185,18 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Refuse a key that a suspended transaction of the same thread holds.
+	 * Refuse a key that a suspended transaction of the same caller holds.
 	 * @param namespace the namespace of the call
 	 * @param value the text of the value of the key
 	 * @param held the mode the suspended transaction holds the key in
+	 * @param caller who the suspended transaction belongs to, such as
+	 * {@code this same thread}
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException suspendedHolderRefusal(String namespace, String value, LockMode held) {
+	public static LockTransactionException suspendedHolderRefusal(String namespace, String value, LockMode held,
+			String caller) {
 		return new LockTransactionException("Advisory lock " + namespace + ":" + AdvisoryLockKeys.printable(value)
-				+ " is held " + held + " by a transaction of this same thread that is suspended "
+				+ " is held " + held + " by a transaction of " + caller + " that is suspended "
 				+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
 				+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
 				+ "lock in the inner one only");

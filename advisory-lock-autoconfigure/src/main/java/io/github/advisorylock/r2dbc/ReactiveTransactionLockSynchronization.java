@@ -113,7 +113,8 @@ final class ReactiveTransactionLockSynchronization implements TransactionSynchro
 		if (transaction.getResource(SUSPENDED) instanceof Deque<?> suspended && !suspended.isEmpty()) {
 			List<TransactionLockRecord> records = new ArrayList<>();
 			suspended.forEach((each) -> records.add(((ReactiveTransactionLockSynchronization) each).record));
-			HeldLocks.checkNotSuspended(records, request.namespace(), request.mode(), keys, factory, connection);
+			HeldLocks.checkNotSuspended(records, "this same subscriber", request.namespace(), request.mode(), keys,
+					factory, connection);
 		}
 	}
 

@@ -277,7 +277,7 @@ abstract class AbstractReactiveLockContractTests {
 				.then(this.locks.lock(inner).as(requiresNew::transactional))
 				.as(this.transaction::transactional)
 				.block(HANG))
-			.withMessageContaining("is held EXCLUSIVE by a transaction of this same thread that is suspended");
+			.withMessageContaining("is held EXCLUSIVE by a transaction of this same subscriber that is suspended");
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
 	}
 
