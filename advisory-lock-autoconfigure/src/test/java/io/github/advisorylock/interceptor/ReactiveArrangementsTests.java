@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import io.github.advisorylock.AdvisoryLockKeys;
@@ -139,6 +140,20 @@ class ReactiveArrangementsTests {
 			Function<Mono<Void>, Mono<Boolean>> call = (end) -> probe.hold(this.id, end).as(transaction::transactional);
 			secondCallerWaitsUntilTheFirstEnds(call, true);
 			secondCallerWaitsUntilTheFirstEnds(call, false);
+		});
+	}
+
+	@Test
+	void aTransactionalOperatorInsideTheLockedMethodBeginsTooLateAndIsRefused() {
+		this.contextRunner.run((context) -> {
+			// The lock is taken at subscription, before the method's own publisher
+			// begins the operator's transaction: nothing to join, and nothing runs.
+			Probe probe = context.getBean(Probe.class);
+			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(
+					() -> probe.transactionInside(this.id, context.getBean(TransactionalOperator.class)).block(HANG))
+				.withMessageContaining("Probe.transactionInside(long, TransactionalOperator)")
+				.withMessageContaining("needs an actual transaction");
+			assertThat(probe.bodiesRun()).isZero();
 		});
 	}
 
@@ -318,6 +333,8 @@ class ReactiveArrangementsTests {
 	 */
 	static class Probe {
 
+		private final AtomicInteger bodiesRun = new AtomicInteger();
+
 		private final DatabaseClient database;
 
 		Probe(DatabaseClient database) {
@@ -332,6 +349,17 @@ class ReactiveArrangementsTests {
 		@AdvisoryLocked(namespace = NAMESPACE, key = "#id")
 		public Mono<Boolean> hold(long id, Mono<Void> end) {
 			return holdUntil(this.database, id, end);
+		}
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "#id")
+		public Mono<Boolean> transactionInside(long id, TransactionalOperator transaction) {
+			this.bodiesRun.incrementAndGet();
+			return ReactiveArrangementsTests.lockedInsideTransaction(this.database, id).as(transaction::transactional);
+		}
+
+		/** How often a locked method's body ran, read through the proxy. */
+		public int bodiesRun() {
+			return this.bodiesRun.get();
 		}
 
 	}
