@@ -91,14 +91,23 @@ class TestSliceTests {
 		runUserTest(slice, "invocationScopedCallHoldsItsLock");
 	}
 
-	/**
-	 * Run one method of {@link UserTest} annotated with a slice, as the
-	 * {@code SpringExtension} would: the test's transaction begins before it and rolls
-	 * back after it. Spring finds the generated class through the thread's context class
-	 * loader.
-	 */
 	private static void runUserTest(Class<? extends Annotation> slice, String methodName) throws Throwable {
-		Class<? extends UserTest> testClass = userTestIn(slice);
+		runUserTest(UserTest.class, slice, methodName);
+	}
+
+	/**
+	 * Run one method of a user's test class annotated with a slice, as the
+	 * {@code SpringExtension} would: the test's transaction, if the slice has one, begins
+	 * before it and rolls back after it. Spring finds the generated class through the
+	 * thread's context class loader.
+	 * @param userTest the test class as an application writes it, but for the slice
+	 * annotation
+	 * @param slice the slice annotation
+	 * @param methodName the test method to run
+	 * @throws Throwable what the test method threw
+	 */
+	static void runUserTest(Class<?> userTest, Class<? extends Annotation> slice, String methodName) throws Throwable {
+		Class<?> testClass = userTestIn(userTest, slice);
 		Thread thread = Thread.currentThread();
 		ClassLoader classLoader = thread.getContextClassLoader();
 		thread.setContextClassLoader(testClass.getClassLoader());
@@ -110,9 +119,9 @@ class TestSliceTests {
 		}
 	}
 
-	private static void run(Class<? extends UserTest> testClass, String methodName) throws Throwable {
+	private static void run(Class<?> testClass, String methodName) throws Throwable {
 		TestContextManager manager = new TestContextManager(testClass);
-		UserTest test = testClass.getDeclaredConstructor().newInstance();
+		Object test = testClass.getDeclaredConstructor().newInstance();
 		Method method = testClass.getMethod(methodName);
 		Throwable failure = null;
 		manager.beforeTestClass();
@@ -140,17 +149,17 @@ class TestSliceTests {
 	}
 
 	/**
-	 * Generate the subclass of {@link UserTest} with the slice annotation, in a class
+	 * Generate the subclass of a user's test class with the slice annotation, in a class
 	 * loader of its own that also serves its class file, which Spring's test context
 	 * reads as it would read a compiled test's.
 	 */
-	private static Class<? extends UserTest> userTestIn(Class<? extends Annotation> slice) {
-		return new ByteBuddy(ClassFileVersion.JAVA_V17).subclass(UserTest.class)
-			.name(UserTest.class.getName() + "In" + slice.getSimpleName())
+	private static Class<?> userTestIn(Class<?> userTest, Class<? extends Annotation> slice) {
+		return new ByteBuddy(ClassFileVersion.JAVA_V17).subclass(userTest)
+			.name(userTest.getName() + "In" + slice.getSimpleName())
 			.annotateType(AnnotationDescription.Builder.ofType(slice).build())
 			// Declared again, with their annotations, as test methods are declared by the
 			// annotated class.
-			.method(ElementMatchers.isDeclaredBy(UserTest.class).and(ElementMatchers.isPublic()))
+			.method(ElementMatchers.isDeclaredBy(userTest).and(ElementMatchers.isPublic()))
 			.intercept(SuperMethodCall.INSTANCE)
 			.attribute(MethodAttributeAppender.ForInstrumentedMethod.INCLUDING_RECEIVER)
 			.make()
