@@ -165,6 +165,20 @@ public final class LockFailures {
 	}
 
 	/**
+	 * Refuse a transaction-scoped lock subscribed to without an actual reactive
+	 * transaction.
+	 * @param namespace the namespace of the call
+	 * @return the exception to signal
+	 */
+	public static LockTransactionException noReactiveTransactionRefusal(String namespace) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' needs an actual reactive "
+				+ "transaction, and the subscriber has none: call it inside @Transactional, or wrap the caller in "
+				+ "TransactionalOperator.transactional(...) (propagation REQUIRED, REQUIRES_NEW or MANDATORY). A "
+				+ "TransactionalOperator inside the locked method begins too late: the lock is asked for at "
+				+ "subscription, and a transaction-level lock is released when its transaction ends");
+	}
+
+	/**
 	 * Refuse an invocation-scoped lock called while a transaction that began before it is
 	 * active.
 	 * @param namespace the namespace of the call

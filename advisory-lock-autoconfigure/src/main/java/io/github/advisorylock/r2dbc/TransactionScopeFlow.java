@@ -85,7 +85,8 @@ final class TransactionScopeFlow {
 	private Mono<Boolean> acquireInTransaction(ContextView context, LockRequest request, LockKeys keys,
 			boolean throwIfBusy) {
 		return TransactionSynchronizationManager.forCurrentTransaction()
-			.onErrorMap(NoTransactionException.class, (ex) -> LockFailures.noTransactionRefusal(request.namespace()))
+			.onErrorMap(NoTransactionException.class,
+					(ex) -> LockFailures.noReactiveTransactionRefusal(request.namespace()))
 			.flatMap((transaction) -> {
 				Acquisition acquisition = this.support.starting(request, keys, context);
 				BoundConnection bound;
@@ -146,7 +147,7 @@ final class TransactionScopeFlow {
 	private BoundConnection transactionBound(TransactionSynchronizationManager transaction, LockRequest request) {
 		String namespace = request.namespace();
 		if (!transaction.isActualTransactionActive()) {
-			throw LockFailures.noTransactionRefusal(namespace);
+			throw LockFailures.noReactiveTransactionRefusal(namespace);
 		}
 		Integer declared = transaction.getCurrentTransactionIsolationLevel();
 		if (declared != null && declared > TransactionDefinition.ISOLATION_READ_COMMITTED) {

@@ -285,7 +285,8 @@ abstract class AbstractReactiveLockContractTests {
 	void refusesACallWithoutAReactiveTransaction() {
 		assertThatExceptionOfType(LockTransactionException.class)
 			.isThrownBy(() -> this.locks.lock(this.namespace, 1).block(HANG))
-			.withMessageContaining("needs an actual transaction, and none is active");
+			.withMessageContaining("needs an actual reactive transaction, and the subscriber has none")
+			.withMessageContaining("TransactionalOperator.transactional(...)");
 		assertThat(this.locks.isHeld(this.namespace, 1).block(HANG)).isFalse();
 	}
 

@@ -167,7 +167,7 @@ class ReactiveAdvisoryLockedTests {
 		assertThatExceptionOfType(LockTransactionException.class)
 			.isThrownBy(() -> this.requests.withoutTransaction(this.user).block(HANG))
 			.withMessageContaining("SetupRequests.withoutTransaction(long): ")
-			.withMessageContaining("needs an actual transaction");
+			.withMessageContaining("needs an actual reactive transaction");
 	}
 
 	@Test

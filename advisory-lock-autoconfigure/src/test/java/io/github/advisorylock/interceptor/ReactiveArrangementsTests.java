@@ -149,10 +149,12 @@ class ReactiveArrangementsTests {
 			// The lock is taken at subscription, before the method's own publisher
 			// begins the operator's transaction: nothing to join, and nothing runs.
 			Probe probe = context.getBean(Probe.class);
-			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(
-					() -> probe.transactionInside(this.id, context.getBean(TransactionalOperator.class)).block(HANG))
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> probe.transactionInside(this.id, context.getBean(TransactionalOperator.class))
+					.block(HANG))
 				.withMessageContaining("Probe.transactionInside(long, TransactionalOperator)")
-				.withMessageContaining("needs an actual transaction");
+				.withMessageContaining("needs an actual reactive transaction")
+				.withMessageContaining("A TransactionalOperator inside the locked method begins too late");
 			assertThat(probe.bodiesRun()).isZero();
 		});
 	}
