@@ -18,6 +18,8 @@ package io.github.advisorylock.kotlin
 
 import io.github.advisorylock.AdvisoryLockKeys
 import io.github.advisorylock.AdvisoryLocked
+import io.github.advisorylock.LockScope
+import io.github.advisorylock.ReactiveAdvisoryLockOperations
 import io.github.advisorylock.WaitMode
 import io.github.advisorylock.test.LockHolder
 import io.github.advisorylock.test.NoAdvisoryLocksLeft
@@ -25,6 +27,7 @@ import io.github.advisorylock.test.PgLocks
 import io.github.advisorylock.test.R2dbcConnectionFactories
 import io.github.advisorylock.test.TestDatabase
 import io.r2dbc.spi.ConnectionFactory
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
@@ -64,11 +67,14 @@ private const val R2DBC_TRANSACTIONS = "connectionFactoryTransactionManager"
 
 private const val NAMESPACE = "kotlin_setup_request"
 
+private const val JOB = "kotlin_job"
+
 /**
  * `@AdvisoryLocked` on Kotlin `suspend` functions and on functions returning a `Flow`, in
  * a Spring Boot application with both stacks against real PostgreSQL: the lock is taken in
  * the caller's reactive transaction before the function's body runs (before the flow is
- * collected), and `SKIP` returns without running it.
+ * collected), and `SKIP` returns without running it. An invocation-scoped `suspend` job holds its lock while it
+ * suspends, and finds it through the coroutine's Reactor context.
  */
 @SpringBootTest(classes = [CoroutinesAdvisoryLockedTests.Config::class])
 @ExtendWith(NoAdvisoryLocksLeft::class)
@@ -89,6 +95,9 @@ class CoroutinesAdvisoryLockedTests {
 
 	@Autowired
 	lateinit var requests: SetupRequests
+
+	@Autowired
+	lateinit var jobs: NightlyJobs
 
 	private val pgLocks = PgLocks(TestDatabase.get().dataSource())
 
@@ -165,6 +174,21 @@ class CoroutinesAdvisoryLockedTests {
 		assertThat(blocking { requests.requestIfFree(user) }).isTrue()
 		blocking { requests.touchIfFree(user) }
 		assertThat(requests.calls()).isEqualTo(free + 2)
+	}
+
+	@Test
+	fun `an invocation-scoped suspend job holds its lock while it suspends, and a second run skips`() {
+		val job = AdvisoryLockKeys.of(JOB, "nightly")
+		val release = CompletableDeferred<Unit>()
+		val first = inBackground { jobs.nightly(release) }
+		pgLocks.await("the job's lock") { locks -> locks.any { it.key() == job && it.granted() } }
+		// SKIP: the second run finds the key held by the first one's session and does not run.
+		assertThat(blocking { jobs.nightly(CompletableDeferred(Unit)) }).isNull()
+		assertThat(jobs.runs()).isEqualTo(1)
+		release.complete(Unit)
+		// isHeld inside the job, after it suspended, found its lock through the coroutine's Reactor context.
+		assertThat(first.get(HANG.toSeconds(), TimeUnit.SECONDS)).isTrue()
+		assertThat(pgLocks.on(job)).isEmpty()
 	}
 
 	private fun <T> blocking(block: suspend CoroutineScope.() -> T): T =
@@ -248,6 +272,25 @@ class CoroutinesAdvisoryLockedTests {
 
 	}
 
+	/** A nightly job that may run on one instance at a time, and suspends while it works. */
+	@Service
+	class NightlyJobs(private val locks: ReactiveAdvisoryLockOperations) {
+
+		private val runs = AtomicInteger()
+
+		@AdvisoryLocked(namespace = JOB, key = ["'nightly'"], scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP)
+		suspend fun nightly(release: CompletableDeferred<Unit>): Boolean? {
+			runs.incrementAndGet()
+			release.await()
+			locks.checkHeld().awaitSingleOrNull()
+			return locks.isHeld(JOB, "nightly").awaitSingle()
+		}
+
+		/** How often the job's body ran. */
+		fun runs(): Int = runs.get()
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	class Config {
@@ -261,6 +304,9 @@ class CoroutinesAdvisoryLockedTests {
 
 		@Bean
 		fun setupRequests(connectionFactory: ConnectionFactory) = SetupRequests(DatabaseClient.create(connectionFactory))
+
+		@Bean
+		fun nightlyJobs(locks: ReactiveAdvisoryLockOperations) = NightlyJobs(locks)
 
 	}
 
