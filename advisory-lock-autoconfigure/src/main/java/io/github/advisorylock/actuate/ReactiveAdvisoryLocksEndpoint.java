@@ -21,7 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLocksDescriptor;
-import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockInspector;
+import io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 

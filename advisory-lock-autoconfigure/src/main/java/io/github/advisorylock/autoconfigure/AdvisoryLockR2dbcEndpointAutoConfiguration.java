@@ -25,7 +25,7 @@ import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.KeyLabels;
 import io.github.advisorylock.actuate.ReactiveAdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.ReactiveAdvisoryLocksEndpointWebExtension;
-import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockInspector;
+import io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector;
 import io.r2dbc.spi.ConnectionFactory;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -21,8 +21,10 @@
  * ({@link io.github.advisorylock.pglocks.AdvisoryLockInspector}), on connections outside
  * the application's pool ({@link io.github.advisorylock.pglocks.DirectConnections}, those
  * of each {@code DataSource} in a
- * {@link io.github.advisorylock.pglocks.DirectConnectionsRegistry}). Depends on the root
- * package only.
+ * {@link io.github.advisorylock.pglocks.DirectConnectionsRegistry}); in an application on
+ * R2DBC alone, the endpoint's reads over R2DBC
+ * ({@link io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector}). Depends on the
+ * root package and the statements' text in {@code core}.
  */
 @NullMarked
 package io.github.advisorylock.pglocks;

@@ -133,21 +133,13 @@ final class LockConnectionFactories {
 	 * @return the innermost connection factory it wraps
 	 */
 	ConnectionFactory driver(ConnectionFactory factory) {
-		return this.drivers.computeIfAbsent(factory, LockConnectionFactories::unwrap);
-	}
-
-	/**
-	 * Return the innermost connection factory a connection factory wraps, such as the
-	 * driver's under a pool.
-	 * @param factory the connection factory
-	 * @return the innermost one, or {@code factory} itself when it wraps none
-	 */
-	static ConnectionFactory unwrap(ConnectionFactory factory) {
-		Object each = factory;
-		while (each instanceof Wrapped<?> wrapped && wrapped.unwrap() instanceof ConnectionFactory inner) {
-			each = inner;
-		}
-		return (ConnectionFactory) each;
+		return this.drivers.computeIfAbsent(factory, (application) -> {
+			Object each = application;
+			while (each instanceof Wrapped<?> wrapped && wrapped.unwrap() instanceof ConnectionFactory inner) {
+				each = inner;
+			}
+			return (ConnectionFactory) each;
+		});
 	}
 
 	/**

@@ -38,7 +38,7 @@ import io.github.advisorylock.autoconfigure.AdvisoryLockR2dbcAutoConfiguration;
 import io.github.advisorylock.autoconfigure.AdvisoryLockR2dbcEndpointAutoConfiguration;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
-import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockInspector;
+import io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.r2dbc;
+package io.github.advisorylock.pglocks;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -23,18 +23,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.PgLocksSql;
-import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.Snapshot;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcException;
 import io.r2dbc.spi.Row;
+import io.r2dbc.spi.Wrapped;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.r2dbc.connection.ConnectionFactoryUtils;
 import org.springframework.util.Assert;
 
 /**
@@ -80,7 +81,7 @@ public class R2dbcAdvisoryLockInspector {
 	public R2dbcAdvisoryLockInspector(ConnectionFactory connectionFactory, Duration timeout, boolean includeQuery) {
 		Assert.notNull(connectionFactory, "ConnectionFactory must not be null");
 		Assert.isTrue(timeout != null && !timeout.isNegative() && !timeout.isZero(), "Timeout must be positive");
-		this.driver = LockConnectionFactories.unwrap(connectionFactory);
+		this.driver = driver(connectionFactory);
 		this.timeout = timeout;
 		this.includeQuery = includeQuery;
 	}
@@ -104,9 +105,22 @@ public class R2dbcAdvisoryLockInspector {
 				.timeout(this.timeout,
 						Mono.error(() -> new TransientDataAccessResourceException(
 								TASK + ": no answer within " + this.timeout.toMillis() + " ms; try again")))
-				.onErrorMap(R2dbcException.class, (ex) -> R2dbcExceptions.translate(TASK, ALL_LOCKS, ex))
+				.onErrorMap(R2dbcException.class,
+						(ex) -> ConnectionFactoryUtils.convertR2dbcException(TASK, ALL_LOCKS, ex))
 				.doFinally((signal) -> this.reading.set(false));
 		});
+	}
+
+	/**
+	 * Return the driver's connection factory under the application's pool, so that a read
+	 * never waits for a pooled connection.
+	 */
+	private static ConnectionFactory driver(ConnectionFactory factory) {
+		Object each = factory;
+		while (each instanceof Wrapped<?> wrapped && wrapped.unwrap() instanceof ConnectionFactory inner) {
+			each = inner;
+		}
+		return (ConnectionFactory) each;
 	}
 
 	private Mono<Snapshot> read(Connection connection) {
