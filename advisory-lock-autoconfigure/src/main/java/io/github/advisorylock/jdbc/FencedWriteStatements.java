@@ -54,15 +54,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * A session is identified by its backend's pid and its transaction's virtual id, both
- * shown by {@code pg_locks} on the row of each lock it holds, to any role. No later
- * transaction has both: a virtual id is the backend's slot and a local transaction number
- * that the slot's next transaction, in the same backend or in the next backend to take
- * the slot, does not repeat until four billion transactions later. So a new transaction
- * on the same backend (the lock's transaction rolled back, and the server connection
- * given to another client by a pool or PgBouncer) holding the same key does not pass for
- * the lock's session, nor does a new backend with a recycled pid. A pid with
- * {@code backend_start} would not tell the first case apart, and {@code pg_stat_activity}
- * hides {@code backend_start} of other roles' sessions.
+ * shown by {@code pg_locks} on the row of each lock it holds, to any role, and by its
+ * backend's start where {@code pg_stat_activity} shows it to the writer's role. A virtual
+ * id is the backend's slot and a number that each transaction of the backend takes next,
+ * so a later transaction of the same backend never has the lock transaction's: a server
+ * connection that a pool or PgBouncer gave to another client after the lock's transaction
+ * ended, holding the same key, does not pass, though its pid and {@code backend_start}
+ * are the lock session's. A new backend with a recycled pid (the operating system's pid
+ * space wrapped) has a new {@code backend_start}; that column alone would not do, since
+ * {@code pg_stat_activity} hides it from other roles without {@code pg_read_all_stats}
+ * (an invocation-scoped lock on a data source of its own may log in as another role),
+ * where the check goes without it. Then only a new backend that got the same pid, took
+ * the same slot, and reached the same transaction number (a new backend numbers its
+ * transactions from the start again, PostgreSQL 18 does) while holding the same key could
+ * pass.
  *
  * <p>
  * The check does not ask for the session's database: the pid and virtual id name one
@@ -87,18 +92,23 @@ final class FencedWriteStatements {
 
 	/**
 	 * The first key whose enclosing session no longer holds it, granted, in the mode it
-	 * took it in; no row when every one does. Its parameters are the keys
-	 * ({@code bigint[]}), and each one's session pid ({@code int4[]}), virtual
-	 * transaction id ({@code text[]}) and {@code pg_locks} mode ({@code text[]}).
+	 * took it in; no row when every one does. The backend's start is compared only where
+	 * the writer's role sees it. Its parameters are the keys ({@code bigint[]}), and each
+	 * one's session pid ({@code int4[]}), virtual transaction id ({@code text[]}),
+	 * {@code pg_locks} mode ({@code text[]}) and backend start ({@code timestamptz[]}).
 	 */
 	private static final String CHECK = """
 			SELECT f.k AS lost_key
-			FROM unnest(?::bigint[], ?::int4[], ?::text[], ?::text[]) AS f(k, pid, vxid, mode)
+			FROM unnest(?::bigint[], ?::int4[], ?::text[], ?::text[], ?::timestamptz[])
+			     AS f(k, pid, vxid, mode, backend_start)
 			WHERE NOT EXISTS (
-			  SELECT FROM pg_locks l
-			  WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
-			    AND l.pid = f.pid AND l.virtualtransaction = f.vxid AND l.mode = f.mode
-			    AND ((l.classid::bigint << 32) | l.objid::bigint) = f.k)
+			        SELECT FROM pg_locks l
+			        WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+			          AND l.pid = f.pid AND l.virtualtransaction = f.vxid AND l.mode = f.mode
+			          AND ((l.classid::bigint << 32) | l.objid::bigint) = f.k)
+			   OR EXISTS (
+			        SELECT FROM pg_stat_get_activity(f.pid) a
+			        WHERE a.backend_start IS DISTINCT FROM f.backend_start AND a.backend_start IS NOT NULL)
 			LIMIT 1""";
 
 	private static final String FENCE_AND_CHECK = FENCE + ";\n" + CHECK;
@@ -129,6 +139,8 @@ final class FencedWriteStatements {
 					keys.stream().map((key) -> key.session().virtualTransaction()).toArray(String[]::new)));
 			statement.setArray(6,
 					connection.createArrayOf("text", keys.stream().map(FencedKey::pgLocksMode).toArray(String[]::new)));
+			statement.setArray(7, connection.createArrayOf("text",
+					keys.stream().map((key) -> key.session().backendStart()).toArray(String[]::new)));
 			statement.execute();
 			boolean lockable;
 			try (ResultSet fenced = statement.getResultSet()) {

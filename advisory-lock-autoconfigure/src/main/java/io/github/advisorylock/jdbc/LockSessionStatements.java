@@ -48,16 +48,17 @@ final class LockSessionStatements {
 	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for
 	 * an operator, {@code LOCAL} so that the name ends with the transaction. Its result
 	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
-	 * end the lock, then the backend's pid and the transaction's virtual id, which
-	 * identify the lock's session to a {@linkplain FencedWriteStatements fenced write}
-	 * (read from the transaction's lock on its own virtual id, which every transaction
-	 * holds from its start).
+	 * end the lock, then the backend's pid, the transaction's virtual id and the
+	 * backend's start, which identify the lock's session to a
+	 * {@linkplain FencedWriteStatements fenced write} (the virtual id read from the
+	 * transaction's lock on it, which every transaction holds from its start).
 	 */
 	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
 			+ "SELECT set_config('application_name', ?, true), "
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout, pg_backend_pid() AS pid, "
 			+ "(SELECT virtualtransaction FROM pg_locks WHERE locktype = 'virtualxid' AND pid = pg_backend_pid() "
-			+ "AND virtualxid = virtualtransaction LIMIT 1) AS virtualtransaction; ";
+			+ "AND virtualxid = virtualtransaction LIMIT 1) AS virtualtransaction, "
+			+ "(SELECT backend_start::text FROM pg_stat_get_activity(pg_backend_pid())) AS backend_start; ";
 
 	private LockSessionStatements() {
 	}
@@ -95,8 +96,8 @@ final class LockSessionStatements {
 				settings.next();
 				transactionTimeout = settings.getString(2);
 				String virtualTransaction = settings.getString(4);
-				identity = (virtualTransaction != null) ? new SessionIdentity(settings.getInt(3), virtualTransaction)
-						: null;
+				identity = (virtualTransaction != null)
+						? new SessionIdentity(settings.getInt(3), virtualTransaction, settings.getString(5)) : null;
 			}
 			try (ResultSet result = nextResultSet(statement, "try")) {
 				return new OpenedSession(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout, identity);
@@ -151,13 +152,15 @@ final class LockSessionStatements {
 
 	/**
 	 * What identifies a lock session to a fenced write, as {@code pg_locks} shows it on
-	 * the rows of the session's locks: its backend's pid, and its transaction's virtual
-	 * id. No other transaction has both, ever (see {@link FencedWriteStatements}).
+	 * the rows of the session's locks, its backend's pid and its transaction's virtual
+	 * id, and as {@code pg_stat_activity} shows it to roles allowed to see it, its
+	 * backend's start (see {@link FencedWriteStatements} for why).
 	 *
 	 * @param pid the backend's process id
 	 * @param virtualTransaction the virtual id of the lock's transaction
+	 * @param backendStart when the backend started, as text, or {@code null} if unknown
 	 */
-	record SessionIdentity(int pid, String virtualTransaction) {
+	record SessionIdentity(int pid, String virtualTransaction, @Nullable String backendStart) {
 
 	}
 

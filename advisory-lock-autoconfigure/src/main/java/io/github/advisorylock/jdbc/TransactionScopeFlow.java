@@ -187,7 +187,7 @@ final class TransactionScopeFlow {
 				// Never read happens only if pg_locks hid the session's own transaction:
 				// such a session cannot be told apart, so its fenced writes are refused.
 				fenced.add(new FencedKey(key, session.mode(),
-						(identity != null) ? identity : new SessionIdentity(0, "unknown")));
+						(identity != null) ? identity : new SessionIdentity(0, "unknown", null)));
 				sessions.add(session);
 				keys.add(key);
 				values.add(requested.values().get(i));

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.contract;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,13 +27,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import javax.sql.DataSource;
-
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
@@ -59,10 +58,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * <p>
  * Two templates on one database stand for two instances: the old holder and the new one.
  * A paused or cut-off old holder is stood for by terminating its lock session, as the
- * server would after its dead-man switch.
+ * server would after its dead-man switch. Each subclass gives the application's data
+ * source: straight to the database, or through PgBouncer in transaction mode.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
-class FencedWritesTests {
+abstract class AbstractFencedWritesTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
@@ -70,8 +70,7 @@ class FencedWritesTests {
 	private static final Duration LONG_HEARTBEAT = Duration.ofHours(1);
 
 	@RegisterExtension
-	final JdbcLockFixture fixture = JdbcLockFixture.on(this::dataSource)
-		.withLockSettings((locks) -> locks.setHeartbeat(LONG_HEARTBEAT));
+	final JdbcLockFixture fixture = newFixture().withLockSettings((locks) -> locks.setHeartbeat(LONG_HEARTBEAT));
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
@@ -83,13 +82,11 @@ class FencedWritesTests {
 	private final String namespace = "fenced-" + UUID.randomUUID();
 
 	/**
-	 * Return the application's data source the tests lock through: a pool straight to the
-	 * database here, one through PgBouncer in a subclass.
-	 * @return the data source, opened once per test
+	 * Return the fixture of the application's data source the tests lock and write
+	 * through.
+	 * @return the fixture, with room for two instances' lock sessions and writers
 	 */
-	protected DataSource dataSource() {
-		return TestDatabase.get().newDataSource(6);
-	}
+	protected abstract JdbcLockFixture newFixture();
 
 	@BeforeEach
 	void createTable() {
@@ -289,14 +286,14 @@ class FencedWritesTests {
 
 	/**
 	 * A lock session is identified in the check by its backend's pid and its
-	 * transaction's virtual id, as {@code pg_locks} shows both on the row of the lock. A
-	 * later transaction never has the same pair: a new transaction on the same backend
-	 * (the lock session rolled back, and the backend reused by a pool or PgBouncer) gets
-	 * the next local transaction id of that backend's slot, and a new backend with the
-	 * same pid (the pid recycled by the operating system) takes over the slot's counter,
-	 * which goes on rising. So neither a recycled pid nor a reused server connection
-	 * passes for the lock's session. Shown here on one connection: the same backend, the
-	 * key held again, a new virtual id.
+	 * transaction's virtual id, as {@code pg_locks} shows both on the row of the lock, and
+	 * by its backend's start where the writer's role may see it. A later transaction of
+	 * the same backend (the lock session rolled back, and the server connection reused by
+	 * a pool or PgBouncer for another client holding the same key) has the same pid and
+	 * the same backend start, but a new virtual id: shown here on one connection. A new
+	 * backend with a recycled pid has a new backend start ({@code FencedWriteStatements}
+	 * says why both are needed, and {@code FencedWriteStatementsTests} shows the check
+	 * refusing each).
 	 */
 	@Test
 	void aNewTransactionOnTheSameBackendHoldingTheSameKeyHasANewIdentity() throws Exception {
