@@ -200,6 +200,7 @@ final class TransactionScopeFlow {
 		}
 		LockKeys fencedKeys = new LockKeys(List.copyOf(keys), List.copyOf(values));
 		Acquisition acquisition = this.support.starting(request, fencedKeys);
+		acquisition.fenced();
 		BoundConnection bound = null;
 		Connection connection = null;
 		FenceResult result;
@@ -233,7 +234,7 @@ final class TransactionScopeFlow {
 		session.lost(cause, "a fenced write found in pg_locks that its session no longer holds the key");
 		LockLostException lost = new LockLostException(request.namespace(), List.of(values.get(keys.indexOf(lostKey))),
 				cause);
-		acquisition.finished(Outcome.ERROR, lost);
+		acquisition.lost(lost);
 		throw lost;
 	}
 

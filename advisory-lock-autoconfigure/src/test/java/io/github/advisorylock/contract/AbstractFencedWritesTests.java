@@ -286,14 +286,14 @@ abstract class AbstractFencedWritesTests {
 
 	/**
 	 * A lock session is identified in the check by its backend's pid and its
-	 * transaction's virtual id, as {@code pg_locks} shows both on the row of the lock, and
-	 * by its backend's start where the writer's role may see it. A later transaction of
-	 * the same backend (the lock session rolled back, and the server connection reused by
-	 * a pool or PgBouncer for another client holding the same key) has the same pid and
-	 * the same backend start, but a new virtual id: shown here on one connection. A new
-	 * backend with a recycled pid has a new backend start ({@code FencedWriteStatements}
-	 * says why both are needed, and {@code FencedWriteStatementsTests} shows the check
-	 * refusing each).
+	 * transaction's virtual id, as {@code pg_locks} shows both on the row of the lock,
+	 * and by its backend's start where the writer's role may see it. A later transaction
+	 * of the same backend (the lock session rolled back, and the server connection reused
+	 * by a pool or PgBouncer for another client holding the same key) has the same pid
+	 * and the same backend start, but a new virtual id: shown here on one connection. A
+	 * new backend with a recycled pid has a new backend start
+	 * ({@code FencedWriteStatements} says why both are needed, and
+	 * {@code FencedWriteStatementsTests} shows the check refusing each).
 	 */
 	@Test
 	void aNewTransactionOnTheSameBackendHoldingTheSameKeyHasANewIdentity() throws Exception {
