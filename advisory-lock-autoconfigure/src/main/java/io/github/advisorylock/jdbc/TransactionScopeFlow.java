@@ -30,6 +30,7 @@ import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
@@ -206,6 +207,10 @@ final class TransactionScopeFlow {
 		FenceResult result;
 		try {
 			bound = transactionBound(request.namespace(), request.dataSource());
+			// A suspended transaction of this thread that holds the fence (a REQUIRES_NEW
+			// inside a fenced transaction) keeps it until after this one ends.
+			HeldLocks.checkNotSuspended(request.namespace(), LockMode.EXCLUSIVE, fencedKeys,
+					DataSourceUnwrapping.target(bound.resource()), bound.holder());
 			connection = transactionConnection(request.namespace(), bound);
 			result = FencedWriteStatements.fence(connection, fenced, idleTimeout, request.namespace());
 			if (!result.lockable()) {
@@ -226,6 +231,10 @@ final class TransactionScopeFlow {
 		Long lostKey = result.lostKey();
 		if (lostKey == null) {
 			acquisition.finished(Outcome.ACQUIRED, null);
+			// The transaction holds the fences: recorded as its keys, exclusive, so that
+			// a suspension or a savepoint follows them.
+			TransactionLockSynchronization.record(LockMode.EXCLUSIVE, keys,
+					DataSourceUnwrapping.target(bound.resource()), bound.holder(), acquisition);
 			return;
 		}
 		LockSession session = sessions.get(keys.indexOf(lostKey));

@@ -32,6 +32,7 @@ import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -44,6 +45,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -158,6 +161,26 @@ abstract class AbstractFencedWritesTests {
 		});
 		assertThat(rows(this.observer, "holder")).isEqualTo(1);
 		assertThat(this.pgLocks.fences()).isEmpty();
+	}
+
+	@Test
+	void aRequiresNewFencedWriteInsideAFencedTransactionIsRefusedRatherThanWaitForItself() {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		TransactionTemplate requiresNew = new TransactionTemplate(this.fixture.transactionManager());
+		requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		requiresNew.setTimeout((int) HANG_SECONDS);
+		locks.execute(invocation(1), (handle) -> {
+			this.fixture.transaction().executeWithoutResult((status) -> {
+				locks.lock(LockRequest.of(this.namespace, 1));
+				// The suspended transaction holds the fence until after this one ends.
+				assertThat(catchThrowable(() -> requiresNew
+					.executeWithoutResult((inner) -> locks.lock(LockRequest.of(this.namespace, 1)))))
+					.isInstanceOf(LockTransactionException.class)
+					.hasMessageContaining("suspended");
+			});
+			assertThat(handle.isLost()).isFalse();
+			return null;
+		});
 	}
 
 	@Test
