@@ -185,8 +185,9 @@ final class TransactionScopeFlow {
 			if (!notHeld.keys().contains(key)
 					&& HeldLocks.enclosing(key, request.mode(), target) instanceof LockSession session) {
 				SessionIdentity identity = session.identity();
-				// Never read happens only if pg_locks hid the session's own transaction:
-				// such a session cannot be told apart, so its fenced writes are refused.
+				// An identity is missing only if pg_locks did not show the session's own
+				// transaction: such a session cannot be told apart, so its fenced writes
+				// are refused.
 				fenced.add(new FencedKey(key, session.mode(),
 						(identity != null) ? identity : new SessionIdentity(0, "unknown", null)));
 				sessions.add(session);
