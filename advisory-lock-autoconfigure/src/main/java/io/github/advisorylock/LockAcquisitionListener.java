@@ -73,6 +73,29 @@ public interface LockAcquisitionListener {
 		void finished(Outcome outcome, @Nullable Throwable error);
 
 		/**
+		 * Called once, before {@link #finished} or {@link #lost}, when the acquisition is
+		 * a fenced write: a {@link LockScope#TRANSACTION transaction-scoped} one for keys
+		 * an enclosing invocation-scoped call of the same thread holds, which takes their
+		 * fence locks and checks that the enclosing lock still holds them, rather than
+		 * take them again. Its keys are those fenced.
+		 * @since 0.1.0
+		 */
+		default void fenced() {
+		}
+
+		/**
+		 * Called once, instead of {@link #finished}, when a fenced write found the
+		 * enclosing invocation-scoped lock lost: the caller gets the
+		 * {@link LockLostException}, and the enclosing acquisition is told
+		 * {@link #released released(true)}. By default, told as an {@link Outcome#ERROR}.
+		 * @param error the exception the caller gets
+		 * @since 0.1.0
+		 */
+		default void lost(LockLostException error) {
+			finished(Outcome.ERROR, error);
+		}
+
+		/**
 		 * Called once when the locks of an {@link LockScope#INVOCATION invocation-scoped}
 		 * acquisition end: when the call returns or throws, or earlier, when a failed
 		 * heartbeat showed them lost. Transaction-scoped locks end with their

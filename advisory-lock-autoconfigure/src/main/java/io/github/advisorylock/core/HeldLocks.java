@@ -114,6 +114,20 @@ public final class HeldLocks {
 				: new LockKeys(List.copyOf(remaining), List.copyOf(values));
 	}
 
+	/**
+	 * Return the current thread's invocation-scoped lock that holds a key for a call, one
+	 * {@link #notHeld(String, LockMode, LockKeys, Supplier)} found held: the lock whose
+	 * session a fenced write checks.
+	 * @param key the key
+	 * @param mode the mode the call asks for
+	 * @param resource the resource the call locks on
+	 * @return the outermost lock that holds it, or {@code null} if none does
+	 */
+	public static @Nullable Invocation enclosing(long key, LockMode mode, Object resource) {
+		Deque<Invocation> locks = invocations.get();
+		return (locks != null) ? holder(locks, key, mode, resource) : null;
+	}
+
 	private static @Nullable Invocation holder(Collection<? extends Invocation> locks, long key, LockMode mode,
 			Object resource) {
 		Invocation shared = null;

@@ -25,6 +25,7 @@ import java.util.function.Consumer;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
@@ -98,6 +99,16 @@ public final class LockAcquisitionListeners {
 		@Override
 		public void finished(Outcome outcome, @Nullable Throwable error) {
 			tell("finished", (acquisition) -> acquisition.finished(outcome, error));
+		}
+
+		@Override
+		public void fenced() {
+			tell("fenced", Acquisition::fenced);
+		}
+
+		@Override
+		public void lost(LockLostException error) {
+			tell("lost", (acquisition) -> acquisition.lost(error));
 		}
 
 		@Override

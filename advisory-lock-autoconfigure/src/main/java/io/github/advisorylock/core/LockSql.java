@@ -93,9 +93,10 @@ public final class LockSql {
 	/**
 	 * Whether a lock here protects anything: the isolation level allows it (PostgreSQL
 	 * runs READ UNCOMMITTED as READ COMMITTED), and the server is not in recovery. A
-	 * function call on local state, so it adds no measurable cost.
+	 * function call on local state, so it adds no measurable cost. Public for the fenced
+	 * write, which checks it too.
 	 */
-	private static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
+	public static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
 			+ "'read uncommitted') AND NOT pg_is_in_recovery()";
 
 	/**

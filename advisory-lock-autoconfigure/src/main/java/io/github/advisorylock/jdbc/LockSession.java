@@ -28,6 +28,7 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.jdbc.LockSessionStatements.SessionIdentity;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -51,6 +52,10 @@ final class LockSession extends HeldSession {
 
 	private final String heartbeatSql;
 
+	private final @Nullable SessionIdentity identity;
+
+	private final Duration deadMan;
+
 	private volatile @Nullable ScheduledFuture<?> heartbeat;
 
 	/**
@@ -62,13 +67,35 @@ final class LockSession extends HeldSession {
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
 	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
 	 * lock's transaction, or {@code null} for none
+	 * @param identity what identifies the session to a fenced write, or {@code null} if
+	 * it could not be read (its fenced writes are then refused)
 	 */
 	LockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
-			@Nullable Duration transactionTimeout) {
+			@Nullable Duration transactionTimeout, @Nullable SessionIdentity identity) {
 		super(namespace, mode, keys, target, acquisition, acquiredNanos, deadMan, transactionTimeout);
 		this.connection = connection;
 		this.heartbeatSql = heartbeatSql;
+		this.deadMan = deadMan;
+		this.identity = identity;
+	}
+
+	/**
+	 * Return what identifies the session to a fenced write: its backend's pid and its
+	 * transaction's virtual id, read when it was opened.
+	 * @return the identity, or {@code null} if {@code pg_locks} did not show it
+	 */
+	@Nullable SessionIdentity identity() {
+		return this.identity;
+	}
+
+	/**
+	 * Return the session's dead-man switch, three heartbeats, which a fenced
+	 * transaction's idle time is bounded by too.
+	 * @return the dead-man switch
+	 */
+	Duration deadMan() {
+		return this.deadMan;
 	}
 
 	/**

@@ -48,11 +48,17 @@ final class LockSessionStatements {
 	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for
 	 * an operator, {@code LOCAL} so that the name ends with the transaction. Its result
 	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
-	 * end the lock.
+	 * end the lock, then the backend's pid, the transaction's virtual id and the
+	 * backend's start, which identify the lock's session to a
+	 * {@linkplain FencedWriteStatements fenced write} (the virtual id read from the
+	 * transaction's lock on it, which every transaction holds from its start).
 	 */
 	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
 			+ "SELECT set_config('application_name', ?, true), "
-			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
+			+ "current_setting('transaction_timeout', true) AS transaction_timeout, pg_backend_pid() AS pid, "
+			+ "(SELECT virtualtransaction FROM pg_locks WHERE locktype = 'virtualxid' AND pid = pg_backend_pid() "
+			+ "AND virtualxid = virtualtransaction LIMIT 1) AS virtualtransaction, "
+			+ "(SELECT backend_start::text FROM pg_stat_get_activity(pg_backend_pid())) AS backend_start; ";
 
 	private LockSessionStatements() {
 	}
@@ -60,7 +66,7 @@ final class LockSessionStatements {
 	/**
 	 * Open the transaction of an invocation-scoped lock, try its keys and set its
 	 * dead-man switch, in one round trip: {@code SET TRANSACTION} (no result set), a row
-	 * whose second column is {@code transaction_timeout}, the try of
+	 * of {@code transaction_timeout} and the session's identity, the try of
 	 * {@link AdvisoryLockStatements#tryLock}, then the {@linkplain #keepAliveSql
 	 * keep-alive} (no result set).
 	 * @param connection the lock's own connection, with auto-commit off
@@ -70,8 +76,8 @@ final class LockSessionStatements {
 	 * @param applicationName the session's name for the transaction
 	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and
 	 * the lock with it
-	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
-	 * ({@code null} before 17)
+	 * @return what the try found, {@code transaction_timeout} as PostgreSQL shows it
+	 * ({@code null} before 17), and the session's identity
 	 * @throws SQLException if a statement fails
 	 */
 	static OpenedSession beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
@@ -85,12 +91,16 @@ final class LockSessionStatements {
 			// SET TRANSACTION gives an update count, then come the settings' row and the
 			// try's.
 			String transactionTimeout;
+			@Nullable SessionIdentity identity;
 			try (ResultSet settings = nextResultSet(statement, "settings")) {
 				settings.next();
 				transactionTimeout = settings.getString(2);
+				String virtualTransaction = settings.getString(4);
+				identity = (virtualTransaction != null)
+						? new SessionIdentity(settings.getInt(3), virtualTransaction, settings.getString(5)) : null;
 			}
 			try (ResultSet result = nextResultSet(statement, "try")) {
-				return new OpenedSession(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout);
+				return new OpenedSession(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout, identity);
 			}
 		}
 	}
@@ -133,8 +143,24 @@ final class LockSessionStatements {
 	 * @param tryResult what the try found
 	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
 	 * {@code null} before 17
+	 * @param identity the session's identity, or {@code null} if {@code pg_locks} did not
+	 * show it
 	 */
-	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout) {
+	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout, @Nullable SessionIdentity identity) {
+
+	}
+
+	/**
+	 * What identifies a lock session to a fenced write, as {@code pg_locks} shows it on
+	 * the rows of the session's locks, its backend's pid and its transaction's virtual
+	 * id, and as {@code pg_stat_activity} shows it to roles allowed to see it, its
+	 * backend's start (see {@link FencedWriteStatements} for why).
+	 *
+	 * @param pid the backend's process id
+	 * @param virtualTransaction the virtual id of the lock's transaction
+	 * @param backendStart when the backend started, as text, or {@code null} if unknown
+	 */
+	record SessionIdentity(int pid, String virtualTransaction, @Nullable String backendStart) {
 
 	}
 

@@ -19,6 +19,8 @@ package io.github.advisorylock.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -27,6 +29,8 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
@@ -37,7 +41,10 @@ import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
+import io.github.advisorylock.jdbc.FencedWriteStatements.FenceResult;
+import io.github.advisorylock.jdbc.FencedWriteStatements.FencedKey;
 import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
+import io.github.advisorylock.jdbc.LockSessionStatements.SessionIdentity;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -49,6 +56,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * {@link WaitMode#BLOCK} that found a key held, and never a release (PostgreSQL releases
  * them at COMMIT or ROLLBACK). The locks taken are recorded in
  * {@link TransactionLockSynchronization}.
+ *
+ * <p>
+ * Keys that an enclosing invocation-scoped call of the same thread holds are not asked
+ * for again, since its session would make this one wait for itself: inside a transaction,
+ * the call is a fenced write instead ({@link FencedWriteStatements}).
  */
 final class TransactionScopeFlow {
 
@@ -101,15 +113,23 @@ final class TransactionScopeFlow {
 	/**
 	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
 	 * Keys an enclosing invocation-scoped call of this thread holds are not asked for
-	 * again: its session would make this one wait for itself.
+	 * again: its session would make this one wait for itself. Inside a transaction, they
+	 * are fenced instead.
 	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than
 	 * return {@code false}
 	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
 	 * {@code TRY} that does not throw, that found one held
+	 * @throws LockLostException if a fenced key's enclosing lock is found lost
 	 */
 	boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
 		LockKeys keys = HeldLocks.notHeld(request.namespace(), request.mode(), requested,
 				() -> heldLocksTarget(request));
+		if (keys.keys().size() < requested.keys().size()
+				&& TransactionSynchronizationManager.isActualTransactionActive()) {
+			// Outside a transaction there is no write to fence: the call stays
+			// re-entrant, as it always was.
+			fence(request, requested, keys);
+		}
 		if (keys.keys().isEmpty()) {
 			return true;
 		}
@@ -137,6 +157,95 @@ final class TransactionScopeFlow {
 		finally {
 			release(connection, bound);
 		}
+	}
+
+	/**
+	 * Make the transaction a fenced write for the keys an enclosing invocation-scoped
+	 * call of this thread holds: take their fence locks, then check that the enclosing
+	 * sessions still hold them (see {@link FencedWriteStatements}), in one round trip. A
+	 * key found no longer held is a loss the enclosing lock is told of at once, and the
+	 * call fails before its work runs.
+	 * @param request the request
+	 * @param requested its keys
+	 * @param notHeld those no enclosing call holds
+	 * @throws LockLostException if an enclosing lock is lost
+	 */
+	private void fence(LockRequest request, LockKeys requested, LockKeys notHeld) {
+		DataSource target = heldLocksTarget(request);
+		if (target == null) {
+			return;
+		}
+		List<FencedKey> fenced = new ArrayList<>();
+		List<LockSession> sessions = new ArrayList<>();
+		List<Long> keys = new ArrayList<>();
+		List<String> values = new ArrayList<>();
+		Duration idleTimeout = null;
+		for (int i = 0; i < requested.keys().size(); i++) {
+			long key = requested.keys().get(i);
+			if (!notHeld.keys().contains(key)
+					&& HeldLocks.enclosing(key, request.mode(), target) instanceof LockSession session) {
+				SessionIdentity identity = session.identity();
+				// An identity is missing only if pg_locks did not show the session's own
+				// transaction: such a session cannot be told apart, so its fenced writes
+				// are refused.
+				fenced.add(new FencedKey(key, session.mode(),
+						(identity != null) ? identity : new SessionIdentity(0, "unknown", null)));
+				sessions.add(session);
+				keys.add(key);
+				values.add(requested.values().get(i));
+				idleTimeout = (idleTimeout == null || session.deadMan().compareTo(idleTimeout) < 0) ? session.deadMan()
+						: idleTimeout;
+			}
+		}
+		if (fenced.isEmpty() || idleTimeout == null) {
+			return;
+		}
+		LockKeys fencedKeys = new LockKeys(List.copyOf(keys), List.copyOf(values));
+		Acquisition acquisition = this.support.starting(request, fencedKeys);
+		acquisition.fenced();
+		BoundConnection bound = null;
+		Connection connection = null;
+		FenceResult result;
+		try {
+			bound = transactionBound(request.namespace(), request.dataSource());
+			// A suspended transaction of this thread that holds the fence (a REQUIRES_NEW
+			// inside a fenced transaction) keeps it until after this one ends.
+			HeldLocks.checkNotSuspended(request.namespace(), LockMode.EXCLUSIVE, fencedKeys,
+					DataSourceUnwrapping.target(bound.resource()), bound.holder());
+			connection = transactionConnection(request.namespace(), bound);
+			result = FencedWriteStatements.fence(connection, fenced, idleTimeout, request.namespace());
+			if (!result.lockable()) {
+				throw AcquisitionSupport.explainRefusal(connection, request.namespace());
+			}
+		}
+		catch (SQLException ex) {
+			acquisition.finished(Outcome.ERROR, ex);
+			throw this.support.translateLockFailure(ex, request, fencedKeys);
+		}
+		catch (RuntimeException ex) {
+			acquisition.finished(Outcome.ERROR, ex);
+			throw ex;
+		}
+		finally {
+			release(connection, bound);
+		}
+		Long lostKey = result.lostKey();
+		if (lostKey == null) {
+			acquisition.finished(Outcome.ACQUIRED, null);
+			// The transaction holds the fences: recorded as its keys, exclusive, so that
+			// a suspension or a savepoint follows them.
+			TransactionLockSynchronization.record(LockMode.EXCLUSIVE, keys,
+					DataSourceUnwrapping.target(bound.resource()), bound.holder(), acquisition);
+			return;
+		}
+		LockSession session = sessions.get(keys.indexOf(lostKey));
+		IllegalStateException cause = new IllegalStateException(
+				"a fenced write found in pg_locks that the lock's session no longer holds key " + lostKey);
+		session.lost(cause, "a fenced write found in pg_locks that its session no longer holds the key");
+		LockLostException lost = new LockLostException(request.namespace(), List.of(values.get(keys.indexOf(lostKey))),
+				cause);
+		acquisition.lost(lost);
+		throw lost;
 	}
 
 	/**

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 
 import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
@@ -41,11 +42,13 @@ import org.springframework.util.Assert;
  * <li>{@value #ACQUIRE}: each acquisition, from the start of its statement to its
  * outcome, tagged {@code namespace}, {@code scope} ({@code transaction},
  * {@code invocation}), {@code mode} ({@code exclusive}, {@code shared}),
- * {@code wait.mode} ({@code block}, {@code try}, {@code skip}) and {@code outcome}
- * ({@code acquired}, {@code busy}, {@code skipped}, {@code timeout}, {@code error}). With
- * a meter registry it is a timer, so
- * {@code advisory_lock_acquire_seconds_count{outcome="busy"}} counts the calls turned
- * away.</li>
+ * {@code wait.mode} ({@code block}, {@code try}, {@code skip}), {@code fenced}
+ * ({@code true} for a fenced write, which takes the fence locks of keys an enclosing
+ * invocation-scoped call holds, else {@code false}) and {@code outcome}
+ * ({@code acquired}, {@code busy}, {@code skipped}, {@code timeout}, {@code error}, or
+ * {@code lost} for a fenced write that found the enclosing lock lost). With a meter
+ * registry it is a timer, so {@code advisory_lock_acquire_seconds_count{outcome="busy"}}
+ * counts the calls turned away.</li>
  * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its
  * transaction (transaction scope) or of its call (invocation scope), tagged
  * {@code namespace}, {@code scope}, {@code mode} and {@code outcome}: {@code committed},
@@ -103,6 +106,7 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 			.lowCardinalityKeyValue("scope", scopeTag)
 			.lowCardinalityKeyValue("mode", modeTag)
 			.lowCardinalityKeyValue("wait.mode", tag(waitMode))
+			.lowCardinalityKeyValue("fenced", "false")
 			.start();
 		return new Acquisition() {
 
@@ -133,6 +137,18 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 					TransactionSynchronizationManager.registerSynchronization(heldInTransaction);
 					this.heldInTransaction = heldInTransaction;
 				}
+			}
+
+			@Override
+			public void fenced() {
+				acquire.lowCardinalityKeyValue("fenced", "true");
+			}
+
+			@Override
+			public void lost(LockLostException error) {
+				// Not an error of the acquisition: the enclosing lock was lost, which its
+				// own held observation ends with.
+				acquire.lowCardinalityKeyValue("outcome", "lost").stop();
 			}
 
 			@Override

@@ -212,6 +212,20 @@ class AdvisoryLockedInvocationScopeTests {
 	}
 
 	@Test
+	void aTransactionalMethodLockedOnTheKeyOfItsEnclosingJobIsAFencedWrite() {
+		// No heartbeat notices the loss while the test runs: only the fence can.
+		this.contextRunner.withPropertyValues("advisory-lock.invocation.heartbeat=1h")
+			.withUserConfiguration(FencedJobs.class)
+			.run((context) -> {
+				BatchWriter writer = context.getBean(BatchWriter.class);
+				assertThat(context.getBean(FencedJob.class).run(this.pgLocks)).isInstanceOf(LockLostException.class)
+					.hasMessageContaining(NAMESPACE + ":[job]");
+				assertThat(writer.written()).isOne();
+				assertThat(writer.fencesSeen()).isOne();
+			});
+	}
+
+	@Test
 	void currentHandleOutsideAnInvocationScopedLockSaysWhereToCallIt() {
 		this.contextRunner.run((context) -> assertThatIllegalStateException()
 			.isThrownBy(() -> context.getBean(AdvisoryLockOperations.class).currentHandle())
@@ -373,6 +387,79 @@ class AdvisoryLockedInvocationScopeTests {
 		@Bean
 		ScheduledJob scheduledJob(JdbcTemplate jdbc) {
 			return new ScheduledJob(jdbc);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FencedJobs {
+
+		@Bean
+		BatchWriter batchWriter(JdbcTemplate jdbc) {
+			return new BatchWriter(jdbc);
+		}
+
+		@Bean
+		FencedJob fencedJob(BatchWriter writer) {
+			return new FencedJob(writer);
+		}
+
+	}
+
+	/**
+	 * Writes a job's batches, each in a transaction locked on the job's key.
+	 */
+	static class BatchWriter {
+
+		private final JdbcTemplate jdbc;
+
+		private final AtomicInteger written = new AtomicInteger();
+
+		private final AtomicInteger fencesSeen = new AtomicInteger();
+
+		BatchWriter(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'")
+		public void write() {
+			Integer fences = this.jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+					+ "AND objsubid = 2 AND granted AND pid = pg_backend_pid() AND " + PgLocks.KEY_EXPRESSION + " = ?",
+					Integer.class, KEY);
+			this.fencesSeen.addAndGet((fences != null) ? fences : 0);
+			this.written.incrementAndGet();
+		}
+
+		public int written() {
+			return this.written.get();
+		}
+
+		public int fencesSeen() {
+			return this.fencesSeen.get();
+		}
+
+	}
+
+	/**
+	 * A job that writes a batch, loses its lock (its session ended, as the server ends a
+	 * paused holder's), and tries to write another.
+	 */
+	static class FencedJob {
+
+		private final BatchWriter writer;
+
+		FencedJob(BatchWriter writer) {
+			this.writer = writer;
+		}
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
+		public @Nullable Throwable run(PgLocks pgLocks) {
+			this.writer.write();
+			new JdbcTemplate(TestDatabase.get().dataSource()).queryForObject("SELECT pg_terminate_backend(?)",
+					Boolean.class, pgLocks.holderPid(KEY));
+			pgLocks.await("the job's key free", (locks) -> locks.stream().noneMatch((lock) -> lock.key() == KEY));
+			return catchThrowable(this.writer::write);
 		}
 
 	}

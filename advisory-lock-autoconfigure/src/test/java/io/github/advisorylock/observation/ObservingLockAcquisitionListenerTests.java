@@ -26,6 +26,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
@@ -155,6 +156,44 @@ class ObservingLockAcquisitionListenerTests {
 			.count()).isOne();
 		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD + ".active").longTaskTimer().activeTasks())
 			.isZero();
+	}
+
+	@Test
+	void tagsFencedWritesAndCountsARefusedOneAsLost() throws Exception {
+		HikariDataSource pool = TestDatabase.get().newDataSource(2);
+		try (pool; AdvisoryLockTemplate invocationLocks = new AdvisoryLockTemplate(pool)) {
+			// No heartbeat notices the loss: only the fenced write does.
+			invocationLocks.setHeartbeat(Duration.ofHours(1));
+			invocationLocks.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations)));
+			TransactionTemplate writes = new TransactionTemplate(new DataSourceTransactionManager(pool));
+			LockRequest invocation = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
+			invocationLocks.execute(invocation, (handle) -> {
+				writes.executeWithoutResult((status) -> invocationLocks.lock(this.namespace, "job"));
+				new JdbcTemplate(this.dataSource).queryForObject(
+						"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND "
+								+ PgLocks.KEY_EXPRESSION + " = ?",
+						Boolean.class, AdvisoryLockKeys.of(this.namespace, "job"));
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(
+						() -> writes.executeWithoutResult((status) -> invocationLocks.lock(this.namespace, "job")));
+				return null;
+			});
+		}
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.ACQUIRE)
+			.tags("namespace", this.namespace, "scope", "transaction", "fenced", "true", "outcome", "acquired")
+			.timer()
+			.count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.ACQUIRE)
+			.tags("namespace", this.namespace, "scope", "transaction", "fenced", "true", "outcome", "lost")
+			.timer()
+			.count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.ACQUIRE)
+			.tags("namespace", this.namespace, "scope", "invocation", "fenced", "false", "outcome", "acquired")
+			.timer()
+			.count()).isOne();
+		assertThat(this.meters.get(ObservingLockAcquisitionListener.HELD)
+			.tags("namespace", this.namespace, "scope", "invocation", "outcome", "lost")
+			.timer()
+			.count()).isOne();
 	}
 
 	@Test

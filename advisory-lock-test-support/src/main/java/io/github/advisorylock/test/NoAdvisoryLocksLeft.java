@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * JUnit extension that fails a test that leaves any advisory lock held or awaited in the
- * test database: every lock must end with its transaction. It never starts the test
- * database itself.
+ * test database, the fence locks of fenced writes included: every lock must end with its
+ * transaction. It never starts the test database itself.
  */
 public class NoAdvisoryLocksLeft implements AfterEachCallback {
 
@@ -35,9 +35,15 @@ public class NoAdvisoryLocksLeft implements AfterEachCallback {
 			// and no reason to start it.
 			return;
 		}
-		List<PgLocks.AdvisoryLock> left = new PgLocks(TestDatabase.get().dataSource()).all();
+		PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+		List<PgLocks.AdvisoryLock> left = pgLocks.all();
 		if (!left.isEmpty()) {
 			throw new AssertionError("Advisory locks outlived the test " + context.getDisplayName() + ": " + left);
+		}
+		List<PgLocks.AdvisoryLock> fences = pgLocks.fences();
+		if (!fences.isEmpty()) {
+			throw new AssertionError(
+					"Fence locks of fenced writes outlived the test " + context.getDisplayName() + ": " + fences);
 		}
 	}
 

@@ -48,7 +48,7 @@ public final class PgLocks {
 	 * query {@code pg_locks} on a session of their own (their own backend's locks, or to
 	 * terminate a holder). A bigint key {@code k} is stored as {@code classid = k >> 32}
 	 * and {@code objid = k & 0xffffffff} ({@code objsubid = 1}); the two-int form has
-	 * {@code objsubid = 2}, and the queries here leave it out.
+	 * {@code objsubid = 2}, and the queries here leave it out, but for {@link #fences()}.
 	 */
 	public static final String KEY_EXPRESSION = "((classid::bigint << 32) | objid::bigint)";
 
@@ -59,6 +59,13 @@ public final class PgLocks {
 
 	private static final String THIS_DATABASE = ADVISORY_LOCKS
 		.formatted("AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+
+	/**
+	 * The fence locks of fenced writes: a key's fence is the same 64 bits in the two-int
+	 * form ({@code objsubid = 2}), so the same expression gives the key back.
+	 */
+	private static final String FENCES = "SELECT pid, " + KEY_EXPRESSION + " AS key, mode, granted "
+			+ "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 ORDER BY key, granted DESC, pid";
 
 	private static final String WAITING_FOR = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
 			+ "AND objsubid = 1 AND NOT granted AND " + KEY_EXPRESSION
@@ -91,6 +98,36 @@ public final class PgLocks {
 	 */
 	public List<AdvisoryLock> inThisDatabase() {
 		return read(THIS_DATABASE);
+	}
+
+	/**
+	 * Return the fence locks of fenced writes, held and awaited, in every database of the
+	 * server: advisory locks in the two-int key space ({@code objsubid = 2}), each with
+	 * the 64-bit key it fences.
+	 * @return the fence locks, by key, granted first
+	 */
+	public List<AdvisoryLock> fences() {
+		return read(FENCES);
+	}
+
+	/**
+	 * Wait until the given number of transactions wait for a key's fence lock
+	 * ({@code granted = false}).
+	 * @param key the 64-bit key the fence is of
+	 * @param waiters how many waiters to wait for
+	 * @throws AssertionError if they do not appear within {@link #HANG_TIMEOUT}
+	 */
+	public void awaitFenceWaiters(long key, int waiters) {
+		long deadline = System.nanoTime() + HANG_TIMEOUT.toNanos();
+		List<AdvisoryLock> fences = fences();
+		while (fences.stream().filter((lock) -> lock.key() == key && !lock.granted()).count() < waiters) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("Timed out waiting for " + waiters + " waiter(s) on the fence of key " + key
+						+ "; pg_locks shows the fences " + fences);
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			fences = fences();
+		}
 	}
 
 	private List<AdvisoryLock> read(String sql) {
