@@ -52,10 +52,12 @@ class PackageLayeringTests {
 	 * Each package of the library, and the packages of the library it may use besides
 	 * itself and the root.
 	 */
-	private static final Map<String, Set<String>> ALLOWED = Map.of("", Set.of(), "core", Set.of(), "hikari", Set.of(),
-			"jdbc", Set.of("core", "hikari"), "r2dbc", Set.of("core"), "pglocks", Set.of("core", "hikari"),
-			"interceptor", Set.of(), "observation", Set.of(), "actuate", Set.of("pglocks"), "shedlock", Set.of(),
-			"autoconfigure", Set.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate", "shedlock"));
+	private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(Map.entry("", Set.of()),
+			Map.entry("core", Set.of()), Map.entry("hikari", Set.of()), Map.entry("jdbc", Set.of("core", "hikari")),
+			Map.entry("r2dbc", Set.of("core")), Map.entry("pglocks", Set.of("core", "hikari")),
+			Map.entry("interceptor", Set.of()), Map.entry("observation", Set.of()),
+			Map.entry("actuate", Set.of("pglocks")), Map.entry("shedlock", Set.of()), Map.entry("autoconfigure",
+					Set.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate", "shedlock")));
 
 	/**
 	 * A class of the library named in a constant: in a class reference or a descriptor.
