@@ -65,15 +65,20 @@ class AdvisoryLockProviderTests {
 
 	private final AdvisoryLockTemplate holderTemplate;
 
+	private final AdvisoryLockProvider holder;
+
 	AdvisoryLockProviderTests() throws Exception {
 		this.relay = new FreezableRelay(TestDatabase.get().url());
 		this.holderPool = TestDatabase.get().newDataSource(this.relay.url(), 2);
 		this.holderTemplate = new AdvisoryLockTemplate(this.holderPool);
+		this.holder = new AdvisoryLockProvider(this.holderTemplate, this.namespace);
 	}
 
 	@AfterEach
 	void close() throws Exception {
+		// Its connections closed first, the holder releases at once what it still holds.
 		this.relay.close();
+		this.holder.close();
 		this.holderTemplate.close();
 		this.holderPool.close();
 		this.otherInstance.close();
@@ -97,8 +102,7 @@ class AdvisoryLockProviderTests {
 	@Test
 	void lockAtLeastForDoesNotOutliveTheHolder() throws Exception {
 		this.holderTemplate.setHeartbeat(Duration.ofSeconds(10));
-		AdvisoryLockProvider holder = new AdvisoryLockProvider(this.holderTemplate, this.namespace);
-		holder.lock(config(Duration.ofHours(1), Duration.ofHours(1))).orElseThrow().unlock();
+		this.holder.lock(config(Duration.ofHours(1), Duration.ofHours(1))).orElseThrow().unlock();
 		// Unlocked early, it is kept for lockAtLeastFor: the other instance skips.
 		assertThat(locked()).isTrue();
 		assertThat(this.otherInstance.lock(config(Duration.ofMinutes(1), Duration.ZERO))).isEmpty();
@@ -115,8 +119,7 @@ class AdvisoryLockProviderTests {
 		// A dead-man switch of three heartbeats, 600ms, against a lockAtMostFor of an
 		// hour.
 		this.holderTemplate.setHeartbeat(Duration.ofMillis(200));
-		AdvisoryLockProvider holder = new AdvisoryLockProvider(this.holderTemplate, this.namespace);
-		holder.lock(config(Duration.ofHours(1), Duration.ZERO)).orElseThrow();
+		this.holder.lock(config(Duration.ofHours(1), Duration.ZERO)).orElseThrow();
 		assertThat(locked()).isTrue();
 		this.relay.freeze();
 		// PostgreSQL ends the silent session at the switch, long before lockAtMostFor.
@@ -129,9 +132,8 @@ class AdvisoryLockProviderTests {
 	void frozenHolderKeepsTheLockPastAShorterLockAtMostForUntilTheDeadManSwitch() {
 		// A dead-man switch of three heartbeats, 3s, against a lockAtMostFor of 100ms.
 		this.holderTemplate.setHeartbeat(Duration.ofSeconds(1));
-		AdvisoryLockProvider holder = new AdvisoryLockProvider(this.holderTemplate, this.namespace);
 		LockConfiguration configuration = config(Duration.ofMillis(100), Duration.ZERO);
-		holder.lock(configuration).orElseThrow();
+		this.holder.lock(configuration).orElseThrow();
 		this.relay.freeze();
 		// The holder's release at lockAtMostFor cannot reach the server.
 		Instant pastLockAtMostFor = configuration.getLockAtMostUntil().plusMillis(500);
