@@ -54,7 +54,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * alive with a heartbeat while the work runs, and rolls the transaction back when the
  * work has returned or thrown. PostgreSQL releases the locks then, or as soon as the
  * connection dies, or when the holder stops sending heartbeats (a hung process, a cut
- * network) for three of them.
+ * network) for three of them. {@link #hold} opens the same session for locks bound to no
+ * thread, released when the caller says.
  */
 final class LockSessionRunner implements AutoCloseable {
 
