@@ -27,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every method joins the transaction bound to the current thread, takes the lock on that
  * transaction's JDBC connection, and leaves its release to PostgreSQL at COMMIT or
- * ROLLBACK. Each value in {@code keys} names one resource, or is a
+ * ROLLBACK, but those of {@link LockScope#INVOCATION invocation scope} ({@link #execute
+ * execute} and {@link #acquire acquire}), which hold their locks on a connection of their
+ * own. Each value in {@code keys} names one resource, or is a
  * {@link java.util.Collection} or array of resources; the keys are deduplicated and taken
  * in ascending order of their 64-bit value: in one round trip when they are free, and one
  * more to wait when one is held. {@link AdvisoryLocked @AdvisoryLocked} uses this same
