@@ -16,6 +16,8 @@
 
 package io.github.advisorylock;
 
+import java.util.Optional;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every method joins the transaction bound to the current thread, takes the lock on that
  * transaction's JDBC connection, and leaves its release to PostgreSQL at COMMIT or
- * ROLLBACK. Each value in {@code keys} names one resource, or is a
+ * ROLLBACK, but those of {@link LockScope#INVOCATION invocation scope} ({@link #execute
+ * execute} and {@link #acquire acquire}), which hold their locks on a connection of their
+ * own. Each value in {@code keys} names one resource, or is a
  * {@link java.util.Collection} or array of resources; the keys are deduplicated and taken
  * in ascending order of their 64-bit value: in one round trip when they are free, and one
  * more to wait when one is held. {@link AdvisoryLocked @AdvisoryLocked} uses this same
@@ -117,6 +121,31 @@ public interface AdvisoryLockOperations {
 	 * @throws InvalidLockKeyException if a key value cannot be used
 	 */
 	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockCallback<T> callback);
+
+	/**
+	 * Acquire the {@link LockScope#INVOCATION invocation-scoped} locks a request
+	 * describes and hold them, by a connection of their own, until
+	 * {@link HeldLock#release()}: for a lock that outlives one call, as another library's
+	 * lock API needs. The connection, its transaction, the heartbeat and the dead-man
+	 * switch are those of {@link #execute execute}, but the locks belong to no thread
+	 * (see {@link HeldLock}), and the call may run inside a transaction, which they do
+	 * not join. They are not re-entrant: a key this thread already holds through an
+	 * enclosing call is asked for again, and waits for itself.
+	 * @param request the namespace, keys, mode, wait mode and timeout, of
+	 * {@link LockScope#INVOCATION} scope
+	 * @return the held locks, or empty when {@link WaitMode#SKIP} found one held
+	 * @throws LockBusyException if the locks were not acquired ({@link WaitMode#TRY}, or
+	 * {@link WaitMode#BLOCK} past its timeout)
+	 * @throws IllegalArgumentException if the request is not of invocation scope
+	 * @throws InvalidLockKeyException if a key value cannot be used
+	 * @throws UnsupportedOperationException if this implementation holds no lock beyond a
+	 * call (the default)
+	 * @since 0.1.0
+	 */
+	default Optional<HeldLock> acquire(LockRequest request) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not hold locks beyond a call: "
+				+ "use execute(request, callback), or AdvisoryLockTemplate");
+	}
 
 	/**
 	 * Throw if an {@link LockScope#INVOCATION invocation-scoped} lock held for the

@@ -39,9 +39,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from the application's Hikari pools ({@code hikari}) on nothing, taking locks through
  * JDBC ({@code jdbc}) on those two, taking them through R2DBC ({@code r2dbc}) on the core
  * only, reading {@code pg_locks} ({@code pglocks}) on the API and {@code hikari}, the
- * endpoint and the observations on the API and the {@code pg_locks} reader, and only
- * {@code autoconfigure} wires them together. Read from the compiled classes, so that a
- * fully qualified name in code counts as much as an import.
+ * endpoint and the observations on the API and the {@code pg_locks} reader, the bridge to
+ * ShedLock ({@code shedlock}) on the API, and only {@code autoconfigure} wires them
+ * together. Read from the compiled classes, so that a fully qualified name in code counts
+ * as much as an import.
  *
  * @author advisory-lock authors
  */
@@ -51,10 +52,12 @@ class PackageLayeringTests {
 	 * Each package of the library, and the packages of the library it may use besides
 	 * itself and the root.
 	 */
-	private static final Map<String, Set<String>> ALLOWED = Map.of("", Set.of(), "core", Set.of(), "hikari", Set.of(),
-			"jdbc", Set.of("core", "hikari"), "r2dbc", Set.of("core"), "pglocks", Set.of("core", "hikari"),
-			"interceptor", Set.of(), "observation", Set.of(), "actuate", Set.of("pglocks"), "autoconfigure",
-			Set.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate"));
+	private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(Map.entry("", Set.of()),
+			Map.entry("core", Set.of()), Map.entry("hikari", Set.of()), Map.entry("jdbc", Set.of("core", "hikari")),
+			Map.entry("r2dbc", Set.of("core")), Map.entry("pglocks", Set.of("core", "hikari")),
+			Map.entry("interceptor", Set.of()), Map.entry("observation", Set.of()),
+			Map.entry("actuate", Set.of("pglocks")), Map.entry("shedlock", Set.of()), Map.entry("autoconfigure",
+					Set.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate", "shedlock")));
 
 	/**
 	 * A class of the library named in a constant: in a class reference or a descriptor.

@@ -51,6 +51,8 @@ public class AdvisoryLockProperties {
 
 	private final Endpoint endpoint = new Endpoint();
 
+	private final Shedlock shedlock = new Shedlock();
+
 	/**
 	 * Return whether {@code @AdvisoryLocked} methods take their locks: the old name of
 	 * {@code advisory-lock.annotation.enabled}, which says what it turns off.
@@ -136,6 +138,14 @@ public class AdvisoryLockProperties {
 	 */
 	public Endpoint getEndpoint() {
 		return this.endpoint;
+	}
+
+	/**
+	 * Return the settings of the ShedLock {@code LockProvider}.
+	 * @return the ShedLock settings
+	 */
+	public Shedlock getShedlock() {
+		return this.shedlock;
 	}
 
 	/**
@@ -322,6 +332,35 @@ public class AdvisoryLockProperties {
 		 */
 		public void setKeyLabels(int keyLabels) {
 			this.keyLabels = keyLabels;
+		}
+
+	}
+
+	/**
+	 * Settings of the ShedLock {@code LockProvider} on advisory locks, auto-configured
+	 * where ShedLock is on the class path.
+	 */
+	public static class Shedlock {
+
+		/**
+		 * Namespace of the locks of @SchedulerLock: each lock name is a key in it.
+		 */
+		private String namespace = "shedlock";
+
+		/**
+		 * Return the namespace of the locks.
+		 * @return the namespace
+		 */
+		public String getNamespace() {
+			return this.namespace;
+		}
+
+		/**
+		 * Set the namespace of the locks.
+		 * @param namespace the namespace
+		 */
+		public void setNamespace(String namespace) {
+			this.namespace = namespace;
 		}
 
 	}

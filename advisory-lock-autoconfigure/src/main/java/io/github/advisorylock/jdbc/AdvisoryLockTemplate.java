@@ -20,11 +20,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.HeldLock;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockCallback;
@@ -81,8 +83,9 @@ import org.springframework.util.Assert;
  * holds a connection of its own (see {@link #setInvocationDataSource}) in a read-only
  * transaction for the whole call, kept alive by a heartbeat; each {@code DataSource} has
  * its own source of them, with its own bound, shared by the targets of one that routes
- * (each call takes its connection where it routes at that call). {@link #close()} stops
- * the heartbeats and closes those connections.
+ * (each call takes its connection where it routes at that call). {@link #acquire} holds
+ * the same kind of lock beyond a call, until it is released. {@link #close()} stops the
+ * heartbeats and closes those connections.
  *
  * <p>
  * Optionally, a {@link LockHolderDiagnosis} names the holders in each
@@ -316,6 +319,23 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 			return this.invocationLocks.execute(request, keys, callback);
 		}
 		return this.transactionLocks.execute(request, keys, callback);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The locks are taken on the {@code DataSource} the request names, or the default
+	 * one, through the same source of connections and under the same bound as
+	 * {@link #execute execute}'s.
+	 */
+	@Override
+	public Optional<HeldLock> acquire(LockRequest request) {
+		Assert.notNull(request, "LockRequest must not be null");
+		Assert.isTrue(request.scope() == LockScope.INVOCATION,
+				() -> "acquire(LockRequest) holds invocation-scoped "
+						+ "locks until they are released: give the request withScope(LockScope.INVOCATION) (a "
+						+ "transaction-scoped lock is taken with lock(request), and its transaction releases it)");
+		return Optional.ofNullable(this.invocationLocks.hold(request, resolve(request)));
 	}
 
 	@Override

@@ -100,6 +100,18 @@ final class InvocationScopeFlow implements AutoCloseable {
 		return runner(request.namespace(), name).execute(request, keys, callback);
 	}
 
+	/**
+	 * Take the locks of a request and hold them, bound to no thread, on the
+	 * {@code DataSource} it names or the default one.
+	 * @param request the request, of invocation scope
+	 * @param keys its keys
+	 * @return the held locks, or {@code null} for a skip
+	 */
+	@Nullable AcquiredLock hold(LockRequest request, LockKeys keys) {
+		String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
+		return runner(request.namespace(), name).hold(request, keys);
+	}
+
 	private LockSessionRunner runner(String namespace, String name) {
 		// Closed, it makes no pool and no scheduler that nothing would close; the
 		// existing ones refuse on their own.

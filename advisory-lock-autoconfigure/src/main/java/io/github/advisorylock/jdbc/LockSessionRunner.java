@@ -54,7 +54,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * alive with a heartbeat while the work runs, and rolls the transaction back when the
  * work has returned or thrown. PostgreSQL releases the locks then, or as soon as the
  * connection dies, or when the holder stops sending heartbeats (a hung process, a cut
- * network) for three of them.
+ * network) for three of them. {@link #hold} opens the same session for locks bound to no
+ * thread, released when the caller says.
  */
 final class LockSessionRunner implements AutoCloseable {
 
@@ -132,12 +133,52 @@ final class LockSessionRunner implements AutoCloseable {
 			// this one.
 			return LockResult.executed(callback.doWithLock(HeldLocks.current()));
 		}
+		OpenSession open = open(request, needed, true);
+		if (open == null) {
+			return LockResult.skipped();
+		}
+		try {
+			HeldLocks.push(open.lock());
+			try {
+				return LockResult.executed(callback.doWithLock(open.lock()));
+			}
+			finally {
+				HeldLocks.pop(open.lock());
+			}
+		}
+		finally {
+			release(open);
+		}
+	}
+
+	/**
+	 * Take the locks of a request and hold them, bound to no thread, until the returned
+	 * lock is released.
+	 * @param request the request, of invocation scope
+	 * @param keys its keys
+	 * @return the held locks, or {@code null} for a skip
+	 */
+	@Nullable AcquiredLock hold(LockRequest request, LockKeys keys) {
+		OpenSession open = open(request, keys, false);
+		return (open != null) ? new AcquiredLock(open.lock(), () -> release(open)) : null;
+	}
+
+	/**
+	 * Open a lock session and take its locks: the path both {@link #execute} and
+	 * {@link #hold} share.
+	 * @param request the request
+	 * @param needed the keys to take
+	 * @param refuseInTransaction whether an active transaction refuses the call (the work
+	 * of an {@code execute} would run in it, outside the lock's)
+	 * @return the held session, its heartbeat started, or {@code null} for a skip
+	 */
+	private @Nullable OpenSession open(LockRequest request, LockKeys needed, boolean refuseInTransaction) {
 		// The listeners hear every refusal as an ERROR, as they do for a
 		// transaction-scoped call.
 		Acquisition acquisition = this.support.starting(request, needed);
 		Connection connection;
 		try {
-			checkCanStart(request, needed);
+			checkCanStart(request, needed, refuseInTransaction);
 			connection = this.connections.obtain(request.namespace());
 		}
 		catch (RuntimeException ex) {
@@ -148,37 +189,41 @@ final class LockSessionRunner implements AutoCloseable {
 		try {
 			lock = acquire(connection, request, needed, acquisition);
 			if (lock == null) {
-				return LockResult.skipped();
-			}
-			this.held.add(lock);
-			lock.startHeartbeat(this.scheduler, this.heartbeat.toMillis());
-			HeldLocks.push(lock);
-			try {
-				return LockResult.executed(callback.doWithLock(lock));
-			}
-			finally {
-				HeldLocks.pop(lock);
+				return null;
 			}
 		}
 		finally {
-			boolean usable;
-			if (lock != null) {
-				this.held.remove(lock);
-				usable = lock.release();
+			if (lock == null) {
+				this.connections.release(connection, rollback(connection));
 			}
-			else {
-				usable = rollback(connection);
-			}
-			this.connections.release(connection, usable);
 		}
+		OpenSession open = new OpenSession(lock, connection);
+		this.held.add(lock);
+		try {
+			lock.startHeartbeat(this.scheduler, this.heartbeat.toMillis());
+		}
+		catch (RuntimeException ex) {
+			// Closed meanwhile: nothing would keep the session alive.
+			release(open);
+			throw ex;
+		}
+		return open;
+	}
+
+	/**
+	 * Release a session's locks and give its connection back.
+	 */
+	private void release(OpenSession open) {
+		this.held.remove(open.lock());
+		this.connections.release(open.connection(), open.lock().release());
 	}
 
 	/**
 	 * Refuse a call that could protect nothing, or only wait for itself, before any
 	 * connection is taken.
 	 */
-	private void checkCanStart(LockRequest request, LockKeys needed) {
-		if (TransactionSynchronizationManager.isActualTransactionActive()) {
+	private void checkCanStart(LockRequest request, LockKeys needed, boolean refuseInTransaction) {
+		if (refuseInTransaction && TransactionSynchronizationManager.isActualTransactionActive()) {
 			// After completion (an AFTER_COMMIT listener) the ended transaction still
 			// shows, its synchronizations cleared; one that an inner REQUIRES_NEW
 			// suspended looks the same from here and has not committed yet.
@@ -310,6 +355,13 @@ final class LockSessionRunner implements AutoCloseable {
 		IllegalStateException closing = new IllegalStateException("the application is shutting down");
 		this.held.forEach((lock) -> lock.lost(closing, "its AdvisoryLockTemplate was closed while the work ran"));
 		this.connections.close();
+	}
+
+	/**
+	 * A held session and the connection it holds its locks on.
+	 */
+	private record OpenSession(LockSession lock, Connection connection) {
+
 	}
 
 }

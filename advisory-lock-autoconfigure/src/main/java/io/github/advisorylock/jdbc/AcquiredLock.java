@@ -1,0 +1,63 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.jdbc;
+
+import io.github.advisorylock.HeldLock;
+
+/**
+ * The locks of an {@link AdvisoryLockTemplate#acquire acquire} call: a
+ * {@link LockSession} bound to no thread, released once, by whichever thread comes first,
+ * while a concurrent caller waits until the release has ended (so that a lock reported
+ * released is free in the database).
+ */
+final class AcquiredLock implements HeldLock {
+
+	private final LockSession session;
+
+	/**
+	 * Rolls the session back and gives its connection back; guarded by this object.
+	 */
+	private Runnable release;
+
+	AcquiredLock(LockSession session, Runnable release) {
+		this.session = session;
+		this.release = release;
+	}
+
+	@Override
+	public boolean isLost() {
+		return this.session.isLost();
+	}
+
+	@Override
+	public void checkHeld() {
+		this.session.checkHeld();
+	}
+
+	@Override
+	public synchronized void release() {
+		Runnable release = this.release;
+		this.release = () -> {
+		};
+		release.run();
+	}
+
+	@Override
+	public String toString() {
+		return this.session.toString();
+	}
+
+}
