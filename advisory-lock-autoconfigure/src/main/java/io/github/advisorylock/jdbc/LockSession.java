@@ -52,7 +52,8 @@ final class LockSession extends HeldSession {
 
 	private final String heartbeatSql;
 
-	private final @Nullable SessionIdentity identity;
+	/** Read at the first fenced write, and kept: the transaction does not change. */
+	private @Nullable SessionIdentity identity;
 
 	private final Duration deadMan;
 
@@ -67,25 +68,32 @@ final class LockSession extends HeldSession {
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
 	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
 	 * lock's transaction, or {@code null} for none
-	 * @param identity what identifies the session to a fenced write, or {@code null} if
-	 * it could not be read (its fenced writes are then refused)
 	 */
 	LockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
-			@Nullable Duration transactionTimeout, @Nullable SessionIdentity identity) {
+			@Nullable Duration transactionTimeout) {
 		super(namespace, mode, keys, target, acquisition, acquiredNanos, deadMan, transactionTimeout);
 		this.connection = connection;
 		this.heartbeatSql = heartbeatSql;
 		this.deadMan = deadMan;
-		this.identity = identity;
 	}
 
 	/**
-	 * Return what identifies the session to a fenced write: its backend's pid and its
-	 * transaction's virtual id, read when it was opened.
-	 * @return the identity, or {@code null} if {@code pg_locks} did not show it
+	 * Return what identifies the session to a fenced write: its backend's pid, its
+	 * transaction's virtual id and its backend's start, read on the session's connection
+	 * the first time it is asked for. A session that cannot answer is lost.
+	 * @return the identity, or {@code null} if the session is released or lost, or
+	 * {@code pg_locks} did not show its transaction (its fenced writes are then refused)
 	 */
-	@Nullable SessionIdentity identity() {
+	synchronized @Nullable SessionIdentity identity() {
+		if (this.identity == null && isHeld() && !isLost()) {
+			try {
+				this.identity = LockSessionStatements.identity(this.connection);
+			}
+			catch (SQLException | RuntimeException ex) {
+				lost(ex, "its connection failed when a fenced write asked who it is (" + ex + ")");
+			}
+		}
 		return this.identity;
 	}
 

@@ -307,7 +307,7 @@ final class LockSessionRunner implements AutoCloseable {
 			}
 		}
 		return new LockSession(request.namespace(), request.mode(), keys, this.target, connection, acquisition,
-				keepAlive, sent, this.deadMan, transactionTimeout, opened.identity());
+				keepAlive, sent, this.deadMan, transactionTimeout);
 	}
 
 	/**

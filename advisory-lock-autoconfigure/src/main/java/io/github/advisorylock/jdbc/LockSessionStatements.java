@@ -48,17 +48,25 @@ final class LockSessionStatements {
 	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for
 	 * an operator, {@code LOCAL} so that the name ends with the transaction. Its result
 	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
-	 * end the lock, then the backend's pid, the transaction's virtual id and the
-	 * backend's start, which identify the lock's session to a
-	 * {@linkplain FencedWriteStatements fenced write} (the virtual id read from the
-	 * transaction's lock on it, which every transaction holds from its start).
+	 * end the lock.
 	 */
 	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
 			+ "SELECT set_config('application_name', ?, true), "
-			+ "current_setting('transaction_timeout', true) AS transaction_timeout, pg_backend_pid() AS pid, "
+			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
+
+	/**
+	 * The backend's pid, the transaction's virtual id and the backend's start, which
+	 * identify the lock's session to a {@linkplain FencedWriteStatements fenced write}
+	 * (the virtual id read from the transaction's lock on it, which every transaction
+	 * holds from its start). Read once, at a session's first fenced write, not when it
+	 * opens: reading {@code pg_locks} copies the server's whole lock table, which took
+	 * more than the rest of an invocation-scoped lock's round trip in the benchmarks, and
+	 * most sessions never fence.
+	 */
+	private static final String IDENTITY = "SELECT pg_backend_pid() AS pid, "
 			+ "(SELECT virtualtransaction FROM pg_locks WHERE locktype = 'virtualxid' AND pid = pg_backend_pid() "
 			+ "AND virtualxid = virtualtransaction LIMIT 1) AS virtualtransaction, "
-			+ "(SELECT backend_start::text FROM pg_stat_get_activity(pg_backend_pid())) AS backend_start; ";
+			+ "(SELECT backend_start::text FROM pg_stat_get_activity(pg_backend_pid())) AS backend_start";
 
 	private LockSessionStatements() {
 	}
@@ -66,9 +74,8 @@ final class LockSessionStatements {
 	/**
 	 * Open the transaction of an invocation-scoped lock, try its keys and set its
 	 * dead-man switch, in one round trip: {@code SET TRANSACTION} (no result set), a row
-	 * of {@code transaction_timeout} and the session's identity, the try of
-	 * {@link AdvisoryLockStatements#tryLock}, then the {@linkplain #keepAliveSql
-	 * keep-alive} (no result set).
+	 * of {@code transaction_timeout}, the try of {@link AdvisoryLockStatements#tryLock},
+	 * then the {@linkplain #keepAliveSql keep-alive} (no result set).
 	 * @param connection the lock's own connection, with auto-commit off
 	 * @param mode exclusive or shared
 	 * @param keys the distinct keys, sorted, at least one
@@ -76,8 +83,8 @@ final class LockSessionStatements {
 	 * @param applicationName the session's name for the transaction
 	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and
 	 * the lock with it
-	 * @return what the try found, {@code transaction_timeout} as PostgreSQL shows it
-	 * ({@code null} before 17), and the session's identity
+	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
+	 * ({@code null} before 17)
 	 * @throws SQLException if a statement fails
 	 */
 	static OpenedSession beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
@@ -91,16 +98,12 @@ final class LockSessionStatements {
 			// SET TRANSACTION gives an update count, then come the settings' row and the
 			// try's.
 			String transactionTimeout;
-			@Nullable SessionIdentity identity;
 			try (ResultSet settings = nextResultSet(statement, "settings")) {
 				settings.next();
 				transactionTimeout = settings.getString(2);
-				String virtualTransaction = settings.getString(4);
-				identity = (virtualTransaction != null)
-						? new SessionIdentity(settings.getInt(3), virtualTransaction, settings.getString(5)) : null;
 			}
 			try (ResultSet result = nextResultSet(statement, "try")) {
-				return new OpenedSession(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout, identity);
+				return new OpenedSession(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout);
 			}
 		}
 	}
@@ -111,6 +114,22 @@ final class LockSessionStatements {
 					+ what + " row: is something between the application and PostgreSQL rewriting statements?");
 		}
 		return statement.getResultSet();
+	}
+
+	/**
+	 * Read what identifies a lock session to a fenced write, on its own connection.
+	 * @param connection the lock's connection, its transaction open
+	 * @return the identity, or {@code null} if {@code pg_locks} did not show the
+	 * session's transaction
+	 * @throws SQLException if the statement fails
+	 */
+	static @Nullable SessionIdentity identity(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(IDENTITY)) {
+			row.next();
+			String virtualTransaction = row.getString("virtualtransaction");
+			return (virtualTransaction != null)
+					? new SessionIdentity(row.getInt("pid"), virtualTransaction, row.getString("backend_start")) : null;
+		}
 	}
 
 	/**
@@ -143,10 +162,8 @@ final class LockSessionStatements {
 	 * @param tryResult what the try found
 	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
 	 * {@code null} before 17
-	 * @param identity the session's identity, or {@code null} if {@code pg_locks} did not
-	 * show it
 	 */
-	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout, @Nullable SessionIdentity identity) {
+	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout) {
 
 	}
 
