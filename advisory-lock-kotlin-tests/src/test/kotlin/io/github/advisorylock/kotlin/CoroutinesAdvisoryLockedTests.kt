@@ -179,13 +179,20 @@ class CoroutinesAdvisoryLockedTests {
 	@Test
 	fun `an invocation-scoped suspend job holds its lock while it suspends, and a second run skips`() {
 		val job = AdvisoryLockKeys.of(JOB, "nightly")
+		val started = CompletableDeferred<Unit>()
 		val release = CompletableDeferred<Unit>()
-		val first = inBackground { jobs.nightly(release) }
-		pgLocks.await("the job's lock") { locks -> locks.any { it.key() == job && it.granted() } }
-		// SKIP: the second run finds the key held by the first one's session and does not run.
-		assertThat(blocking { jobs.nightly(CompletableDeferred(Unit)) }).isNull()
-		assertThat(jobs.runs()).isEqualTo(1)
-		release.complete(Unit)
+		val first = inBackground { jobs.nightly(started, release) }
+		try {
+			// The body runs once the lock is held: once it has started, the lock is in pg_locks.
+			blocking { started.await() }
+			assertThat(pgLocks.on(job)).hasSize(1)
+			// SKIP: the second run finds the key held by the first one's session and does not run.
+			assertThat(blocking { jobs.nightly(CompletableDeferred(), CompletableDeferred(Unit)) }).isNull()
+			assertThat(jobs.runs()).isEqualTo(1)
+		}
+		finally {
+			release.complete(Unit)
+		}
 		// isHeld inside the job, after it suspended, found its lock through the coroutine's Reactor context.
 		assertThat(first.get(HANG.toSeconds(), TimeUnit.SECONDS)).isTrue()
 		assertThat(pgLocks.on(job)).isEmpty()
@@ -279,8 +286,9 @@ class CoroutinesAdvisoryLockedTests {
 		private val runs = AtomicInteger()
 
 		@AdvisoryLocked(namespace = JOB, key = ["'nightly'"], scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP)
-		suspend fun nightly(release: CompletableDeferred<Unit>): Boolean? {
+		suspend fun nightly(started: CompletableDeferred<Unit>, release: CompletableDeferred<Unit>): Boolean? {
 			runs.incrementAndGet()
+			started.complete(Unit)
 			release.await()
 			locks.checkHeld().awaitSingleOrNull()
 			return locks.isHeld(JOB, "nightly").awaitSingle()
