@@ -375,6 +375,8 @@ abstract class AbstractShedLockProviderTests {
 				Optional<SimpleLock> lock = this.lockProvider.lock(job.configuration);
 				if (lock.isPresent()) {
 					int n = job.counter;
+					// Widens the window between read and write, so that two holders
+					// at once would lose a count: what the fuzz test detects.
 					Thread.sleep(1);
 					job.counter = n + 1;
 					lock.get().unlock();
