@@ -82,12 +82,13 @@ public interface AdvisoryLockOperations {
 	 * Acquire the locks a request describes.
 	 * <p>
 	 * Keys that an enclosing {@link LockScope#INVOCATION invocation-scoped} call on this
-	 * thread holds are not taken again (that call's session would make this one wait for
-	 * itself): the transaction takes their fence locks instead and checks, in the same
-	 * round trip, that the enclosing call's session still holds them, so that its writes
-	 * cannot commit after those of the next holder of a lost lock. This fenced write also
-	 * bounds the transaction's idle time to the enclosing lock's dead-man switch (three
-	 * heartbeats). The same holds for {@link #lock(String, Object...)},
+	 * thread holds (or the call whose {@linkplain LockHandle#wrap(Runnable) handle wraps}
+	 * the running task) are not taken again (that call's session would make this one wait
+	 * for itself): the transaction takes their fence locks instead and checks, in the
+	 * same round trip, that the enclosing call's session still holds them, so that its
+	 * writes cannot commit after those of the next holder of a lost lock. This fenced
+	 * write also bounds the transaction's idle time to the enclosing lock's dead-man
+	 * switch (three heartbeats). The same holds for {@link #lock(String, Object...)},
 	 * {@link #tryLock(String, Object...)} and a transaction-scoped
 	 * {@link #execute(LockRequest, LockCallback) execute}.
 	 * @param request the namespace, keys, mode, wait mode and timeout

@@ -74,10 +74,11 @@ import org.springframework.aot.hint.annotation.Reflective;
  *
  * <p>
  * Inside such a call, a transaction-scoped {@code @AdvisoryLocked} method on the same
- * thread for a key the call holds is a fenced write: its transaction takes the key's
- * fence lock and checks that the enclosing lock is still held before the body runs,
- * throwing {@link LockLostException} if not, so that its writes cannot land after those
- * of the next holder (see {@code docs/scheduled-work.md}).
+ * thread, or in a task its {@link LockHandle#wrap(Runnable) handle wraps}, for a key the
+ * call holds is a fenced write: its transaction takes the key's fence lock and checks
+ * that the enclosing lock is still held before the body runs, throwing
+ * {@link LockLostException} if not, so that its writes cannot land after those of the
+ * next holder (see {@code docs/scheduled-work.md}).
  *
  * <p>
  * The annotation can be used as a meta-annotation to compose a project-specific one.

@@ -26,10 +26,12 @@ package io.github.advisorylock;
  * took them does not see them through {@link AdvisoryLockOperations#checkHeld()},
  * {@link AdvisoryLockOperations#currentHandle()} or
  * {@link AdvisoryLockOperations#isHeld}, and an annotated call on that thread is not
- * re-entrant through them. While held, a heartbeat keeps their session alive, and
- * PostgreSQL releases them when the process dies or stops sending heartbeats for three of
- * them, as for an annotated method. A lock never released holds its connection, one of
- * {@code advisory-lock.invocation.max-connections}, until the application stops.
+ * re-entrant through them, unless it runs in a task {@linkplain #wrap(Runnable) wrapped}
+ * in the lock (whose transactions are then fenced writes too). While held, a heartbeat
+ * keeps their session alive, and PostgreSQL releases them when the process dies or stops
+ * sending heartbeats for three of them, as for an annotated method. A lock never released
+ * holds its connection, one of {@code advisory-lock.invocation.max-connections}, until
+ * the application stops.
  *
  * <pre class="code">
  * try (HeldLock lock = this.locks.acquire(request).orElseThrow()) {

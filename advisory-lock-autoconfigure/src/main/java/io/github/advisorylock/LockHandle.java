@@ -15,6 +15,8 @@
  */
 package io.github.advisorylock;
 
+import java.util.concurrent.Callable;
+
 /**
  * The locks an {@link AdvisoryLockOperations#execute execute} call (or an annotated
  * method, see {@link AdvisoryLockOperations#currentHandle()}) holds while its work runs.
@@ -25,6 +27,16 @@ package io.github.advisorylock;
  * they were held: a loss during the call is still reported, and otherwise
  * {@link #checkHeld()} passes and {@link #isLost()} is {@code false}, although nothing is
  * held any more. Work that outlives the call is not guarded by it.
+ *
+ * <p>
+ * A task {@linkplain #wrap(Runnable) wrapped} in the handle runs on its worker thread as
+ * if that thread held the locks itself, so that its transactions can be fenced writes:
+ * <pre class="code">
+ * LockHandle handle = this.locks.currentHandle();
+ * List&lt;Future&lt;?&gt;&gt; parts = batches.stream()
+ *     .map((batch) -&gt; executor.submit(handle.wrap(() -&gt; this.writer.write(batch))))
+ *     .toList();
+ * </pre>
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -50,5 +62,38 @@ public interface LockHandle {
 	 * @throws LockLostException if the locks were lost
 	 */
 	void checkHeld();
+
+	/**
+	 * Return a task that runs with these locks as the thread of the call that holds them
+	 * does, for the threads its work fans out to. While the task runs, its thread holds
+	 * them: {@link AdvisoryLockOperations#checkHeld()} checks them,
+	 * {@link AdvisoryLockOperations#isHeld isHeld} finds them, a nested
+	 * {@link LockScope#INVOCATION invocation-scoped} call for one of their keys is
+	 * re-entrant, and a {@link LockScope#TRANSACTION transaction-scoped} lock for one of
+	 * their keys, inside a transaction, is a fenced write (see
+	 * {@link AdvisoryLockOperations#lock(LockRequest)}). Fenced transactions for one key
+	 * run one at a time, on every thread. Afterwards the thread holds nothing more than
+	 * before.
+	 *
+	 * <p>
+	 * The handle of a transaction-scoped lock returns the task unchanged: its lock
+	 * belongs to one transaction, which a worker's transaction is not part of.
+	 * @param task the work of one worker
+	 * @return the task to hand to the worker's executor
+	 * @since 0.1.0
+	 */
+	Runnable wrap(Runnable task);
+
+	/**
+	 * Return a task that runs with these locks as the thread of the call that holds them
+	 * does: {@link #wrap(Runnable)} for work that returns a value.
+	 * @param <T> the type of the value
+	 * @param task the work of one worker
+	 * @return the task to hand to the worker's executor; when it runs after the call that
+	 * holds the locks has ended, it throws {@link IllegalStateException} without running
+	 * the work, and {@link LockLostException} if the locks were lost
+	 * @since 0.1.0
+	 */
+	<T> Callable<T> wrap(Callable<T> task);
 
 }

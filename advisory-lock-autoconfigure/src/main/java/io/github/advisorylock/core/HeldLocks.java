@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.LockHandle;
@@ -49,6 +50,33 @@ public final class HeldLocks {
 	private static final ThreadLocal<Deque<Invocation>> invocations = new ThreadLocal<>();
 
 	private static final ThreadLocal<Deque<TransactionLockRecord>> suspended = new ThreadLocal<>();
+
+	/**
+	 * A transaction-scoped lock is never lost while its transaction can still run
+	 * statements, and belongs to that transaction alone.
+	 */
+	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
+
+		@Override
+		public boolean isLost() {
+			return false;
+		}
+
+		@Override
+		public void checkHeld() {
+		}
+
+		@Override
+		public Runnable wrap(Runnable task) {
+			return task;
+		}
+
+		@Override
+		public <T> Callable<T> wrap(Callable<T> task) {
+			return task;
+		}
+
+	};
 
 	private HeldLocks() {
 	}
@@ -239,11 +267,92 @@ public final class HeldLocks {
 			}
 
 			@Override
+			public Runnable wrap(Runnable task) {
+				return bind(enclosing, task);
+			}
+
+			@Override
+			public <T> Callable<T> wrap(Callable<T> task) {
+				return bind(enclosing, task);
+			}
+
+			@Override
 			public String toString() {
 				return enclosing.toString();
 			}
 
 		};
+	}
+
+	/**
+	 * Return the handle of a transaction-scoped lock: never lost, and binding nothing to
+	 * another thread, whose transaction is another one.
+	 * @return the handle
+	 */
+	public static LockHandle transactionHandle() {
+		return TRANSACTION_HANDLE;
+	}
+
+	/**
+	 * Return a task that runs with the given invocation-scoped locks held by its thread,
+	 * as {@link #push} records them, and forgets them when it ends: what
+	 * {@link LockHandle#wrap(Runnable)} does.
+	 * @param locks the locks, held by a call on another thread
+	 * @param task the work
+	 * @return the task
+	 */
+	public static Runnable bind(List<? extends Invocation> locks, Runnable task) {
+		List<Invocation> bound = List.copyOf(locks);
+		return () -> {
+			enter(bound);
+			try {
+				task.run();
+			}
+			finally {
+				exit(bound);
+			}
+		};
+	}
+
+	/**
+	 * Return a task that runs with the given invocation-scoped locks held by its thread:
+	 * {@link #bind(List, Runnable)} for work that returns a value.
+	 * @param <T> the type of the value
+	 * @param locks the locks, held by a call on another thread
+	 * @param task the work
+	 * @return the task
+	 */
+	public static <T> Callable<T> bind(List<? extends Invocation> locks, Callable<T> task) {
+		List<Invocation> bound = List.copyOf(locks);
+		return () -> {
+			enter(bound);
+			try {
+				return task.call();
+			}
+			finally {
+				exit(bound);
+			}
+		};
+	}
+
+	// A task that starts after its call has ended would run unguarded: its fenced writes
+	// would find the lock gone, and count a release as a loss.
+	private static void enter(List<Invocation> locks) {
+		for (Invocation lock : locks) {
+			lock.checkHeld();
+			if (lock.isReleased()) {
+				throw new IllegalStateException("The call that held advisory lock " + lock.description()
+						+ " (invocation scope) has ended, and released it: a task its handle wraps cannot run under "
+						+ "it any more. Wait inside the locked call for the work it fans out to");
+			}
+		}
+		locks.forEach(HeldLocks::push);
+	}
+
+	private static void exit(List<Invocation> locks) {
+		for (int i = locks.size() - 1; i >= 0; i--) {
+			pop(locks.get(i));
+		}
 	}
 
 	/**
@@ -353,6 +462,13 @@ public final class HeldLocks {
 		 * @return the keys
 		 */
 		LockKeys keys();
+
+		/**
+		 * Return whether the call that held it has ended and released it (a lock lost
+		 * first is lost, not released).
+		 * @return whether it was released
+		 */
+		boolean isReleased();
 
 		/**
 		 * Return the namespace and values, for messages.

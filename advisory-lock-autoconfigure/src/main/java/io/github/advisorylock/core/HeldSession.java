@@ -17,6 +17,8 @@
 package io.github.advisorylock.core;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.AdvisoryLockKeys;
@@ -194,6 +196,21 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 			throw new LockLostException(this.namespace, this.keys.values(),
 					(loss != null) ? loss : new IllegalStateException("lost"));
 		}
+	}
+
+	@Override
+	public boolean isReleased() {
+		return this.state.get().released();
+	}
+
+	@Override
+	public Runnable wrap(Runnable task) {
+		return HeldLocks.bind(List.of(this), task);
+	}
+
+	@Override
+	public <T> Callable<T> wrap(Callable<T> task) {
+		return HeldLocks.bind(List.of(this), task);
 	}
 
 	@Override

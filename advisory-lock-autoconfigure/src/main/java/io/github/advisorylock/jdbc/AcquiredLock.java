@@ -15,6 +15,8 @@
  */
 package io.github.advisorylock.jdbc;
 
+import java.util.concurrent.Callable;
+
 import io.github.advisorylock.HeldLock;
 
 /**
@@ -45,6 +47,16 @@ final class AcquiredLock implements HeldLock {
 	@Override
 	public void checkHeld() {
 		this.session.checkHeld();
+	}
+
+	@Override
+	public Runnable wrap(Runnable task) {
+		return this.session.wrap(task);
+	}
+
+	@Override
+	public <T> Callable<T> wrap(Callable<T> task) {
+		return this.session.wrap(task);
 	}
 
 	@Override

@@ -28,7 +28,6 @@ import javax.sql.DataSource;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockCallback;
-import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -64,23 +63,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 final class TransactionScopeFlow {
 
-	/**
-	 * A transaction-scoped lock is never lost while its transaction can still run
-	 * statements.
-	 */
-	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
-
-		@Override
-		public boolean isLost() {
-			return false;
-		}
-
-		@Override
-		public void checkHeld() {
-		}
-
-	};
-
 	private final LockDataSources dataSources;
 
 	private final AcquisitionSupport support;
@@ -107,7 +89,7 @@ final class TransactionScopeFlow {
 		if (!acquire(request, keys, true)) {
 			return LockResult.skipped();
 		}
-		return LockResult.executed(callback.doWithLock(TRANSACTION_HANDLE));
+		return LockResult.executed(callback.doWithLock(HeldLocks.transactionHandle()));
 	}
 
 	/**

@@ -21,13 +21,13 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.advisorylock.LockAcquisitionListener;
-import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
 import io.r2dbc.spi.ConnectionFactory;
@@ -65,23 +65,6 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	/** The bean name the single-factory constructor gives its connection factory. */
 	public static final String DEFAULT_CONNECTION_FACTORY_NAME = "connectionFactory";
-
-	/**
-	 * A transaction-scoped lock is never lost while its transaction can still run
-	 * statements.
-	 */
-	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
-
-		@Override
-		public boolean isLost() {
-			return false;
-		}
-
-		@Override
-		public void checkHeld() {
-		}
-
-	};
 
 	private final AcquisitionSupport support = new AcquisitionSupport();
 
@@ -226,7 +209,8 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 				return this.invocationLocks.execute(request, resolve(request), callback);
 			}
 			return this.transactionLocks.acquire(request, resolve(request), true)
-				.flatMapMany((held) -> held ? Flux.from(callback.doWithLock(TRANSACTION_HANDLE)) : Flux.empty());
+				.flatMapMany(
+						(held) -> held ? Flux.from(callback.doWithLock(HeldLocks.transactionHandle())) : Flux.empty());
 		});
 	}
 

@@ -244,6 +244,81 @@ abstract class AbstractFencedWritesTests {
 	}
 
 	@Test
+	void aWorkerThreadFencesItsTransactionsThroughTheWrappedHandle() {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		JdbcTemplate jdbc = this.fixture.jdbc();
+		locks.execute(invocation(1), (handle) -> {
+			int holder = this.pgLocks.holderPid(key(1));
+			Future<Boolean> worker = this.threads.submit(handle.wrap(() -> {
+				// The worker holds the lock as the call's thread does, and its
+				// transaction-scoped lock for the key is a fenced write.
+				assertThat(locks.isHeld(this.namespace, 1)).isTrue();
+				this.fixture.transaction().executeWithoutResult((status) -> {
+					locks.lock(LockRequest.of(this.namespace, 1));
+					write(jdbc, "worker");
+					assertThat(this.pgLocks.fences()).singleElement()
+						.satisfies((fence) -> assertThat(fence.pid()).isNotEqualTo(holder));
+				});
+				return true;
+			}));
+			assertThat(worker).succeedsWithin(PgLocks.HANG_TIMEOUT).isEqualTo(true);
+			return null;
+		});
+		assertThat(rows(this.observer, "worker")).isOne();
+		assertThat(this.pgLocks.fences()).isEmpty();
+	}
+
+	@Test
+	void aWorkerThreadHoldsTheLocksOnlyWhileTheWrappedTaskRuns() {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		locks.execute(invocation(1), (handle) -> {
+			Future<Boolean> outside = this.threads.submit(() -> locks.isHeld(this.namespace, 1));
+			assertThat(outside).succeedsWithin(PgLocks.HANG_TIMEOUT).isEqualTo(false);
+			Future<Boolean> after = this.threads.submit(() -> {
+				handle.wrap(() -> {
+					assertThat(locks.isHeld(this.namespace, 1)).isTrue();
+				}).run();
+				return locks.isHeld(this.namespace, 1);
+			});
+			assertThat(after).succeedsWithin(PgLocks.HANG_TIMEOUT).isEqualTo(false);
+			return null;
+		});
+	}
+
+	@Test
+	void aWorkerThreadsFencedWriteAfterTheLockSessionWasTerminatedIsRefusedAndReportsTheLoss() {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		JdbcTemplate jdbc = this.fixture.jdbc();
+		AtomicBoolean ran = new AtomicBoolean();
+		locks.execute(invocation(1), (handle) -> {
+			terminateHolderOf(key(1));
+			Future<Throwable> worker = this.threads.submit(
+					handle.wrap(() -> catchThrowable(() -> this.fixture.transaction().executeWithoutResult((status) -> {
+						locks.lock(LockRequest.of(this.namespace, 1));
+						ran.set(true);
+						write(jdbc, "worker");
+					}))));
+			assertThat(worker).succeedsWithin(PgLocks.HANG_TIMEOUT).isInstanceOf(LockLostException.class);
+			// The call's own thread learns it at once too.
+			assertThat(handle.isLost()).isTrue();
+			return null;
+		});
+		assertThat(ran).isFalse();
+		assertThat(rows(this.observer, "worker")).isZero();
+	}
+
+	@Test
+	void aWrappedTaskThatRunsAfterTheCallEndedIsRefusedBeforeItRuns() {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		AtomicBoolean ran = new AtomicBoolean();
+		Runnable late = locks.execute(invocation(1), (handle) -> handle.wrap(() -> ran.set(true))).value();
+		assertThat(catchThrowable(late::run)).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining(this.namespace + ":[1]")
+			.hasMessageContaining("ended");
+		assertThat(ran).isFalse();
+	}
+
+	@Test
 	void theOwnershipCheckRunsOnlyOnceTheFenceIsGranted() throws Exception {
 		AdvisoryLockTemplate locks = this.fixture.locks();
 		AtomicBoolean ran = new AtomicBoolean();

@@ -48,7 +48,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tests of {@link AdvisoryLockOperations#acquire}, from a user's view: an
  * invocation-scoped lock held beyond one call until it is released, from any thread,
- * bound to none.
+ * bound to none, unless a task is wrapped in it.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AcquireTests {
@@ -124,6 +124,21 @@ class AcquireTests {
 			assertThat(this.locks.acquire(invocation(1).withWaitMode(WaitMode.SKIP))).isEmpty();
 			assertThat(this.locks.execute(invocation(1).withWaitMode(WaitMode.SKIP), (handle) -> "ran").executed())
 				.isFalse();
+		}
+	}
+
+	@Test
+	void aTaskWrappedInTheLockRunsAsItsHoldersThreadAndFencesItsTransactions() throws Exception {
+		try (HeldLock lock = this.locks.acquire(invocation(1)).orElseThrow()) {
+			boolean fenced = lock.wrap(() -> {
+				assertThat(this.locks.isHeld(this.namespace, 1)).isTrue();
+				return this.transaction.execute((status) -> {
+					this.locks.lock(LockRequest.of(this.namespace, 1));
+					return this.pgLocks.fences().stream().anyMatch((fence) -> fence.key() == key(1));
+				});
+			}).call();
+			assertThat(fenced).isTrue();
+			assertThat(this.locks.isHeld(this.namespace, 1)).isFalse();
 		}
 	}
 
