@@ -62,6 +62,11 @@ public final class Benchmarks {
 	 */
 	static final double REACTIVE_SHARE_GOAL = 1.05;
 
+	/** Blocks and pairs per block of the fenced-write measure. */
+	private static final int FENCED_BLOCKS = 40;
+
+	private static final int FENCED_PAIRS = 100;
+
 	/** What the JDBC share is measured against, for its tables and headline. */
 	private static final String JDBC_BASELINE = "hand-written with the same isolation and recovery checks and round trips";
 
@@ -118,6 +123,19 @@ public final class Benchmarks {
 		System.exit(0);
 	}
 
+	/**
+	 * Run the fenced-write measure alone and print its table, writing nothing: for work
+	 * on it ({@link CostBenchmark#main}).
+	 */
+	static void fencedOnly() throws Exception {
+		Settings settings = Settings.fromSystemProperties();
+		try (ConfigurableApplicationContext context = BenchmarkApplication.start(database(settings))) {
+			System.out.println(fencedTable(CostBenchmark.fenced(context.getBean(HandWrittenCalls.class),
+					settings.count(FENCED_BLOCKS), FENCED_PAIRS)));
+		}
+		System.exit(0);
+	}
+
 	private static TestDatabase database(Settings settings) {
 		// Read by TestDatabase when it starts the embedded server; a server given by URL
 		// keeps its own settings.
@@ -141,6 +159,8 @@ public final class Benchmarks {
 					peers.lockRegistry(Duration.ofMillis(100)), peers.shedLock());
 			Map<String, double[]> perCall = cost.perCall();
 			Map<String, PairedShare.Blocks> share = cost.share(this.settings.count(100), 200);
+			PairedShare.Blocks fenced = CostBenchmark.fenced(handWritten, this.settings.count(FENCED_BLOCKS),
+					FENCED_PAIRS);
 			Map<String, double[]> perKeys = cost.perKeys();
 			Map<String, HandOffBenchmark.Percentiles> handOff = new HandOffBenchmark(this.settings, annotated,
 					handWritten, database.dataSource(), peers)
@@ -170,7 +190,7 @@ public final class Benchmarks {
 			String handOffSection = handOffSection(handOff, perCall);
 			String capacitySection = capacitySection(burstWaits, hot, distinct);
 			String scalingSection = scalingSection(scaling);
-			String invocationSection = invocationSection(perCall, takeover);
+			String invocationSection = invocationSection(perCall, takeover, fenced);
 			String networkSection = networkSection(perCall, network);
 			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(),
 					handOff.get(HandOffBenchmark.ANNOTATION));
@@ -438,7 +458,8 @@ public final class Benchmarks {
 				+ fmt("%nEvery modelled figure was measured within %.0f %% of the model.%n", Math.ceil(worst * 100));
 	}
 
-	private String invocationSection(Map<String, double[]> perCall, Map<String, double[]> takeover) {
+	private String invocationSection(Map<String, double[]> perCall, Map<String, double[]> takeover,
+			PairedShare.Blocks fenced) {
 		Table cost = new Table("uncontended, no work", "µs per call", "ratio to the invocation scope");
 		double[] invocation = perCall.get(CostBenchmark.INVOCATION);
 		for (String variant : List.of(CostBenchmark.INVOCATION, CostBenchmark.SHEDLOCK, CostBenchmark.REGISTRY)) {
@@ -458,7 +479,24 @@ public final class Benchmarks {
 				Summary.of(takeover.get(TakeoverBenchmark.KILLED), Summary.Spread.RANGE).median(),
 				Summary.of(takeover.get(TakeoverBenchmark.HUNG), Summary.Spread.RANGE).median() / 1000,
 				TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds()));
-		return cost.markdown() + "\n" + next.markdown();
+		Summary fencedRatio = Summary.of(fenced.ratios(), Summary.Spread.CI95);
+		this.headline.add(String.format(Locale.ROOT,
+				"A fenced write ÷ a plain transaction-scoped lock, inside a job: "
+						+ "**%s** (95%% CI), %s µs a transaction, in the same one round trip.",
+				fencedRatio.bracketed(3), Summary.of(fenced.microsAdded(), Summary.Spread.CI95).bracketed(1)));
+		return cost.markdown() + "\n" + next.markdown() + "\n" + fencedTable(fenced);
+	}
+
+	/**
+	 * Tabulate what a fenced write adds to a plain transaction-scoped lock, measured in
+	 * pairs inside one invocation-scoped call, with 95% intervals over the blocks.
+	 */
+	private static String fencedTable(PairedShare.Blocks fenced) {
+		Table table = new Table("inside an invocation-scoped call, one transaction",
+				"ratio to " + CostBenchmark.PLAIN + ", median [95% CI]", "µs added, median [95% CI]");
+		table.row(CostBenchmark.FENCED, Summary.of(fenced.ratios(), Summary.Spread.CI95).bracketed(3),
+				Summary.of(fenced.microsAdded(), Summary.Spread.CI95).bracketed(1));
+		return table.markdown();
 	}
 
 	private String scalingSection(Map<Integer, ScalingBenchmark.Point> scaling) {

@@ -55,6 +55,11 @@ final class CostBenchmark {
 
 	static final String SHEDLOCK = "ShedLock `JdbcTemplateLockProvider`: lock + unlock";
 
+	static final String FENCED = "fenced write: `AdvisoryLockOperations.lock` on the key of the enclosing "
+			+ "invocation-scoped call";
+
+	static final String PLAIN = "`AdvisoryLockOperations.lock` on a key the call does not hold";
+
 	/** Keys per call of the keys sweep. */
 	static final int[] KEY_COUNTS = { 1, 2, 4, 8, 16, 32, 64 };
 
@@ -125,6 +130,39 @@ final class CostBenchmark {
 		// Against the same statement written by hand, so that the share is what the
 		// library adds around it.
 		return PairedShare.measure(() -> this.handWritten.fullyCheckedFloor(random()), variants, blocks, pairs);
+	}
+
+	/**
+	 * Measure a fenced write against a plain transaction-scoped lock, in pairs (see
+	 * {@link PairedShare}), both inside one invocation-scoped call, as a job's batches
+	 * run: the fenced one on the key the call holds, the plain one on a random key.
+	 * @param handWritten the calls to measure
+	 * @param blocks how many blocks
+	 * @param pairs pairs per block
+	 * @return the fenced write's blocks, against the plain lock
+	 */
+	static PairedShare.Blocks fenced(HandWrittenCalls handWritten, int blocks, int pairs) {
+		long held = random();
+		return handWritten.holding(held, () -> {
+			try {
+				return PairedShare
+					.measure(() -> handWritten.operations(random()), Map.of(FENCED, () -> handWritten.operations(held)),
+							blocks, pairs)
+					.get(FENCED);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
+	/**
+	 * Run the fenced-write measure alone and print its table, writing nothing: for work
+	 * on it ({@code -Dbenchmarks.scale=0.2} for a quick look).
+	 * @param args none
+	 */
+	public static void main(String[] args) throws Exception {
+		Benchmarks.fencedOnly();
 	}
 
 	/**

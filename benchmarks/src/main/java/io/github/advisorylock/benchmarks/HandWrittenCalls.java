@@ -19,6 +19,7 @@ package io.github.advisorylock.benchmarks;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -169,6 +170,21 @@ public class HandWrittenCalls {
 	public void invocation(long key) {
 		this.locks.execute(LockRequest.of(AnnotatedCalls.NAMESPACE, key).withScope(LockScope.INVOCATION),
 				(handle) -> null);
+	}
+
+	/**
+	 * Run work inside an invocation-scoped call that holds one key, as a scheduled job's
+	 * body runs: {@link #operations(long)} for that key is then a fenced write.
+	 * @param <T> the type of the work's result
+	 * @param key the key the call holds
+	 * @param work the work
+	 * @return the work's result
+	 */
+	public <T> T holding(long key, Supplier<T> work) {
+		return this.locks
+			.execute(LockRequest.of(AnnotatedCalls.NAMESPACE, key).withScope(LockScope.INVOCATION),
+					(handle) -> work.get())
+			.value();
 	}
 
 	private void execute(String sql, Object... parameters) {

@@ -186,6 +186,13 @@ final class Report {
 						close to three. ShedLock does not observe its holder: a dead or hung holder's lock lasts until its
 						`lockAtMostFor` runs out.
 
+						Last, what a job's transaction pays to be a fenced write (docs/scheduled-work.md): inside one
+						invocation-scoped call, a transaction that takes the call's own key transaction-scoped (the fence
+						lock, then the check in `pg_locks` that the call's session still holds the key, and the idle
+						timeout, in one round trip) against the same transaction taking a key the call does not hold (the
+						plain lock statement), in alternating pairs, as section 1's share is measured. The call's first
+						fenced write also asks its lock session who it is, once; the pairs come after it.
+
 						%s
 						## 8. A network's round trip
 
