@@ -23,17 +23,17 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
-import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.jdbc.LockSessionStatements.SessionIdentity;
+import io.github.advisorylock.jdbc.LockSessionStatements.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The statements of a fenced write, with the code that binds their parameters and reads
  * their rows: a transaction-scoped lock for keys that an enclosing invocation-scoped lock
- * of the same thread holds takes, in the transaction, each key's fence lock and checks
- * that the enclosing lock's own session still holds the key. They replace the lock
- * statement of a transaction scope, in one round trip.
+ * holds takes, in the transaction, each key's fence lock and checks that the enclosing
+ * lock's own session still holds the key. They replace the lock statement of a
+ * transaction scope, in one round trip.
  *
  * <p>
  * The fence of a key is the same 64 bits in PostgreSQL's other advisory key space, the
@@ -47,69 +47,49 @@ import org.jspecify.annotations.Nullable;
  * isolation and recovery as a lock statement) and sets the transaction's
  * {@code idle_in_transaction_session_timeout} to the session's dead-man switch, so that a
  * holder paused inside a fenced transaction keeps the next holder waiting no longer than
- * that; the second checks the enclosing sessions in {@code pg_locks}. The check is a
- * statement of its own so that it runs only once every fence is granted: a check
- * evaluated before a fence wait could pass, the session die during the wait, the next
- * holder write, and this transaction write after it.
+ * that; the second checks the enclosing sessions. The check is a statement of its own so
+ * that it runs only once every fence is granted: a check evaluated before a fence wait
+ * could pass, the session die during the wait, the next holder write, and this
+ * transaction write after it.
  *
  * <p>
- * A session is identified by its backend's pid and its transaction's virtual id, both
- * shown by {@code pg_locks} on the row of each lock it holds, to any role, and by its
- * backend's start where {@code pg_stat_activity} shows it to the writer's role. A virtual
- * id is the backend's slot and a number that each transaction of the backend takes next,
- * so a later transaction of the same backend never has the lock transaction's: a server
- * connection that a pool or PgBouncer gave to another client after the lock's transaction
- * ended, holding the same key, does not pass, though its pid and {@code backend_start}
- * are the lock session's. A new backend with a recycled pid (the operating system's pid
- * space wrapped) has a new {@code backend_start}; that column alone would not do, since
- * {@code pg_stat_activity} hides it from other roles without {@code pg_read_all_stats}
- * (an invocation-scoped lock on a data source of its own may log in as another role),
- * where the check goes without it. Then only a new backend that got the same pid, took
- * the same slot, and reached the same transaction number (a new backend numbers its
- * transactions from the start again, PostgreSQL 18 does) while holding the same key could
- * pass.
- *
- * <p>
- * The check does not ask for the session's database: the pid and virtual id name one
- * session of the server, and its key is in its own database, while the fence is taken in
- * the transaction's.
+ * The check probes each enclosing session's marker ({@link LockSessionStatements#mark}),
+ * an exclusive lock its transaction took at its first fenced write: held, the session's
+ * transaction lives, and so do its keys, since a transaction-level lock is released only
+ * when its transaction ends. A shared try on it fails while it is held; one that succeeds
+ * (the session is gone) takes it in the writer's transaction, which then rolls back. It
+ * is one lookup in the lock manager, where reading {@code pg_locks} would copy the
+ * server's lock table. The marker is in the session's database, so the writer must be in
+ * the same one; a writer elsewhere is refused with the reason.
  *
  * @author advisory-lock authors
  */
 final class FencedWriteStatements {
 
 	/**
-	 * Takes the fences of the keys, in array order, and bounds the transaction's idle
-	 * time; no row when a lock is not allowed here. The fences are taken in a subquery
-	 * that runs only for the row the {@code WHERE} clause lets through. Its parameters
-	 * are the keys ({@code bigint[]}) and the idle timeout ({@code text}).
+	 * Takes the fences of the keys, in array order, bounds the transaction's idle time,
+	 * and names the database; no row when a lock is not allowed here. The fences are
+	 * taken in a subquery that runs only for the row the {@code WHERE} clause lets
+	 * through. Its parameters are the keys ({@code bigint[]}) and the idle timeout
+	 * ({@code text}).
 	 */
 	private static final String FENCE = """
 			SELECT (SELECT count(*) FROM unnest(?::bigint[]) AS k
 			        CROSS JOIN LATERAL pg_advisory_xact_lock((k >> 32)::int4, ((k << 32) >> 32)::int4)) AS fenced,
-			       set_config('idle_in_transaction_session_timeout', ?, true) AS idle_timeout
+			       set_config('idle_in_transaction_session_timeout', ?, true) AS idle_timeout,
+			       current_database() AS database
 			WHERE %s""".formatted(LockSql.LOCKABLE);
 
 	/**
-	 * The first key whose enclosing session no longer holds it, granted, in the mode it
-	 * took it in; no row when every one does. The backend's start is compared only where
-	 * the writer's role sees it. Its parameters are the keys ({@code bigint[]}), and each
-	 * one's session pid ({@code int4[]}), virtual transaction id ({@code text[]}),
-	 * {@code pg_locks} mode ({@code text[]}) and backend start ({@code timestamptz[]}).
+	 * The first key whose enclosing session no longer holds it: its marker is free. No
+	 * row when every marker is held. Its parameters are the keys ({@code bigint[]}) and
+	 * their sessions' markers ({@code int4[]}).
 	 */
 	private static final String CHECK = """
 			SELECT f.k AS lost_key
-			FROM unnest(?::bigint[], ?::int4[], ?::text[], ?::text[], ?::timestamptz[])
-			     AS f(k, pid, vxid, mode, backend_start)
-			WHERE NOT EXISTS (
-			        SELECT FROM pg_locks l
-			        WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
-			          AND l.pid = f.pid AND l.virtualtransaction = f.vxid AND l.mode = f.mode
-			          AND ((l.classid::bigint << 32) | l.objid::bigint) = f.k)
-			   OR EXISTS (
-			        SELECT FROM pg_stat_get_activity(f.pid) a
-			        WHERE a.backend_start IS DISTINCT FROM f.backend_start AND a.backend_start IS NOT NULL)
-			LIMIT 1""";
+			FROM unnest(?::bigint[], ?::int4[]) AS f(k, marker)
+			WHERE pg_try_advisory_xact_lock_shared(%d, f.marker)
+			LIMIT 1""".formatted(LockSessionStatements.MARKER_SPACE);
 
 	private static final String FENCE_AND_CHECK = FENCE + ";\n" + CHECK;
 
@@ -134,17 +114,14 @@ final class FencedWriteStatements {
 			statement.setString(2, Math.max(1, idleTimeout.toMillis()) + "ms");
 			statement.setArray(3, connection.createArrayOf("bigint", values));
 			statement.setArray(4, connection.createArrayOf("int4",
-					keys.stream().map((key) -> key.session().pid()).toArray(Integer[]::new)));
-			statement.setArray(5, connection.createArrayOf("text",
-					keys.stream().map((key) -> key.session().virtualTransaction()).toArray(String[]::new)));
-			statement.setArray(6,
-					connection.createArrayOf("text", keys.stream().map(FencedKey::pgLocksMode).toArray(String[]::new)));
-			statement.setArray(7, connection.createArrayOf("text",
-					keys.stream().map((key) -> key.session().backendStart()).toArray(String[]::new)));
+					keys.stream().map((key) -> key.session().marker()).toArray(Integer[]::new)));
 			statement.execute();
 			boolean lockable;
 			try (ResultSet fenced = statement.getResultSet()) {
 				lockable = fenced.next();
+				if (lockable) {
+					checkSameDatabase(fenced.getString("database"), keys, namespace);
+				}
 			}
 			if (!statement.getMoreResults()) {
 				throw new IllegalStateException("The check of a fenced advisory lock write gave no row set: is "
@@ -156,18 +133,27 @@ final class FencedWriteStatements {
 		}
 	}
 
+	// A marker is seen only in its own database: elsewhere every fenced write would
+	// count as a loss.
+	private static void checkSameDatabase(String database, List<FencedKey> keys, String namespace) {
+		for (FencedKey key : keys) {
+			if (!database.equals(key.session().database())) {
+				throw new LockTransactionException(
+						"A fenced write of advisory lock namespace '" + namespace + "' runs in database '" + database
+								+ "', and the invocation-scoped lock it is fenced by is in '" + key.session().database()
+								+ "': a fence works only with the lock and the writes in the same "
+								+ "database. Give invocation-scoped locks a DataSource of that database");
+			}
+		}
+	}
+
 	/**
-	 * A fenced key, with the session of the enclosing lock that holds it.
+	 * A fenced key, with the marker of the enclosing lock's session that holds it.
 	 *
 	 * @param key the key
-	 * @param mode the mode the enclosing lock holds it in
-	 * @param session the enclosing lock's session
+	 * @param session the enclosing lock's session marker
 	 */
-	record FencedKey(long key, LockMode mode, SessionIdentity session) {
-
-		String pgLocksMode() {
-			return (this.mode == LockMode.SHARED) ? "ShareLock" : "ExclusiveLock";
-		}
+	record FencedKey(long key, SessionMarker session) {
 
 	}
 

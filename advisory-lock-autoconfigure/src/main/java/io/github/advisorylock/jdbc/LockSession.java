@@ -28,7 +28,7 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.jdbc.LockSessionStatements.SessionIdentity;
+import io.github.advisorylock.jdbc.LockSessionStatements.SessionMarker;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -52,8 +52,8 @@ final class LockSession extends HeldSession {
 
 	private final String heartbeatSql;
 
-	/** Read at the first fenced write, and kept: the transaction does not change. */
-	private @Nullable SessionIdentity identity;
+	/** Taken at the first fenced write, and held by the transaction until it ends. */
+	private @Nullable SessionMarker marker;
 
 	private final Duration deadMan;
 
@@ -79,22 +79,22 @@ final class LockSession extends HeldSession {
 	}
 
 	/**
-	 * Return what identifies the session to a fenced write: its backend's pid, its
-	 * transaction's virtual id and its backend's start, read on the session's connection
-	 * the first time it is asked for. A session that cannot answer is lost.
-	 * @return the identity, or {@code null} if the session is released or lost, or
-	 * {@code pg_locks} did not show its transaction (its fenced writes are then refused)
+	 * Return the session's marker, which a fenced write probes: taken on the session's
+	 * connection, in its transaction, the first time it is asked for. A session that
+	 * cannot take one is lost.
+	 * @return the marker, or {@code null} if the session was released or lost before it
+	 * took one
 	 */
-	synchronized @Nullable SessionIdentity identity() {
-		if (this.identity == null && isHeld() && !isLost()) {
+	synchronized @Nullable SessionMarker marker() {
+		if (this.marker == null && isHeld() && !isLost()) {
 			try {
-				this.identity = LockSessionStatements.identity(this.connection);
+				this.marker = LockSessionStatements.mark(this.connection);
 			}
 			catch (SQLException | RuntimeException ex) {
-				lost(ex, "its connection failed when a fenced write asked who it is (" + ex + ")");
+				lost(ex, "its connection failed when a fenced write asked it for its marker (" + ex + ")");
 			}
 		}
-		return this.identity;
+		return this.marker;
 	}
 
 	/**

@@ -22,6 +22,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockSql;
@@ -55,18 +56,25 @@ final class LockSessionStatements {
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
 
 	/**
-	 * The backend's pid, the transaction's virtual id and the backend's start, which
-	 * identify the lock's session to a {@linkplain FencedWriteStatements fenced write}
-	 * (the virtual id read from the transaction's lock on it, which every transaction
-	 * holds from its start). Read once, at a session's first fenced write, not when it
-	 * opens: reading {@code pg_locks} copies the server's whole lock table, which took
-	 * more than the rest of an invocation-scoped lock's round trip in the benchmarks, and
-	 * most sessions never fence.
+	 * The first {@code int4} of a lock session's marker, in PostgreSQL's two-{@code int4}
+	 * advisory key space: a value of its own, so that markers are told from fences (whose
+	 * first {@code int4} is the high half of a key) in {@code pg_locks}.
 	 */
-	private static final String IDENTITY = "SELECT pg_backend_pid() AS pid, "
-			+ "(SELECT virtualtransaction FROM pg_locks WHERE locktype = 'virtualxid' AND pid = pg_backend_pid() "
-			+ "AND virtualxid = virtualtransaction LIMIT 1) AS virtualtransaction, "
-			+ "(SELECT backend_start::text FROM pg_stat_get_activity(pg_backend_pid())) AS backend_start";
+	static final int MARKER_SPACE = 0x6D61726B;
+
+	/**
+	 * Takes a marker for the lock's session, a random second {@code int4} in
+	 * {@link #MARKER_SPACE}, exclusively in the lock's transaction, so that a
+	 * {@linkplain FencedWriteStatements fenced write} can tell the transaction still
+	 * lives; and names the database it is in. Taken once, at a session's first fenced
+	 * write, not when it opens: most sessions never fence. {@code false} when another
+	 * session holds that marker (1 in 2^32 per session alive), and another is tried.
+	 */
+	private static final String MARK = "SELECT pg_try_advisory_xact_lock(" + MARKER_SPACE
+			+ ", ?) AS marked, current_database() AS database";
+
+	/** Tries before a marker is given up on: each fails only where another is held. */
+	private static final int MARK_ATTEMPTS = 8;
 
 	private LockSessionStatements() {
 	}
@@ -117,19 +125,26 @@ final class LockSessionStatements {
 	}
 
 	/**
-	 * Read what identifies a lock session to a fenced write, on its own connection.
+	 * Take a marker for a lock session, on its own connection (see {@code MARK}).
 	 * @param connection the lock's connection, its transaction open
-	 * @return the identity, or {@code null} if {@code pg_locks} did not show the
-	 * session's transaction
+	 * @return the marker, held by the connection's transaction until it ends
 	 * @throws SQLException if the statement fails
 	 */
-	static @Nullable SessionIdentity identity(Connection connection) throws SQLException {
-		try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(IDENTITY)) {
-			row.next();
-			String virtualTransaction = row.getString("virtualtransaction");
-			return (virtualTransaction != null)
-					? new SessionIdentity(row.getInt("pid"), virtualTransaction, row.getString("backend_start")) : null;
+	static SessionMarker mark(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(MARK)) {
+			for (int attempt = 0; attempt < MARK_ATTEMPTS; attempt++) {
+				int marker = ThreadLocalRandom.current().nextInt();
+				statement.setInt(1, marker);
+				try (ResultSet row = statement.executeQuery()) {
+					row.next();
+					if (row.getBoolean("marked")) {
+						return new SessionMarker(marker, row.getString("database"));
+					}
+				}
+			}
 		}
+		throw new IllegalStateException("No free marker for an advisory lock session in " + MARK_ATTEMPTS
+				+ " tries: are locks with the first int4 " + MARKER_SPACE + " taken by hand?");
 	}
 
 	/**
@@ -168,16 +183,17 @@ final class LockSessionStatements {
 	}
 
 	/**
-	 * What identifies a lock session to a fenced write, as {@code pg_locks} shows it on
-	 * the rows of the session's locks, its backend's pid and its transaction's virtual
-	 * id, and as {@code pg_stat_activity} shows it to roles allowed to see it, its
-	 * backend's start (see {@link FencedWriteStatements} for why).
+	 * A lock session's marker: an exclusive advisory lock of its transaction, which a
+	 * fenced write probes, so held exactly as long as the session's keys are (a
+	 * transaction-level lock is given back only when its transaction ends). A later
+	 * transaction on the same backend, as behind PgBouncer or a pool, does not hold it;
+	 * no pid or transaction number is compared, so none can repeat.
 	 *
-	 * @param pid the backend's process id
-	 * @param virtualTransaction the virtual id of the lock's transaction
-	 * @param backendStart when the backend started, as text, or {@code null} if unknown
+	 * @param marker the second {@code int4} of the marker, the first being
+	 * {@link #MARKER_SPACE}
+	 * @param database the database the session, its keys and its marker are in
 	 */
-	record SessionIdentity(int pid, String virtualTransaction, @Nullable String backendStart) {
+	record SessionMarker(int marker, String database) {
 
 	}
 

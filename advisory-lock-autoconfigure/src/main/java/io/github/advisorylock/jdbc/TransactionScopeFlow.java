@@ -43,7 +43,7 @@ import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.jdbc.FencedWriteStatements.FenceResult;
 import io.github.advisorylock.jdbc.FencedWriteStatements.FencedKey;
 import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
-import io.github.advisorylock.jdbc.LockSessionStatements.SessionIdentity;
+import io.github.advisorylock.jdbc.LockSessionStatements.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -166,12 +166,15 @@ final class TransactionScopeFlow {
 			long key = requested.keys().get(i);
 			if (!notHeld.keys().contains(key)
 					&& HeldLocks.enclosing(key, request.mode(), target) instanceof LockSession session) {
-				SessionIdentity identity = session.identity();
-				// An identity is missing only if pg_locks did not show the session's own
-				// transaction: such a session cannot be told apart, so its fenced writes
-				// are refused.
-				fenced.add(new FencedKey(key, session.mode(),
-						(identity != null) ? identity : new SessionIdentity(0, "unknown", null)));
+				SessionMarker marker = session.marker();
+				if (marker == null) {
+					// Lost (or released, which the caller's own call cannot be) before it
+					// took a marker.
+					session.checkHeld();
+					throw new IllegalStateException("Advisory lock " + session.description()
+							+ " (invocation scope) was released before a fenced write of it");
+				}
+				fenced.add(new FencedKey(key, marker));
 				sessions.add(session);
 				keys.add(key);
 				values.add(requested.values().get(i));
@@ -222,8 +225,9 @@ final class TransactionScopeFlow {
 		}
 		LockSession session = sessions.get(keys.indexOf(lostKey));
 		IllegalStateException cause = new IllegalStateException(
-				"a fenced write found in pg_locks that the lock's session no longer holds key " + lostKey);
-		session.lost(cause, "a fenced write found in pg_locks that its session no longer holds the key");
+				"a fenced write found that the lock's session no longer holds key " + lostKey
+						+ " (its transaction, and the marker it held, ended)");
+		session.lost(cause, "a fenced write found that its session no longer holds the key");
 		LockLostException lost = new LockLostException(request.namespace(), List.of(values.get(keys.indexOf(lostKey))),
 				cause);
 		acquisition.lost(lost);

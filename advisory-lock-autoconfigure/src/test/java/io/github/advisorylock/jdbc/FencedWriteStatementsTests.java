@@ -18,32 +18,35 @@ package io.github.advisorylock.jdbc;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
-import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.jdbc.FencedWriteStatements.FenceResult;
 import io.github.advisorylock.jdbc.FencedWriteStatements.FencedKey;
-import io.github.advisorylock.jdbc.LockSessionStatements.SessionIdentity;
+import io.github.advisorylock.jdbc.LockSessionStatements.SessionMarker;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests of the fenced write's check against identities that must not pass for a lock's
- * session: the same backend holding the same key in a later transaction, as a server
+ * Tests of the fenced write's check: it passes while the lock's transaction lives, and
+ * not for a later transaction of the same backend holding the same key, as a server
  * connection that PgBouncer or a pool gave to another client after the lock's transaction
- * ended would, and so a fortiori a new backend with a recycled pid.
+ * ended would (and so a fortiori not for a new backend with a recycled pid).
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class FencedWriteStatementsTests {
 
 	private static final long KEY = 0x1234_5678_9abc_def0L;
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
 	@Test
 	void theSessionThatHoldsTheKeyPasses() throws SQLException {
@@ -51,8 +54,8 @@ class FencedWriteStatementsTests {
 				Connection writer = TestDatabase.get().dataSource().getConnection()) {
 			holder.setAutoCommit(false);
 			writer.setAutoCommit(false);
-			SessionIdentity identity = lock(holder, KEY);
-			FenceResult result = fence(writer, identity);
+			SessionMarker marker = lock(holder, KEY);
+			FenceResult result = fence(writer, marker);
 			assertThat(result.lockable()).isTrue();
 			assertThat(result.lostKey()).isNull();
 			writer.rollback();
@@ -66,11 +69,10 @@ class FencedWriteStatementsTests {
 				Connection writer = TestDatabase.get().dataSource().getConnection()) {
 			holder.setAutoCommit(false);
 			writer.setAutoCommit(false);
-			SessionIdentity lockSession = lock(holder, KEY);
+			SessionMarker lockSession = lock(holder, KEY);
 			holder.rollback();
-			// The backend, reused, holds the key again: same pid, the key granted.
-			SessionIdentity reused = lock(holder, KEY);
-			assertThat(reused.pid()).isEqualTo(lockSession.pid());
+			// The backend, reused, holds the key again, and a marker of its own.
+			lock(holder, KEY);
 			assertThat(fence(writer, lockSession).lostKey()).isEqualTo(KEY);
 			writer.rollback();
 			holder.rollback();
@@ -78,56 +80,45 @@ class FencedWriteStatementsTests {
 	}
 
 	@Test
-	void aKeyHeldInAnotherModeDoesNotPass() throws SQLException {
-		try (Connection holder = TestDatabase.get().dataSource().getConnection();
-				Connection writer = TestDatabase.get().dataSource().getConnection()) {
+	void theMarkerIsATwoIntLockInItsOwnSpaceThatTheTestsTellFromFences() throws SQLException {
+		try (Connection holder = TestDatabase.get().dataSource().getConnection()) {
 			holder.setAutoCommit(false);
-			writer.setAutoCommit(false);
-			SessionIdentity identity = lock(holder, KEY);
-			FenceResult result = FencedWriteStatements.fence(writer,
-					List.of(new FencedKey(KEY, LockMode.SHARED, identity)), Duration.ofSeconds(30), "fence-test");
-			assertThat(result.lostKey()).isEqualTo(KEY);
-			writer.rollback();
+			lock(holder, KEY);
+			assertThat(PgLocks.MARKER_SPACE).isEqualTo(LockSessionStatements.MARKER_SPACE);
+			assertThat(this.pgLocks.markers()).singleElement()
+				.satisfies((marker) -> assertThat(marker.granted()).isTrue());
+			assertThat(this.pgLocks.fences()).isEmpty();
 			holder.rollback();
 		}
 	}
 
-	/**
-	 * A new backend with a recycled pid, in the slot of the lock's and at the same
-	 * transaction number (PostgreSQL 18 numbers a new backend's transactions from the
-	 * start again), stood for by the lock's pid and virtual id with another start.
-	 */
 	@Test
-	void aBackendWithTheSamePidAndVirtualIdButAnotherStartDoesNotPass() throws SQLException {
+	void aWriterInAnotherDatabaseThanTheLockIsRefusedWithTheReason() throws SQLException {
 		try (Connection holder = TestDatabase.get().dataSource().getConnection();
 				Connection writer = TestDatabase.get().dataSource().getConnection()) {
 			holder.setAutoCommit(false);
 			writer.setAutoCommit(false);
-			SessionIdentity current = lock(holder, KEY);
-			SessionIdentity recycled = new SessionIdentity(current.pid(), current.virtualTransaction(),
-					"2001-01-01 00:00:00+00");
-			assertThat(fence(writer, recycled).lostKey()).isEqualTo(KEY);
+			SessionMarker marker = lock(holder, KEY);
+			SessionMarker elsewhere = new SessionMarker(marker.marker(), "another_database");
+			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> fence(writer, elsewhere))
+				.withMessageContaining("another_database")
+				.withMessageContaining("same database");
 			writer.rollback();
 			holder.rollback();
 		}
 	}
 
-	private static FenceResult fence(Connection writer, SessionIdentity identity) throws SQLException {
-		return FencedWriteStatements.fence(writer, List.of(new FencedKey(KEY, LockMode.EXCLUSIVE, identity)),
-				Duration.ofSeconds(30), "fence-test");
+	private static FenceResult fence(Connection writer, SessionMarker marker) throws SQLException {
+		return FencedWriteStatements.fence(writer, List.of(new FencedKey(KEY, marker)), Duration.ofSeconds(30),
+				"fence-test");
 	}
 
-	private static SessionIdentity lock(Connection connection, long key) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement("SELECT pg_advisory_xact_lock(?), "
-				+ "pg_backend_pid(), (SELECT virtualtransaction FROM pg_locks WHERE locktype = 'virtualxid' "
-				+ "AND pid = pg_backend_pid() AND virtualxid = virtualtransaction), "
-				+ "(SELECT backend_start::text FROM pg_stat_get_activity(pg_backend_pid()))")) {
+	private static SessionMarker lock(Connection connection, long key) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
 			statement.setLong(1, key);
-			try (ResultSet result = statement.executeQuery()) {
-				result.next();
-				return new SessionIdentity(result.getInt(2), result.getString(3), result.getString(4));
-			}
+			statement.executeQuery().close();
 		}
+		return LockSessionStatements.mark(connection);
 	}
 
 }

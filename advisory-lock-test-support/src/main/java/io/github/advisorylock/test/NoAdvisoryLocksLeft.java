@@ -45,6 +45,11 @@ public class NoAdvisoryLocksLeft implements AfterEachCallback {
 			throw new AssertionError(
 					"Fence locks of fenced writes outlived the test " + context.getDisplayName() + ": " + fences);
 		}
+		List<PgLocks.AdvisoryLock> markers = pgLocks.markers();
+		if (!markers.isEmpty()) {
+			throw new AssertionError(
+					"Markers of lock sessions outlived the test " + context.getDisplayName() + ": " + markers);
+		}
 	}
 
 }

@@ -61,11 +61,24 @@ public final class PgLocks {
 		.formatted("AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
 
 	/**
-	 * The fence locks of fenced writes: a key's fence is the same 64 bits in the two-int
-	 * form ({@code objsubid = 2}), so the same expression gives the key back.
+	 * The first {@code int4} of a lock session's marker, the two-int advisory lock its
+	 * transaction takes at its first fenced write; the same value as the library's
+	 * {@code LockSessionStatements.MARKER_SPACE}, which a test compares.
 	 */
-	private static final String FENCES = "SELECT pid, " + KEY_EXPRESSION + " AS key, mode, granted "
-			+ "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 ORDER BY key, granted DESC, pid";
+	public static final int MARKER_SPACE = 0x6D61726B;
+
+	private static final String TWO_INT_LOCKS = "SELECT pid, " + KEY_EXPRESSION + " AS key, mode, granted "
+			+ "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND classid::bigint %s " + MARKER_SPACE
+			+ " ORDER BY key, granted DESC, pid";
+
+	/**
+	 * The fence locks of fenced writes: a key's fence is the same 64 bits in the two-int
+	 * form ({@code objsubid = 2}), so the same expression gives the key back. Markers are
+	 * left out.
+	 */
+	private static final String FENCES = TWO_INT_LOCKS.formatted("<>");
+
+	private static final String MARKERS = TWO_INT_LOCKS.formatted("=");
 
 	private static final String WAITING_FOR = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
 			+ "AND objsubid = 1 AND NOT granted AND " + KEY_EXPRESSION
@@ -108,6 +121,16 @@ public final class PgLocks {
 	 */
 	public List<AdvisoryLock> fences() {
 		return read(FENCES);
+	}
+
+	/**
+	 * Return the markers of lock sessions that made a fenced write, in every database of
+	 * the server: advisory locks in the two-int key space whose first {@code int4} is
+	 * {@link #MARKER_SPACE}.
+	 * @return the markers, granted first
+	 */
+	public List<AdvisoryLock> markers() {
+		return read(MARKERS);
 	}
 
 	/**
