@@ -35,6 +35,7 @@ import java.util.stream.IntStream;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.SampleInstance;
+import io.github.advisorylock.sample.jobs.FencedBatchJob;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
 import io.github.advisorylock.test.LockHolder;
 import org.jspecify.annotations.Nullable;
@@ -82,6 +83,23 @@ final class FaultInjector {
 	private final LoadGenerator load;
 
 	private final ClientLog log;
+
+	/** The fenced job's key, whose fence its batches' transactions hold. */
+	private static final long FENCED_KEY = AdvisoryLockKeys.of("job", FencedBatchJob.JOB);
+
+	/**
+	 * A session of an instance's pool holding the fenced job's fence, granted: its
+	 * {@code application_name} names the instance. {@code %s} is a further condition.
+	 */
+	private static final String FENCE_HOLDER = "SELECT a.application_name FROM pg_locks l "
+			+ "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.objsubid = 2 "
+			+ "AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = ? "
+			+ "AND a.application_name LIKE 'chaos-instance-%%' %s LIMIT 1";
+
+	/**
+	 * How many freezes of the fenced job's holder caught it inside a fenced transaction.
+	 */
+	private int frozenInFencedTransaction;
 
 	private final Random random;
 
@@ -193,6 +211,8 @@ final class FaultInjector {
 		return switch (kind) {
 			case KILL_INSTANCE -> killInstance();
 			case FREEZE_JOB_RUNNER -> freezeJobRunner();
+			case FREEZE_FENCED_WRITER -> freezeFencedWriter();
+			case CUT_NETWORK -> cutNetwork();
 			case TERMINATE_SESSIONS -> terminateSessions();
 			case RESTART_POSTGRES -> {
 				this.cluster.restartServer();
@@ -261,6 +281,99 @@ final class FaultInjector {
 		finally {
 			frozen.resume();
 		}
+	}
+
+	/**
+	 * Freeze the fenced job's holder in the middle of a fenced transaction (a batch
+	 * written, waiting to commit: idle in transaction, holding the fence), until another
+	 * instance has committed a batch of a newer run: PostgreSQL ended the frozen
+	 * transaction and the lock session after three heartbeats. Then let it go on: its
+	 * commit must fail.
+	 */
+	private Injected freezeFencedWriter() {
+		Optional<String> holder = await(
+				() -> this.jdbc.sql(FENCE_HOLDER.formatted("AND a.state = 'idle in transaction'"))
+					.param(FENCED_KEY)
+					.query(String.class)
+					.optional());
+		if (holder.isEmpty()) {
+			this.failures.add("No fenced transaction in progress was seen within " + FACT_BOUND + " to freeze");
+			return new Injected("no fenced transaction in progress", Set.of());
+		}
+		String name = holder.get().substring("chaos-".length());
+		int index = ChaosCluster.index(name);
+		SampleInstance frozen = this.cluster.instance(index);
+		frozen.suspend();
+		try {
+			// Frozen before it committed? A process stopped cannot commit any more.
+			boolean inTransaction = this.jdbc
+				.sql(FENCE_HOLDER.formatted("AND a.application_name = '" + holder.get() + "'"))
+				.param(FENCED_KEY)
+				.query(String.class)
+				.optional()
+				.isPresent();
+			if (inTransaction) {
+				this.frozenInFencedTransaction++;
+			}
+			String where = inTransaction ? "in a fenced transaction" : "just after its fenced transaction";
+			return new Injected(name + " " + where + ", " + awaitNewerBatch(name), Set.of(index));
+		}
+		finally {
+			frozen.resume();
+		}
+	}
+
+	/**
+	 * Cut the fenced job's holder off from the database (its relays forward nothing),
+	 * until another instance has committed a batch of a newer run; then restore it.
+	 */
+	private Injected cutNetwork() {
+		Optional<String> holder = await(
+				() -> this.jdbc.sql(FENCE_HOLDER.formatted("")).param(FENCED_KEY).query(String.class).optional());
+		if (holder.isEmpty()) {
+			this.failures.add("No fenced transaction in progress was seen within " + FACT_BOUND + " to cut off");
+			return new Injected("no fenced transaction in progress", Set.of());
+		}
+		String name = holder.get().substring("chaos-".length());
+		int index = ChaosCluster.index(name);
+		this.cluster.cutNetwork(index);
+		try {
+			return new Injected(name + ", " + awaitNewerBatch(name), Set.of(index));
+		}
+		finally {
+			this.cluster.restoreNetwork(index);
+		}
+	}
+
+	/**
+	 * Wait until an instance other than the given one has committed a batch of a run
+	 * newer than the given one's last; return what to report.
+	 */
+	private String awaitNewerBatch(String instance) {
+		long run = this.jdbc.sql("SELECT coalesce(max(id), 0) FROM fenced_runs WHERE instance = ?")
+			.param(instance)
+			.query(Long.class)
+			.single();
+		Optional<String> next = await(
+				() -> this.jdbc.sql("SELECT instance FROM fenced_batch_rows WHERE run > ? AND instance <> ? LIMIT 1")
+					.params(run, instance)
+					.query(String.class)
+					.optional());
+		if (next.isEmpty()) {
+			this.failures.add("No other instance committed a fenced batch within " + FACT_BOUND + " after run " + run
+					+ " of " + instance);
+			return "run " + run + ", no takeover";
+		}
+		return "run " + run + ", taken over by " + next.get();
+	}
+
+	/**
+	 * Return how many freezes of the fenced job's holder caught it inside a fenced
+	 * transaction.
+	 * @return the count
+	 */
+	int frozenInFencedTransaction() {
+		return this.frozenInFencedTransaction;
 	}
 
 	private Injected terminateSessions() {
