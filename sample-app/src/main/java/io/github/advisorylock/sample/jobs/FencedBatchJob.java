@@ -105,8 +105,7 @@ public class FencedBatchJob {
 		for (int batch = 1; batch <= this.properties.batches(); batch++) {
 			int number = batch;
 			fenced(() -> writeBatch(run, number));
-			// Only now is the batch committed: the chaos run's checker looks for this
-			// line.
+			// Committed now: the chaos run's checker reads this line.
 			logger.info("Committed fenced batch " + batch + " of run " + run + " on " + this.instance);
 			if (Thread.currentThread().isInterrupted()) {
 				// The application is shutting down: the run stays unfinished.
