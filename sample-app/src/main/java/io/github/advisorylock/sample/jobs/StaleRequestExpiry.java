@@ -52,9 +52,9 @@ import org.springframework.util.StringUtils;
  * A run learns that its lock was lost (its connection failed a heartbeat, or no heartbeat
  * was confirmed for three of them: a cut network, a process paused that long) at
  * {@link AdvisoryLockOperations#checkHeld()}, before its update, and stops there: its run
- * stays unfinished. There is no fencing: a run that pauses between the check and its
+ * stays unfinished. Its update is not fenced: a run that pauses between the check and its
  * update still updates after another instance has taken over. Here that is harmless:
- * expiring twice expires the same requests.
+ * expiring twice expires the same requests. {@link FencedBatchJob} shows fenced writes.
  */
 @Component
 public class StaleRequestExpiry {

@@ -29,10 +29,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.sample.SampleInstance;
+import io.github.advisorylock.sample.jobs.FencedBatchJob;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
 import io.github.advisorylock.test.PgLocks;
 import org.jspecify.annotations.Nullable;
@@ -42,8 +45,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The checks after a chaos run, with SQL against the client's own log of answers: no rule
  * broken, no acknowledged write lost, no write kept that the client saw rejected, no two
- * runs of the job overlapping but after a loss the job reported, no advisory lock left,
- * and every error inside a fault's window.
+ * runs of the job overlapping but after a loss the job reported, no batch of the fenced
+ * job committed after a newer run's first, no batch an instance logged as committed
+ * missing, no advisory lock left, and every error inside a fault's window.
  *
  * @author advisory-lock authors
  */
@@ -69,6 +73,12 @@ final class ChaosChecker {
 	 * comes after it.
 	 */
 	private static final Duration LOSS_SLACK = Duration.ofSeconds(5);
+
+	/**
+	 * What the fenced job logs once a batch has committed, with the batch, the run and
+	 * the instance.
+	 */
+	private static final Pattern BATCH_COMMITTED = Pattern.compile("Committed fenced batch (\\d+) of run (\\d+) on ");
 
 	/**
 	 * With asynchronous replication, how long before a failover an acknowledged write may
@@ -108,6 +118,7 @@ final class ChaosChecker {
 		checkSetupRequests();
 		checkLedger();
 		checkJobRuns(instances, failovers);
+		checkFencedBatches(instances);
 		checkInstanceLogs(instances);
 		checkNoLockLeft();
 		return this.findings;
@@ -306,7 +317,8 @@ final class ChaosChecker {
 		for (SampleInstance instance : instances) {
 			instance.output()
 				.stream()
-				.filter((line) -> line.contains(LOST) || line.contains(ROLLBACK_FAILED))
+				.filter((line) -> (line.contains(LOST) || line.contains(ROLLBACK_FAILED))
+						&& !line.contains(FencedBatchJob.JOB))
 				.forEach((line) -> losses.computeIfAbsent(instance.name(), (name) -> new ArrayList<>()).add(line));
 		}
 		this.findings.jobRuns = runs.size();
@@ -411,6 +423,85 @@ final class ChaosChecker {
 	}
 
 	/**
+	 * The fenced job: in commit order, no batch of an older run commits after the first
+	 * batch of a newer one; and every batch an instance logged as committed is in the
+	 * database.
+	 *
+	 * <p>
+	 * Commit order is each batch transaction's commit timestamp, which PostgreSQL takes
+	 * as it writes the commit record ({@code track_commit_timestamp} is on), read through
+	 * the transaction id its rows carry. Not a sequence value taken inside the batch:
+	 * that is taken before the commit, so its order is the commit order only because
+	 * fenced transactions of one key run one at a time (each holds the fence from its
+	 * lock statement to its end, so the next one's value is taken after the earlier one
+	 * committed). That is the property under test, and an order that assumes it cannot
+	 * show it broken: a batch frozen after taking its value and committing late would
+	 * keep its early value. The commit timestamp comes from the commit itself, whatever
+	 * the fence does. One server clock stamps them all, the old primary's and after a
+	 * failover the new one's, on one machine. Under the fence, the next batch's
+	 * transaction starts only after the previous one released the fence, which happens
+	 * after its commit record was written (and, with synchronous replication, the standby
+	 * had it): stamps of fenced commits differ by at least that hand-over, so only a step
+	 * back of the clock could order two of them wrongly. Ties are ordered by run. Run ids
+	 * increase in the order the lock passed: each is taken by its run's first fenced
+	 * transaction.
+	 */
+	private void checkFencedBatches(List<SampleInstance> instances) {
+		List<FencedBatch> batches = this.jdbc
+			.sql("SELECT b.run, b.batch, b.instance, pg_xact_commit_timestamp((b.xid::text)::xid) AS committed_at "
+					+ "FROM (SELECT DISTINCT run, batch, instance, xid FROM fenced_batch_rows) b "
+					+ "ORDER BY committed_at, b.run, b.batch")
+			.query(FencedBatch.class)
+			.list();
+		this.findings.fencedRuns = this.jdbc.sql("SELECT count(*) FROM fenced_runs").query(Integer.class).single();
+		this.findings.fencedRunsUnfinished = this.jdbc.sql("SELECT count(*) FROM fenced_runs WHERE finished_at IS NULL")
+			.query(Integer.class)
+			.single();
+		this.findings.fencedBatches = batches.size();
+		FencedBatch firstOfNewest = null;
+		for (FencedBatch batch : batches) {
+			if (batch.committedAt() == null) {
+				this.findings.violations.add("batch " + batch.batch() + " of fenced run " + batch.run()
+						+ " has no commit timestamp: is track_commit_timestamp on?");
+			}
+			else if (firstOfNewest != null && batch.run() < firstOfNewest.run()) {
+				this.findings.fencedOrderingViolations++;
+				this.findings.violations.add("batch " + batch.batch() + " of fenced run " + batch.run() + " ("
+						+ batch.instance() + ") committed at " + batch.committedAt() + ", after the first batch of the "
+						+ "newer run " + firstOfNewest.run() + " (" + firstOfNewest.instance() + ") at "
+						+ firstOfNewest.committedAt());
+			}
+			else if (firstOfNewest == null || batch.run() > firstOfNewest.run()) {
+				firstOfNewest = batch;
+			}
+		}
+		Set<String> inDatabase = new HashSet<>();
+		batches.forEach((batch) -> inDatabase.add(batch.run() + "/" + batch.batch()));
+		for (SampleInstance instance : instances) {
+			for (String line : instance.output()) {
+				Matcher matcher = BATCH_COMMITTED.matcher(line);
+				if (!matcher.find()) {
+					if (line.contains(LOST) && line.contains(FencedBatchJob.JOB)) {
+						this.findings.fencedLossesReported++;
+					}
+					continue;
+				}
+				this.findings.fencedBatchesLogged++;
+				if (!inDatabase.contains(matcher.group(2) + "/" + matcher.group(1))) {
+					String missing = instance.name() + " logged batch " + matcher.group(1) + " of fenced run "
+							+ matcher.group(2) + " as committed, and it is not in the database: " + line.strip();
+					// Asynchronous replication may lose a commit with a failover;
+					// synchronous may
+					// not.
+					(this.replication == PostgresPair.Replication.ASYNC ? this.findings.lostWithFailover
+							: this.findings.lost)
+						.add(missing);
+				}
+			}
+		}
+	}
+
+	/**
 	 * No instance met a deadlock or a broken constraint: a fault explains a lost
 	 * connection, never these. A 5xx the client got inside a fault's window could
 	 * otherwise hide one, since its body does not tell the cause.
@@ -463,6 +554,12 @@ final class ChaosChecker {
 	 */
 	record Run(long id, String instance, OffsetDateTime claimedAt, OffsetDateTime startedAt,
 			@Nullable OffsetDateTime finishedAt) {
+	}
+
+	/**
+	 * A batch of the fenced job, from its rows.
+	 */
+	private record FencedBatch(long run, int batch, String instance, @Nullable OffsetDateTime committedAt) {
 	}
 
 	/**
@@ -530,6 +627,29 @@ final class ChaosChecker {
 
 		/** Of those, the runs whose instance reported the loss. */
 		int runsAtFailoverReportedLost;
+
+		/** Runs of the fenced job. */
+		int fencedRuns;
+
+		/** Of those, the runs that did not finish. */
+		int fencedRunsUnfinished;
+
+		/** Batches of the fenced job in the database. */
+		int fencedBatches;
+
+		/** Batches the instances logged as committed. */
+		int fencedBatchesLogged;
+
+		/** Losses of the fenced job's lock the instances logged. */
+		int fencedLossesReported;
+
+		/** Batches of an older run committed after a newer run's first batch. */
+		int fencedOrderingViolations;
+
+		/**
+		 * Freezes of the fenced job's holder that caught it inside a fenced transaction.
+		 */
+		int frozenInFencedTransaction;
 
 	}
 

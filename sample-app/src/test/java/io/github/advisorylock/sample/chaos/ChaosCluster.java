@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -82,6 +83,21 @@ final class ChaosCluster implements AutoCloseable {
 	 */
 	static final Duration HEARTBEAT = Duration.ofMillis(500);
 
+	/**
+	 * How the fenced-batches job runs: each instance tries it this long after its last
+	 * try.
+	 */
+	static final Duration FENCED_PERIOD = Duration.ofMillis(500);
+
+	/** How many batches a run of the fenced job writes. */
+	static final int FENCED_BATCHES = 4;
+
+	/**
+	 * How long each batch waits between its insert and its commit: most of a run is spent
+	 * inside fenced transactions, so that a freeze lands in one.
+	 */
+	static final Duration FENCED_PAUSE = Duration.ofMillis(200);
+
 	private final Path logs;
 
 	private final PostgresPair servers;
@@ -114,6 +130,12 @@ final class ChaosCluster implements AutoCloseable {
 	private final List<SampleInstance> started = new CopyOnWriteArrayList<>();
 
 	private final List<String> arguments;
+
+	/**
+	 * Each instance's relays to the servers (PgBouncer for the last), which a fault cuts:
+	 * the same ones for every instance started in that place.
+	 */
+	private final Map<Integer, List<NetworkCut>> cuts = new ConcurrentHashMap<>();
 
 	private ChaosCluster(Path logs, PostgresPair servers, List<String> arguments) {
 		this.logs = logs;
@@ -163,7 +185,11 @@ final class ChaosCluster implements AutoCloseable {
 				"--sample.jobs.expiry.work-time=" + JOB_WORK_TIME.toMillis() + "ms",
 				// Short, so that the job has requests to expire during the run.
 				"--sample.jobs.expiry.max-age=20s",
-				"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms");
+				"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms",
+				"--sample.jobs.fenced-batches.enabled=true",
+				"--sample.jobs.fenced-batches.period=" + FENCED_PERIOD.toMillis() + "ms",
+				"--sample.jobs.fenced-batches.batches=" + FENCED_BATCHES, "--sample.jobs.fenced-batches.batch-size=5",
+				"--sample.jobs.fenced-batches.pause=" + FENCED_PAUSE.toMillis() + "ms");
 		ChaosCluster cluster;
 		try {
 			cluster = new ChaosCluster(logs, servers, arguments);
@@ -193,14 +219,14 @@ final class ChaosCluster implements AutoCloseable {
 		Map<String, String> dataSource = new HashMap<>();
 		if (index == THROUGH_PGBOUNCER) {
 			// No options=-c…: PgBouncer refuses startup parameters it does not know.
-			dataSource.put("spring.datasource.url", this.bouncer.url(PgBouncer.POOLED));
+			dataSource.put("spring.datasource.url", throughRelays(index, this.bouncer.url(PgBouncer.POOLED)));
 			dataSource.put("spring.datasource.username", TestDatabase.get().username());
 			dataSource.put("spring.datasource.password", TestDatabase.get().password());
 		}
 		else {
 			dataSource.putAll(TestDatabase.get().springDataSourceProperties());
 			// Both servers: pgjdbc connects to the one that is the primary now.
-			dataSource.put("spring.datasource.url", this.url);
+			dataSource.put("spring.datasource.url", throughRelays(index, this.url));
 		}
 		dataSource.put("spring.datasource.hikari.data-source-properties.ApplicationName", "chaos-" + name);
 		SampleInstance instance = SampleInstance.start(name, this.logs.resolve(name + "-" + this.started.size()),
@@ -209,6 +235,43 @@ final class ChaosCluster implements AutoCloseable {
 		this.instances.set(index, instance);
 		this.clients.set(index, instance.http());
 		return instance;
+	}
+
+	/**
+	 * Return a JDBC URL whose every host goes through a relay of the instance's own, so
+	 * that a fault can cut that instance's network alone.
+	 */
+	private String throughRelays(int index, String url) throws IOException {
+		String prefix = "jdbc:postgresql://";
+		int slash = url.indexOf('/', prefix.length());
+		String[] hosts = url.substring(prefix.length(), slash).split(",");
+		List<NetworkCut> relays = this.cuts.get(index);
+		if (relays == null) {
+			relays = new ArrayList<>();
+			for (String host : hosts) {
+				relays.add(new NetworkCut(Integer.parseInt(host.substring(host.lastIndexOf(':') + 1))));
+			}
+			this.cuts.put(index, relays);
+		}
+		List<String> relayed = relays.stream().map((relay) -> "127.0.0.1:" + relay.port()).toList();
+		return prefix + String.join(",", relayed) + url.substring(slash);
+	}
+
+	/**
+	 * Cut an instance's network to the database: its relays forward nothing until
+	 * {@link #restoreNetwork(int)}.
+	 * @param index the instance
+	 */
+	void cutNetwork(int index) {
+		this.cuts.get(index).forEach(NetworkCut::cut);
+	}
+
+	/**
+	 * Let an instance's relays forward again.
+	 * @param index the instance
+	 */
+	void restoreNetwork(int index) {
+		this.cuts.get(index).forEach(NetworkCut::restore);
 	}
 
 	/**
@@ -355,6 +418,7 @@ final class ChaosCluster implements AutoCloseable {
 		}
 		finally {
 			try {
+				this.cuts.values().forEach((relays) -> relays.forEach(NetworkCut::close));
 				this.bouncer.stop();
 				this.observer.close();
 				this.standbyObserver.close();

@@ -80,6 +80,7 @@ class ChaosTests {
 			findings.violations.addAll(0, sampler.violations());
 			findings.violations.addAll(faults.failures());
 			findings.jobAgainAfterFailover.addAll(faults.jobAgainAfterFailover());
+			findings.frozenInFencedTransaction = faults.frozenInFencedTransaction();
 			String environment = Runtime.getRuntime().availableProcessors() + " cores, " + memory() + ", load average "
 					+ loadBefore + " before the run and " + loadAverage() + " after it; "
 					+ System.getProperty("os.name") + " " + System.getProperty("os.version");

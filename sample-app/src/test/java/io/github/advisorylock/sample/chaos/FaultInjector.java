@@ -83,6 +83,29 @@ final class FaultInjector {
 
 	private final ClientLog log;
 
+	/**
+	 * A session of an instance's pool in the middle of a batch of the fenced job: the
+	 * batch's rows inserted, its transaction waiting to commit. Under the fence that
+	 * session holds the fence lock; the batch is found by its statement rather than by
+	 * the fence, so that a fault still finds it with the fence taken away (as the scratch
+	 * check in docs/reliability.md did). Its {@code application_name} names the instance;
+	 * {@code %s} is a further condition.
+	 */
+	private static final String BATCH_IN_FLIGHT = "SELECT application_name FROM pg_stat_activity "
+			+ "WHERE state = 'idle in transaction' AND query LIKE 'INSERT INTO fenced_batch_rows%%' "
+			+ "AND application_name LIKE 'chaos-instance-%%' %s LIMIT 1";
+
+	/**
+	 * How often a freeze of the fenced job's holder is tried before it is taken where it
+	 * landed: the signal may come after the transaction's commit.
+	 */
+	private static final int FREEZE_ATTEMPTS = 5;
+
+	/**
+	 * How many freezes of the fenced job's holder caught it inside a fenced transaction.
+	 */
+	private int frozenInFencedTransaction;
+
 	private final Random random;
 
 	private final JdbcClient jdbc;
@@ -193,6 +216,8 @@ final class FaultInjector {
 		return switch (kind) {
 			case KILL_INSTANCE -> killInstance();
 			case FREEZE_JOB_RUNNER -> freezeJobRunner();
+			case FREEZE_FENCED_WRITER -> freezeFencedWriter();
+			case CUT_NETWORK -> cutNetwork();
 			case TERMINATE_SESSIONS -> terminateSessions();
 			case RESTART_POSTGRES -> {
 				this.cluster.restartServer();
@@ -261,6 +286,103 @@ final class FaultInjector {
 		finally {
 			frozen.resume();
 		}
+	}
+
+	/**
+	 * Freeze the fenced job's holder in the middle of a fenced transaction (a batch
+	 * written, waiting to commit: idle in transaction, holding the fence), until another
+	 * instance has committed a batch of a newer run: PostgreSQL ended the frozen
+	 * transaction and the lock session after three heartbeats. Then let it go on: its
+	 * commit must fail.
+	 */
+	private Injected freezeFencedWriter() {
+		for (int attempt = 1;; attempt++) {
+			Optional<String> holder = await(
+					() -> this.jdbc.sql(BATCH_IN_FLIGHT.formatted("")).query(String.class).optional());
+			if (holder.isEmpty()) {
+				this.failures
+					.add("No batch of the fenced job in progress was seen within " + FACT_BOUND + " to freeze");
+				return new Injected("no batch in progress", Set.of());
+			}
+			String name = holder.get().substring("chaos-".length());
+			int index = ChaosCluster.index(name);
+			SampleInstance frozen = this.cluster.instance(index);
+			frozen.suspend();
+			try {
+				// Still in it once stopped? A stopped process cannot commit any more. If
+				// not (the signal came after its commit), let it go at once and try
+				// again.
+				boolean inTransaction = this.jdbc
+					.sql(BATCH_IN_FLIGHT.formatted("AND application_name = '" + holder.get() + "'"))
+					.query(String.class)
+					.optional()
+					.isPresent();
+				if (inTransaction || attempt == FREEZE_ATTEMPTS) {
+					if (inTransaction) {
+						this.frozenInFencedTransaction++;
+					}
+					String where = inTransaction ? "in a fenced transaction"
+							: "not caught in a fenced transaction in " + attempt + " attempts";
+					return new Injected(name + " " + where + ", " + awaitNewerBatch(name), Set.of(index));
+				}
+			}
+			finally {
+				frozen.resume();
+			}
+		}
+	}
+
+	/**
+	 * Cut the fenced job's holder off from the database (its relays forward nothing),
+	 * until another instance has committed a batch of a newer run; then restore it.
+	 */
+	private Injected cutNetwork() {
+		Optional<String> holder = await(
+				() -> this.jdbc.sql(BATCH_IN_FLIGHT.formatted("")).query(String.class).optional());
+		if (holder.isEmpty()) {
+			this.failures.add("No batch of the fenced job in progress was seen within " + FACT_BOUND + " to cut off");
+			return new Injected("no batch in progress", Set.of());
+		}
+		String name = holder.get().substring("chaos-".length());
+		int index = ChaosCluster.index(name);
+		this.cluster.cutNetwork(index);
+		try {
+			return new Injected(name + ", " + awaitNewerBatch(name), Set.of(index));
+		}
+		finally {
+			this.cluster.restoreNetwork(index);
+		}
+	}
+
+	/**
+	 * Wait until an instance other than the given one has committed a batch of a run
+	 * newer than the given one's last; return what to report.
+	 */
+	private String awaitNewerBatch(String instance) {
+		long run = this.jdbc.sql("SELECT coalesce(max(id), 0) FROM fenced_runs WHERE instance = ?")
+			.param(instance)
+			.query(Long.class)
+			.single();
+		Optional<String> next = await(
+				() -> this.jdbc.sql("SELECT instance FROM fenced_batch_rows WHERE run > ? AND instance <> ? LIMIT 1")
+					.params(run, instance)
+					.query(String.class)
+					.optional());
+		if (next.isEmpty()) {
+			this.failures.add("No other instance committed a fenced batch within " + FACT_BOUND + " after run " + run
+					+ " of " + instance);
+			return "run " + run + ", no takeover";
+		}
+		return "run " + run + ", taken over by " + next.get();
+	}
+
+	/**
+	 * Return how many freezes of the fenced job's holder caught it inside a fenced
+	 * transaction.
+	 * @return the count
+	 */
+	int frozenInFencedTransaction() {
+		return this.frozenInFencedTransaction;
 	}
 
 	private Injected terminateSessions() {

@@ -35,6 +35,22 @@ enum FaultKind {
 	FREEZE_JOB_RUNNER("SIGSTOP of the instance running the job, SIGCONT after another took over"),
 
 	/**
+	 * SIGSTOP of the instance in a fenced transaction of the fenced-batches job (its
+	 * batch written, not yet committed), until another instance has committed a batch of
+	 * a newer run, then SIGCONT.
+	 */
+	FREEZE_FENCED_WRITER("SIGSTOP of the fenced job's holder in a fenced transaction, SIGCONT after another "
+			+ "instance committed a batch"),
+
+	/**
+	 * The network between the fenced job's holder and the database cut (its relays stop
+	 * forwarding), until another instance has committed a batch of a newer run, then
+	 * restored.
+	 */
+	CUT_NETWORK("the fenced job's holder cut off from the database (a frozen relay), restored after another "
+			+ "instance committed a batch"),
+
+	/**
 	 * {@code pg_terminate_backend} of one to three random client sessions of the
 	 * instances.
 	 */

@@ -126,6 +126,8 @@ final class PostgresPair implements AutoCloseable {
 			.setServerConfig("max_connections", "200")
 			.setServerConfig("wal_level", "replica")
 			.setServerConfig("hot_standby", "on")
+			// The checker orders the fenced job's batches by their commits' timestamps.
+			.setServerConfig("track_commit_timestamp", "on")
 			// A standby whose primary restarted streams again within half a second, not
 			// the default 5 s, in which synchronous commits would wait.
 			.setServerConfig("wal_retrieve_retry_interval", "500ms");

@@ -29,6 +29,8 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import io.github.advisorylock.sample.jobs.FencedBatchJob;
+
 /**
  * Writes the report of a chaos run as Markdown: the command, seed and environment, the
  * operations by kind and answer, the faults by kind with their recovery times, the job's
@@ -66,7 +68,9 @@ final class ReliabilityReport {
 				+ "URL (`targetServerType=primary`), `instance-" + ChaosCluster.THROUGH_PGBOUNCER
 				+ "` through a real PgBouncer in `pool_mode = transaction` (re-pointed at the new primary after each "
 				+ "failover), the scheduled job (`expire-stale-requests`,"
-				+ " invocation scope, SKIP) on every instance, a seeded mixed HTTP load of " + LoadGenerator.CLIENTS
+				+ " invocation scope, SKIP) and the fenced job (`" + FencedBatchJob.JOB + "`, batches in fenced "
+				+ "transactions) on every instance, each instance's connections through a relay of its own that a "
+				+ "fault can cut, a seeded mixed HTTP load of " + LoadGenerator.CLIENTS
 				+ " clients, and one fault at a time, each injected only after every instance answered again after "
 				+ "the previous one.");
 		line("");
@@ -88,6 +92,9 @@ final class ReliabilityReport {
 		line("| job | period " + ChaosCluster.JOB_PERIOD.toMillis() + " ms, work "
 				+ ChaosCluster.JOB_WORK_TIME.toMillis() + " ms, heartbeat " + ChaosCluster.HEARTBEAT.toMillis()
 				+ " ms (a silent lock session ends after three)" + " |");
+		line("| fenced job | period " + ChaosCluster.FENCED_PERIOD.toMillis() + " ms, " + ChaosCluster.FENCED_BATCHES
+				+ " batches a run, each waiting " + ChaosCluster.FENCED_PAUSE.toMillis()
+				+ " ms between its insert and its commit; a fenced transaction idle for three heartbeats is ended |");
 		line("");
 		long errors = answers.stream().filter(Answer::failed).count();
 		line("### Result");
@@ -139,6 +146,22 @@ final class ReliabilityReport {
 		if (!findings.overlapsAfterLoss.isEmpty()) {
 			line("");
 		}
+		line("### The fenced job");
+		line("");
+		line("| | |");
+		line("| --- | --- |");
+		line("| runs | " + findings.fencedRuns + ", of which " + findings.fencedRunsUnfinished
+				+ " unfinished (refused at a fenced write, or their instance killed or stopped) |");
+		line("| batches committed | " + findings.fencedBatches + "; the instances logged "
+				+ findings.fencedBatchesLogged
+				+ " as committed, every one found in the database or listed as lost below |");
+		line("| losses of its lock reported in the instances' logs | " + findings.fencedLossesReported + " |");
+		line("| holders frozen inside a fenced transaction | " + findings.frozenInFencedTransaction + " of "
+				+ windows.stream().filter((window) -> window.kind() == FaultKind.FREEZE_FENCED_WRITER).count()
+				+ " freezes of the holder |");
+		line("| ordering violations (a batch of an older run committed after a newer run's first batch, by commit "
+				+ "timestamp) | **" + findings.fencedOrderingViolations + "** |");
+		line("");
 		failures(answers);
 		faultLog(windows, answers);
 		list("Violations", findings.violations);
@@ -162,6 +185,9 @@ final class ReliabilityReport {
 				+ "faults too, unless the fault left them without an answer.");
 		line("- Every instance's log is searched for `deadlock detected` and `violates check constraint`: a fault "
 				+ "explains a lost connection, never these, and a 5xx inside a window does not say its cause.");
+		line("- The fenced job's batches are ordered by their transactions' commit timestamps "
+				+ "(`track_commit_timestamp`), which do not rely on the fence they check. A line `Committed fenced batch "
+				+ "b of run r` in an instance's log must have its rows in the database.");
 		line("- The rules (every user within the plan, money conserved, no negative balance, every daily limit) "
 				+ "are checked every 200 ms during the run, each in one statement, and once more at the end.");
 		line("- PostgreSQL is restarted with `pg_ctl stop -m " + ChaosCluster.STOP_MODE + "`: open transactions "

@@ -1,0 +1,164 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.sample.jobs;
+
+import java.lang.management.ManagementFactory;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.sample.SampleDatabaseTests;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The fenced-batches job called directly in one application, with its schedule off: its
+ * batches commit under the job's lock, each in a fenced transaction, and once the lock's
+ * session is gone the next batch fails before it writes. The heartbeat is an hour long,
+ * so that only the fence can notice the loss while a test runs.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.NONE,
+		properties = { "sample.jobs.fenced-batches.enabled=true", "sample.jobs.fenced-batches.batches=3",
+				"sample.jobs.fenced-batches.batch-size=2", "sample.jobs.fenced-batches.pause=1s",
+				"advisory-lock.invocation.heartbeat=1h" })
+class FencedBatchJobTests extends SampleDatabaseTests {
+
+	private static final long JOB_KEY = AdvisoryLockKeys.of("job", FencedBatchJob.JOB);
+
+	@Autowired
+	private FencedBatchJob job;
+
+	@Autowired
+	private JdbcClient jdbc;
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	@BeforeEach
+	void noRunsYet() {
+		this.jdbc.sql("DELETE FROM fenced_batch_rows").update();
+		this.jdbc.sql("DELETE FROM fenced_runs").update();
+	}
+
+	@Test
+	void eachBatchCommitsInAFencedTransactionUnderTheJobsLock() throws Exception {
+		CompletableFuture<Void> run = CompletableFuture.runAsync(this.job::writeBatches);
+		// A batch holds the key's fence, on a connection of the pool, while the job's own
+		// lock session holds the key.
+		this.pgLocks.await("a batch holding the fence under the job's lock", (locks) -> {
+			List<AdvisoryLock> fences = this.pgLocks.fences();
+			return locks.stream().anyMatch((lock) -> lock.key() == JOB_KEY && lock.granted()) && fences.stream()
+				.anyMatch((fence) -> fence.key() == JOB_KEY && fence.granted()
+						&& fence.pid() != this.pgLocks.holderPid(JOB_KEY));
+		});
+		run.get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(runs()).singleElement().satisfies((only) -> assertThat(only.finishedAt()).isNotNull());
+		long runId = runs().get(0).id();
+		assertThat(batches()).containsExactly(new Batch(runId, 1, instance(), 2), new Batch(runId, 2, instance(), 2),
+				new Batch(runId, 3, instance(), 2));
+	}
+
+	@Test
+	void aBatchAfterTheLockSessionWasTerminatedFailsBeforeItWrites() {
+		CompletableFuture<Void> run = CompletableFuture.runAsync(this.job::writeBatches);
+		// A batch has written its rows and waits to commit, under the fence.
+		this.pgLocks.await("a batch in flight", (locks) -> batchInFlight());
+		OffsetDateTime terminatedAt = this.jdbc.sql("SELECT clock_timestamp()").query(OffsetDateTime.class).single();
+		this.jdbc.sql("SELECT pg_terminate_backend(?)")
+			.param(this.pgLocks.holderPid(JOB_KEY))
+			.query(Boolean.class)
+			.single();
+		assertThat(run).failsWithin(PgLocks.HANG_TIMEOUT)
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(LockLostException.class);
+		// The batch in flight commits, being past its check; the next one writes nothing.
+		List<Batch> batches = batches();
+		assertThat(batches).isNotEmpty().hasSizeLessThan(3);
+		assertThat(this.jdbc.sql("SELECT max(written_at) FROM fenced_batch_rows").query(OffsetDateTime.class).single())
+			.isBefore(terminatedAt);
+		assertThat(runs()).singleElement().satisfies((lost) -> assertThat(lost.finishedAt()).isNull());
+	}
+
+	/**
+	 * Whether a session holds the job's fence, idle in its transaction after the batch's
+	 * insert: the batch pauses there before it commits.
+	 */
+	private boolean batchInFlight() {
+		return this.jdbc
+			.sql("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+					+ "WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND "
+					+ PgLocks.KEY_EXPRESSION.replace("classid", "l.classid").replace("objid", "l.objid")
+					+ " = ? AND a.state = 'idle in transaction' AND a.query LIKE 'INSERT INTO fenced_batch_rows%'")
+			.param(JOB_KEY)
+			.query(Integer.class)
+			.single() > 0;
+	}
+
+	private String instance() {
+		return ManagementFactory.getRuntimeMXBean().getName();
+	}
+
+	private List<Run> runs() {
+		return this.jdbc.sql("SELECT id, instance, finished_at FROM fenced_runs ORDER BY id").query(Run.class).list();
+	}
+
+	private List<Batch> batches() {
+		return this.jdbc
+			.sql("SELECT run, batch, min(instance) AS instance, count(*) AS rows FROM fenced_batch_rows "
+					+ "GROUP BY run, batch ORDER BY run, batch")
+			.query(Batch.class)
+			.list();
+	}
+
+	/**
+	 * A row of {@code fenced_runs}.
+	 *
+	 * @param id its id
+	 * @param instance the instance that ran it
+	 * @param finishedAt when it finished, or {@code null}
+	 */
+	record Run(long id, String instance, @Nullable OffsetDateTime finishedAt) {
+
+	}
+
+	/**
+	 * A batch, from its rows.
+	 *
+	 * @param run its run
+	 * @param batch its number in the run
+	 * @param instance the instance that wrote it
+	 * @param rows how many rows it wrote
+	 */
+	record Batch(long run, int batch, String instance, long rows) {
+
+	}
+
+}
