@@ -17,6 +17,7 @@ package io.github.advisorylock.integration;
 
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -171,6 +172,9 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 
 		private final String key;
 
+		/** The key as messages print it. */
+		private final String printed;
+
 		private final ReentrantLock local = new ReentrantLock();
 
 		/**
@@ -188,6 +192,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 
 		AdvisoryLock(String key) {
 			this.key = key;
+			this.printed = AdvisoryLockKeys.printable(namespace, List.of(key));
 		}
 
 		@Override
@@ -318,8 +323,8 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 					}
 					throw lost(null);
 				}
-				throw new IllegalMonitorStateException("The current thread does not hold the lock of '" + this.key
-						+ "' in namespace '" + namespace + "': only the thread that locked it unlocks it");
+				throw new IllegalMonitorStateException("The current thread does not hold the advisory lock "
+						+ this.printed + ": only the thread that locked it unlocks it");
 			}
 			if (this.local.getHoldCount() > 1) {
 				this.local.unlock();
@@ -416,8 +421,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 		}
 
 		private InterruptedException interrupted() {
-			return new InterruptedException("Interrupted while taking the advisory lock of '" + this.key
-					+ "' in namespace '" + namespace + "'");
+			return new InterruptedException("Interrupted while taking the advisory lock " + this.printed);
 		}
 
 		private HeldLock acquire(Duration timeout) {
@@ -430,9 +434,9 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 		}
 
 		private ConcurrentModificationException lost(@Nullable LockLostException cause) {
-			return new ConcurrentModificationException("Advisory lock of '" + this.key + "' in namespace '" + namespace
-					+ "' was lost before its unlock (its session ended, so PostgreSQL released it and "
-					+ "another instance may have held it meanwhile): " + COMPROMISED, cause);
+			return new ConcurrentModificationException("Advisory lock " + this.printed + " was lost before its unlock "
+					+ "(its session ended, so PostgreSQL released it, and another instance may have held it meanwhile): "
+					+ COMPROMISED, cause);
 		}
 
 		boolean isUnused() {
@@ -441,7 +445,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 
 		@Override
 		public String toString() {
-			return "AdvisoryLock [" + namespace + ":" + this.key + (this.local.isLocked() ? ", locked" : "") + "]";
+			return "AdvisoryLock [" + this.printed + (this.local.isLocked() ? ", locked" : "") + "]";
 		}
 
 	}

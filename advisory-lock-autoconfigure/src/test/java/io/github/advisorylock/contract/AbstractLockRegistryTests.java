@@ -32,6 +32,7 @@ import java.util.concurrent.locks.Lock;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.integration.AdvisoryLockRegistry;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
@@ -234,6 +235,14 @@ abstract class AbstractLockRegistryTests {
 	void obtainReturnsTheSameLockForTheSameKey() {
 		assertThat(first().obtain(this.key)).isSameAs(first().obtain(this.key));
 		assertThat(first().obtain(this.key)).isNotSameAs(first().obtain("other-" + this.key));
+	}
+
+	@Test
+	void keysOfTheSameTextAreOneLockAndKeysWithoutAPortableTextAreRefused() {
+		UUID uuid = UUID.randomUUID();
+		assertThat(first().obtain(uuid)).isSameAs(first().obtain(uuid.toString()));
+		assertThat(first().obtain(42L)).isSameAs(first().obtain("42"));
+		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> first().obtain(1.5));
 	}
 
 	@Test
