@@ -40,9 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * JDBC ({@code jdbc}) on those two, taking them through R2DBC ({@code r2dbc}) on the core
  * only, reading {@code pg_locks} ({@code pglocks}) on the API and {@code hikari}, the
  * endpoint and the observations on the API and the {@code pg_locks} reader, the bridge to
- * ShedLock ({@code shedlock}) on the API, and only {@code autoconfigure} wires them
- * together. Read from the compiled classes, so that a fully qualified name in code counts
- * as much as an import.
+ * ShedLock ({@code shedlock}) and to Spring Integration ({@code integration}) on the API,
+ * and only {@code autoconfigure} wires them together. Read from the compiled classes, so
+ * that a fully qualified name in code counts as much as an import.
  *
  * @author advisory-lock authors
  */
@@ -56,8 +56,9 @@ class PackageLayeringTests {
 			Map.entry("core", Set.of()), Map.entry("hikari", Set.of()), Map.entry("jdbc", Set.of("core", "hikari")),
 			Map.entry("r2dbc", Set.of("core")), Map.entry("pglocks", Set.of("core", "hikari")),
 			Map.entry("interceptor", Set.of()), Map.entry("observation", Set.of()),
-			Map.entry("actuate", Set.of("pglocks")), Map.entry("shedlock", Set.of()), Map.entry("autoconfigure",
-					Set.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate", "shedlock")));
+			Map.entry("actuate", Set.of("pglocks")), Map.entry("shedlock", Set.of()),
+			Map.entry("integration", Set.of()), Map.entry("autoconfigure", Set.of("jdbc", "r2dbc", "pglocks",
+					"interceptor", "observation", "actuate", "shedlock", "integration")));
 
 	/**
 	 * A class of the library named in a constant: in a class reference or a descriptor.

@@ -53,6 +53,8 @@ public class AdvisoryLockProperties {
 
 	private final Shedlock shedlock = new Shedlock();
 
+	private final Integration integration = new Integration();
+
 	/**
 	 * Return whether {@code @AdvisoryLocked} methods take their locks: the old name of
 	 * {@code advisory-lock.annotation.enabled}, which says what it turns off.
@@ -146,6 +148,14 @@ public class AdvisoryLockProperties {
 	 */
 	public Shedlock getShedlock() {
 		return this.shedlock;
+	}
+
+	/**
+	 * Return the settings of the Spring Integration {@code LockRegistry}.
+	 * @return the Spring Integration settings
+	 */
+	public Integration getIntegration() {
+		return this.integration;
 	}
 
 	/**
@@ -346,6 +356,35 @@ public class AdvisoryLockProperties {
 		 * Namespace of the locks of @SchedulerLock: each lock name is a key in it.
 		 */
 		private String namespace = "shedlock";
+
+		/**
+		 * Return the namespace of the locks.
+		 * @return the namespace
+		 */
+		public String getNamespace() {
+			return this.namespace;
+		}
+
+		/**
+		 * Set the namespace of the locks.
+		 * @param namespace the namespace
+		 */
+		public void setNamespace(String namespace) {
+			this.namespace = namespace;
+		}
+
+	}
+
+	/**
+	 * Settings of the Spring Integration {@code LockRegistry} on advisory locks,
+	 * auto-configured where Spring Integration is on the class path.
+	 */
+	public static class Integration {
+
+		/**
+		 * Namespace of the locks of the LockRegistry: each lock key is a key in it.
+		 */
+		private String namespace = "spring-integration";
 
 		/**
 		 * Return the namespace of the locks.

@@ -1,0 +1,466 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.advisorylock.integration;
+
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.HeldLock;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.WaitMode;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.integration.support.locks.ExpirableLockRegistry;
+import org.springframework.util.Assert;
+
+/**
+ * A Spring Integration {@code LockRegistry} on invocation-scoped PostgreSQL advisory
+ * locks, in place of {@code JdbcLockRegistry} and its {@code INT_LOCK} table: the lock of
+ * {@code obtain("x")} is the key {@code 'x'} of the namespace {@value #DEFAULT_NAMESPACE}
+ * (or the one given), the same lock as {@code @AdvisoryLocked(namespace =
+ * "spring-integration", key = "'x'", scope = INVOCATION)}. A key is a value
+ * {@link AdvisoryLockKeys} takes: a {@link CharSequence}, a {@link java.util.UUID}, an
+ * integral number or an enum; values with the same text are the same lock.
+ *
+ * <p>
+ * Each lock is a {@link Lock} with the semantics Spring Integration's registries give
+ * theirs. Threads of this process queue on a local {@link ReentrantLock} per key, so that
+ * one of them at a time talks to the database; the first entry of the owning thread takes
+ * the advisory lock ({@link AdvisoryLockOperations#acquire}: a connection of its own, a
+ * heartbeat, the dead-man switch) and its last exit releases it; re-entries cost no
+ * database call. {@link Lock#lock()} and {@link Lock#lockInterruptibly()} wait inside
+ * PostgreSQL, without polling, and {@link Lock#tryLock(long, TimeUnit)} waits there up to
+ * its time. Only the owner unlocks ({@link IllegalMonitorStateException} otherwise), and
+ * {@link Lock#newCondition()} is refused.
+ *
+ * <p>
+ * Interruption: a thread queued behind another thread of this process is interrupted at
+ * once, but a wait inside PostgreSQL is not ended by an interrupt (the JDBC driver's
+ * socket read ignores it, see {@link AdvisoryLockOperations}): it ends when the lock is
+ * granted, or at the time of a timed {@code tryLock}. An interrupted
+ * {@code lockInterruptibly} or timed {@code tryLock} then gives the lock straight back
+ * and throws {@link InterruptedException}.
+ *
+ * <p>
+ * A lost lock (its session ended: a failed heartbeat, or the dead-man switch) is reported
+ * as {@code JdbcLockRegistry} reports a lock whose row expired, on both Spring
+ * Integration lines: its outermost {@code unlock()} releases the local state and throws
+ * {@link ConcurrentModificationException}, with the {@link LockLostException} as cause. A
+ * re-entrant acquisition on a lost lock voids the thread's holds: {@code tryLock} returns
+ * {@code false} (so that {@code LockRegistryLeaderInitiator} revokes the leadership and
+ * tries afresh), {@code lock} and {@code lockInterruptibly} throw the
+ * {@link LockLostException}, and each unlock still owed for the void holds throws
+ * {@link ConcurrentModificationException}.
+ *
+ * <p>
+ * Each held lock, and each acquisition waiting in PostgreSQL, takes one connection of
+ * {@code advisory-lock.invocation.max-connections}: a {@code LockRegistryLeaderInitiator}
+ * takes one for good, as leader and as follower.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+@SuppressWarnings("rawtypes") // Spring Integration 7 made LockRegistry generic; 6.5 is
+								// not
+public class AdvisoryLockRegistry implements ExpirableLockRegistry {
+
+	/** The namespace of the locks when none is given. */
+	public static final String DEFAULT_NAMESPACE = "spring-integration";
+
+	private static final String COMPROMISED = "the integrity of data protected by this lock may have been "
+			+ "compromised";
+
+	private final AdvisoryLockOperations locks;
+
+	private final String namespace;
+
+	/** The locks obtained, by the text of their key. */
+	private final Map<String, AdvisoryLock> registry = new ConcurrentHashMap<>();
+
+	/**
+	 * Create a registry whose locks are in the namespace {@value #DEFAULT_NAMESPACE}.
+	 * @param locks what takes the locks, an implementation of
+	 * {@link AdvisoryLockOperations#acquire} such as {@code AdvisoryLockTemplate}
+	 */
+	public AdvisoryLockRegistry(AdvisoryLockOperations locks) {
+		this(locks, DEFAULT_NAMESPACE);
+	}
+
+	/**
+	 * Create a registry whose locks are in the given namespace.
+	 * @param locks what takes the locks, an implementation of
+	 * {@link AdvisoryLockOperations#acquire} such as {@code AdvisoryLockTemplate}
+	 * @param namespace the namespace of the locks, each lock key a key in it
+	 */
+	public AdvisoryLockRegistry(AdvisoryLockOperations locks, String namespace) {
+		Assert.notNull(locks, "AdvisoryLockOperations must not be null");
+		// The request's own checks, at startup rather than at the first lock.
+		LockRequest.of(namespace, "");
+		this.locks = locks;
+		this.namespace = namespace;
+	}
+
+	/**
+	 * Return the namespace of the locks.
+	 * @return the namespace
+	 */
+	public String getNamespace() {
+		return this.namespace;
+	}
+
+	/**
+	 * Return the lock of a key: the same instance for every key of the same text, until
+	 * it is {@linkplain #expireUnusedOlderThan expired} unused.
+	 * @param lockKey the key: a {@link CharSequence}, {@link java.util.UUID}, integral
+	 * number or enum
+	 * @return its lock
+	 * @throws io.github.advisorylock.InvalidLockKeyException if the key is of another
+	 * type
+	 */
+	@Override
+	public Lock obtain(Object lockKey) {
+		Assert.notNull(lockKey, "Lock key must not be null");
+		String text = AdvisoryLockKeys.text(lockKey);
+		AdvisoryLock lock = this.registry.computeIfAbsent(text, AdvisoryLock::new);
+		lock.lastUsed = System.currentTimeMillis();
+		return lock;
+	}
+
+	/**
+	 * Forget the locks no thread holds or waits for and none obtained for the given time,
+	 * so that a registry of many keys does not grow without bound. A held lock is never
+	 * forgotten.
+	 * @param age the time since a lock was last obtained, in milliseconds
+	 */
+	@Override
+	public void expireUnusedOlderThan(long age) {
+		long now = System.currentTimeMillis();
+		this.registry.values().removeIf((lock) -> now - lock.lastUsed >= age && lock.isUnused());
+	}
+
+	/**
+	 * The lock of one key: local ownership by a {@link ReentrantLock}, the advisory lock
+	 * held by its owner from its first entry to its last exit.
+	 */
+	private final class AdvisoryLock implements Lock {
+
+		private final String key;
+
+		/** The key as messages print it. */
+		private final String printed;
+
+		private final ReentrantLock local = new ReentrantLock();
+
+		/**
+		 * The advisory lock, while a thread owns this lock; guarded by {@link #local}.
+		 */
+		private @Nullable HeldLock held;
+
+		/**
+		 * The unlocks each thread still owes for holds a loss voided, until it takes the
+		 * lock afresh.
+		 */
+		private final Map<Thread, Integer> voided = new ConcurrentHashMap<>();
+
+		private volatile long lastUsed;
+
+		AdvisoryLock(String key) {
+			this.key = key;
+			this.printed = AdvisoryLockKeys.printable(namespace, List.of(key));
+		}
+
+		@Override
+		public void lock() {
+			this.local.lock();
+			try {
+				if (reenter()) {
+					return;
+				}
+				HeldLock held = null;
+				while (held == null) {
+					try {
+						held = acquire(LockRequest.MAX_TIMEOUT);
+					}
+					catch (LockBusyException ex) {
+						// Waited PostgreSQL's longest lock_timeout: lock() waits on.
+					}
+				}
+				this.held = held;
+			}
+			catch (RuntimeException | Error ex) {
+				this.local.unlock();
+				throw ex;
+			}
+		}
+
+		@Override
+		public void lockInterruptibly() throws InterruptedException {
+			this.local.lockInterruptibly();
+			try {
+				if (reenter()) {
+					return;
+				}
+				HeldLock held = null;
+				while (held == null) {
+					if (Thread.interrupted()) {
+						throw interrupted();
+					}
+					try {
+						held = acquire(LockRequest.MAX_TIMEOUT);
+					}
+					catch (LockBusyException ex) {
+						// Waited PostgreSQL's longest lock_timeout: waits on.
+					}
+				}
+				keepUnlessInterrupted(held);
+			}
+			catch (InterruptedException | RuntimeException | Error ex) {
+				this.local.unlock();
+				throw ex;
+			}
+		}
+
+		@Override
+		public boolean tryLock() {
+			if (!this.local.tryLock()) {
+				return false;
+			}
+			try {
+				if (this.local.getHoldCount() > 1) {
+					if (tryReenter()) {
+						return true;
+					}
+					this.local.unlock();
+					return false;
+				}
+				this.voided.remove(Thread.currentThread());
+				Optional<HeldLock> held = locks.acquire(request().withWaitMode(WaitMode.SKIP));
+				if (held.isEmpty()) {
+					this.local.unlock();
+					return false;
+				}
+				this.held = held.get();
+				return true;
+			}
+			catch (RuntimeException | Error ex) {
+				this.local.unlock();
+				throw ex;
+			}
+		}
+
+		@Override
+		public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+			long deadline = System.nanoTime() + unit.toNanos(time);
+			if (!this.local.tryLock(time, unit)) {
+				return false;
+			}
+			try {
+				if (this.local.getHoldCount() > 1) {
+					if (tryReenter()) {
+						return true;
+					}
+					this.local.unlock();
+					return false;
+				}
+				this.voided.remove(Thread.currentThread());
+				// PostgreSQL's lock_timeout counts whole milliseconds: round up.
+				long remaining = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime() + 999_999);
+				HeldLock held;
+				try {
+					held = (remaining > 0)
+							? acquire(Duration.ofMillis(Math.min(remaining, LockRequest.MAX_TIMEOUT.toMillis())))
+							: locks.acquire(request().withWaitMode(WaitMode.SKIP)).orElse(null);
+				}
+				catch (LockBusyException ex) {
+					held = null;
+				}
+				if (held == null) {
+					this.local.unlock();
+					return false;
+				}
+				keepUnlessInterrupted(held);
+				return true;
+			}
+			catch (InterruptedException | RuntimeException | Error ex) {
+				this.local.unlock();
+				throw ex;
+			}
+		}
+
+		@Override
+		public void unlock() {
+			if (!this.local.isHeldByCurrentThread()) {
+				Integer owed = this.voided.remove(Thread.currentThread());
+				if (owed != null) {
+					if (owed > 1) {
+						this.voided.put(Thread.currentThread(), owed - 1);
+					}
+					throw lost(null);
+				}
+				throw new IllegalMonitorStateException("The current thread does not hold the advisory lock "
+						+ this.printed + ": only the thread that locked it unlocks it");
+			}
+			if (this.local.getHoldCount() > 1) {
+				this.local.unlock();
+				return;
+			}
+			HeldLock held = this.held;
+			this.held = null;
+			try {
+				if (held != null) {
+					LockLostException lost = lossOf(held);
+					held.release();
+					if (lost != null) {
+						throw lost(lost);
+					}
+				}
+			}
+			finally {
+				this.local.unlock();
+			}
+		}
+
+		/**
+		 * Refused, as by Spring Integration's registries: a condition cannot be kept
+		 * across processes.
+		 */
+		@Override
+		public Condition newCondition() {
+			throw new UnsupportedOperationException(
+					"Conditions are not supported by advisory locks of " + "AdvisoryLockRegistry");
+		}
+
+		/**
+		 * Take the lock again on the owning thread, without a database call, unless it
+		 * was lost.
+		 * @return whether this was a re-entry
+		 * @throws LockLostException if the lock was lost (the thread's holds are void)
+		 */
+		private boolean reenter() {
+			if (this.local.getHoldCount() == 1) {
+				this.voided.remove(Thread.currentThread());
+				return false;
+			}
+			HeldLock held = this.held;
+			LockLostException lost = (held != null) ? lossOf(held) : null;
+			if (lost != null) {
+				voidHolds(held);
+				throw lost;
+			}
+			return true;
+		}
+
+		/**
+		 * Take the lock again on the owning thread, without a database call, unless it
+		 * was lost.
+		 * @return whether it was taken; if not, the thread's holds are void, but the one
+		 * being taken, which the caller releases
+		 */
+		private boolean tryReenter() {
+			HeldLock held = this.held;
+			if (held != null && lossOf(held) != null) {
+				voidHolds(held);
+				return false;
+			}
+			return true;
+		}
+
+		/**
+		 * Release a lost lock and every hold of the owning thread, the one being taken
+		 * included, and remember the unlocks still owed for the others.
+		 */
+		private void voidHolds(HeldLock held) {
+			int holds = this.local.getHoldCount();
+			this.held = null;
+			held.release();
+			if (holds > 1) {
+				this.voided.put(Thread.currentThread(), holds - 1);
+			}
+			// The caller releases the hold being taken.
+			for (int i = 1; i < holds; i++) {
+				this.local.unlock();
+			}
+		}
+
+		/**
+		 * Keep a lock just granted, or give it back if the thread was interrupted while
+		 * it waited inside PostgreSQL.
+		 */
+		private void keepUnlessInterrupted(HeldLock held) throws InterruptedException {
+			if (Thread.interrupted()) {
+				held.release();
+				throw interrupted();
+			}
+			this.held = held;
+		}
+
+		private InterruptedException interrupted() {
+			return new InterruptedException("Interrupted while taking the advisory lock " + this.printed);
+		}
+
+		private HeldLock acquire(Duration timeout) {
+			return locks.acquire(request().withTimeout(timeout))
+				.orElseThrow(() -> new IllegalStateException("A BLOCK acquisition returned no lock"));
+		}
+
+		private LockRequest request() {
+			return LockRequest.of(namespace, this.key).withScope(LockScope.INVOCATION);
+		}
+
+		private ConcurrentModificationException lost(@Nullable LockLostException cause) {
+			return new ConcurrentModificationException("Advisory lock " + this.printed + " was lost before its unlock "
+					+ "(its session ended, so PostgreSQL released it, and another instance may have held it meanwhile): "
+					+ COMPROMISED, cause);
+		}
+
+		boolean isUnused() {
+			return !this.local.isLocked() && !this.local.hasQueuedThreads();
+		}
+
+		@Override
+		public String toString() {
+			return "AdvisoryLock [" + this.printed + (this.local.isLocked() ? ", locked" : "") + "]";
+		}
+
+	}
+
+	/**
+	 * Return the loss of a held lock, if it was lost.
+	 */
+	private static @Nullable LockLostException lossOf(HeldLock held) {
+		try {
+			held.checkHeld();
+			return null;
+		}
+		catch (LockLostException ex) {
+			return ex;
+		}
+	}
+
+}
