@@ -86,8 +86,8 @@ import org.springframework.util.Assert;
  * @author advisory-lock authors
  * @since 0.1.0
  */
-@SuppressWarnings("rawtypes") // Spring Integration 7 made LockRegistry generic; 6.5 is
-								// not
+// Raw: Spring Integration 7 made LockRegistry generic, and one class serves 6.5 too.
+@SuppressWarnings("rawtypes")
 public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 
 	/** The namespace of the locks when none is given. */
@@ -353,7 +353,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 		@Override
 		public Condition newCondition() {
 			throw new UnsupportedOperationException(
-					"Conditions are not supported by advisory locks of " + "AdvisoryLockRegistry");
+					"Conditions are not supported by advisory locks of AdvisoryLockRegistry");
 		}
 
 		/**

@@ -28,10 +28,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A TCP relay on loopback in front of a PostgreSQL server that a test can freeze: from
- * then on it forwards nothing in either direction and closes nothing, as a server that
- * stopped answering (a host frozen, a link cut without a reset) looks to its clients.
- * Closing the relay closes every connection through it.
+ * A TCP relay on loopback in front of a PostgreSQL server (or PgBouncer) that a test can
+ * freeze: from then on it forwards nothing in either direction and closes nothing, as a
+ * server that stopped answering (a host frozen, a link cut without a reset) looks to its
+ * clients, until it is thawed, when what arrived meanwhile is sent. A connection whose
+ * server cannot be reached (stopped, restarting) is closed at once, as a refused one
+ * would be, so that the driver tries its next host. Closing the relay closes every
+ * connection through it.
  */
 public final class FreezableRelay implements AutoCloseable {
 
@@ -39,6 +42,7 @@ public final class FreezableRelay implements AutoCloseable {
 
 	private final ServerSocket server;
 
+	/** The URL through the relay, or {@code null} for a relay made for a port. */
 	private final String url;
 
 	private final String targetHost;
@@ -73,11 +77,36 @@ public final class FreezableRelay implements AutoCloseable {
 	}
 
 	/**
+	 * Start relaying connections on a free port of the loopback address to a port of the
+	 * loopback address: for a URL of several hosts, one relay each.
+	 * @param targetPort the port to relay to
+	 * @throws IOException if no port can be opened
+	 */
+	public FreezableRelay(int targetPort) throws IOException {
+		this.targetHost = InetAddress.getLoopbackAddress().getHostAddress();
+		this.targetPort = targetPort;
+		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+		this.url = null;
+		daemon(this::accept, "relay-accept-" + this.server.getLocalPort());
+	}
+
+	/**
 	 * Return the JDBC URL through the relay: the given one with the relay's address.
 	 * @return the URL
 	 */
 	public String url() {
+		if (this.url == null) {
+			throw new IllegalStateException("A relay made for a port has no URL: use port()");
+		}
 		return this.url;
+	}
+
+	/**
+	 * Return the port the relay listens on, on the loopback address.
+	 * @return the port
+	 */
+	public int port() {
+		return this.server.getLocalPort();
 	}
 
 	/**
@@ -90,12 +119,31 @@ public final class FreezableRelay implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Forward again, on every connection, what was held back first: a link that carries
+	 * packets again.
+	 */
+	public void thaw() {
+		synchronized (this.gate) {
+			this.frozen = false;
+			this.gate.notifyAll();
+		}
+	}
+
 	private void accept() {
 		while (!this.closed) {
+			Socket client;
 			try {
-				Socket client = this.server.accept();
+				client = this.server.accept();
+			}
+			catch (IOException ex) {
+				// Closed.
+				continue;
+			}
+			try {
 				Socket upstream = new Socket(this.targetHost, this.targetPort);
 				synchronized (this.sockets) {
+					this.sockets.removeIf(Socket::isClosed);
 					this.sockets.add(client);
 					this.sockets.add(upstream);
 				}
@@ -103,7 +151,8 @@ public final class FreezableRelay implements AutoCloseable {
 				daemon(() -> pump(upstream, client), "relay-down-" + client.getPort());
 			}
 			catch (IOException ex) {
-				// Closed, or the server refused: the client sees its connection fail.
+				// The server refused: the client sees its connection closed at once.
+				closeQuietly(client);
 			}
 		}
 	}
@@ -120,13 +169,29 @@ public final class FreezableRelay implements AutoCloseable {
 			}
 			awaitThaw();
 			to.shutdownOutput();
+			if (from.isOutputShutdown()) {
+				// Both directions ended.
+				closeQuietly(from);
+				closeQuietly(to);
+			}
 		}
 		catch (IOException | InterruptedException ex) {
-			// The relay closed, or a peer did: the other direction ends with it.
+			// The relay closed, or a peer reset: end both sides.
+			closeQuietly(from);
+			closeQuietly(to);
 		}
 	}
 
-	/** Wait while the relay is frozen, which lasts until it closes. */
+	private static void closeQuietly(Socket socket) {
+		try {
+			socket.close();
+		}
+		catch (IOException ex) {
+			// Closing anyway.
+		}
+	}
+
+	/** Wait while the relay is frozen, until it is thawed or closed. */
 	private void awaitThaw() throws InterruptedException, IOException {
 		synchronized (this.gate) {
 			while (this.frozen && !this.closed) {

@@ -33,6 +33,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.sample.Http;
 import io.github.advisorylock.sample.SampleInstance;
+import io.github.advisorylock.test.FreezableRelay;
 import io.github.advisorylock.test.PgBouncer;
 import io.github.advisorylock.test.TestDatabase;
 
@@ -135,7 +136,7 @@ final class ChaosCluster implements AutoCloseable {
 	 * Each instance's relays to the servers (PgBouncer for the last), which a fault cuts:
 	 * the same ones for every instance started in that place.
 	 */
-	private final Map<Integer, List<NetworkCut>> cuts = new ConcurrentHashMap<>();
+	private final Map<Integer, List<FreezableRelay>> cuts = new ConcurrentHashMap<>();
 
 	private ChaosCluster(Path logs, PostgresPair servers, List<String> arguments) {
 		this.logs = logs;
@@ -245,11 +246,11 @@ final class ChaosCluster implements AutoCloseable {
 		String prefix = "jdbc:postgresql://";
 		int slash = url.indexOf('/', prefix.length());
 		String[] hosts = url.substring(prefix.length(), slash).split(",");
-		List<NetworkCut> relays = this.cuts.get(index);
+		List<FreezableRelay> relays = this.cuts.get(index);
 		if (relays == null) {
 			relays = new ArrayList<>();
 			for (String host : hosts) {
-				relays.add(new NetworkCut(Integer.parseInt(host.substring(host.lastIndexOf(':') + 1))));
+				relays.add(new FreezableRelay(Integer.parseInt(host.substring(host.lastIndexOf(':') + 1))));
 			}
 			this.cuts.put(index, relays);
 		}
@@ -263,7 +264,7 @@ final class ChaosCluster implements AutoCloseable {
 	 * @param index the instance
 	 */
 	void cutNetwork(int index) {
-		this.cuts.get(index).forEach(NetworkCut::cut);
+		this.cuts.get(index).forEach(FreezableRelay::freeze);
 	}
 
 	/**
@@ -271,7 +272,7 @@ final class ChaosCluster implements AutoCloseable {
 	 * @param index the instance
 	 */
 	void restoreNetwork(int index) {
-		this.cuts.get(index).forEach(NetworkCut::restore);
+		this.cuts.get(index).forEach(FreezableRelay::thaw);
 	}
 
 	/**
@@ -418,7 +419,7 @@ final class ChaosCluster implements AutoCloseable {
 		}
 		finally {
 			try {
-				this.cuts.values().forEach((relays) -> relays.forEach(NetworkCut::close));
+				this.cuts.values().forEach((relays) -> relays.forEach(ChaosCluster::closeQuietly));
 				this.bouncer.stop();
 				this.observer.close();
 				this.standbyObserver.close();
@@ -426,6 +427,15 @@ final class ChaosCluster implements AutoCloseable {
 			finally {
 				this.servers.close();
 			}
+		}
+	}
+
+	private static void closeQuietly(FreezableRelay relay) {
+		try {
+			relay.close();
+		}
+		catch (IOException ex) {
+			// Its connections end with the run anyway.
 		}
 	}
 
