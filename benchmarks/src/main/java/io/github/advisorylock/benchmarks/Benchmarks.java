@@ -136,6 +136,21 @@ public final class Benchmarks {
 		System.exit(0);
 	}
 
+	/**
+	 * Run the leader election's failover alone and print its table, writing nothing: for
+	 * work on it ({@link LeaderFailoverBenchmark#main}).
+	 */
+	static void leaderFailoverOnly() throws Exception {
+		Settings settings = Settings.fromSystemProperties();
+		Benchmarks benchmarks = new Benchmarks(settings);
+		String section = benchmarks
+			.leaderFailoverSection(new LeaderFailoverBenchmark(settings, database(settings)).runWithTables());
+		benchmarks.headline.forEach((line) -> System.out.println("- " + line));
+		System.out.println();
+		System.out.println(section);
+		System.exit(0);
+	}
+
 	private static TestDatabase database(Settings settings) {
 		// Read by TestDatabase when it starts the embedded server; a server given by URL
 		// keeps its own settings.
@@ -181,6 +196,7 @@ public final class Benchmarks {
 			Map<String, double[]> takeover = new TakeoverBenchmark(this.settings,
 					context.getBean(AdvisoryLockOperations.class), database)
 				.run();
+			Map<String, Map<String, double[]>> failover = new LeaderFailoverBenchmark(this.settings, database).run();
 			Map<String, NetworkBenchmark.Pass> network = new NetworkBenchmark(this.settings, database).run();
 			CrowdBenchmark crowd = new CrowdBenchmark(this.settings, database);
 			Map<Integer, List<CrowdBenchmark.Round>> crowds = crowd.run();
@@ -195,8 +211,10 @@ public final class Benchmarks {
 			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(),
 					handOff.get(HandOffBenchmark.ANNOTATION));
 			String reactiveSection = reactiveSection(reactive);
+			String failoverSection = leaderFailoverSection(failover);
 			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
-					invocationSection, networkSection, crowdSection, reactiveSection, chart(scaling, perKeys));
+					invocationSection, networkSection, crowdSection, reactiveSection, failoverSection,
+					chart(scaling, perKeys));
 		}
 		finally {
 			peers.dropTables();
@@ -499,6 +517,28 @@ public final class Benchmarks {
 		return table.markdown();
 	}
 
+	private String leaderFailoverSection(Map<String, Map<String, double[]>> failover) {
+		Table table = new Table("registry", "the next leader is granted after", "ms, median (min–max)", "samples");
+		failover.forEach((registry, ways) -> ways.forEach((way, millis) -> table.row(registry, way,
+				Summary.of(millis, Summary.Spread.RANGE).format(0), millis.length)));
+		Map<String, double[]> advisory = failover.get(LeaderFailoverBenchmark.ADVISORY);
+		Map<String, double[]> jdbc = failover.get(LeaderFailoverBenchmark.JDBC);
+		this.headline.add(fmt(
+				"Leader election (`LockRegistryLeaderInitiator`), the next leader is granted: "
+						+ "with `AdvisoryLockRegistry` %.0f ms after the leader is killed, %.1f s after it hangs "
+						+ "(heartbeat %d s); with `JdbcLockRegistry` %.1f s and %.1f s (time to live %d s).",
+				median(advisory.get(LeaderFailoverBenchmark.KILLED)),
+				median(advisory.get(LeaderFailoverBenchmark.HUNG)) / 1000, LeaderFailoverBenchmark.HEARTBEAT_SECONDS,
+				median(jdbc.get(LeaderFailoverBenchmark.KILLED)) / 1000,
+				median(jdbc.get(LeaderFailoverBenchmark.HUNG)) / 1000,
+				LeaderFailoverBenchmark.JDBC_TIME_TO_LIVE.toSeconds()));
+		return table.markdown();
+	}
+
+	private static double median(double[] values) {
+		return Summary.of(values, Summary.Spread.RANGE).median();
+	}
+
 	private String scalingSection(Map<Integer, ScalingBenchmark.Point> scaling) {
 		Table table = new Table("callers (= pool size)", "distinct keys: calls/s", "distinct keys: p99 ms",
 				"one hot key: calls/s", "one hot key: p99 ms");
@@ -558,10 +598,10 @@ public final class Benchmarks {
 	}
 
 	private void write(Path docs, Table environment, String cost, String keys, String handOff, String capacity,
-			String scaling, String invocation, String network, String crowd, String reactive, String svg)
-			throws IOException {
+			String scaling, String invocation, String network, String crowd, String reactive, String failover,
+			String svg) throws IOException {
 		String document = Report.render(this.settings, environment.markdown(), this.headline, cost, keys, handOff,
-				capacity, scaling, invocation, network, crowd, reactive);
+				capacity, scaling, invocation, network, crowd, reactive, failover);
 		System.out.println();
 		System.out.println(document);
 		Files.createDirectories(docs);

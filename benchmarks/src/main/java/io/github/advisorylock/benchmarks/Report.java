@@ -29,7 +29,7 @@ final class Report {
 
 	static String render(Settings settings, String environment, List<String> headline, String cost, String keys,
 			String handOff, String capacity, String scaling, String invocation, String network, String crowd,
-			String reactive) {
+			String reactive, String failover) {
 		StringBuilder text = new StringBuilder();
 		text.append(
 				"""
@@ -273,13 +273,35 @@ final class Report {
 						the start of the waiter's locked body, on the driver's event loop; the JDBC waiter is measured in the
 						same rounds (%s a round).
 
+						%s
+						## 12. Leader election: how soon the next leader is granted
+
+						Three instances, each a JVM of its own, run Spring Integration's `LockRegistryLeaderInitiator`,
+						unchanged and at its defaults (it tries the lock for half a second at a time; the leader takes it
+						again every half second and lets go of the extra hold, which for `JdbcLockRegistry` renews its row),
+						for one role. The leader's process is killed (`SIGKILL`) or stopped (`SIGSTOP`), and the figure is the
+						time from the signal to the moment another instance says it is granted the leadership
+						(`OnGrantedEvent`), as the benchmark reads that instance's line of output. A killed leader is replaced
+						by a new instance, a stopped one resumed; it is then revoked (`OnRevokedEvent`) and follows.
+
+						Over `AdvisoryLockRegistry` ([migrating.md](migrating.md), "Spring Integration") the followers wait inside
+						PostgreSQL, so the next one is granted as soon as the leader's session ends: at once when the kernel
+						closes a killed process's socket, and when `idle_in_transaction_session_timeout`, three heartbeats
+						(of %s here), has passed since a hung leader's last heartbeat. Over `JdbcLockRegistry` (its
+						`INT_LOCK` table, its default poll of %d ms) the leader's row stays until its time to live, %d s by
+						default, has passed since the leader last renewed it, whether the leader died or hangs; a shorter
+						time to live fails over sooner, and takes the leadership from a leader only slow to renew. Few
+						samples (a JDBC failover takes its time to live), so the ranges are wide.
+
 						%s"""
 					.formatted(environment, Benchmarks.SHARE_GOAL, cost, keys, samples(settings), handOff, capacity,
 							scaling, Benchmarks.CHART, TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds() + " s", invocation,
 							NetworkBenchmark.ONE_WAY_MICROS, settings.rounds(11), network,
 							CrowdBenchmark.MAX_CONNECTIONS, crowd, settings.rounds(11), ReactiveBenchmark.PAIRS,
-							Benchmarks.REACTIVE_SHARE_GOAL, settings.count(HandOffBenchmark.ADVISORY_SAMPLES),
-							reactive));
+							Benchmarks.REACTIVE_SHARE_GOAL, settings.count(HandOffBenchmark.ADVISORY_SAMPLES), reactive,
+							LeaderFailoverBenchmark.HEARTBEAT_SECONDS + " s",
+							LeaderProcess.JDBC_IDLE_BETWEEN_TRIES.toMillis(),
+							LeaderFailoverBenchmark.JDBC_TIME_TO_LIVE.toSeconds(), failover));
 		return text.toString();
 	}
 
