@@ -76,10 +76,18 @@ public interface LockHandle {
 	 * before.
 	 *
 	 * <p>
-	 * The handle of a transaction-scoped lock returns the task unchanged: its lock
-	 * belongs to one transaction, which a worker's transaction is not part of.
+	 * Do not wait for a wrapped task inside a fenced transaction of the same key: the
+	 * task's fenced write would wait for that transaction's fence, which waits for the
+	 * task, until the idle timeout (three heartbeats) ends the transaction.
+	 *
+	 * <p>
+	 * The handle of a transaction-scoped lock, and of a reactive one, returns the task
+	 * unchanged: a transaction-scoped lock belongs to one transaction, which a worker's
+	 * transaction is not part of, and the reactive stack has no fenced writes yet.
 	 * @param task the work of one worker
-	 * @return the task to hand to the worker's executor
+	 * @return the task to hand to the worker's executor; when it runs after the call that
+	 * holds the locks has ended, it throws {@link IllegalStateException} without running
+	 * the work, and {@link LockLostException} if the locks were lost
 	 * @since 0.1.0
 	 */
 	Runnable wrap(Runnable task);

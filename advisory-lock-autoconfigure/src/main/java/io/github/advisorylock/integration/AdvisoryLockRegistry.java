@@ -147,9 +147,13 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 	public Lock obtain(Object lockKey) {
 		Assert.notNull(lockKey, "Lock key must not be null");
 		String text = AdvisoryLockKeys.text(lockKey);
-		AdvisoryLock lock = this.registry.computeIfAbsent(text, AdvisoryLock::new);
-		lock.lastUsed = System.currentTimeMillis();
-		return lock;
+		long now = System.currentTimeMillis();
+		// Stamped inside the map's own lock, so that an expiry sees the stamp.
+		return this.registry.compute(text, (key, existing) -> {
+			AdvisoryLock lock = (existing != null) ? existing : new AdvisoryLock(key);
+			lock.lastUsed = now;
+			return lock;
+		});
 	}
 
 	/**
@@ -161,7 +165,10 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 	@Override
 	public void expireUnusedOlderThan(long age) {
 		long now = System.currentTimeMillis();
-		this.registry.values().removeIf((lock) -> now - lock.lastUsed >= age && lock.isUnused());
+		// Decided under the map's lock of each key, so that a lock just obtained stays.
+		this.registry.keySet()
+			.forEach((key) -> this.registry.computeIfPresent(key,
+					(text, lock) -> (now - lock.lastUsed >= age && lock.isUnused()) ? null : lock));
 	}
 
 	/**

@@ -58,7 +58,8 @@ final class LockSessionStatements {
 	/**
 	 * The first {@code int4} of a lock session's marker, in PostgreSQL's two-{@code int4}
 	 * advisory key space: a value of its own, so that markers are told from fences (whose
-	 * first {@code int4} is the high half of a key) in {@code pg_locks}.
+	 * first {@code int4} is the high half of a key) in {@code pg_locks}, but for the
+	 * fences of keys whose high half is that value (one key in 2^32).
 	 */
 	static final int MARKER_SPACE = 0x6D61726B;
 

@@ -168,11 +168,10 @@ final class TransactionScopeFlow {
 					&& HeldLocks.enclosing(key, request.mode(), target) instanceof LockSession session) {
 				SessionMarker marker = session.marker();
 				if (marker == null) {
-					// Lost (or released, which the caller's own call cannot be) before it
-					// took a marker.
+					// Lost, or released (a wrapped task still running after its call),
+					// before it took a marker.
 					session.checkHeld();
-					throw new IllegalStateException("Advisory lock " + session.description()
-							+ " (invocation scope) was released before a fenced write of it");
+					throw releasedBeforeFencedWrite(session);
 				}
 				fenced.add(new FencedKey(key, marker));
 				sessions.add(session);
@@ -224,6 +223,12 @@ final class TransactionScopeFlow {
 			return;
 		}
 		LockSession session = sessions.get(keys.indexOf(lostKey));
+		if (session.isReleased()) {
+			// The call ended and released the lock: no loss, a task that outlived it.
+			IllegalStateException released = releasedBeforeFencedWrite(session);
+			acquisition.finished(Outcome.ERROR, released);
+			throw released;
+		}
 		IllegalStateException cause = new IllegalStateException(
 				"a fenced write found that the lock's session no longer holds key " + lostKey
 						+ " (its transaction, and the marker it held, ended)");
@@ -232,6 +237,12 @@ final class TransactionScopeFlow {
 				cause);
 		acquisition.lost(lost);
 		throw lost;
+	}
+
+	private static IllegalStateException releasedBeforeFencedWrite(LockSession session) {
+		return new IllegalStateException("The call that held advisory lock " + session.description()
+				+ " (invocation scope) has ended, and released it, before this fenced write: wait inside the locked "
+				+ "call for the work it fans out to");
 	}
 
 	/**

@@ -17,6 +17,7 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -112,6 +113,23 @@ final class LockSession extends HeldSession {
 		executor.setKeepAliveTime(1, TimeUnit.MINUTES);
 		executor.allowCoreThreadTimeOut(true);
 		return Schedulers.fromExecutorService(executor, "advisory-lock-r2dbc-heartbeat");
+	}
+
+	/**
+	 * Return the task unchanged: a reactive lock's work runs in its subscriber's context,
+	 * not on a thread, and fenced writes are not on the reactive stack yet.
+	 */
+	@Override
+	public Runnable wrap(Runnable task) {
+		return task;
+	}
+
+	/**
+	 * Return the task unchanged, as {@link #wrap(Runnable)} does.
+	 */
+	@Override
+	public <T> Callable<T> wrap(Callable<T> task) {
+		return task;
 	}
 
 	@Override

@@ -25,9 +25,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.JdbcLockFixture;
+import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -311,6 +313,50 @@ abstract class AbstractFencedWritesTests {
 		});
 		assertThat(ran).isFalse();
 		assertThat(rows(this.observer, "worker")).isZero();
+	}
+
+	@Test
+	void aWrappedTaskWhoseCallEndedBeforeItsFencedWriteIsRefusedAsEndedNotAsALoss() throws Exception {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		JdbcTemplate jdbc = this.fixture.jdbc();
+		CountDownLatch entered = new CountDownLatch(1);
+		CountDownLatch proceed = new CountDownLatch(1);
+		AtomicReference<Future<Throwable>> worker = new AtomicReference<>();
+		LockHandle handle = locks.execute(invocation(1), (held) -> {
+			// The session's first fenced write takes its marker.
+			this.fixture.transaction().executeWithoutResult((status) -> locks.lock(LockRequest.of(this.namespace, 1)));
+			worker.set(this.threads.submit(held.wrap(() -> {
+				entered.countDown();
+				TestThreads.await(proceed);
+				return catchThrowable(() -> this.fixture.transaction().executeWithoutResult((status) -> {
+					locks.lock(LockRequest.of(this.namespace, 1));
+					write(jdbc, "late-worker");
+				}));
+			})));
+			// The call ends while its worker runs, without waiting for it.
+			TestThreads.await(entered);
+			return held;
+		}).value();
+		proceed.countDown();
+		assertThat(worker.get()).succeedsWithin(PgLocks.HANG_TIMEOUT)
+			.isInstanceOf(IllegalStateException.class)
+			.satisfies((refused) -> assertThat(((Throwable) refused).getMessage()).contains("has ended"));
+		assertThat(handle.isLost()).isFalse();
+		assertThat(rows(this.observer, "late-worker")).isZero();
+	}
+
+	@Test
+	void aTaskWrappedAndRunOnTheCallsOwnThreadLeavesTheCallHoldingItsLock() {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		locks.execute(invocation(1), (handle) -> {
+			Runnable failing = () -> {
+				throw new IllegalArgumentException("the task failed");
+			};
+			assertThat(catchThrowable(handle.wrap(failing)::run)).isInstanceOf(IllegalArgumentException.class);
+			assertThat(locks.isHeld(this.namespace, 1)).isTrue();
+			return null;
+		});
+		assertThat(locks.isHeld(this.namespace, 1)).isFalse();
 	}
 
 	@Test

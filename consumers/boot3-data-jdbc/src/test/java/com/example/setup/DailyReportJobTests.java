@@ -56,13 +56,16 @@ class DailyReportJobTests {
     void aSecondRunWhileTheFirstHoldsTheLockSkips() throws Exception {
         CompletableFuture<Void> first = CompletableFuture.runAsync(job::run,
                 (task) -> new Thread(task, "first-run").start());
-        assertThat(writer.started.await(HANG.toSeconds(), TimeUnit.SECONDS)).as("first run started").isTrue();
-        assertThat(heldAdvisoryLocks()).as("the run's lock, in pg_locks").isOne();
+        try {
+            assertThat(writer.started.await(HANG.toSeconds(), TimeUnit.SECONDS)).as("first run started").isTrue();
+            assertThat(heldAdvisoryLocks()).as("the run's lock, in pg_locks").isOne();
 
-        job.run();
-        assertThat(writer.runs.get()).as("the second run skipped").isOne();
-
-        writer.release.countDown();
+            job.run();
+            assertThat(writer.runs.get()).as("the second run skipped").isOne();
+        }
+        finally {
+            writer.release.countDown();
+        }
         first.get(HANG.toSeconds(), TimeUnit.SECONDS);
         assertThat(heldAdvisoryLocks()).as("released when the run ended").isZero();
     }

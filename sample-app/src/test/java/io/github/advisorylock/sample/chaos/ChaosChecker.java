@@ -491,8 +491,7 @@ final class ChaosChecker {
 					String missing = instance.name() + " logged batch " + matcher.group(1) + " of fenced run "
 							+ matcher.group(2) + " as committed, and it is not in the database: " + line.strip();
 					// Asynchronous replication may lose a commit with a failover;
-					// synchronous may
-					// not.
+					// synchronous may not.
 					(this.replication == PostgresPair.Replication.ASYNC ? this.findings.lostWithFailover
 							: this.findings.lost)
 						.add(missing);

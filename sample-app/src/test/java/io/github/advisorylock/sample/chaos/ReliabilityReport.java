@@ -136,7 +136,7 @@ final class ReliabilityReport {
 		line(findings.jobRuns + " runs, " + findings.unfinishedRuns + " of them unfinished (their instance was killed,"
 				+ " frozen or stopped, or they found their lock lost at `checkHeld()`); " + findings.lossesReported
 				+ " lock losses reported in the instances' logs. Overlapping runs, each after a loss its first run's "
-				+ "instance reported (invocation scope has no fencing): " + findings.overlapsAfterLoss.size()
+				+ "instance reported (the expiry job's writes are not fenced): " + findings.overlapsAfterLoss.size()
 				+ ". Runs in " + "progress at a failover: " + findings.runsAtFailover + ", of which "
 				+ findings.runsAtFailoverReportedLost
 				+ " were reported lost by their instance within 5 s (one that never finished must be); the job's next "
