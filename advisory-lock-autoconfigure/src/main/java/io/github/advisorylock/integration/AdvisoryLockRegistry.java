@@ -260,11 +260,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 			}
 			try {
 				if (this.local.getHoldCount() > 1) {
-					if (tryReenter()) {
-						return true;
-					}
-					this.local.unlock();
-					return false;
+					return tryReenterOrGiveBack();
 				}
 				this.voided.remove(Thread.currentThread());
 				Optional<HeldLock> held = locks.acquire(request().withWaitMode(WaitMode.SKIP));
@@ -289,11 +285,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 			}
 			try {
 				if (this.local.getHoldCount() > 1) {
-					if (tryReenter()) {
-						return true;
-					}
-					this.local.unlock();
-					return false;
+					return tryReenterOrGiveBack();
 				}
 				this.voided.remove(Thread.currentThread());
 				// PostgreSQL's lock_timeout counts whole milliseconds: round up.
@@ -396,6 +388,19 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 				return false;
 			}
 			return true;
+		}
+
+		/**
+		 * Take the lock again on the owning thread for a try, unless it was lost: then
+		 * give back the hold being taken too.
+		 * @return whether it was taken
+		 */
+		private boolean tryReenterOrGiveBack() {
+			if (tryReenter()) {
+				return true;
+			}
+			this.local.unlock();
+			return false;
 		}
 
 		/**
