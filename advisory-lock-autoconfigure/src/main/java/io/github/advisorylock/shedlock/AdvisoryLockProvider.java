@@ -61,10 +61,11 @@ import org.springframework.util.Assert;
  *
  * <p>
  * A name this provider holds or is taking returns empty without asking the database, so
- * that threads of one process racing for a lock take one connection, not one each. Each
- * held lock takes one of {@code advisory-lock.invocation.max-connections}: a lock asked
- * for beyond that bound fails with the bound's error. {@link #close()} releases the locks
- * still held.
+ * that threads of one process racing for a lock take one connection, not one each; one it
+ * is releasing waits for the release to end, so that a lock the database has let go is
+ * never refused here. Each held lock takes one of
+ * {@code advisory-lock.invocation.max-connections}: a lock asked for beyond that bound
+ * fails with the bound's error. {@link #close()} releases the locks still held.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -132,8 +133,11 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 				+ "AdvisoryLockProvider was closed (the application is shutting down)");
 		String name = configuration.getName();
 		Claim claim = new Claim(name);
-		if (this.claims.putIfAbsent(name, claim) != null) {
-			return Optional.empty();
+		for (Claim existing = this.claims.putIfAbsent(name, claim); existing != null; existing = this.claims
+			.putIfAbsent(name, claim)) {
+			if (!existing.awaitReleased()) {
+				return Optional.empty();
+			}
 		}
 		Optional<HeldLock> held;
 		try {
@@ -251,6 +255,17 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 						+ "lockAtMostFor, or extend the lock");
 			}
 			release();
+		}
+
+		/**
+		 * Wait until a release in progress has ended: the lock is then free in the
+		 * database as here. Without it, a lock asked for while the database had already
+		 * let the name go, and this claim was not yet removed, would be refused with
+		 * nothing holding it (a {@code @SchedulerLock} run skipped for no reason).
+		 * @return whether this claim is released, and the name free of it
+		 */
+		synchronized boolean awaitReleased() {
+			return this.released;
 		}
 
 		/**

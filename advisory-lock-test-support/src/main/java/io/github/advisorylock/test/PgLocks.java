@@ -84,6 +84,13 @@ public final class PgLocks {
 			+ "AND objsubid = 1 AND NOT granted AND " + KEY_EXPRESSION
 			+ " = ? AND waitstart <= clock_timestamp() - ? * interval '1 millisecond'";
 
+	/**
+	 * Whether a backend is still there: in {@code pg_stat_activity}, or holding or
+	 * awaiting any lock. A backend leaves both only once it has exited.
+	 */
+	private static final String BACKEND_PRESENT = "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ?) "
+			+ "OR EXISTS (SELECT 1 FROM pg_locks WHERE pid = ?)";
+
 	private final DataSource observer;
 
 	/**
@@ -151,6 +158,65 @@ public final class PgLocks {
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
 			fences = fences();
 		}
+	}
+
+	/**
+	 * Terminate a backend as the server ends a session ({@code pg_terminate_backend}),
+	 * and wait until it has exited. {@code pg_terminate_backend} only signals the backend
+	 * and returns; until the backend has exited, its session still holds its locks, so a
+	 * test that asserts what follows a lost session must wait for this fact first. (The
+	 * function's own timeout argument is not used: PostgreSQL 13, on which the contract
+	 * also runs, lacks it.)
+	 * @param pid the backend process id
+	 * @throws AssertionError if there was no such backend, or it is still there after
+	 * {@link #HANG_TIMEOUT}
+	 */
+	public void terminate(int pid) {
+		try (Connection connection = this.observer.getConnection()) {
+			try (PreparedStatement terminate = connection.prepareStatement("SELECT pg_terminate_backend(?)")) {
+				terminate.setInt(1, pid);
+				try (ResultSet result = terminate.executeQuery()) {
+					result.next();
+					if (!result.getBoolean(1)) {
+						throw new AssertionError("No backend " + pid + " to terminate");
+					}
+				}
+			}
+			long deadline = System.nanoTime() + HANG_TIMEOUT.toNanos();
+			try (PreparedStatement present = connection.prepareStatement(BACKEND_PRESENT)) {
+				present.setInt(1, pid);
+				present.setInt(2, pid);
+				while (true) {
+					try (ResultSet result = present.executeQuery()) {
+						result.next();
+						if (!result.getBoolean(1)) {
+							return;
+						}
+					}
+					if (System.nanoTime() > deadline) {
+						throw new AssertionError("Backend " + pid + " was terminated but is still there after "
+								+ HANG_TIMEOUT + "; pg_locks shows " + all());
+					}
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not terminate backend " + pid, ex);
+		}
+	}
+
+	/**
+	 * Terminate the session that holds a key, the first if several do, and wait until it
+	 * has exited ({@link #terminate(int)}).
+	 * @param key the 64-bit key
+	 * @return the pid of the session that was terminated
+	 * @throws java.util.NoSuchElementException if no session holds the key
+	 */
+	public int terminateHolderOf(long key) {
+		int pid = holderPid(key);
+		terminate(pid);
+		return pid;
 	}
 
 	private List<AdvisoryLock> read(String sql) {
