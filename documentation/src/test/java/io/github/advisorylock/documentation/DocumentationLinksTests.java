@@ -52,6 +52,15 @@ class DocumentationLinksTests {
 			.isEmpty();
 	}
 
+	/**
+	 * The README is the landing page: what is past its quick start and overview belongs in
+	 * {@code docs/}.
+	 */
+	@Test
+	void readmeIsAtMostTwelveKilobytes() throws IOException {
+		assertThat(Files.size(ROOT.resolve("README.md"))).as("README.md's size in bytes").isLessThanOrEqualTo(12 * 1024);
+	}
+
 	@Test
 	void quickStartDependsOnThisVersionOfOneArtifactInMavenAndGradle() {
 		Markdown readme = Markdown.read(ROOT.resolve("README.md"));
