@@ -53,12 +53,13 @@ class DocumentationLinksTests {
 	}
 
 	/**
-	 * The README is the landing page: what is past its quick start and overview belongs in
-	 * {@code docs/}.
+	 * The README is the landing page: what is past its quick start and overview belongs
+	 * in {@code docs/}.
 	 */
 	@Test
 	void readmeIsAtMostTwelveKilobytes() throws IOException {
-		assertThat(Files.size(ROOT.resolve("README.md"))).as("README.md's size in bytes").isLessThanOrEqualTo(12 * 1024);
+		assertThat(Files.size(ROOT.resolve("README.md"))).as("README.md's size in bytes")
+			.isLessThanOrEqualTo(12 * 1024);
 	}
 
 	@Test
