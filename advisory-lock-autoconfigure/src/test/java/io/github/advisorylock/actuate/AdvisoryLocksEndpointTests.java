@@ -67,11 +67,18 @@ class AdvisoryLocksEndpointTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
+	/**
+	 * The endpoint's bound on connecting and reading, 1s by default: a new connection on
+	 * a loaded machine can take longer, and these tests read what the endpoint shows.
+	 */
+	private static final String GENEROUS_READS = "advisory-lock.diagnosis.timeout=" + HANG_SECONDS + "s";
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
 				AdvisoryLockEndpointAutoConfiguration.class))
-		.withBean(DataSource.class, () -> TestDatabase.get().dataSource());
+		.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
+		.withPropertyValues(GENEROUS_READS);
 
 	private final ApplicationContextRunner exposed = this.contextRunner
 		.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks");
@@ -93,13 +100,17 @@ class AdvisoryLocksEndpointTests {
 			.getAsInt();
 		long key = AdvisoryLockKeys.of(this.namespace, value);
 		this.exposed.run((context) -> {
+			CountDownLatch locked = new CountDownLatch(1);
 			CountDownLatch release = new CountDownLatch(1);
 			Future<Integer> holder = this.threads.inTransaction(transaction(context), () -> {
 				context.getBean(AdvisoryLockOperations.class).lock(this.namespace, value);
+				locked.countDown();
 				release.await(HANG_SECONDS, TimeUnit.SECONDS);
 				return null;
 			});
-			this.pgLocks.await("the holder", (locks) -> locks.stream().anyMatch((lock) -> lock.key() == key));
+			// Its lock call returned, so its session is idle in transaction: a granted
+			// row alone may still show it active.
+			TestThreads.await(locked);
 			Future<Integer> waiter = this.threads.inTransaction(transaction(context), () -> {
 				context.getBean(AdvisoryLockOperations.class)
 					.lock(LockRequest.of(this.namespace, value).withTimeout(PgLocks.HANG_TIMEOUT));
@@ -222,7 +233,7 @@ class AdvisoryLocksEndpointTests {
 						BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
 						AdvisoryLockEndpointAutoConfiguration.class))
 				.withBean(DataSource.class, () -> pool)
-				.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks")
+				.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks", GENEROUS_READS)
 				.run((context) -> {
 					try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key)) {
 						LockRequest request = LockRequest.of(this.namespace, "starved")

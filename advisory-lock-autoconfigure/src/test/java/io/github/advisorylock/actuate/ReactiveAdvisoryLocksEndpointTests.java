@@ -77,13 +77,19 @@ class ReactiveAdvisoryLocksEndpointTests {
 
 	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
 
+	/**
+	 * The endpoint's bound on connecting and reading, 1s by default: a new connection on
+	 * a loaded machine can take longer, and these tests read what the endpoint shows.
+	 */
+	private static final String GENEROUS_READS = "advisory-lock.diagnosis.timeout=" + HANG.toSeconds() + "s";
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(BootAutoConfigurations.r2dbc(), BootAutoConfigurations.r2dbcTransactionManager(),
 						AdvisoryLockAutoConfiguration.class, AdvisoryLockR2dbcAutoConfiguration.class,
 						AdvisoryLockEndpointAutoConfiguration.class, AdvisoryLockR2dbcEndpointAutoConfiguration.class))
 		.withPropertyValues(R2dbcConnectionFactories.springR2dbcPropertyValues())
-		.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks");
+		.withPropertyValues("management.endpoints.web.exposure.include=advisorylocks", GENEROUS_READS);
 
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
@@ -104,12 +110,17 @@ class ReactiveAdvisoryLocksEndpointTests {
 			ReactiveAdvisoryLockOperations locks = context.getBean(ReactiveAdvisoryLockOperations.class);
 			TransactionalOperator transactional = TransactionalOperator
 				.create(context.getBean(ReactiveTransactionManager.class));
+			Sinks.Empty<Void> locked = Sinks.empty();
 			Sinks.Empty<Void> release = Sinks.empty();
-			Disposable holder = transactional.transactional(locks.lock(this.namespace, value).then(release.asMono()))
-				.subscribe();
+			Mono<Void> holding = locks.lock(this.namespace, value)
+				.then(Mono.fromRunnable(locked::tryEmitEmpty))
+				.then(release.asMono());
+			Disposable holder = transactional.transactional(holding).subscribe();
 			Disposable waiter = null;
 			try {
-				this.pgLocks.await("the holder", (held) -> held.stream().anyMatch((lock) -> lock.key() == key));
+				// Its lock call completed, so its session is idle in transaction: a
+				// granted row alone may still show it active.
+				locked.asMono().block(HANG);
 				waiter = transactional
 					.transactional(locks.lock(LockRequest.of(this.namespace, value).withTimeout(HANG)))
 					.subscribe();
@@ -188,17 +199,20 @@ class ReactiveAdvisoryLocksEndpointTests {
 
 	@Test
 	void aReadThatCannotConnectInTimeIsAnswered503AndASecondReadMeanwhileToo() {
-		R2dbcAdvisoryLockInspector inspector = new R2dbcAdvisoryLockInspector(new NeverConnecting(),
-				Duration.ofMillis(500), false);
-		ReactiveAdvisoryLocksEndpointWebExtension web = new ReactiveAdvisoryLocksEndpointWebExtension(
-				new ReactiveAdvisoryLocksEndpoint(Map.of("connectionFactory", inspector), "connectionFactory", null),
-				Duration.ofMillis(500));
-		Sinks.One<WebEndpointResponse<Object>> first = Sinks.one();
-		web.advisoryLocks().subscribe(first::tryEmitValue);
-		WebEndpointResponse<Object> meanwhile = web.advisoryLocks().block(HANG);
-		assertThat(meanwhile.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-		assertThat(meanwhile.getBody()).asString().contains("another read of the advisory locks is running; try again");
-		WebEndpointResponse<Object> timedOut = first.asMono().block(HANG);
+		// The first read's bound is one no pause of the test outlasts: the second read is
+		// turned away because the first still runs, never because it timed out.
+		ReactiveAdvisoryLocksEndpointWebExtension web = neverConnecting(HANG);
+		Disposable first = web.advisoryLocks().subscribe();
+		try {
+			WebEndpointResponse<Object> meanwhile = web.advisoryLocks().block(HANG);
+			assertThat(meanwhile.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+			assertThat(meanwhile.getBody()).asString()
+				.contains("another read of the advisory locks is running; try again");
+		}
+		finally {
+			first.dispose();
+		}
+		WebEndpointResponse<Object> timedOut = neverConnecting(Duration.ofMillis(500)).advisoryLocks().block(HANG);
 		assertThat(timedOut.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 		assertThat(timedOut.getBody()).isInstanceOfSatisfying(Map.class, (body) -> {
 			assertThat(body.get("message")).asString().contains("no answer within 500 ms; try again");
@@ -232,6 +246,13 @@ class ReactiveAdvisoryLocksEndpointTests {
 		this.contextRunner.withBean(DataSource.class, () -> TestDatabase.get().dataSource())
 			.run((context) -> assertThat(context).hasSingleBean(AdvisoryLocksEndpoint.class)
 				.doesNotHaveBean(ReactiveAdvisoryLocksEndpoint.class));
+	}
+
+	private static ReactiveAdvisoryLocksEndpointWebExtension neverConnecting(Duration timeout) {
+		R2dbcAdvisoryLockInspector inspector = new R2dbcAdvisoryLockInspector(new NeverConnecting(), timeout, false);
+		return new ReactiveAdvisoryLocksEndpointWebExtension(
+				new ReactiveAdvisoryLocksEndpoint(Map.of("connectionFactory", inspector), "connectionFactory", null),
+				Duration.ofMillis(500));
 	}
 
 	private static AdvisoryLocksDescriptor read(ApplicationContext context, String path,

@@ -130,7 +130,8 @@ abstract class AbstractLockContractTests {
 	void blocksASecondTransactionUntilTheHolderCommits() throws Exception {
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
 			Future<Boolean> waiter = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(this.namespace, 7);
+				// Not the 2s default timeout: the wait must outlast a slow test thread.
+				this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
 				return true;
 			});
 			this.pgLocks.awaitWaiters(key(7), 1);
@@ -191,7 +192,8 @@ abstract class AbstractLockContractTests {
 					.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
 			});
 			Future<Boolean> exclusive = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(this.namespace, 7);
+				// Not the 2s default timeout: the wait must outlast a slow test thread.
+				this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
 				return true;
 			});
 			this.pgLocks.awaitWaiters(key(7), 1);

@@ -53,7 +53,6 @@ import reactor.core.scheduler.Schedulers;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.TransactionDefinition;
@@ -145,7 +144,8 @@ abstract class AbstractReactiveLockContractTests {
 	@Test
 	void blocksASecondTransactionUntilTheHolderCommits() throws Exception {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			CompletableFuture<Boolean> waiter = this.locks.lock(this.namespace, 7)
+			// Not the 2s default timeout: the wait must outlast a slow test thread.
+			CompletableFuture<Boolean> waiter = this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG))
 				.thenReturn(true)
 				.as(this.transaction::transactional)
 				.toFuture();
@@ -213,7 +213,8 @@ abstract class AbstractReactiveLockContractTests {
 				.block(HANG);
 			assertThat(seen).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
 				.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
-			CompletableFuture<Boolean> exclusive = this.locks.lock(this.namespace, 7)
+			// Not the 2s default timeout: the wait must outlast a slow test thread.
+			CompletableFuture<Boolean> exclusive = this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG))
 				.thenReturn(true)
 				.as(this.transaction::transactional)
 				.toFuture();
@@ -458,11 +459,12 @@ abstract class AbstractReactiveLockContractTests {
 
 	@Test
 	void aLostSessionIsSeenThroughTheHandleAndCheckHeld() {
-		this.locks.setHeartbeat(Duration.ofMillis(200));
+		// Soon finds the terminated session lost; never misses three in a row (the
+		// dead-man switch) on a loaded machine.
+		this.locks.setHeartbeat(Duration.ofSeconds(5));
 		List<Object> seen = this.locks.execute(invocation(1), (handle) -> onTheSide(() -> {
-			int holder = this.pgLocks.holderPid(key(1));
-			new JdbcTemplate(TestDatabase.get().dataSource()).queryForObject("SELECT pg_terminate_backend(?)",
-					Boolean.class, holder);
+			// Waits until the backend has exited, which releases the key.
+			this.pgLocks.terminateHolderOf(key(1));
 			await().atMost(HANG).until(handle::isLost);
 			return handle.isLost();
 		}).flatMap((lost) -> this.locks.checkHeld()

@@ -78,6 +78,10 @@ class PgBouncerSessionLockHazardTests {
 			assertThat(tryLock(first)).isTrue();
 			assertThat(tryLock(second)).as("directly, a second session is refused").isFalse();
 		}
+		// A closed session's backend exits, and gives its session lock back, a moment
+		// later.
+		this.pgLocks.await("the direct session's lock released",
+				(locks) -> locks.stream().noneMatch((lock) -> lock.key() == this.key));
 		try (Connection first = this.pgBouncer.connect(PgBouncer.ONE_SERVER_CONNECTION);
 				Connection second = this.pgBouncer.connect(PgBouncer.ONE_SERVER_CONNECTION)) {
 			assertThat(tryLock(first)).isTrue();

@@ -44,6 +44,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -112,9 +113,19 @@ class ReactiveAdvisoryLockedTests {
 	@Test
 	void theRaceWithoutTheLockBreaksTheRuleAndTheLockedMethodKeepsIt() {
 		// The reactive sibling of the sample's race demo: eight subscribers for one new
-		// user, each working 50 ms between its check and its insert.
+		// user. Unlocked, each inserts only once all eight have checked, so the race is
+		// certain however slow the machine; locked, each works 50 ms between its check
+		// and its insert.
+		AtomicInteger toCheck = new AtomicInteger(8);
+		Sinks.Empty<Void> allChecked = Sinks.empty();
+		Mono<Void> afterAllChecked = Mono.defer(() -> {
+			if (toCheck.decrementAndGet() == 0) {
+				allChecked.tryEmitEmpty();
+			}
+			return allChecked.asMono();
+		});
 		List<Boolean> unlocked = Flux.range(0, 8)
-			.flatMap((i) -> this.requests.requestUnlocked(this.user), 8)
+			.flatMap((i) -> this.requests.requestUnlocked(this.user, afterAllChecked), 8)
 			.collectList()
 			.block(HANG);
 		assertThat(unlocked).filteredOn(Boolean::booleanValue).hasSizeGreaterThan(1);
@@ -217,18 +228,18 @@ class ReactiveAdvisoryLockedTests {
 		}
 
 		@Transactional(R2DBC_TRANSACTIONS)
-		public Mono<Boolean> requestUnlocked(long userId) {
-			return checkThenInsert(userId, Duration.ofMillis(50));
+		public Mono<Boolean> requestUnlocked(long userId, Mono<Void> afterCheck) {
+			return checkThenInsert(userId, afterCheck);
 		}
 
 		@Transactional(R2DBC_TRANSACTIONS)
 		@AdvisoryLocked(namespace = "reactive_setup_request", key = "#userId")
 		public Mono<Boolean> requestSlowly(long userId) {
-			return checkThenInsert(userId, Duration.ofMillis(50));
+			return checkThenInsert(userId, Mono.delay(Duration.ofMillis(50)));
 		}
 
-		private Mono<Boolean> checkThenInsert(long userId, Duration work) {
-			return count(userId).delayElement(work)
+		private Mono<Boolean> checkThenInsert(long userId, Mono<?> afterCheck) {
+			return count(userId).delayUntil((pending) -> afterCheck)
 				.flatMap((pending) -> (pending > 0) ? Mono.just(false)
 						: this.database.sql("INSERT INTO reactive_setup_request VALUES ($1)")
 							.bind(0, userId)

@@ -37,7 +37,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,13 +54,17 @@ class AcquireTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
+	/**
+	 * Long enough that a loaded machine never misses three in a row (the dead-man switch
+	 * would end a held lock), short enough to find a terminated session lost soon.
+	 */
+	private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.newPool(2)
-		.withLockSettings((locks) -> locks.setHeartbeat(Duration.ofMillis(200)));
+		.withLockSettings((locks) -> locks.setHeartbeat(HEARTBEAT));
 
 	private final PgLocks pgLocks = this.fixture.pgLocks();
-
-	private final JdbcTemplate observer = this.fixture.observer();
 
 	private final TransactionTemplate transaction = this.fixture.transaction();
 
@@ -156,7 +159,8 @@ class AcquireTests {
 	@Test
 	void lostLockIsReportedAndItsReleaseDoesNotThrow() {
 		HeldLock lock = this.locks.acquire(invocation(1)).orElseThrow();
-		this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, this.pgLocks.holderPid(key(1)));
+		// Waits until the backend has exited: until then it still holds the key.
+		this.pgLocks.terminateHolderOf(key(1));
 		await().atMost(PgLocks.HANG_TIMEOUT).until(lock::isLost);
 		lock.release();
 		assertThat(held(key(1))).isFalse();

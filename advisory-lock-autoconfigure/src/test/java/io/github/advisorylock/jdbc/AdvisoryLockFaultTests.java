@@ -170,7 +170,7 @@ class AdvisoryLockFaultTests {
 		});
 		this.pgLocks.awaitWaiters(key(1), 1);
 
-		assertThat(this.jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, holderPid.get())).isTrue();
+		this.pgLocks.terminate(holderPid.get());
 
 		waiter.get(HANG_SECONDS, TimeUnit.SECONDS);
 		assertThat(failureOf(holder)).isInstanceOfSatisfying(TransactionSystemException.class,
@@ -190,7 +190,9 @@ class AdvisoryLockFaultTests {
 				return null;
 			});
 			this.pgLocks.awaitWaiters(key(1), 1);
-			this.jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, this.pgLocks.waiterPid(key(1)));
+			// The caller learns of the end before the backend has left pg_locks: wait
+			// for that.
+			this.pgLocks.terminate(this.pgLocks.waiterPid(key(1)));
 
 			assertRollbackFailedAfter(failureOf(waiter), thrown.get());
 			// Not a LockBusyException: the lock is not known to be busy, and retrying at
@@ -224,7 +226,7 @@ class AdvisoryLockFaultTests {
 			});
 			pgLocks.awaitWaiters(key(1), 1);
 
-			server.close();
+			stop(server, data);
 
 			// Within the hang bound, so long before the lock timeout: the shutdown ended
 			// the wait.
@@ -257,7 +259,9 @@ class AdvisoryLockFaultTests {
 		IllegalStateException workFailure = new IllegalStateException("the work's own failure");
 		try (HikariDataSource pool = dedicatedPool(started.getJdbcUrl("postgres", "postgres"), 2);
 				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
-			locks.setHeartbeat(Duration.ofMillis(200));
+			// Long enough that a loaded machine misses no three in a row, which would
+			// make the last call's lock lost too.
+			locks.setHeartbeat(Duration.ofSeconds(5));
 			LockRequest request = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
 			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> locks.execute(request, (handle) -> {
 				server.set(restart(server.get(), data, port));
@@ -282,7 +286,7 @@ class AdvisoryLockFaultTests {
 		try {
 			// The same data directory started as a standby: a server in recovery, as a
 			// read replica is.
-			server.close();
+			stop(server, data);
 			Files.createFile(data.resolve("standby.signal"));
 			server = startServer(data, 0);
 			try (HikariDataSource pool = dedicatedPool(server.getJdbcUrl("postgres", "postgres"), 2);
@@ -311,12 +315,22 @@ class AdvisoryLockFaultTests {
 
 	private static EmbeddedPostgres restart(EmbeddedPostgres server, Path data, int port) {
 		try {
-			server.close();
+			stop(server, data);
 			return startServer(data, port);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * Stop a server and wait until its postmaster has exited: {@code close()} gives
+	 * {@code pg_ctl} only a few seconds and merely logs when they run out, and a server
+	 * started on the same data directory needs the old one gone.
+	 */
+	private static void stop(EmbeddedPostgres server, Path data) throws IOException {
+		server.close();
+		await().atMost(PgLocks.HANG_TIMEOUT).until(() -> !Files.exists(data.resolve("postmaster.pid")));
 	}
 
 	/**
@@ -341,17 +355,20 @@ class AdvisoryLockFaultTests {
 		AtomicReference<RuntimeException> thrown = new AtomicReference<>();
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, keys.get(1))) {
 			Future<Object> caller = this.threads.inTransaction(this.transaction, () -> {
-				// Long enough to see the caller hold the lower key while it waits for the
-				// higher one.
-				this.jdbc.execute("SET LOCAL statement_timeout = '2s'");
+				// Long enough, on a loaded machine too, to see the caller hold the lower
+				// key while it waits for the higher one.
+				this.jdbc.execute("SET LOCAL statement_timeout = '5s'");
 				lockRecordingFailure(this.locks, LockRequest.of(this.namespace, 1, 2).withTimeout(LONG_TIMEOUT),
 						thrown);
 				return null;
 			});
-			this.pgLocks.awaitWaiters(keys.get(1), 1);
-			assertThat(this.pgLocks.on(keys.get(0))).singleElement()
-				.satisfies((lock) -> assertThat(lock.granted()).isTrue())
-				.satisfies((lock) -> assertThat(lock.pid()).isNotEqualTo(holder.pid()));
+			// Both in one snapshot of pg_locks, read while the caller still waits.
+			this.pgLocks.await("the caller holding the lower key while it waits for the higher one", (locks) -> {
+				List<PgLocks.AdvisoryLock> lower = locks.stream().filter((lock) -> lock.key() == keys.get(0)).toList();
+				return lower.size() == 1 && lower.get(0).granted() && locks.stream()
+					.anyMatch(
+							(lock) -> lock.key() == keys.get(1) && !lock.granted() && lock.pid() == lower.get(0).pid());
+			});
 			assertThat(failureOf(caller)).isInstanceOf(QueryTimeoutException.class)
 				.hasMessageContaining("Acquire advisory lock " + this.namespace + ":")
 				.isNotInstanceOf(LockBusyException.class);
@@ -364,7 +381,8 @@ class AdvisoryLockFaultTests {
 
 	@Test
 	void anExhaustedPoolFailsNewCallersAtItsTimeoutWhileWaitersTimeOutOnTheLock() throws Exception {
-		try (HikariDataSource pool = dedicatedPool(TestDatabase.get().url(), 2);
+		// The pool's short timeout is what the third caller meets.
+		try (HikariDataSource pool = dedicatedPool(TestDatabase.get().url(), 2, Duration.ofSeconds(1));
 				LockHolder holder = LockHolder.exclusive(this.dataSource, key(1))) {
 			TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
 			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
@@ -405,7 +423,9 @@ class AdvisoryLockFaultTests {
 			CountDownLatch ended = new CountDownLatch(1);
 			Future<Object> waiter = this.threads.inTransaction(transaction, () -> {
 				try {
-					lockRecordingFailure(locks, LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(2)),
+					// Long enough, on a loaded machine too, for the cancel to come
+					// while it waits.
+					lockRecordingFailure(locks, LockRequest.of(this.namespace, 1).withTimeout(Duration.ofSeconds(5)),
 							thrown);
 				}
 				finally {
@@ -426,16 +446,24 @@ class AdvisoryLockFaultTests {
 			assertThat(interruptKept).as("the thread's interrupt status is kept").isTrue();
 			this.pgLocks.await("the waiter gone", (locks2) -> locks2.stream().allMatch(PgLocks.AdvisoryLock::granted));
 			// The waiter's thread rolls back and returns the connection after its lock
-			// call ended: the next borrow waits for it in the pool (bounded only to catch
-			// a hang) rather than fail at the 1 s pool timeout.
-			pool.getHikariConfigMXBean().setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS));
+			// call ended: the next borrow waits for it in the pool, whose timeout only
+			// catches a hang (set at its start: Hikari reads a change only at its next
+			// housekeeping run).
 			holder.commit();
 			// The pool's only connection came back, usable.
 			transaction.executeWithoutResult((status) -> locks.lock(this.namespace, 1));
 		}
 	}
 
+	/**
+	 * Return a pool of its own whose borrows wait up to the hang bound: a connection
+	 * opened or given back slowly on a loaded machine does not fail them.
+	 */
 	private static HikariDataSource dedicatedPool(String url, int maximumPoolSize) {
+		return dedicatedPool(url, maximumPoolSize, PgLocks.HANG_TIMEOUT);
+	}
+
+	private static HikariDataSource dedicatedPool(String url, int maximumPoolSize, Duration connectionTimeout) {
 		TestDatabase database = TestDatabase.get();
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(url);
@@ -443,7 +471,7 @@ class AdvisoryLockFaultTests {
 		config.setPassword(database.password());
 		config.setMaximumPoolSize(maximumPoolSize);
 		config.setMinimumIdle(0);
-		config.setConnectionTimeout(1000);
+		config.setConnectionTimeout(connectionTimeout.toMillis());
 		config.setPoolName("fault-" + maximumPoolSize);
 		return new HikariDataSource(config);
 	}

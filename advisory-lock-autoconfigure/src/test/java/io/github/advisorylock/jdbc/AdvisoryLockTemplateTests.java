@@ -94,20 +94,21 @@ class AdvisoryLockTemplateTests {
 
 	@Test
 	void theTimeoutBoundsTheWholeAcquisitionNotEachKey() throws Exception {
-		// Three held keys; each holder lets go once the caller has waited 600ms for it.
-		// PostgreSQL applies lock_timeout to each wait, so a per-key timeout of 1500ms
-		// would let the caller through after ~1800ms.
+		// Three held keys; each holder lets go once the caller has waited 2s for it.
+		// PostgreSQL applies lock_timeout to each wait, so a per-key timeout of 5s would
+		// let the caller through after ~6s. Seconds, not milliseconds: the observer must
+		// see the first wait before the timeout ends it, on a loaded machine too.
 		List<Long> keys = List.of(key(1), key(2), key(3)).stream().sorted().toList();
 		List<LockHolder> holders = new ArrayList<>();
 		keys.forEach((key) -> holders.add(LockHolder.exclusive(TestDatabase.get().dataSource(), key)));
 		try {
 			Future<?> caller = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofMillis(1500)));
+				this.locks.lock(LockRequest.of(this.namespace, 1, 2, 3).withTimeout(Duration.ofSeconds(5)));
 				return null;
 			});
 			List<Boolean> waited = new ArrayList<>();
 			for (int i = 0; i < keys.size(); i++) {
-				waited.add(this.pgLocks.awaitWaitingFor(keys.get(i), Duration.ofMillis(600), caller::isDone));
+				waited.add(this.pgLocks.awaitWaitingFor(keys.get(i), Duration.ofSeconds(2), caller::isDone));
 				holders.get(i).commit();
 			}
 			// The caller did wait for the first key: the timeout is not cut short.
@@ -222,7 +223,8 @@ class AdvisoryLockTemplateTests {
 			// Named high first: taken in ascending order, the low key is held while the
 			// high one is awaited.
 			Future<Boolean> caller = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(this.namespace, highValue, lowValue);
+				// Not the 2s default timeout: the wait must outlast a slow test thread.
+				this.locks.lock(LockRequest.of(this.namespace, highValue, lowValue).withTimeout(PgLocks.HANG_TIMEOUT));
 				return true;
 			});
 			this.pgLocks.awaitWaiters(high, 1);

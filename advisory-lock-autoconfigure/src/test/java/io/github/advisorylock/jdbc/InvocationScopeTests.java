@@ -77,6 +77,18 @@ class InvocationScopeTests {
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
 	/**
+	 * Long enough that a loaded machine never misses three in a row (the dead-man switch
+	 * would end a held lock), short enough to find a terminated session lost soon.
+	 */
+	private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+
+	/**
+	 * Generous: a diagnosis that must name the holder must not time out on a loaded
+	 * machine.
+	 */
+	private static final Duration DIAGNOSIS_TIMEOUT = PgLocks.HANG_TIMEOUT;
+
+	/**
 	 * The application's pool of two: the work's transactions run here, never the locks.
 	 */
 	@RegisterExtension
@@ -106,9 +118,9 @@ class InvocationScopeTests {
 	}
 
 	private static void configure(AdvisoryLockTemplate template, int maxConnections) {
-		template.setHeartbeat(Duration.ofMillis(200));
+		template.setHeartbeat(HEARTBEAT);
 		template.setMaxInvocationConnections(maxConnections);
-		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
+		template.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(DIAGNOSIS_TIMEOUT)));
 	}
 
 	private long key(Object value) {
@@ -125,6 +137,8 @@ class InvocationScopeTests {
 
 	@Test
 	void lockSessionIsReadOnlyReadCommittedWithoutXidOrSnapshotAndNamesItself() {
+		// No heartbeat while the session's state is read: it would show it active.
+		this.locks.setHeartbeat(Duration.ofHours(1));
 		this.locks.setInstanceName("instance-7");
 		this.locks.execute(invocation(1), (handle) -> {
 			Map<String, Object> session = this.observer.queryForMap("SELECT state, application_name, "
@@ -283,7 +297,7 @@ class InvocationScopeTests {
 		LockResult<String> result = this.locks.execute(invocation(1), (handle) -> {
 			seen.set(handle);
 			assertThat(handle.isLost()).isFalse();
-			this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, holderPid(key(1)));
+			this.pgLocks.terminateHolderOf(key(1));
 			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
 				.withMessageContaining(this.namespace + ":[1] was lost");
@@ -303,13 +317,19 @@ class InvocationScopeTests {
 		this.observer.execute("ALTER DATABASE invocation_transaction_timeout SET transaction_timeout = '1s'");
 		try (HikariDataSource pool = TestDatabase.get().newDataSource(url, 2);
 				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
-			locks.setHeartbeat(Duration.ofMillis(200));
+			// A dead-man switch well past the 1s transaction_timeout, on a loaded machine
+			// too: the loss must be the timeout's.
+			locks.setHeartbeat(HEARTBEAT);
 			locks.execute(invocation(1), (handle) -> {
 				assertThat(output).contains("Invocation-scoped advisory lock '" + this.namespace + "' runs with "
 						+ "transaction_timeout = 1s");
 				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
 				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
 					.withMessageMatching("(?s).*transaction[ _]timeout.*");
+				// Counted from before the lock was sent, the loss may come before the
+				// server ends the transaction: wait for that too.
+				this.pgLocks.await("the lock's transaction ended by the server",
+						(held) -> held.stream().noneMatch((lock) -> lock.key() == key(1)));
 				return null;
 			});
 		}
@@ -352,6 +372,9 @@ class InvocationScopeTests {
 
 	@Test
 	void holderWhoseHeartbeatsStalledPastTheDeadManSwitchLearnsItAtItsFirstCheckWithoutWaitingForAHeartbeat() {
+		// A dead-man switch of 6s: the test waits it out once, and the last call must
+		// not reach it on a loaded machine.
+		this.locks.setHeartbeat(Duration.ofSeconds(2));
 		this.locks.execute(invocation(1), (handle) -> {
 			int pid = holderPid(key(1));
 			// The heartbeat runs under the lock's monitor: holding it stalls the
@@ -406,7 +429,7 @@ class InvocationScopeTests {
 			holder.rollback();
 		}
 		this.locks.execute(invocation(forging, huge), (handle) -> {
-			this.observer.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, holderPid(key(forging)));
+			this.pgLocks.terminateHolderOf(key(forging));
 			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
 			LockLostException lost = catchThrowableOfType(LockLostException.class, handle::checkHeld);
 			assertThat(lost.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000);

@@ -62,6 +62,9 @@ class DirectConnectionsTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
+	/** Generous: a read that must succeed must not time out on a loaded machine. */
+	private static final Duration READ_TIMEOUT = PgLocks.HANG_TIMEOUT;
+
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
 
@@ -71,12 +74,12 @@ class DirectConnectionsTests {
 		String unbounded = url + (url.contains("?") ? "&" : "?")
 				+ "socketTimeout=0&connectTimeout=0&loginTimeout=0&ApplicationName=pool-app&tcpKeepAlive=true";
 		try (HikariDataSource pool = TestDatabase.get().newDataSource(unbounded, 1)) {
-			DirectConnections direct = DirectConnections.of(pool, Duration.ofSeconds(1));
+			DirectConnections direct = DirectConnections.of(pool, READ_TIMEOUT);
 			assertThat(direct).isNotNull();
 			direct.read("advisory-lock direct test", (connection) -> {
 				// pgjdbc reports its socket timeout as the network timeout: the query
 				// bound plus one second of grace.
-				assertThat(connection.getNetworkTimeout()).isEqualTo(2000);
+				assertThat(connection.getNetworkTimeout()).isEqualTo((int) READ_TIMEOUT.plusSeconds(1).toMillis());
 				SingleConnectionDataSource single = new SingleConnectionDataSource(connection, true);
 				assertThat(new JdbcTemplate(single).queryForObject("SHOW application_name", String.class))
 					.isEqualTo("advisory-lock direct test");

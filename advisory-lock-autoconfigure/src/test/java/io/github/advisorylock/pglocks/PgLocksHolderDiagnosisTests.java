@@ -66,6 +66,12 @@ class PgLocksHolderDiagnosisTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
+	/**
+	 * Generous: a diagnosis that must name the holder must not time out connecting or
+	 * reading on a loaded machine.
+	 */
+	private static final Duration DIAGNOSIS_TIMEOUT = PgLocks.HANG_TIMEOUT;
+
 	private final DataSource dataSource = TestDatabase.get().dataSource();
 
 	private final PgLocks pgLocks = new PgLocks(this.dataSource);
@@ -93,7 +99,7 @@ class PgLocksHolderDiagnosisTests {
 	@Test
 	void timedOutCallNamesTheHoldersPidApplicationStateAndTransactionAge() throws SQLException {
 		AdvisoryLockTemplate locks = template(this.dataSource,
-				PgLocksHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
+				PgLocksHolderDiagnosis.forDataSource(this.dataSource, DIAGNOSIS_TIMEOUT));
 		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
 		try (NamedHolder holder = new NamedHolder(this.dataSource, "billing-worker", key(7))) {
 			assertThatExceptionOfType(LockBusyException.class)
@@ -126,7 +132,7 @@ class PgLocksHolderDiagnosisTests {
 	@Test
 	void timeoutOfSeveralKeysNamesOnlyOtherSessionsNotTheCallersOwnLocks() {
 		AdvisoryLockTemplate locks = template(this.dataSource,
-				PgLocksHolderDiagnosis.forDataSource(this.dataSource, Duration.ofSeconds(1)));
+				PgLocksHolderDiagnosis.forDataSource(this.dataSource, DIAGNOSIS_TIMEOUT));
 		List<Long> keys = List.of(key(1), key(2)).stream().sorted().toList();
 		// The caller takes the lower key, then times out on the higher one, which another
 		// session holds.
@@ -143,7 +149,7 @@ class PgLocksHolderDiagnosisTests {
 	void tryMissIsDiagnosedOnTheCallersOwnConnectionWithoutAnyOther() {
 		// No direct connection source: only the caller's own (healthy) connection can
 		// answer.
-		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(Duration.ofSeconds(1), null));
+		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(DIAGNOSIS_TIMEOUT, null));
 		LockRequest request = LockRequest.of(this.namespace, 3).withWaitMode(WaitMode.TRY);
 		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(3))) {
 			assertThatExceptionOfType(LockBusyException.class)
@@ -158,7 +164,7 @@ class PgLocksHolderDiagnosisTests {
 
 	@Test
 	void sharedRequestIsBlockedOnlyByExclusiveHolders() {
-		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(Duration.ofSeconds(1), null));
+		AdvisoryLockTemplate locks = template(this.dataSource, new PgLocksHolderDiagnosis(DIAGNOSIS_TIMEOUT, null));
 		try (LockHolder shared = LockHolder.shared(this.dataSource, key(4));
 				LockHolder exclusive = LockHolder.exclusive(this.dataSource, key(5))) {
 			assertThatExceptionOfType(LockBusyException.class)
@@ -181,8 +187,7 @@ class PgLocksHolderDiagnosisTests {
 		// the test.
 		config.setConnectionTimeout(TimeUnit.SECONDS.toMillis(HANG_SECONDS * 4));
 		try (HikariDataSource pool = new HikariDataSource(config)) {
-			AdvisoryLockTemplate locks = template(pool,
-					PgLocksHolderDiagnosis.forDataSource(pool, Duration.ofSeconds(1)));
+			AdvisoryLockTemplate locks = template(pool, PgLocksHolderDiagnosis.forDataSource(pool, DIAGNOSIS_TIMEOUT));
 			try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(8))) {
 				Future<?> caller = this.threads.submit(() -> inTransaction(pool,
 						() -> locks.lock(LockRequest.of(this.namespace, 8).withTimeout(Duration.ofMillis(200)))));

@@ -32,6 +32,7 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -53,13 +54,19 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class SeveralDataSourcesDiagnosisTests {
 
 	/**
+	 * Generous: a diagnosis that must name the holder must not time out connecting or
+	 * reading on a loaded machine.
+	 */
+	private static final Duration DIAGNOSIS_TIMEOUT = PgLocks.HANG_TIMEOUT;
+
+	/**
 	 * A pool of two on each database; the lock template knows both, {@code first} by
 	 * default.
 	 */
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.twoDatabases(2)
 		.withLockSettings((locks) -> locks
-			.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1)))));
+			.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(DIAGNOSIS_TIMEOUT))));
 
 	private final DataSource first = this.fixture.dataSource("first");
 
@@ -112,7 +119,7 @@ class SeveralDataSourcesDiagnosisTests {
 		router.setTargetDataSources(Map.of("a", this.first, "b", this.second));
 		router.afterPropertiesSet();
 		try (AdvisoryLockTemplate routed = new AdvisoryLockTemplate(router)) {
-			routed.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(Duration.ofSeconds(1))));
+			routed.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(DIAGNOSIS_TIMEOUT)));
 			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(router));
 			// Tenant a first, so that a diagnosis that kept the router's first server
 			// would ask a's for b's lock.

@@ -91,6 +91,10 @@ public final class PgLocks {
 	private static final String BACKEND_PRESENT = "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ?) "
 			+ "OR EXISTS (SELECT 1 FROM pg_locks WHERE pid = ?)";
 
+	private static final String ASLEEP_ON = "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+			+ "WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND NOT l.granted AND "
+			+ "((l.classid::bigint << 32) | l.objid::bigint) = ? AND a.wait_event_type = 'Lock'";
+
 	private final DataSource observer;
 
 	/**
@@ -266,14 +270,36 @@ public final class PgLocks {
 	}
 
 	/**
-	 * Wait until the given number of sessions wait for a key ({@code granted = false}).
+	 * Wait until the given number of sessions wait for a key: a {@code granted = false}
+	 * row in {@code pg_locks}, and the backend asleep on it ({@code pg_stat_activity}
+	 * shows {@code wait_event_type = 'Lock'}, which PostgreSQL reports a moment after the
+	 * row appears).
 	 * @param key the 64-bit key
 	 * @param waiters how many waiters to wait for
 	 * @throws AssertionError if they do not appear within {@link #HANG_TIMEOUT}
 	 */
 	public void awaitWaiters(long key, int waiters) {
-		await("" + waiters + " waiter(s) on key " + key,
-				(locks) -> locks.stream().filter((lock) -> lock.key() == key && !lock.granted()).count() >= waiters);
+		long deadline = System.nanoTime() + HANG_TIMEOUT.toNanos();
+		try (Connection connection = this.observer.getConnection();
+				PreparedStatement statement = connection.prepareStatement(ASLEEP_ON)) {
+			statement.setLong(1, key);
+			while (true) {
+				try (ResultSet result = statement.executeQuery()) {
+					result.next();
+					if (result.getInt(1) >= waiters) {
+						return;
+					}
+				}
+				if (System.nanoTime() > deadline) {
+					throw new AssertionError("Timed out waiting for " + waiters + " waiter(s) on key " + key
+							+ "; pg_locks shows " + all());
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read pg_locks", ex);
+		}
 	}
 
 	/**

@@ -48,8 +48,12 @@ class LeaderElectionTests {
 
 	private static final String ROLE = "leader";
 
-	/** Short, so that the frozen leader's session ends soon: three heartbeats. */
-	private static final Duration HEARTBEAT = Duration.ofMillis(500);
+	/**
+	 * Short, so that the frozen leader's session ends soon: three heartbeats, 6 s. Not
+	 * shorter: a leader whose heartbeat a loaded machine starves for a few seconds would
+	 * lose its lock while nothing is wrong.
+	 */
+	private static final Duration HEARTBEAT = Duration.ofSeconds(2);
 
 	private final TestDatabase database = TestDatabase.get();
 

@@ -190,11 +190,14 @@ public final class SampleInstance {
 
 	/**
 	 * Kill the process with SIGKILL, as a crash or an OOM killer would: no shutdown hook,
-	 * no rollback, its sockets closed by the kernel. Return once it has exited.
+	 * no rollback, its sockets closed by the kernel. Return once it has exited. A
+	 * suspended process is killed too, and is no longer suspended.
 	 */
 	public void kill() {
 		this.process.destroyForcibly();
 		awaitExit();
+		// Gone: stopAll must not send it SIGCONT.
+		this.suspended = false;
 	}
 
 	/**

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.sample.SampleDatabaseTests;
+import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
@@ -70,15 +71,21 @@ class FencedBatchJobTests extends SampleDatabaseTests {
 
 	@Test
 	void eachBatchCommitsInAFencedTransactionUnderTheJobsLock() throws Exception {
-		CompletableFuture<Void> run = CompletableFuture.runAsync(this.job::writeBatches);
-		// A batch holds the key's fence, on a connection of the pool, while the job's own
-		// lock session holds the key.
-		this.pgLocks.await("a batch holding the fence under the job's lock", (locks) -> {
+		CompletableFuture<Void> run;
+		// The first batch is held at its insert, so that it is seen holding the fence
+		// whenever the test looks, not only during its pause.
+		try (LockHolder batchRows = holdBatchRows()) {
+			run = CompletableFuture.runAsync(this.job::writeBatches);
+			this.pgLocks.await("the first batch waiting to insert", (locks) -> batchWaitsToInsert());
+			// A batch holds the key's fence, on a connection of the pool, while the job's
+			// own lock session holds the key.
+			int holder = this.pgLocks.holderPid(JOB_KEY);
 			List<AdvisoryLock> fences = this.pgLocks.fences();
-			return locks.stream().anyMatch((lock) -> lock.key() == JOB_KEY && lock.granted()) && fences.stream()
-				.anyMatch((fence) -> fence.key() == JOB_KEY && fence.granted()
-						&& fence.pid() != this.pgLocks.holderPid(JOB_KEY));
-		});
+			assertThat(fences).filteredOn((fence) -> fence.key() == JOB_KEY && fence.granted())
+				.isNotEmpty()
+				.allSatisfy((fence) -> assertThat(fence.pid()).isNotEqualTo(holder));
+			batchRows.commit();
+		}
 		run.get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 		assertThat(runs()).singleElement().satisfies((only) -> assertThat(only.finishedAt()).isNotNull());
 		long runId = runs().get(0).id();
@@ -88,35 +95,45 @@ class FencedBatchJobTests extends SampleDatabaseTests {
 
 	@Test
 	void aBatchAfterTheLockSessionWasTerminatedFailsBeforeItWrites() {
-		CompletableFuture<Void> run = CompletableFuture.runAsync(this.job::writeBatches);
-		// A batch has written its rows and waits to commit, under the fence.
-		this.pgLocks.await("a batch in flight", (locks) -> batchInFlight());
-		OffsetDateTime terminatedAt = this.jdbc.sql("SELECT clock_timestamp()").query(OffsetDateTime.class).single();
-		this.jdbc.sql("SELECT pg_terminate_backend(?)")
-			.param(this.pgLocks.holderPid(JOB_KEY))
-			.query(Boolean.class)
-			.single();
+		CompletableFuture<Void> run;
+		// The first batch is held at its insert, past its check under the fence, until
+		// the lock session is gone: the next batch cannot begin before, however long the
+		// test takes.
+		try (LockHolder batchRows = holdBatchRows()) {
+			run = CompletableFuture.runAsync(this.job::writeBatches);
+			this.pgLocks.await("the first batch waiting to insert, under the fence", (locks) -> batchWaitsToInsert());
+			// Until its backend has exited, the session still holds its marker.
+			this.pgLocks.terminateHolderOf(JOB_KEY);
+			batchRows.commit();
+		}
 		assertThat(run).failsWithin(PgLocks.HANG_TIMEOUT)
 			.withThrowableOfType(ExecutionException.class)
 			.withCauseInstanceOf(LockLostException.class);
 		// The batch in flight commits, being past its check; the next one writes nothing.
-		List<Batch> batches = batches();
-		assertThat(batches).isNotEmpty().hasSizeLessThan(3);
-		assertThat(this.jdbc.sql("SELECT max(written_at) FROM fenced_batch_rows").query(OffsetDateTime.class).single())
-			.isBefore(terminatedAt);
+		assertThat(batches()).extracting(Batch::batch).containsExactly(1);
 		assertThat(runs()).singleElement().satisfies((lost) -> assertThat(lost.finishedAt()).isNull());
 	}
 
 	/**
-	 * Whether a session holds the job's fence, idle in its transaction after the batch's
-	 * insert: the batch pauses there before it commits.
+	 * Hold back the inserts of the batches: a transaction of the test's own locks
+	 * {@code fenced_batch_rows} in {@code SHARE} mode, which an insert waits for.
 	 */
-	private boolean batchInFlight() {
+	private LockHolder holdBatchRows() {
+		LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource());
+		holder.update("LOCK TABLE fenced_batch_rows IN SHARE MODE");
+		return holder;
+	}
+
+	/**
+	 * Whether a session that holds the job's fence waits to insert into
+	 * {@code fenced_batch_rows}: a batch, past its check, held back by the test.
+	 */
+	private boolean batchWaitsToInsert() {
 		return this.jdbc
-			.sql("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-					+ "WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted AND "
-					+ PgLocks.KEY_EXPRESSION.replace("classid", "l.classid").replace("objid", "l.objid")
-					+ " = ? AND a.state = 'idle in transaction' AND a.query LIKE 'INSERT INTO fenced_batch_rows%'")
+			.sql("SELECT count(*) FROM pg_locks l JOIN pg_locks f ON f.pid = l.pid "
+					+ "WHERE l.locktype = 'relation' AND l.relation = 'fenced_batch_rows'::regclass AND NOT l.granted "
+					+ "AND f.locktype = 'advisory' AND f.objsubid = 2 AND f.granted AND "
+					+ PgLocks.KEY_EXPRESSION.replace("classid", "f.classid").replace("objid", "f.objid") + " = ?")
 			.param(JOB_KEY)
 			.query(Integer.class)
 			.single() > 0;

@@ -31,10 +31,13 @@ import io.github.advisorylock.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.config.ScheduledTaskHolder;
@@ -47,11 +50,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the job's lock, and the stop at {@code checkHeld()} after the lock was lost.
  * {@code ScheduledJobMultiInstanceTests} runs it on its schedule across processes.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.NONE, properties = { "sample.jobs.expiry.period=1h",
-		"sample.jobs.expiry.work-time=1s", "advisory-lock.invocation.heartbeat=200ms" })
+@SpringBootTest(webEnvironment = WebEnvironment.NONE,
+		properties = { "sample.jobs.expiry.period=1h", "sample.jobs.expiry.work-time=1s",
+				"advisory-lock.invocation.heartbeat=1s" })
+@ExtendWith(OutputCaptureExtension.class)
 class StaleRequestExpiryTests extends SampleDatabaseTests {
 
 	private static final long JOB_KEY = AdvisoryLockKeys.of("job", StaleRequestExpiry.JOB);
+
+	/** What the library logs at ERROR when a heartbeat finds the lock's session gone. */
+	private static final String LOST = "(invocation scope) was lost while its work runs";
 
 	@Autowired
 	private StaleRequestExpiry expiry;
@@ -117,14 +125,25 @@ class StaleRequestExpiryTests extends SampleDatabaseTests {
 	}
 
 	@Test
-	void stopsBeforeItsUpdateWhenItsLockWasLost() throws Exception {
+	void stopsBeforeItsUpdateWhenItsLockWasLost(CapturedOutput output) throws Exception {
 		UUID stale = request("pending", "2 hours");
-		CompletableFuture<Void> run = CompletableFuture.runAsync(this.expiry::expireStaleRequests);
 		PgLocks locks = new PgLocks(TestDatabase.get().dataSource());
-		// Once the run has recorded its start, it works for a second under the lock.
-		locks.await("the run's start, under the job's lock",
-				(held) -> held.stream().anyMatch((lock) -> lock.key() == JOB_KEY) && !runs().isEmpty());
-		this.jdbc.sql("SELECT pg_terminate_backend(?)").param(locks.holderPid(JOB_KEY)).query(Boolean.class).single();
+		CompletableFuture<Void> run;
+		// The run is held before it records its start, under the lock, so that the lock
+		// is lost before its work, not whenever the test gets to it: a run that got past
+		// checkHeld() first would update.
+		try (LockHolder runsTable = LockHolder.exclusive(TestDatabase.get().dataSource())) {
+			runsTable.update("LOCK TABLE job_runs IN SHARE MODE");
+			run = CompletableFuture.runAsync(this.expiry::expireStaleRequests);
+			locks.await("the run waiting to record its start, under the job's lock",
+					(held) -> held.stream().anyMatch((lock) -> lock.key() == JOB_KEY) && runWaitsToStart());
+			// Until the backend has exited, its session still holds the lock.
+			locks.terminateHolderOf(JOB_KEY);
+			// Released once a heartbeat has found the session gone, so that checkHeld()
+			// after the work knows it, however late the heartbeat runs.
+			locks.await("a heartbeat to find the lock's session gone", (held) -> output.getAll().contains(LOST));
+			runsTable.commit();
+		}
 		assertThat(run).failsWithin(PgLocks.HANG_TIMEOUT)
 			.withThrowableOfType(ExecutionException.class)
 			.withCauseInstanceOf(LockLostException.class);
@@ -137,6 +156,18 @@ class StaleRequestExpiryTests extends SampleDatabaseTests {
 		// SampleDatabaseTests sets sample.jobs.enabled=false, which every in-process test
 		// relies on.
 		assertThat(this.context.getBeanProvider(ScheduledTaskHolder.class).stream()).isEmpty();
+	}
+
+	/**
+	 * Whether a session waits to insert into {@code job_runs}: the run, held back by the
+	 * test's lock on the table.
+	 */
+	private boolean runWaitsToStart() {
+		return this.jdbc
+			.sql("SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND relation = 'job_runs'::regclass "
+					+ "AND NOT granted")
+			.query(Integer.class)
+			.single() > 0;
 	}
 
 	private UUID request(String status, String age) {
