@@ -36,6 +36,8 @@ class PgBouncerFencedWritesTests extends AbstractFencedWritesTests {
 	static void closePool() {
 		if (throughPgBouncer != null) {
 			throughPgBouncer.close();
+			// Started again by a later run of the class in the same JVM.
+			throughPgBouncer = null;
 		}
 	}
 

@@ -36,6 +36,8 @@ class PgBouncerR2dbcLockContractTests extends AbstractReactiveLockContractTests 
 	static void disposePool() {
 		if (throughPgBouncer != null) {
 			throughPgBouncer.dispose();
+			// Started again by a later run of the class in the same JVM.
+			throughPgBouncer = null;
 		}
 	}
 

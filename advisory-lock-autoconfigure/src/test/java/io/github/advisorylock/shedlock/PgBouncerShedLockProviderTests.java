@@ -35,6 +35,8 @@ class PgBouncerShedLockProviderTests extends AbstractShedLockProviderTests {
 	static void closePool() {
 		if (throughPgBouncer != null) {
 			throughPgBouncer.close();
+			// Started again by a later run of the class in the same JVM.
+			throughPgBouncer = null;
 		}
 	}
 
