@@ -15,6 +15,8 @@
  */
 package io.github.advisorylock;
 
+import java.time.Duration;
+
 /**
  * The {@link LockScope#INVOCATION invocation-scoped} locks an
  * {@link AdvisoryLockOperations#acquire acquire} call took, held by a connection of their
@@ -43,6 +45,25 @@ package io.github.advisorylock;
  * @since 0.1.0
  */
 public interface HeldLock extends LockHandle, AutoCloseable {
+
+	/**
+	 * Ask PostgreSQL now whether the locks are still held, rather than rely on the last
+	 * heartbeat: one statement on their own connection, sent after a heartbeat in flight
+	 * has ended, answered within the timeout. For code that must know before it acts, at
+	 * the cost of a round trip: a leader that confirms its leadership before it leads on
+	 * ({@code AdvisoryLockRegistry}'s re-entrant {@code tryLock} does, so that a leader
+	 * whose session ended is revoked at its next check, not at its next heartbeat).
+	 * {@link #checkHeld()} answers from what the last heartbeat found, and costs nothing.
+	 * <p>
+	 * A connection that does not answer in time counts as lost, as a frozen network would
+	 * be: the locks are reported lost, and the connection is closed at the release.
+	 * @param timeout the longest wait for the answer, positive; a heartbeat's bound,
+	 * three heartbeats, applies too
+	 * @throws LockLostException if the locks were lost, or are found lost now
+	 * @throws IllegalStateException if they were released
+	 * @since 0.1.0
+	 */
+	void confirmHeld(Duration timeout);
 
 	/**
 	 * Release the locks by rolling their transaction back, and give their connection

@@ -53,11 +53,12 @@ import org.springframework.util.Assert;
  * theirs. Threads of this process queue on a local {@link ReentrantLock} per key, so that
  * one of them at a time talks to the database; the first entry of the owning thread takes
  * the advisory lock ({@link AdvisoryLockOperations#acquire}: a connection of its own, a
- * heartbeat, the dead-man switch) and its last exit releases it; re-entries cost no
- * database call. {@link Lock#lock()} and {@link Lock#lockInterruptibly()} wait inside
- * PostgreSQL, without polling, and {@link Lock#tryLock(long, TimeUnit)} waits there up to
- * its time. Only the owner unlocks ({@link IllegalMonitorStateException} otherwise), and
- * {@link Lock#newCondition()} is refused.
+ * heartbeat, the dead-man switch) and its last exit releases it; a re-entry costs one
+ * statement, its confirmation (below). {@link Lock#lock()} and
+ * {@link Lock#lockInterruptibly()} wait inside PostgreSQL, without polling, and
+ * {@link Lock#tryLock(long, TimeUnit)} waits there up to its time. Only the owner unlocks
+ * ({@link IllegalMonitorStateException} otherwise), and {@link Lock#newCondition()} is
+ * refused.
  *
  * <p>
  * Interruption: a thread queued behind another thread of this process is interrupted at
@@ -68,15 +69,24 @@ import org.springframework.util.Assert;
  * and throws {@link InterruptedException}.
  *
  * <p>
- * A lost lock (its session ended: a failed heartbeat, or the dead-man switch) is reported
- * as {@code JdbcLockRegistry} reports a lock whose row expired, on both Spring
- * Integration lines: its outermost {@code unlock()} releases the local state and throws
- * {@link ConcurrentModificationException}, with the {@link LockLostException} as cause. A
- * re-entrant acquisition on a lost lock voids the thread's holds: {@code tryLock} returns
- * {@code false} (so that {@code LockRegistryLeaderInitiator} revokes the leadership and
- * tries afresh), {@code lock} and {@code lockInterruptibly} throw the
- * {@link LockLostException}, and each unlock still owed for the void holds throws
- * {@link ConcurrentModificationException}.
+ * A re-entrant acquisition asks the database whether the lock's session still holds it
+ * ({@link HeldLock#confirmHeld}: one statement on the lock's connection, after a
+ * heartbeat in flight), within the time of a timed {@code tryLock} (at least 100 ms), so
+ * that {@code LockRegistryLeaderInitiator}, which asks a re-entrant {@code tryLock} each
+ * heartbeat of its own whether it still leads, finds a session that ended at that check,
+ * not at the lock's next heartbeat: two leaders at once for at most the initiator's own
+ * period plus one statement. A connection that does not answer in time counts as lost.
+ *
+ * <p>
+ * A lost lock (its session ended: a failed heartbeat or confirmation, or the dead-man
+ * switch) is reported as {@code JdbcLockRegistry} reports a lock whose row expired, on
+ * both Spring Integration lines: its outermost {@code unlock()} releases the local state
+ * and throws {@link ConcurrentModificationException}, with the {@link LockLostException}
+ * as cause. A re-entrant acquisition on a lost lock voids the thread's holds:
+ * {@code tryLock} returns {@code false} (so that {@code LockRegistryLeaderInitiator}
+ * revokes the leadership and tries afresh), {@code lock} and {@code lockInterruptibly}
+ * throw the {@link LockLostException}, and each unlock still owed for the void holds
+ * throws {@link ConcurrentModificationException}.
  *
  * <p>
  * Each held lock, and each acquisition waiting in PostgreSQL, takes one connection of
@@ -95,6 +105,12 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 
 	private static final String COMPROMISED = "the integrity of data protected by this lock may have been "
 			+ "compromised";
+
+	/**
+	 * The least time a re-entrant timed {@code tryLock} gives the database to confirm the
+	 * lock, so that a very short time does not make a held lock lost on a busy machine.
+	 */
+	static final Duration MIN_CONFIRMATION = Duration.ofMillis(100);
 
 	private final AdvisoryLockOperations locks;
 
@@ -260,7 +276,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 			}
 			try {
 				if (this.local.getHoldCount() > 1) {
-					return tryReenterOrGiveBack();
+					return tryReenterOrGiveBack(LockRequest.MAX_TIMEOUT);
 				}
 				this.voided.remove(Thread.currentThread());
 				Optional<HeldLock> held = locks.acquire(request().withWaitMode(WaitMode.SKIP));
@@ -285,7 +301,9 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 			}
 			try {
 				if (this.local.getHoldCount() > 1) {
-					return tryReenterOrGiveBack();
+					Duration remaining = Duration.ofNanos(deadline - System.nanoTime());
+					return tryReenterOrGiveBack(
+							(remaining.compareTo(MIN_CONFIRMATION) < 0) ? MIN_CONFIRMATION : remaining);
 				}
 				this.voided.remove(Thread.currentThread());
 				// PostgreSQL's lock_timeout counts whole milliseconds: round up.
@@ -356,8 +374,8 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 		}
 
 		/**
-		 * Take the lock again on the owning thread, without a database call, unless it
-		 * was lost.
+		 * Take the lock again on the owning thread, once the database has confirmed that
+		 * its session still holds it.
 		 * @return whether this was a re-entry
 		 * @throws LockLostException if the lock was lost (the thread's holds are void)
 		 */
@@ -367,7 +385,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 				return false;
 			}
 			HeldLock held = this.held;
-			LockLostException lost = (held != null) ? lossOf(held) : null;
+			LockLostException lost = (held != null) ? lossConfirmed(held, LockRequest.MAX_TIMEOUT) : null;
 			if (lost != null) {
 				voidHolds(held);
 				throw lost;
@@ -376,29 +394,17 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 		}
 
 		/**
-		 * Take the lock again on the owning thread, without a database call, unless it
-		 * was lost.
-		 * @return whether it was taken; if not, the thread's holds are void, but the one
-		 * being taken, which the caller releases
-		 */
-		private boolean tryReenter() {
-			HeldLock held = this.held;
-			if (held != null && lossOf(held) != null) {
-				voidHolds(held);
-				return false;
-			}
-			return true;
-		}
-
-		/**
-		 * Take the lock again on the owning thread for a try, unless it was lost: then
-		 * give back the hold being taken too.
+		 * Take the lock again on the owning thread for a try, once the database has
+		 * confirmed within the given time that its session still holds it; if not, void
+		 * the thread's holds, and give back the one being taken too.
 		 * @return whether it was taken
 		 */
-		private boolean tryReenterOrGiveBack() {
-			if (tryReenter()) {
+		private boolean tryReenterOrGiveBack(Duration within) {
+			HeldLock held = this.held;
+			if (held == null || lossConfirmed(held, within) == null) {
 				return true;
 			}
+			voidHolds(held);
 			this.local.unlock();
 			return false;
 		}
@@ -460,6 +466,19 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 			return "AdvisoryLock [" + this.printed + (this.local.isLocked() ? ", locked" : "") + "]";
 		}
 
+	}
+
+	/**
+	 * Return the loss of a held lock, asking the database now, if it was lost.
+	 */
+	private static @Nullable LockLostException lossConfirmed(HeldLock held, Duration within) {
+		try {
+			held.confirmHeld(within);
+			return null;
+		}
+		catch (LockLostException ex) {
+			return ex;
+		}
 	}
 
 	/**

@@ -15,9 +15,12 @@
  */
 package io.github.advisorylock.jdbc;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 
 import io.github.advisorylock.HeldLock;
+
+import org.springframework.util.Assert;
 
 /**
  * The locks of an {@link AdvisoryLockTemplate#acquire acquire} call: a
@@ -47,6 +50,13 @@ final class AcquiredLock implements HeldLock {
 	@Override
 	public void checkHeld() {
 		this.session.checkHeld();
+	}
+
+	@Override
+	public void confirmHeld(Duration timeout) {
+		Assert.notNull(timeout, "Timeout must not be null");
+		Assert.isTrue(!timeout.isNegative() && !timeout.isZero(), () -> "Timeout must be positive, but was " + timeout);
+		this.session.confirm(timeout);
 	}
 
 	@Override

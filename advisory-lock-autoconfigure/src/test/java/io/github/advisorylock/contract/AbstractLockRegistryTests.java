@@ -34,6 +34,7 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.integration.AdvisoryLockRegistry;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -366,6 +367,65 @@ abstract class AbstractLockRegistryTests {
 	}
 
 	@Test
+	void aReentrantTryLockAsksTheDatabaseSoASessionThatEndedFailsItBeforeAnyHeartbeat() throws Exception {
+		try (AdvisoryLockTemplate template = templateWithoutHeartbeats()) {
+			Lock lock = new AdvisoryLockRegistry(template, this.namespace).obtain(this.key);
+			lock.lock();
+			assertThat(lock.tryLock(1, TimeUnit.SECONDS)).as("re-entrant while its session holds it").isTrue();
+			lock.unlock();
+			this.pgLocks.terminateHolderOf(this.advisoryKey);
+			assertThat(lock.tryLock()).as("re-entrant once its session ended, no heartbeat since").isFalse();
+			assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
+		}
+	}
+
+	@Test
+	void aReentrantLockOnASessionThatEndedThrowsTheLossBeforeAnyHeartbeat() throws Exception {
+		try (AdvisoryLockTemplate template = templateWithoutHeartbeats()) {
+			Lock lock = new AdvisoryLockRegistry(template, this.namespace).obtain(this.key);
+			lock.lock();
+			this.pgLocks.terminateHolderOf(this.advisoryKey);
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::lock);
+			assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
+		}
+	}
+
+	/**
+	 * The initiator asks its re-entrant {@code tryLock} whether it still leads at each of
+	 * its own heartbeats: a leader whose session ended is revoked then, while the lock's
+	 * heartbeat (an hour here) has not run.
+	 */
+	@Test
+	void aLeaderWhoseSessionEndedIsRevokedAtTheInitiatorsNextCheckNotAtTheLocksNextHeartbeat() throws Exception {
+		try (AdvisoryLockTemplate template = templateWithoutHeartbeats()) {
+			Queue<ApplicationEvent> events = new ConcurrentLinkedQueue<>();
+			LockRegistryLeaderInitiator initiator = initiator(new AdvisoryLockRegistry(template, this.namespace),
+					"only", events);
+			try {
+				initiator.start();
+				await().atMost(PgLocks.HANG_TIMEOUT).until(() -> initiator.getContext().isLeader());
+				this.pgLocks.terminateHolderOf(this.advisoryKey);
+				await().atMost(PgLocks.HANG_TIMEOUT)
+					.until(() -> events.stream().anyMatch(OnRevokedEvent.class::isInstance));
+			}
+			finally {
+				initiator.stop();
+			}
+		}
+		this.pgLocks.await("the leader lock released", (locks) -> granted().isEmpty());
+	}
+
+	/**
+	 * A template whose heartbeat never runs within a test: only a confirmation can find a
+	 * session that ended.
+	 */
+	private AdvisoryLockTemplate templateWithoutHeartbeats() {
+		AdvisoryLockTemplate template = new AdvisoryLockTemplate(dataSource());
+		template.setHeartbeat(Duration.ofHours(1));
+		return template;
+	}
+
+	@Test
 	void interruptingAThreadQueuedBehindAnotherOfTheSameInstanceEndsItsLockInterruptiblyAtOnce() throws Exception {
 		Lock lock = first().obtain(this.key);
 		lock.lock();
@@ -472,7 +532,9 @@ abstract class AbstractLockRegistryTests {
 			Queue<ApplicationEvent> events) {
 		LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry,
 				new DefaultCandidate(id, this.key));
-		initiator.setHeartBeatMillis(200);
+		// Its re-entrant tryLock confirms within this time: long enough that a busy
+		// machine answers, so that a leader is revoked only when its session ended.
+		initiator.setHeartBeatMillis(1000);
 		initiator.setBusyWaitMillis(20);
 		initiator.setLeaderEventPublisher(new DefaultLeaderEventPublisher((event) -> {
 			if (event instanceof ApplicationEvent applicationEvent) {
