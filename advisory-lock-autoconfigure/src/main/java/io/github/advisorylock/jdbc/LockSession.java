@@ -113,6 +113,16 @@ final class LockSession extends HeldSession {
 	}
 
 	/**
+	 * Return the lock that serializes the statements on the session's connection: the
+	 * heartbeat's, a confirmation's, the marker's and the release's. Held, it stalls the
+	 * heartbeat as a paused process would (a test holds it so).
+	 * @return the lock
+	 */
+	ReentrantLock connectionLock() {
+		return this.connectionLock;
+	}
+
+	/**
 	 * Return the session's dead-man switch, three heartbeats, which a fenced
 	 * transaction's idle time is bounded by too.
 	 * @return the dead-man switch

@@ -25,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 
 import javax.sql.DataSource;
 
@@ -377,15 +378,20 @@ class InvocationScopeTests {
 		this.locks.setHeartbeat(Duration.ofSeconds(2));
 		this.locks.execute(invocation(1), (handle) -> {
 			int pid = holderPid(key(1));
-			// The heartbeat runs under the lock's monitor: holding it stalls the
-			// heartbeats, as a paused process would.
-			synchronized (handle) {
+			// The heartbeat runs under the session's connection lock: holding it stalls
+			// the heartbeats, as a paused process would.
+			ReentrantLock statements = ((LockSession) handle).connectionLock();
+			statements.lock();
+			try {
 				await().atMost(PgLocks.HANG_TIMEOUT)
 					.until(() -> this.observer.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE pid = ?",
 							Integer.class, pid) == 0);
 				assertThat(handle.isLost()).isTrue();
 				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
 					.withMessageContaining("no heartbeat confirmed for");
+			}
+			finally {
+				statements.unlock();
 			}
 			return null;
 		});
