@@ -143,11 +143,13 @@ public final class Benchmarks {
 	static void leaderFailoverOnly() throws Exception {
 		Settings settings = Settings.fromSystemProperties();
 		Benchmarks benchmarks = new Benchmarks(settings);
-		String section = benchmarks
-			.leaderFailoverSection(new LeaderFailoverBenchmark(settings, database(settings)).runWithTables());
+		LeaderFailoverBenchmark.Result result = new LeaderFailoverBenchmark(settings, database(settings))
+			.runWithTables();
+		String section = benchmarks.leaderFailoverSection(result.failover());
 		benchmarks.headline.forEach((line) -> System.out.println("- " + line));
 		System.out.println();
 		System.out.println(section);
+		System.out.println(twoLeadersSection(result.twoLeaders()));
 		System.exit(0);
 	}
 
@@ -196,7 +198,7 @@ public final class Benchmarks {
 			Map<String, double[]> takeover = new TakeoverBenchmark(this.settings,
 					context.getBean(AdvisoryLockOperations.class), database)
 				.run();
-			Map<String, Map<String, double[]>> failover = new LeaderFailoverBenchmark(this.settings, database).run();
+			LeaderFailoverBenchmark.Result failover = new LeaderFailoverBenchmark(this.settings, database).run();
 			Map<String, NetworkBenchmark.Pass> network = new NetworkBenchmark(this.settings, database).run();
 			CrowdBenchmark crowd = new CrowdBenchmark(this.settings, database);
 			Map<Integer, List<CrowdBenchmark.Round>> crowds = crowd.run();
@@ -211,10 +213,11 @@ public final class Benchmarks {
 			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(),
 					handOff.get(HandOffBenchmark.ANNOTATION));
 			String reactiveSection = reactiveSection(reactive);
-			String failoverSection = leaderFailoverSection(failover);
+			String failoverSection = leaderFailoverSection(failover.failover());
+			String twoLeadersSection = twoLeadersSection(failover.twoLeaders());
 			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
 					invocationSection, networkSection, crowdSection, reactiveSection, failoverSection,
-					chart(scaling, perKeys));
+					twoLeadersSection, chart(scaling, perKeys));
 		}
 		finally {
 			peers.dropTables();
@@ -535,6 +538,17 @@ public final class Benchmarks {
 		return table.markdown();
 	}
 
+	/**
+	 * Tabulate how long two instances lead at once after the leader's session ends: 0
+	 * where the old leader is revoked before the next is granted.
+	 */
+	private static String twoLeadersSection(Map<String, Map<String, double[]>> twoLeaders) {
+		Table table = new Table("registry", "two leaders at once after", "ms, median (min–max)", "samples");
+		twoLeaders.forEach((registry, ways) -> ways.forEach((way, millis) -> table.row(registry, way,
+				Summary.of(millis, Summary.Spread.RANGE).format(0), millis.length)));
+		return table.markdown();
+	}
+
 	private static double median(double[] values) {
 		return Summary.of(values, Summary.Spread.RANGE).median();
 	}
@@ -599,9 +613,9 @@ public final class Benchmarks {
 
 	private void write(Path docs, Table environment, String cost, String keys, String handOff, String capacity,
 			String scaling, String invocation, String network, String crowd, String reactive, String failover,
-			String svg) throws IOException {
+			String twoLeaders, String svg) throws IOException {
 		String document = Report.render(this.settings, environment.markdown(), this.headline, cost, keys, handOff,
-				capacity, scaling, invocation, network, crowd, reactive, failover);
+				capacity, scaling, invocation, network, crowd, reactive, failover, twoLeaders);
 		System.out.println();
 		System.out.println(document);
 		Files.createDirectories(docs);

@@ -23,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -36,6 +39,13 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * its line. Over {@code AdvisoryLockRegistry} (heartbeat {@value #HEARTBEAT_SECONDS} s)
  * and over {@code JdbcLockRegistry} (its default time to live). A killed leader is
  * replaced by a new instance; a stopped one is resumed, and waits until it is revoked.
+ * <p>
+ * Then two leaders at once: the leader's lock session is terminated
+ * ({@code pg_terminate_backend}) while its process runs on, and the figure is the time
+ * from the next leader's {@code OnGrantedEvent} to the old leader's
+ * {@code OnRevokedEvent}, both as this JVM reads them, 0 if the old leader is revoked
+ * first. Over {@code AdvisoryLockRegistry} with the heartbeat above and with its default;
+ * not over {@code JdbcLockRegistry}, whose leadership is a row, not a session.
  */
 final class LeaderFailoverBenchmark {
 
@@ -43,11 +53,16 @@ final class LeaderFailoverBenchmark {
 
 	static final String ADVISORY = "`AdvisoryLockRegistry`, heartbeat " + HEARTBEAT_SECONDS + " s";
 
+	static final String ADVISORY_DEFAULT = "`AdvisoryLockRegistry`, heartbeat "
+			+ AdvisoryLockTemplate.DEFAULT_HEARTBEAT.toSeconds() + " s (its default)";
+
 	static final String JDBC = "`JdbcLockRegistry`, its default time to live";
 
 	static final String KILLED = "the leader's process is killed (SIGKILL)";
 
 	static final String HUNG = "the leader's process hangs (SIGSTOP)";
+
+	static final String TERMINATED = "the leader's session is terminated (`pg_terminate_backend`)";
 
 	/**
 	 * The advisory locks' heartbeat: a hung leader's lock ends three of them after its
@@ -62,7 +77,7 @@ final class LeaderFailoverBenchmark {
 
 	/**
 	 * Samples of each way at scale 1: an advisory failover takes up to 3 s, a JDBC one 10
-	 * s.
+	 * s; two leaders at once last up to the initiator's half a second.
 	 */
 	static final int ADVISORY_SAMPLES = 5;
 
@@ -76,9 +91,12 @@ final class LeaderFailoverBenchmark {
 
 	private final TestDatabase database;
 
+	private final PgLocks pgLocks;
+
 	LeaderFailoverBenchmark(Settings settings, TestDatabase database) {
 		this.settings = settings;
 		this.database = database;
+		this.pgLocks = new PgLocks(database.dataSource());
 	}
 
 	/**
@@ -93,20 +111,25 @@ final class LeaderFailoverBenchmark {
 	/**
 	 * Measure every registry and way the leader ends. {@code JdbcLockRegistry} needs the
 	 * {@code INT_LOCK} table ({@link Peers#createTables()}).
-	 * @return milliseconds from the signal to the next leader's grant, per sample, by
-	 * registry, then by way
+	 * @return the failovers and the two leaders at once
 	 */
-	Map<String, Map<String, double[]>> run() throws Exception {
-		Map<String, Map<String, double[]>> results = new LinkedHashMap<>();
-		results.put(ADVISORY, registry("advisory", samples(ADVISORY_SAMPLES)));
-		results.put(JDBC, registry("jdbc", samples(JDBC_SAMPLES)));
-		return results;
+	Result run() throws Exception {
+		Map<String, Map<String, double[]>> failover = new LinkedHashMap<>();
+		Map<String, Map<String, double[]>> twoLeaders = new LinkedHashMap<>();
+		Map<String, double[]> advisory = registry("advisory", HEARTBEAT, List.of(KILLED, HUNG, TERMINATED),
+				samples(ADVISORY_SAMPLES));
+		twoLeaders.put(ADVISORY, Map.of(TERMINATED, advisory.remove(TERMINATED)));
+		twoLeaders.put(ADVISORY_DEFAULT, registry("advisory", AdvisoryLockTemplate.DEFAULT_HEARTBEAT,
+				List.of(TERMINATED), samples(ADVISORY_SAMPLES)));
+		failover.put(ADVISORY, advisory);
+		failover.put(JDBC, registry("jdbc", HEARTBEAT, List.of(KILLED, HUNG), samples(JDBC_SAMPLES)));
+		return new Result(failover, twoLeaders);
 	}
 
 	/**
 	 * Create the {@code INT_LOCK} table, run, and drop it: for {@link #main}.
 	 */
-	Map<String, Map<String, double[]>> runWithTables() throws Exception {
+	Result runWithTables() throws Exception {
 		Peers peers = new Peers(this.database.dataSource(),
 				new DataSourceTransactionManager(this.database.dataSource()));
 		peers.createTables();
@@ -122,18 +145,20 @@ final class LeaderFailoverBenchmark {
 		return (int) Math.max(2, Math.round(count * Math.min(1, this.settings.scale())));
 	}
 
-	private Map<String, double[]> registry(String registry, int samples) throws Exception {
+	private Map<String, double[]> registry(String registry, Duration heartbeat, List<String> ways, int samples)
+			throws Exception {
 		String namespace = "leader-failover-" + UUID.randomUUID();
+		long key = AdvisoryLockKeys.of(namespace, ROLE);
 		List<LeaderInstance> instances = new ArrayList<>();
 		int started = 0;
 		try {
 			Map<String, double[]> results = new LinkedHashMap<>();
-			for (String way : List.of(KILLED, HUNG)) {
+			for (String way : ways) {
 				double[] millis = new double[samples];
 				for (int i = 0; i < samples; i++) {
 					while (instances.size() < INSTANCES) {
 						LeaderInstance instance = LeaderInstance.start(registry + "-" + started++, this.database,
-								registry, namespace, ROLE, HEARTBEAT);
+								registry, namespace, ROLE, heartbeat);
 						instances.add(instance);
 					}
 					for (LeaderInstance instance : instances) {
@@ -145,6 +170,15 @@ final class LeaderFailoverBenchmark {
 						.toList();
 					int[] marks = followers.stream().mapToInt(LeaderInstance::mark).toArray();
 					int leaderMark = leader.mark();
+					if (way.equals(TERMINATED)) {
+						// The server ends the leader's session; its process runs on, and
+						// is revoked once its initiator finds the lock lost.
+						this.pgLocks.terminateHolderOf(key);
+						long granted = LeaderInstance.awaitGranted(followers, marks).nanos();
+						long revoked = leader.await(LeaderProcess.REVOKED, leaderMark);
+						millis[i] = Math.max(0, revoked - granted) / 1e6;
+						continue;
+					}
 					long signalled = System.nanoTime();
 					leader.signal(way.equals(KILLED) ? "KILL" : "STOP");
 					millis[i] = (LeaderInstance.awaitGranted(followers, marks).nanos() - signalled) / 1e6;
@@ -167,6 +201,18 @@ final class LeaderFailoverBenchmark {
 				instance.close();
 			}
 		}
+	}
+
+	/**
+	 * What the scenario measured.
+	 *
+	 * @param failover milliseconds from the signal to the next leader's grant, per
+	 * sample, by registry, then by way
+	 * @param twoLeaders milliseconds from the next leader's grant to the old leader's
+	 * revocation (0 if it is revoked first), per sample, by registry, then by way
+	 */
+	record Result(Map<String, Map<String, double[]>> failover, Map<String, Map<String, double[]>> twoLeaders) {
+
 	}
 
 }

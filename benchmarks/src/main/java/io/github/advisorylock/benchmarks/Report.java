@@ -19,6 +19,8 @@ package io.github.advisorylock.benchmarks;
 import java.util.List;
 import java.util.Locale;
 
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+
 /**
  * The text of {@code docs/benchmarks.md} around the measured tables.
  */
@@ -29,7 +31,7 @@ final class Report {
 
 	static String render(Settings settings, String environment, List<String> headline, String cost, String keys,
 			String handOff, String capacity, String scaling, String invocation, String network, String crowd,
-			String reactive, String failover) {
+			String reactive, String failover, String twoLeaders) {
 		StringBuilder text = new StringBuilder();
 		text.append(
 				"""
@@ -293,6 +295,21 @@ final class Report {
 						time to live fails over sooner, and takes the leadership from a leader only slow to renew. Few
 						samples (a JDBC failover takes its time to live), so the ranges are wide.
 
+						%s
+						The server may also end the leader's session while its process runs on: a DBA's
+						`pg_terminate_backend`, a restart, a failover. Here the benchmark terminates the session that
+						`pg_locks` shows holding the role's key. A follower is granted at once. The old leader learns that it
+						no longer leads at its initiator's next check, half a second after the last: its re-entrant `tryLock`
+						asks the database whether the lock's session still holds the lock. The figure is the time from the
+						next leader's `OnGrantedEvent` to the old leader's `OnRevokedEvent`, both lines as the benchmark reads
+						them: how long two instances say they lead. It is 0 where the old leader is revoked first. The check
+						does not wait for the lock's heartbeat, %s in the first row and %d s, the default, in the second.
+						Each sample but a row's first ends the session of a leader granted a moment before, whose checks come
+						half a second apart from its grant on, so the figures lie close to that bound; a row's first leader
+						has led for a while, and its figure falls anywhere below. Over `JdbcLockRegistry` the leadership is a
+						row, not a session: ending one of the leader's connections leaves the row, and no other instance is
+						granted while the leader says it leads, so there is no window to measure.
+
 						%s"""
 					.formatted(environment, Benchmarks.SHARE_GOAL, cost, keys, samples(settings), handOff, capacity,
 							scaling, Benchmarks.CHART, TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds() + " s", invocation,
@@ -301,7 +318,9 @@ final class Report {
 							Benchmarks.REACTIVE_SHARE_GOAL, settings.count(HandOffBenchmark.ADVISORY_SAMPLES), reactive,
 							LeaderFailoverBenchmark.HEARTBEAT_SECONDS + " s",
 							LeaderProcess.JDBC_IDLE_BETWEEN_TRIES.toMillis(),
-							LeaderFailoverBenchmark.JDBC_TIME_TO_LIVE.toSeconds(), failover));
+							LeaderFailoverBenchmark.JDBC_TIME_TO_LIVE.toSeconds(), failover,
+							LeaderFailoverBenchmark.HEARTBEAT_SECONDS + " s",
+							AdvisoryLockTemplate.DEFAULT_HEARTBEAT.toSeconds(), twoLeaders));
 		return text.toString();
 	}
 
