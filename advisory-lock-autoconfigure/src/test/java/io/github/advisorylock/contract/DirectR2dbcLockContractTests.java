@@ -32,6 +32,8 @@ class DirectR2dbcLockContractTests extends AbstractReactiveLockContractTests {
 	static void disposePool() {
 		if (pool != null) {
 			pool.dispose();
+			// Made again by a later run of the class in the same JVM.
+			pool = null;
 		}
 	}
 
