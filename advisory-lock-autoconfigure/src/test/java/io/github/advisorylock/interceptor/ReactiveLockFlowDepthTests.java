@@ -1,0 +1,157 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.autoconfigure.AdvisoryLockPrerequisitesAutoConfiguration;
+import io.github.advisorylock.autoconfigure.AdvisoryLockR2dbcAutoConfiguration;
+import io.github.advisorylock.test.BootAutoConfigurations;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.R2dbcConnectionFactories;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryMetadata;
+import io.r2dbc.spi.Statement;
+import io.r2dbc.spi.Wrapped;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * How deep an annotated {@code Mono} call goes before its lock statement executes, at its
+ * subscription: the library methods on the stack then, at most 15, as the issue "One lock
+ * flow" bounds them.
+ *
+ * @see LockFlowDepthTests
+ */
+@Tag("reactive")
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class ReactiveLockFlowDepthTests {
+
+	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.r2dbcTransactionManager(),
+				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
+				AdvisoryLockR2dbcAutoConfiguration.class, AdvisoryLockPrerequisitesAutoConfiguration.class))
+		.withUserConfiguration(Config.class);
+
+	@Test
+	void aMonoCallReachesItsLockStatementWithinFifteenMethods() {
+		this.contextRunner.run((context) -> {
+			LockStatementStacks stacks = context.getBean(LockStatementStacks.class);
+			context.getBean(Locked.class).inTransaction("a").block(HANG);
+			LockFlowDepthTests.assertDepth(stacks.first(), 15, 15);
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		LockStatementStacks lockStatementStacks() {
+			return new LockStatementStacks();
+		}
+
+		@Bean
+		ConnectionFactory connectionFactory(LockStatementStacks stacks) {
+			ConnectionFactory target = R2dbcConnectionFactories.direct(2);
+			return new ConnectionFactory() {
+
+				@Override
+				public Publisher<? extends Connection> create() {
+					return Mono.from(target.create()).map((connection) -> capturing(connection, stacks));
+				}
+
+				@Override
+				public ConnectionFactoryMetadata getMetadata() {
+					return target.getMetadata();
+				}
+
+			};
+		}
+
+		@Bean
+		Locked locked() {
+			return new Locked();
+		}
+
+	}
+
+	static class Locked {
+
+		@Transactional
+		@AdvisoryLocked(namespace = "flow-depth", key = "#name")
+		public Mono<String> inTransaction(String name) {
+			return Mono.just(name);
+		}
+
+	}
+
+	/**
+	 * Return a connection that tells the capture of each statement it executes, and
+	 * unwraps to the driver's, as a pool's does.
+	 */
+	static Connection capturing(Connection connection, LockStatementStacks stacks) {
+		InvocationHandler handler = (proxy, method, args) -> {
+			if (method.getName().equals("unwrap") && method.getParameterCount() == 0) {
+				return connection;
+			}
+			Object result = invoke(method, connection, args);
+			if (method.getName().equals("createStatement") && result instanceof Statement statement) {
+				String sql = (String) args[0];
+				return Proxy.newProxyInstance(ReactiveLockFlowDepthTests.class.getClassLoader(),
+						new Class<?>[] { Statement.class }, (statementProxy, statementMethod, statementArgs) -> {
+							if (statementMethod.getName().equals("execute")) {
+								stacks.onExecute(sql);
+							}
+							Object returned = invoke(statementMethod, statement, statementArgs);
+							// Statement's builders return the statement: keep the proxy.
+							return (returned == statement) ? statementProxy : returned;
+						});
+			}
+			return result;
+		};
+		return (Connection) Proxy.newProxyInstance(ReactiveLockFlowDepthTests.class.getClassLoader(),
+				new Class<?>[] { Connection.class, Wrapped.class }, handler);
+	}
+
+	private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getTargetException();
+		}
+	}
+
+}
