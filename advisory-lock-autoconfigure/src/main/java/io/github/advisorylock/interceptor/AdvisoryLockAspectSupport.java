@@ -305,10 +305,6 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Carries what the method body threw through the lock callback, which throws no
-	 * checked exception, so that the caller gets it unchanged.
-	 */
-	/**
 	 * Name the method in a key error or a refusal, as the blocking path does when it
 	 * throws them.
 	 */
@@ -322,6 +318,10 @@ public class AdvisoryLockAspectSupport {
 		return ex;
 	}
 
+	/**
+	 * Carries what the method body threw through the lock callback, which throws no
+	 * checked exception, so that the caller gets it unchanged.
+	 */
 	@SuppressWarnings("serial")
 	private static final class BodyFailure extends RuntimeException {
 

@@ -155,8 +155,7 @@ final class TransactionScopeFlow {
 		}
 		BoundConnection bound = this.factories.bound(transaction, namespace, request.dataSource());
 		// A connection bound outside a transaction of its own: the lock would end with
-		// its
-		// statement. The driver answers from the last status the server sent.
+		// its statement. The driver answers from the last status the server sent.
 		if (bound.connection().isAutoCommit()) {
 			throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
 					+ "ConnectionFactory in auto-commit mode: the current transaction is managed for another "
