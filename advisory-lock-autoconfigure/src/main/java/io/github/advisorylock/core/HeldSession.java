@@ -61,6 +61,8 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 
 	private final Acquisition acquisition;
 
+	private final Duration deadMan;
+
 	private final long deadManNanos;
 
 	/**
@@ -98,6 +100,7 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 		this.resource = resource;
 		this.acquisition = acquisition;
 		this.confirmedNanos = acquiredNanos;
+		this.deadMan = deadMan;
 		this.deadManNanos = deadMan.toNanos();
 		this.endsAtNanos = (transactionTimeout != null) ? acquiredNanos + transactionTimeout.toNanos() : Long.MAX_VALUE;
 	}
@@ -115,6 +118,15 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 	@Override
 	public Object resource() {
 		return this.resource;
+	}
+
+	/**
+	 * Return the session's idle time after which PostgreSQL ends it: three heartbeats,
+	 * which bound a fenced transaction's idle time too.
+	 * @return the dead-man switch
+	 */
+	public Duration deadMan() {
+		return this.deadMan;
 	}
 
 	/**

@@ -16,12 +16,15 @@
 
 package io.github.advisorylock.core;
 
+import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * What an acquisition found, before the listeners hear it; {@link #afterBusy} decides,
@@ -88,6 +91,43 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	 */
 	public static LockAttempt afterWait(long busyKey, @Nullable Throwable timedOut) {
 		return (timedOut != null) ? new LockAttempt(Outcome.TIMEOUT, busyKey, timedOut) : ACQUIRED;
+	}
+
+	/**
+	 * Return the first key found held, by an attempt that did not take every key.
+	 * @return the key
+	 * @throws IllegalStateException if the attempt took every key
+	 */
+	public long foundHeld() {
+		Assert.state(this.busyKey != null, "The attempt took every key");
+		return this.busyKey;
+	}
+
+	/**
+	 * Return the keys this attempt leaves held in a transaction, to be recorded there:
+	 * every key when it took them all; those before the key found held when a {@code TRY}
+	 * found one (they stay held until the transaction ends); none when it skipped (a
+	 * {@code SKIP} of several keys gives back those it took) or timed out (the timeout
+	 * aborts the transaction).
+	 * @param keys the keys asked for, in the order they were taken
+	 * @return the keys held now
+	 */
+	public List<Long> taken(List<Long> keys) {
+		return switch (this.outcome) {
+			case ACQUIRED -> keys;
+			case BUSY -> keys.subList(0, keys.indexOf(this.busyKey));
+			default -> List.of();
+		};
+	}
+
+	/**
+	 * Return whether this attempt fails its call: it timed out, or it is a {@code TRY}
+	 * that found a key held and throws rather than answer {@code false}.
+	 * @param throwIfBusy whether a busy {@code TRY} throws
+	 * @return whether the call gets a {@link io.github.advisorylock.LockBusyException}
+	 */
+	public boolean fails(boolean throwIfBusy) {
+		return this.outcome == Outcome.TIMEOUT || (this.outcome == Outcome.BUSY && throwIfBusy);
 	}
 
 }

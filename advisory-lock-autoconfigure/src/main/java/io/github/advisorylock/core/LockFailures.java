@@ -30,6 +30,8 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.transaction.TransactionDefinition;
+
 /**
  * The exceptions and log text of a lock not granted, each written once whatever the
  * driver and the scope. Internal: used by the driver adapters, not API.
@@ -126,6 +128,38 @@ public final class LockFailures {
 	}
 
 	/**
+	 * Refuse a lock in a transaction declared above READ COMMITTED, before any statement.
+	 * @param namespace the namespace of the call
+	 * @param declared the transaction's declared isolation level, as
+	 * {@link TransactionDefinition} numbers it (so do JDBC and R2DBC), or {@code null}
+	 * for the database's default
+	 * @throws LockTransactionException if it is above READ COMMITTED
+	 */
+	public static void checkReadCommitted(String namespace, @Nullable Integer declared) {
+		if (declared != null && declared > TransactionDefinition.ISOLATION_READ_COMMITTED) {
+			throw isolationRefusal(namespace, switch (declared) {
+				case TransactionDefinition.ISOLATION_REPEATABLE_READ -> "repeatable read";
+				case TransactionDefinition.ISOLATION_SERIALIZABLE -> "serializable";
+				default -> "isolation level " + declared;
+			});
+		}
+	}
+
+	/**
+	 * Refuse a lock on a connection in auto-commit mode: the current transaction is
+	 * another resource's, and the lock would end with its statement.
+	 * @param namespace the namespace of the call
+	 * @param resource the kind of resource, such as {@code DataSource}
+	 * @param manager the transaction manager that would manage it
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException autoCommitRefusal(String namespace, String resource, String manager) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its " + resource
+				+ " in auto-commit mode: the current transaction is managed for another resource, so the lock would "
+				+ "be released at once. Use " + manager + " for this " + resource);
+	}
+
+	/**
 	 * Refuse a lock asked of a server in recovery (a standby).
 	 * @param namespace the namespace of the call
 	 * @return the exception to throw
@@ -214,6 +248,19 @@ public final class LockFailures {
 				+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
 				+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
 				+ "lock in the inner one only");
+	}
+
+	/**
+	 * Refuse a fenced write whose enclosing invocation-scoped call has ended, and
+	 * released its lock, before it: a task the call fanned out to and did not wait for.
+	 * @param description the enclosing lock, as {@link HeldSession#description()} gives
+	 * it
+	 * @return the exception to throw
+	 */
+	public static IllegalStateException releasedBeforeFencedWrite(String description) {
+		return new IllegalStateException("The call that held advisory lock " + description + " (invocation scope) has "
+				+ "ended, and released it, before this fenced write: wait inside the locked call for the work it fans "
+				+ "out to");
 	}
 
 	/**

@@ -19,22 +19,17 @@ package io.github.advisorylock.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.util.function.Function;
 
-import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.LockAcquisitionListener;
-import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
-import io.github.advisorylock.core.LockAcquisitionListeners;
+import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.RefusalReason;
-import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -42,15 +37,14 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * The settings and steps that the transaction-scoped and the invocation-scoped flow share
- * on a JDBC connection: telling the listeners, the bounded wait, and the exceptions of an
- * acquisition that failed. The template sets it up (its setters check the values) and
- * hands it to both flows.
+ * What the transaction-scoped and the invocation-scoped flow add, on a JDBC connection,
+ * to the {@link LockAcquisitions} of every driver: the bounded wait, and the exceptions
+ * of an acquisition that failed, translated by the template's
+ * {@link SQLExceptionTranslator} and naming the holders where a
+ * {@link LockHolderDiagnosis} is set. The template sets it up (its setters check the
+ * values) and hands it to both flows.
  */
-final class AcquisitionSupport {
-
-	/** The template's log, where a skip has always been told. */
-	private static final Log logger = LogFactory.getLog(AdvisoryLockTemplate.class);
+final class AcquisitionSupport extends LockAcquisitions {
 
 	/**
 	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
@@ -58,16 +52,13 @@ final class AcquisitionSupport {
 	 */
 	private static final String LOCK_NOT_AVAILABLE = "55P03";
 
-	private Duration defaultTimeout = AdvisoryLockTemplate.DEFAULT_TIMEOUT;
-
 	private SQLExceptionTranslator exceptionTranslator = SqlExceptions.postgresTranslator();
 
 	private @Nullable LockHolderDiagnosis holderDiagnosis;
 
-	private List<LockAcquisitionListener> listeners = List.of();
-
-	void setDefaultTimeout(Duration defaultTimeout) {
-		this.defaultTimeout = defaultTimeout;
+	AcquisitionSupport() {
+		// The template's log, where a skip has always been told.
+		super(LogFactory.getLog(AdvisoryLockTemplate.class), AdvisoryLockTemplate.DEFAULT_TIMEOUT);
 	}
 
 	void setExceptionTranslator(SQLExceptionTranslator exceptionTranslator) {
@@ -76,27 +67,6 @@ final class AcquisitionSupport {
 
 	void setHolderDiagnosis(@Nullable LockHolderDiagnosis holderDiagnosis) {
 		this.holderDiagnosis = holderDiagnosis;
-	}
-
-	void setListeners(List<LockAcquisitionListener> listeners) {
-		this.listeners = listeners;
-	}
-
-	/**
-	 * Tell the listeners that an acquisition starts.
-	 * @return what to tell them how it ended
-	 */
-	Acquisition starting(LockRequest request, LockKeys keys) {
-		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
-				request.waitMode(), keys.keys(), keys.values());
-	}
-
-	/**
-	 * Return how long a {@code BLOCK} of the request waits: its own timeout, or the
-	 * default.
-	 */
-	Duration timeout(LockRequest request) {
-		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
 	}
 
 	/**
@@ -121,15 +91,6 @@ final class AcquisitionSupport {
 	}
 
 	/**
-	 * Tell the DEBUG log that a {@code SKIP} found a key held.
-	 */
-	static void logSkipped(LockRequest request, LockKeys keys) {
-		if (logger.isDebugEnabled()) {
-			logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
-		}
-	}
-
-	/**
 	 * Refuse a lock that the try's check refused, naming the condition that failed: one
 	 * more round trip, on this failure path only. A failure to read it must not hide the
 	 * refusal: it is attached as suppressed.
@@ -149,8 +110,7 @@ final class AcquisitionSupport {
 	 * Translate a failure of the lock statements into Spring's vocabulary.
 	 */
 	DataAccessException translateLockFailure(SQLException ex, LockRequest request, LockKeys keys) {
-		return translate(ex, "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values())
-				+ " (keys " + keys.keys() + ")");
+		return translate(ex, task(request, keys));
 	}
 
 	/**

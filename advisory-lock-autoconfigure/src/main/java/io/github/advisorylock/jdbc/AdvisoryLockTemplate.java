@@ -40,6 +40,8 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
+import io.github.advisorylock.core.TransactionLockFlow;
+import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -135,7 +137,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	private final AcquisitionSupport support = new AcquisitionSupport();
 
-	private final TransactionScopeFlow transactionLocks;
+	private final JdbcTransactionBinding transactionBinding;
+
+	private final TransactionLockFlow<TransactionConnection> transactionLocks;
 
 	private final InvocationScopeFlow invocationLocks;
 
@@ -160,7 +164,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
-		this.transactionLocks = new TransactionScopeFlow(this.dataSources, this.support);
+		this.transactionBinding = new JdbcTransactionBinding(this.dataSources, this.support);
+		this.transactionLocks = new TransactionLockFlow<>(this.support, this.transactionBinding,
+				new TransactionLockStatements(this.support));
 		this.invocationLocks = new InvocationScopeFlow(this.dataSources, this.support);
 	}
 
@@ -224,7 +230,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");
-		this.support.setListeners(List.copyOf(listeners));
+		this.support.setListeners(listeners);
 	}
 
 	/**
@@ -351,14 +357,14 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		return isHeld(resolve(request), this.transactionLocks.heldLocksTarget(request));
+		return isHeld(resolve(request), this.transactionBinding.heldLocksTarget(request));
 	}
 
 	@Override
 	public void assertHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
 		LockKeys resolved = resolve(request);
-		if (!isHeld(resolved, this.transactionLocks.heldLocksTarget(request))) {
+		if (!isHeld(resolved, this.transactionBinding.heldLocksTarget(request))) {
 			throw new IllegalStateException("Advisory lock " + AdvisoryLockKeys.printable(namespace, resolved.values())
 					+ " is not held by the current transaction, nor by an enclosing invocation-scoped call on this "
 					+ "thread. Most often the call to the locked method did not go through its Spring proxy: a call "

@@ -61,8 +61,6 @@ final class LockSession extends HeldSession {
 	/** Taken at the first fenced write, and held by the transaction until it ends. */
 	private @Nullable SessionMarker marker;
 
-	private final Duration deadMan;
-
 	/** Guards the connection: one statement at a time. */
 	private final ReentrantLock connectionLock = new ReentrantLock();
 
@@ -84,7 +82,6 @@ final class LockSession extends HeldSession {
 		super(namespace, mode, keys, target, acquisition, acquiredNanos, deadMan, transactionTimeout);
 		this.connection = connection;
 		this.heartbeatSql = heartbeatSql;
-		this.deadMan = deadMan;
 	}
 
 	/**
@@ -120,15 +117,6 @@ final class LockSession extends HeldSession {
 	 */
 	ReentrantLock connectionLock() {
 		return this.connectionLock;
-	}
-
-	/**
-	 * Return the session's dead-man switch, three heartbeats, which a fenced
-	 * transaction's idle time is bounded by too.
-	 * @return the dead-man switch
-	 */
-	Duration deadMan() {
-		return this.deadMan;
 	}
 
 	/**

@@ -288,7 +288,7 @@ final class LockSessionRunner implements AutoCloseable {
 		acquisition.finished(attempt.outcome(), attempt.timedOut());
 		switch (attempt.outcome()) {
 			case SKIPPED -> {
-				AcquisitionSupport.logSkipped(request, keys);
+				this.support.logSkipped(request, keys);
 				return null;
 			}
 			case BUSY -> throw this.support.busyException(request, keys, null, null,

@@ -17,16 +17,13 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
-import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.LockAcquisitionListeners;
+import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
@@ -49,7 +46,7 @@ import org.springframework.util.ClassUtils;
  *
  * @author advisory-lock authors
  */
-final class AcquisitionSupport {
+final class AcquisitionSupport extends LockAcquisitions {
 
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
 
@@ -63,18 +60,11 @@ final class AcquisitionSupport {
 	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
 			AcquisitionSupport.class.getClassLoader());
 
-	private Duration defaultTimeout = R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT;
-
-	private List<LockAcquisitionListener> listeners = List.of();
-
 	private boolean holderDiagnosis = true;
 
-	void setDefaultTimeout(Duration defaultTimeout) {
-		this.defaultTimeout = defaultTimeout;
-	}
-
-	void setListeners(List<LockAcquisitionListener> listeners) {
-		this.listeners = listeners;
+	AcquisitionSupport() {
+		// The template's log, where a skip has always been told.
+		super(LogFactory.getLog(R2dbcAdvisoryLockTemplate.class), R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT);
 	}
 
 	void setHolderDiagnosis(boolean holderDiagnosis) {
@@ -111,15 +101,6 @@ final class AcquisitionSupport {
 			return Observations.inScopeOf(observation, () -> starting(request, keys));
 		}
 		return starting(request, keys);
-	}
-
-	private Acquisition starting(LockRequest request, LockKeys keys) {
-		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
-				request.waitMode(), keys.keys(), keys.values());
-	}
-
-	Duration timeout(LockRequest request) {
-		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
 	}
 
 	/**
@@ -187,16 +168,8 @@ final class AcquisitionSupport {
 			.flatMap(Mono::error);
 	}
 
-	static void logSkipped(LockRequest request, LockKeys keys) {
-		if (logger.isDebugEnabled()) {
-			logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
-		}
-	}
-
 	static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {
-		return R2dbcExceptions.translate("Acquire advisory lock "
-				+ AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " (keys " + keys.keys() + ")", null,
-				ex);
+		return R2dbcExceptions.translate(task(request, keys), null, ex);
 	}
 
 	/**

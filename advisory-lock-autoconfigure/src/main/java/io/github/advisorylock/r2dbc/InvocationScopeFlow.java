@@ -260,7 +260,7 @@ final class InvocationScopeFlow {
 				acquisition.finished(attempt.outcome(), attempt.timedOut());
 				return switch (attempt.outcome()) {
 					case SKIPPED -> {
-						AcquisitionSupport.logSkipped(request, keys);
+						this.support.logSkipped(request, keys);
 						yield Mono.empty();
 					}
 					case BUSY -> this.support.busyError(request, keys, null, null,

@@ -56,8 +56,6 @@ final class LockSession extends HeldSession {
 
 	private final String heartbeatSql;
 
-	private final Duration deadMan;
-
 	private volatile @Nullable Disposable heartbeat;
 
 	/**
@@ -75,7 +73,6 @@ final class LockSession extends HeldSession {
 		super(namespace, mode, keys, resource, acquisition, acquiredNanos, deadMan, transactionTimeout);
 		this.connection = connection;
 		this.heartbeatSql = heartbeatSql;
-		this.deadMan = deadMan;
 	}
 
 	/**
@@ -90,7 +87,7 @@ final class LockSession extends HeldSession {
 			.concatMap((tick) -> {
 				long sent = System.nanoTime();
 				return LockSessionStatements.keepAlive(this.connection, this.heartbeatSql)
-					.timeout(this.deadMan)
+					.timeout(deadMan())
 					.doOnSuccess((done) -> confirmed(sent));
 			}, 0)
 			.subscribe(null, (ex) -> lost(ex, "its connection failed a heartbeat (" + ex + ")"));

@@ -147,7 +147,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");
-		this.support.setListeners(List.copyOf(listeners));
+		this.support.setListeners(listeners);
 	}
 
 	/**

@@ -36,7 +36,6 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 import org.springframework.transaction.NoTransactionException;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 
 /**
@@ -149,18 +148,12 @@ final class TransactionScopeFlow {
 		if (!transaction.isActualTransactionActive()) {
 			throw LockFailures.noReactiveTransactionRefusal(namespace);
 		}
-		Integer declared = transaction.getCurrentTransactionIsolationLevel();
-		if (declared != null && declared > TransactionDefinition.ISOLATION_READ_COMMITTED) {
-			throw LockFailures.isolationRefusal(namespace, isolationName(declared));
-		}
+		LockFailures.checkReadCommitted(namespace, transaction.getCurrentTransactionIsolationLevel());
 		BoundConnection bound = this.factories.bound(transaction, namespace, request.dataSource());
 		// A connection bound outside a transaction of its own: the lock would end with
 		// its statement. The driver answers from the last status the server sent.
 		if (bound.connection().isAutoCommit()) {
-			throw new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its "
-					+ "ConnectionFactory in auto-commit mode: the current transaction is managed for another "
-					+ "resource, so the lock would be released at once. Use an R2dbcTransactionManager for this "
-					+ "ConnectionFactory");
+			throw LockFailures.autoCommitRefusal(namespace, "ConnectionFactory", "an R2dbcTransactionManager");
 		}
 		return bound;
 	}
@@ -212,43 +205,25 @@ final class TransactionScopeFlow {
 	private Mono<Boolean> settle(LockAttempt attempt, Acquisition acquisition,
 			TransactionSynchronizationManager transaction, BoundConnection bound, LockRequest request, LockKeys keys,
 			boolean throwIfBusy) {
-		switch (attempt.outcome()) {
-			case ACQUIRED -> {
-				ReactiveTransactionLockSynchronization.record(transaction, request.mode(), keys.keys(), bound.factory(),
-						bound.connection(), acquisition);
-				return Mono.just(true);
-			}
-			case SKIPPED -> {
-				AcquisitionSupport.logSkipped(request, keys);
-				return Mono.just(false);
-			}
-			case TIMEOUT -> {
-				return this.support.busyError(request, keys, this.support.timeout(request), attempt.timedOut(),
-						() -> HolderDiagnosis.afterTimeout(this.factories.driver(bound.factory()),
-								keys.waitedFor(attempt.busyKey()), request.mode()));
-			}
-			default -> {
-				// The keys before the one found held were taken, and stay held until the
-				// transaction ends.
-				List<Long> taken = keys.keys().subList(0, keys.keys().indexOf(attempt.busyKey()));
-				if (!taken.isEmpty()) {
-					ReactiveTransactionLockSynchronization.record(transaction, request.mode(), taken, bound.factory(),
-							bound.connection(), Acquisition.IGNORED);
-				}
-				return throwIfBusy
-						? this.support.busyError(request, keys, null, null, () -> HolderDiagnosis
-							.onConnection(bound.connection(), List.of(attempt.busyKey()), request.mode()))
-						: Mono.just(false);
-			}
+		List<Long> taken = attempt.taken(keys.keys());
+		if (!taken.isEmpty()) {
+			ReactiveTransactionLockSynchronization.record(transaction, request.mode(), taken, bound.factory(),
+					bound.connection(), (attempt.outcome() == Outcome.ACQUIRED) ? acquisition : Acquisition.IGNORED);
 		}
-	}
-
-	private static String isolationName(int level) {
-		return switch (level) {
-			case TransactionDefinition.ISOLATION_REPEATABLE_READ -> "repeatable read";
-			case TransactionDefinition.ISOLATION_SERIALIZABLE -> "serializable";
-			default -> "isolation level " + level;
-		};
+		if (attempt.outcome() == Outcome.SKIPPED) {
+			this.support.logSkipped(request, keys);
+		}
+		if (!attempt.fails(throwIfBusy)) {
+			return Mono.just(attempt.outcome() == Outcome.ACQUIRED);
+		}
+		long busyKey = attempt.foundHeld();
+		if (attempt.outcome() == Outcome.TIMEOUT) {
+			return this.support.busyError(request, keys, this.support.timeout(request), attempt.timedOut(),
+					() -> HolderDiagnosis.afterTimeout(this.factories.driver(bound.factory()), keys.waitedFor(busyKey),
+							request.mode()));
+		}
+		return this.support.busyError(request, keys, null, null,
+				() -> HolderDiagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()));
 	}
 
 }

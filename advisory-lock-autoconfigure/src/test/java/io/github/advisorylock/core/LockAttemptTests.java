@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.core;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
@@ -23,6 +24,7 @@ import io.github.advisorylock.WaitMode;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests of the wait-mode decision for a try that found a key held, without a database:
@@ -73,6 +75,38 @@ class LockAttemptTests {
 	void aTryThatFoundNoKeyHeldIsAcquired() {
 		assertThat(LockAttempt.ACQUIRED.outcome()).isEqualTo(Outcome.ACQUIRED);
 		assertThat(LockAttempt.ACQUIRED.busyKey()).isNull();
+	}
+
+	@Test
+	void whatEachOutcomeLeavesHeldInTheTransaction() {
+		List<Long> keys = List.of(3L, 7L, 9L);
+		assertThat(LockAttempt.ACQUIRED.taken(keys)).containsExactly(3L, 7L, 9L);
+		assertThat(new LockAttempt(Outcome.BUSY, 7L, null).taken(keys)).as("the keys before the busy one")
+			.containsExactly(3L);
+		assertThat(new LockAttempt(Outcome.BUSY, 3L, null).taken(keys)).isEmpty();
+		assertThat(new LockAttempt(Outcome.SKIPPED, 7L, null).taken(keys)).as("given back by the savepoint").isEmpty();
+		assertThat(new LockAttempt(Outcome.TIMEOUT, 7L, new IllegalStateException()).taken(keys))
+			.as("the timeout aborted the transaction")
+			.isEmpty();
+	}
+
+	@Test
+	void aTimeoutAlwaysFailsTheCallAndABusyTryOnlyWhenItThrows() {
+		LockAttempt busy = new LockAttempt(Outcome.BUSY, 7L, null);
+		LockAttempt timedOut = new LockAttempt(Outcome.TIMEOUT, 7L, new IllegalStateException());
+		LockAttempt skipped = new LockAttempt(Outcome.SKIPPED, 7L, null);
+		assertThat(busy.fails(true)).isTrue();
+		assertThat(busy.fails(false)).isFalse();
+		assertThat(timedOut.fails(false)).isTrue();
+		assertThat(skipped.fails(true)).isFalse();
+		assertThat(LockAttempt.ACQUIRED.fails(true)).isFalse();
+	}
+
+	@Test
+	void theKeyFoundHeldIsAskedOnlyOfAnAttemptThatFoundOne() {
+		assertThat(new LockAttempt(Outcome.BUSY, 7L, null).foundHeld()).isEqualTo(7L);
+		assertThatIllegalStateException().isThrownBy(LockAttempt.ACQUIRED::foundHeld)
+			.withMessage("The attempt took every key");
 	}
 
 	private Throwable unexpectedWait() {

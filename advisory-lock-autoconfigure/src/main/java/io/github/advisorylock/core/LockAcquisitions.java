@@ -1,0 +1,116 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockRequest;
+import org.apache.commons.logging.Log;
+
+/**
+ * What every acquisition of a template shares, whatever its scope and driver: the
+ * listeners told of it, the timeout of a {@code BLOCK} that gives none, the DEBUG line of
+ * a skip, and the task a driver's failure is reported under. Each driver's template sets
+ * it up, after its own setters checked the values. Internal: used by the driver adapters,
+ * not API.
+ *
+ * @author advisory-lock authors
+ */
+public class LockAcquisitions {
+
+	private final Log logger;
+
+	private Duration defaultTimeout;
+
+	private List<LockAcquisitionListener> listeners = List.of();
+
+	/**
+	 * Create the settings of one template.
+	 * @param logger where a skip is told: the template's own log, where users have always
+	 * found it
+	 * @param defaultTimeout the timeout of a {@code BLOCK} that gives none
+	 */
+	public LockAcquisitions(Log logger, Duration defaultTimeout) {
+		this.logger = logger;
+		this.defaultTimeout = defaultTimeout;
+	}
+
+	/**
+	 * Set the timeout of a {@code BLOCK} that gives none.
+	 * @param defaultTimeout the timeout, checked by the template
+	 */
+	public void setDefaultTimeout(Duration defaultTimeout) {
+		this.defaultTimeout = defaultTimeout;
+	}
+
+	/**
+	 * Set the listeners told of every acquisition.
+	 * @param listeners the listeners, in the order they hear of it
+	 */
+	public void setListeners(List<LockAcquisitionListener> listeners) {
+		this.listeners = List.copyOf(listeners);
+	}
+
+	/**
+	 * Tell the listeners that an acquisition starts.
+	 * @param request the request
+	 * @param keys the keys it takes now
+	 * @return what to tell them how it ended
+	 */
+	public Acquisition starting(LockRequest request, LockKeys keys) {
+		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
+				request.waitMode(), keys.keys(), keys.values());
+	}
+
+	/**
+	 * Return how long a {@code BLOCK} of the request waits: its own timeout, or the
+	 * default.
+	 * @param request the request
+	 * @return the timeout
+	 */
+	public Duration timeout(LockRequest request) {
+		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
+	}
+
+	/**
+	 * Tell the DEBUG log that a {@code SKIP} found a key held.
+	 * @param request the request
+	 * @param keys the keys it asked for
+	 */
+	public void logSkipped(LockRequest request, LockKeys keys) {
+		if (this.logger.isDebugEnabled()) {
+			this.logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
+		}
+	}
+
+	/**
+	 * Return what a lock statement that failed was doing, for the driver's translated
+	 * exception.
+	 * @param request the request
+	 * @param keys the keys the statement took
+	 * @return the task, naming the lock and its keys
+	 */
+	public static String task(LockRequest request, LockKeys keys) {
+		return "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " (keys "
+				+ keys.keys() + ")";
+	}
+
+}

@@ -1,0 +1,85 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockRequest;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The statements a driver runs for {@link TransactionLockFlow}, each binding its
+ * parameters beside its SQL text and reporting a failure as the driver's exception
+ * translated (naming {@link LockAcquisitions#task}), and a refused lock with the reason
+ * read from the server. Internal: used by the driver adapters, not API.
+ *
+ * @param <B> the driver's bound connection
+ * @author advisory-lock authors
+ */
+public interface LockStatements<B> {
+
+	/**
+	 * Try every key, in order, in the transaction. A {@code SKIP} of several keys that
+	 * finds one held gives back those taken before it.
+	 * @param bound the transaction's connection
+	 * @param request the request
+	 * @param keys its keys, sorted
+	 * @return the first key found held, or {@code null} when every one was taken
+	 */
+	@Nullable Long tryLock(B bound, LockRequest request, LockKeys keys);
+
+	/**
+	 * Wait for the key a try found held and those after it, bounded by the request's
+	 * timeout ({@link LockAcquisitions#timeout}).
+	 * @param bound the transaction's connection
+	 * @param request the request
+	 * @param keys the keys of the request
+	 * @param busyKey the key found held
+	 * @return {@code null} when they were taken, or the driver's report of a wait that
+	 * ran out of time
+	 */
+	@Nullable Throwable waitLock(B bound, LockRequest request, LockKeys keys, long busyKey);
+
+	/**
+	 * Make the transaction a fenced write: take the fence of each key and check that the
+	 * enclosing sessions still hold them, in one round trip.
+	 * @param bound the transaction's connection
+	 * @param request the request
+	 * @param keys the fenced keys, sorted
+	 * @param sessions the enclosing session of each key, in the same order
+	 * @param idleTimeout the shortest of their dead-man switches, which bounds the
+	 * transaction's idle time
+	 * @return the first key whose session no longer holds it, or {@code null}
+	 */
+	@Nullable Long fence(B bound, LockRequest request, LockKeys keys, List<HeldSession> sessions, Duration idleTimeout);
+
+	/**
+	 * Make the exception of a lock not acquired, naming its holders where a diagnosis is
+	 * configured (asked here, on the failure path only).
+	 * @param bound the transaction's connection
+	 * @param request the request
+	 * @param keys its keys
+	 * @param attempt what the attempt found: busy, or timed out
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @return the exception to throw
+	 */
+	LockBusyException busyException(B bound, LockRequest request, LockKeys keys, LockAttempt attempt,
+			@Nullable Duration timeout);
+
+}

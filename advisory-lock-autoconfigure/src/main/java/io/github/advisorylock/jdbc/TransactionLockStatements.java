@@ -1,0 +1,134 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.HeldSession;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSql.TryResult;
+import io.github.advisorylock.core.LockStatements;
+import io.github.advisorylock.jdbc.FencedWriteStatements.FenceResult;
+import io.github.advisorylock.jdbc.FencedWriteStatements.FencedKey;
+import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
+import io.github.advisorylock.jdbc.LockSessionStatements.SessionMarker;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The statements of a transaction-scoped lock on the JDBC connection of the current
+ * transaction: {@link AdvisoryLockStatements}' try and wait, and
+ * {@link FencedWriteStatements}' fence, with their failures translated and a refusal
+ * explained.
+ *
+ * @author advisory-lock authors
+ */
+final class TransactionLockStatements implements LockStatements<TransactionConnection> {
+
+	private final AcquisitionSupport support;
+
+	TransactionLockStatements(AcquisitionSupport support) {
+		this.support = support;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The keys a {@code SKIP} of several keys took before the one found held are given
+	 * back with a savepoint around the try, rolled back then (SKIP calls are rare enough
+	 * to pay its two round trips).
+	 */
+	@Override
+	public @Nullable Long tryLock(TransactionConnection bound, LockRequest request, LockKeys keys) {
+		Connection connection = bound.connection();
+		try {
+			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
+					? connection.setSavepoint() : null;
+			TryResult tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(),
+					request.namespace());
+			if (savepoint != null) {
+				if (tried.busyKey() != null) {
+					connection.rollback(savepoint);
+				}
+				connection.releaseSavepoint(savepoint);
+			}
+			if (!tried.lockable()) {
+				throw AcquisitionSupport.explainRefusal(connection, request.namespace());
+			}
+			return tried.busyKey();
+		}
+		catch (SQLException ex) {
+			throw this.support.translateLockFailure(ex, request, keys);
+		}
+	}
+
+	@Override
+	public @Nullable Throwable waitLock(TransactionConnection bound, LockRequest request, LockKeys keys, long busyKey) {
+		return this.support.waitFor(bound.connection(), request, keys, busyKey);
+	}
+
+	@Override
+	public @Nullable Long fence(TransactionConnection bound, LockRequest request, LockKeys keys,
+			List<HeldSession> sessions, Duration idleTimeout) {
+		List<FencedKey> fenced = new ArrayList<>();
+		for (int i = 0; i < sessions.size(); i++) {
+			LockSession session = (LockSession) sessions.get(i);
+			SessionMarker marker = session.marker();
+			if (marker == null) {
+				// Lost, or released (a wrapped task still running after its call),
+				// before it took a marker.
+				session.checkHeld();
+				throw LockFailures.releasedBeforeFencedWrite(session.description());
+			}
+			fenced.add(new FencedKey(keys.keys().get(i), marker));
+		}
+		try {
+			FenceResult result = FencedWriteStatements.fence(bound.connection(), fenced, idleTimeout,
+					request.namespace());
+			if (!result.lockable()) {
+				throw AcquisitionSupport.explainRefusal(bound.connection(), request.namespace());
+			}
+			return result.lostKey();
+		}
+		catch (SQLException ex) {
+			throw this.support.translateLockFailure(ex, request, keys);
+		}
+	}
+
+	@Override
+	public LockBusyException busyException(TransactionConnection bound, LockRequest request, LockKeys keys,
+			LockAttempt attempt, @Nullable Duration timeout) {
+		long busyKey = attempt.foundHeld();
+		if (attempt.outcome() == Outcome.TIMEOUT) {
+			return this.support.busyException(request, keys, timeout, attempt.timedOut(), (diagnosis) -> diagnosis
+				.afterTimeout(bound.dataSource(), bound.connection(), keys.waitedFor(busyKey), request.mode()));
+		}
+		return this.support.busyException(request, keys, null, null,
+				(diagnosis) -> diagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()));
+	}
+
+}
