@@ -21,6 +21,8 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -89,10 +91,30 @@ class PackageLayeringTests {
 			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {
 				String constants = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
 				assertThat(constants).as("driver types named by %s", core.relativize(file))
-					.doesNotContain("java/sql/", "javax/sql/", "org/springframework/jdbc/", "io/r2dbc/", "reactor/",
+					.doesNotContain("java/sql/", "javax/sql/", "org/springframework/jdbc/", "io/r2dbc/",
 							"org/springframework/r2dbc/");
 			}
 		}
+	}
+
+	/**
+	 * The core's reactive flow is loaded only for reactive calls, as Spring's
+	 * {@code ReactiveTransactionSupport} is: only its classes, named {@code Reactive*},
+	 * may name Reactor, so that an application without Reactor never loads one.
+	 */
+	@Test
+	void onlyTheCoresReactiveClassesNameReactor() throws IOException, URISyntaxException {
+		Path core = classes().resolve("io/github/advisorylock/core");
+		List<String> naming = new ArrayList<>();
+		try (Stream<Path> files = Files.walk(core)) {
+			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {
+				String constants = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+				if (constants.contains("reactor/")) {
+					naming.add(core.relativize(file).toString());
+				}
+			}
+		}
+		assertThat(naming).isNotEmpty().allMatch((name) -> name.startsWith("Reactive"));
 	}
 
 	private static Path classes() throws URISyntaxException {

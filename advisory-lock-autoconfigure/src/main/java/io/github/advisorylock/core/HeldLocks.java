@@ -143,20 +143,26 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return the current thread's invocation-scoped lock that holds a key for a call, one
-	 * {@link #notHeld(String, LockMode, LockKeys, Supplier)} found held: the lock whose
+	 * Return the current thread's invocation-scoped locks, the innermost last.
+	 * @return the locks; none when the thread holds none
+	 */
+	public static Collection<Invocation> enclosing() {
+		Deque<Invocation> locks = invocations.get();
+		return (locks != null) ? locks : List.of();
+	}
+
+	/**
+	 * Return the lock among the given ones that holds a key for a call: the lock whose
 	 * session a fenced write checks.
+	 * @param locks the invocation-scoped locks enclosing the call
 	 * @param key the key
 	 * @param mode the mode the call asks for
 	 * @param resource the resource the call locks on
 	 * @return the outermost lock that holds it, or {@code null} if none does
+	 * @throws LockTransactionException if only a SHARED lock holds the key and the call
+	 * asks for it EXCLUSIVE
 	 */
-	public static @Nullable Invocation enclosing(long key, LockMode mode, Object resource) {
-		Deque<Invocation> locks = invocations.get();
-		return (locks != null) ? holder(locks, key, mode, resource) : null;
-	}
-
-	private static @Nullable Invocation holder(Collection<? extends Invocation> locks, long key, LockMode mode,
+	public static @Nullable Invocation holder(Collection<? extends Invocation> locks, long key, LockMode mode,
 			Object resource) {
 		Invocation shared = null;
 		for (Invocation lock : locks) {

@@ -17,7 +17,6 @@
 package io.github.advisorylock.core;
 
 import java.time.Duration;
-import java.util.List;
 
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
@@ -61,13 +60,12 @@ public interface LockStatements<B> {
 	 * enclosing sessions still hold them, in one round trip.
 	 * @param bound the transaction's connection
 	 * @param request the request
-	 * @param keys the fenced keys, sorted
-	 * @param sessions the enclosing session of each key, in the same order
-	 * @param idleTimeout the shortest of their dead-man switches, which bounds the
-	 * transaction's idle time
+	 * @param fenced the keys, their sessions, and the transaction's idle bound
 	 * @return the first key whose session no longer holds it, or {@code null}
+	 * @throws IllegalStateException if a session was released before it took its marker
+	 * @throws io.github.advisorylock.LockLostException if one was found lost then
 	 */
-	@Nullable Long fence(B bound, LockRequest request, LockKeys keys, List<HeldSession> sessions, Duration idleTimeout);
+	@Nullable Long fence(B bound, LockRequest request, FencedKeys fenced);
 
 	/**
 	 * Make the exception of a lock not acquired, naming its holders where a diagnosis is

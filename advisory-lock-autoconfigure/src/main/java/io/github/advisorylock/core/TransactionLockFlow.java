@@ -17,7 +17,6 @@
 package io.github.advisorylock.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
@@ -179,35 +178,20 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	 */
 	private void fence(LockRequest request, LockKeys requested, LockKeys notHeld) {
 		Object target = this.binding.heldLocksTarget(request);
-		if (target == null) {
+		FencedKeys fenced = (target != null)
+				? FencedKeys.of(HeldLocks.enclosing(), request.mode(), requested, notHeld, target) : null;
+		if (fenced == null) {
 			return;
 		}
-		List<HeldSession> sessions = new ArrayList<>();
-		List<Long> keys = new ArrayList<>();
-		List<String> values = new ArrayList<>();
-		for (int i = 0; i < requested.keys().size(); i++) {
-			long key = requested.keys().get(i);
-			if (!notHeld.keys().contains(key)
-					&& HeldLocks.enclosing(key, request.mode(), target) instanceof HeldSession session) {
-				sessions.add(session);
-				keys.add(key);
-				values.add(requested.values().get(i));
-			}
-		}
-		if (sessions.isEmpty()) {
-			return;
-		}
-		LockKeys fenced = new LockKeys(List.copyOf(keys), List.copyOf(values));
-		Duration idleTimeout = sessions.stream().map(HeldSession::deadMan).min(Duration::compareTo).orElseThrow();
-		Acquisition acquisition = this.acquisitions.starting(request, fenced);
+		Acquisition acquisition = this.acquisitions.starting(request, fenced.keys());
 		acquisition.fenced();
 		B bound = null;
 		Long lostKey;
 		try {
 			// A suspended transaction of this thread that holds the fence (a REQUIRES_NEW
 			// inside a fenced transaction) keeps it until after this one ends.
-			bound = bind(request, LockMode.EXCLUSIVE, fenced);
-			lostKey = this.statements.fence(bound, request, fenced, sessions, idleTimeout);
+			bound = bind(request, LockMode.EXCLUSIVE, fenced.keys());
+			lostKey = this.statements.fence(bound, request, fenced);
 		}
 		catch (RuntimeException ex) {
 			acquisition.finished(Outcome.ERROR, ex);
@@ -216,27 +200,13 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 		finally {
 			release(bound);
 		}
-		if (lostKey == null) {
-			acquisition.finished(Outcome.ACQUIRED, null);
-			// The transaction holds the fences: recorded as its keys, exclusive, so that
-			// a suspension or a savepoint follows them.
-			this.binding.record(bound, LockMode.EXCLUSIVE, fenced.keys(), acquisition);
-			return;
+		if (lostKey != null) {
+			throw fenced.lost(lostKey, request, acquisition);
 		}
-		HeldSession session = sessions.get(keys.indexOf(lostKey));
-		if (session.isReleased()) {
-			// The call ended and released the lock: no loss, a task that outlived it.
-			IllegalStateException released = LockFailures.releasedBeforeFencedWrite(session.description());
-			acquisition.finished(Outcome.ERROR, released);
-			throw released;
-		}
-		IllegalStateException cause = new IllegalStateException("a fenced write found that the lock's session no "
-				+ "longer holds key " + lostKey + " (its transaction, and the marker it held, ended)");
-		session.lost(cause, "a fenced write found that its session no longer holds the key");
-		LockLostException lost = new LockLostException(request.namespace(), List.of(values.get(keys.indexOf(lostKey))),
-				cause);
-		acquisition.lost(lost);
-		throw lost;
+		acquisition.finished(Outcome.ACQUIRED, null);
+		// The transaction holds the fences: recorded as its keys, exclusive, so that a
+		// suspension or a savepoint follows them.
+		this.binding.record(bound, LockMode.EXCLUSIVE, fenced.keys().keys(), acquisition);
 	}
 
 	private void release(@Nullable B bound) {

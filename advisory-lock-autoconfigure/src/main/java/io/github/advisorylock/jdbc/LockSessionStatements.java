@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.FenceSql;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.TryResult;
 import org.jspecify.annotations.Nullable;
@@ -54,28 +56,6 @@ final class LockSessionStatements {
 	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
 			+ "SELECT set_config('application_name', ?, true), "
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
-
-	/**
-	 * The first {@code int4} of a lock session's marker, in PostgreSQL's two-{@code int4}
-	 * advisory key space: a value of its own, so that markers are told from fences (whose
-	 * first {@code int4} is the high half of a key) in {@code pg_locks}, but for the
-	 * fences of keys whose high half is that value (one key in 2^32).
-	 */
-	static final int MARKER_SPACE = 0x6D61726B;
-
-	/**
-	 * Takes a marker for the lock's session, a random second {@code int4} in
-	 * {@link #MARKER_SPACE}, exclusively in the lock's transaction, so that a
-	 * {@linkplain FencedWriteStatements fenced write} can tell the transaction still
-	 * lives; and names the database it is in. Taken once, at a session's first fenced
-	 * write, not when it opens: most sessions never fence. {@code false} when another
-	 * session holds that marker (1 in 2^32 per session alive), and another is tried.
-	 */
-	private static final String MARK = "SELECT pg_try_advisory_xact_lock(" + MARKER_SPACE
-			+ ", ?) AS marked, current_database() AS database";
-
-	/** Tries before a marker is given up on: each fails only where another is held. */
-	private static final int MARK_ATTEMPTS = 8;
 
 	private LockSessionStatements() {
 	}
@@ -132,8 +112,8 @@ final class LockSessionStatements {
 	 * @throws SQLException if the statement fails
 	 */
 	static SessionMarker mark(Connection connection) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(MARK)) {
-			for (int attempt = 0; attempt < MARK_ATTEMPTS; attempt++) {
+		try (PreparedStatement statement = connection.prepareStatement(FenceSql.MARK)) {
+			for (int attempt = 0; attempt < FenceSql.MARK_ATTEMPTS; attempt++) {
 				int marker = ThreadLocalRandom.current().nextInt();
 				statement.setInt(1, marker);
 				try (ResultSet row = statement.executeQuery()) {
@@ -144,8 +124,7 @@ final class LockSessionStatements {
 				}
 			}
 		}
-		throw new IllegalStateException("No free marker for an advisory lock session in " + MARK_ATTEMPTS
-				+ " tries: are locks with the first int4 " + MARKER_SPACE + " taken by hand?");
+		throw FenceSql.noFreeMarker();
 	}
 
 	/**
@@ -180,21 +159,6 @@ final class LockSessionStatements {
 	 * {@code null} before 17
 	 */
 	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout) {
-
-	}
-
-	/**
-	 * A lock session's marker: an exclusive advisory lock of its transaction, which a
-	 * fenced write probes, so held exactly as long as the session's keys are (a
-	 * transaction-level lock is given back only when its transaction ends). A later
-	 * transaction on the same backend, as behind PgBouncer or a pool, does not hold it;
-	 * no pid or transaction number is compared, so none can repeat.
-	 *
-	 * @param marker the second {@code int4} of the marker, the first being
-	 * {@link #MARKER_SPACE}
-	 * @param database the database the session, its keys and its marker are in
-	 */
-	record SessionMarker(int marker, String database) {
 
 	}
 

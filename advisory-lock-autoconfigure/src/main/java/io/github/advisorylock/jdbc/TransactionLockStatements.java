@@ -27,16 +27,16 @@ import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.FenceSql.FenceResult;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
+import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.LockStatements;
-import io.github.advisorylock.jdbc.FencedWriteStatements.FenceResult;
-import io.github.advisorylock.jdbc.FencedWriteStatements.FencedKey;
 import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
-import io.github.advisorylock.jdbc.LockSessionStatements.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -92,11 +92,10 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 	}
 
 	@Override
-	public @Nullable Long fence(TransactionConnection bound, LockRequest request, LockKeys keys,
-			List<HeldSession> sessions, Duration idleTimeout) {
-		List<FencedKey> fenced = new ArrayList<>();
-		for (int i = 0; i < sessions.size(); i++) {
-			LockSession session = (LockSession) sessions.get(i);
+	public @Nullable Long fence(TransactionConnection bound, LockRequest request, FencedKeys fenced) {
+		List<SessionMarker> markers = new ArrayList<>();
+		for (HeldSession held : fenced.sessions()) {
+			LockSession session = (LockSession) held;
 			SessionMarker marker = session.marker();
 			if (marker == null) {
 				// Lost, or released (a wrapped task still running after its call),
@@ -104,18 +103,18 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 				session.checkHeld();
 				throw LockFailures.releasedBeforeFencedWrite(session.description());
 			}
-			fenced.add(new FencedKey(keys.keys().get(i), marker));
+			markers.add(marker);
 		}
 		try {
-			FenceResult result = FencedWriteStatements.fence(bound.connection(), fenced, idleTimeout,
-					request.namespace());
+			FenceResult result = FencedWriteStatements.fence(bound.connection(), fenced.keys().keys(), markers,
+					fenced.idleTimeout(), request.namespace());
 			if (!result.lockable()) {
 				throw AcquisitionSupport.explainRefusal(bound.connection(), request.namespace());
 			}
 			return result.lostKey();
 		}
 		catch (SQLException ex) {
-			throw this.support.translateLockFailure(ex, request, keys);
+			throw this.support.translateLockFailure(ex, request, fenced.keys());
 		}
 	}
 

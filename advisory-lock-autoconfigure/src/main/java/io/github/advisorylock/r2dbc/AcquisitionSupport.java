@@ -20,14 +20,12 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
-import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.micrometer.observation.Observation;
+import io.github.advisorylock.core.ReactiveLockAcquisitions;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Wrapped;
@@ -35,36 +33,24 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
-import reactor.util.context.ContextView;
-
-import org.springframework.util.ClassUtils;
 
 /**
- * What the two scopes' flows over R2DBC share: the listeners, the timeout, the bounded
- * wait (cancelled on the server when its subscriber cancels), and the refusal and failure
- * exceptions. The twin of the JDBC path's {@code AcquisitionSupport}.
+ * What the two scopes' flows over R2DBC add to the {@link ReactiveLockAcquisitions} of
+ * every reactive driver: the bounded wait (cancelled on the server when its subscriber
+ * cancels), and the refusal and failure exceptions. The twin of the JDBC path's
+ * {@code AcquisitionSupport}.
  *
  * @author advisory-lock authors
  */
-final class AcquisitionSupport extends LockAcquisitions {
+final class AcquisitionSupport extends ReactiveLockAcquisitions {
 
+	/** The template's log, where a skip has always been told. */
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
-
-	/**
-	 * The Reactor context key of the current observation, as Micrometer's
-	 * {@code ObservationThreadLocalAccessor} names it (named here, since that class needs
-	 * the context-propagation library).
-	 */
-	private static final String OBSERVATION_KEY = "micrometer.observation";
-
-	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
-			AcquisitionSupport.class.getClassLoader());
 
 	private boolean holderDiagnosis = true;
 
 	AcquisitionSupport() {
-		// The template's log, where a skip has always been told.
-		super(LogFactory.getLog(R2dbcAdvisoryLockTemplate.class), R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT);
+		super(logger, R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT);
 	}
 
 	void setHolderDiagnosis(boolean holderDiagnosis) {
@@ -85,22 +71,6 @@ final class AcquisitionSupport extends LockAcquisitions {
 		return diagnosis.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found))
 			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause))
 			.flatMap(Mono::error);
-	}
-
-	/**
-	 * Tell the listeners an acquisition starts. A thread of the reactive stack carries no
-	 * current observation, so the subscriber's one (which Spring's WebFlux and Micrometer
-	 * keep in the Reactor context) is made current while they hear it: the lock's
-	 * observation is then a child of the request's, and a trace shows the lock inside the
-	 * request's span.
-	 * @param context the subscriber's context
-	 */
-	Acquisition starting(LockRequest request, LockKeys keys, ContextView context) {
-		Object observation = OBSERVATION_PRESENT ? context.getOrDefault(OBSERVATION_KEY, null) : null;
-		if (observation != null) {
-			return Observations.inScopeOf(observation, () -> starting(request, keys));
-		}
-		return starting(request, keys);
 	}
 
 	/**
@@ -170,23 +140,6 @@ final class AcquisitionSupport extends LockAcquisitions {
 
 	static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {
 		return R2dbcExceptions.translate(task(request, keys), null, ex);
-	}
-
-	/**
-	 * Opens the scope of an observation; a class of its own, so that Micrometer is loaded
-	 * only when present.
-	 */
-	private static final class Observations {
-
-		static Acquisition inScopeOf(Object observation, Supplier<Acquisition> starting) {
-			if (!(observation instanceof Observation current)) {
-				return starting.get();
-			}
-			try (Observation.Scope scope = current.openScope()) {
-				return starting.get();
-			}
-		}
-
 	}
 
 }

@@ -18,7 +18,6 @@ package io.github.advisorylock.r2dbc;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,9 +29,11 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.TransactionTimeouts;
 import io.github.advisorylock.r2dbc.LockSessionStatements.OpenedSession;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
@@ -40,10 +41,8 @@ import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.util.context.ContextView;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.transaction.NoTransactionException;
@@ -69,9 +68,6 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
 final class InvocationScopeFlow {
 
 	private static final Log logger = LogFactory.getLog(InvocationScopeFlow.class);
-
-	/** The Reactor context key of the sessions enclosing a subscriber. */
-	private static final Object HELD = InvocationScopeFlow.class.getName() + ".held";
 
 	private final LockConnectionFactories factories;
 
@@ -114,7 +110,7 @@ final class InvocationScopeFlow {
 	 */
 	<T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
 		return Flux.deferContextual((context) -> {
-			List<LockSession> enclosing = enclosing(context);
+			List<HeldSession> enclosing = ReactiveHeldLocks.enclosing(context);
 			ConnectionFactory factory = factory(request);
 			LockKeys needed = HeldLocks.notHeld(enclosing, request.mode(), keys, () -> factory);
 			if (needed.keys().isEmpty()) {
@@ -158,56 +154,13 @@ final class InvocationScopeFlow {
 			.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex));
 	}
 
-	/**
-	 * Check the locks the subscriber's enclosing invocation-scoped calls hold.
-	 * @return completes when none was lost; a {@code LockLostException} otherwise
-	 */
-	static Mono<Void> checkHeld() {
-		return Mono.deferContextual((context) -> {
-			enclosing(context).forEach(LockSession::checkHeld);
-			return Mono.empty();
-		});
-	}
-
-	/**
-	 * Return whether an enclosing invocation-scoped call of the subscriber holds a key.
-	 * @param context the subscriber's context
-	 * @param key the key
-	 * @param resource the connection factory it must be held on, or {@code null} for any
-	 * @return whether one does
-	 */
-	static boolean holds(ContextView context, long key, @Nullable Object resource) {
-		return HeldLocks.holdsInvocation(enclosing(context), key, resource);
-	}
-
-	/**
-	 * Return the keys of a transaction-scoped call that the subscriber's enclosing
-	 * invocation-scoped calls do not hold yet.
-	 * @param context the subscriber's context
-	 * @param request the call
-	 * @param keys its keys
-	 * @param resource the connection factory the call locks on
-	 * @return the keys still to acquire
-	 */
-	static LockKeys notHeld(ContextView context, LockRequest request, LockKeys keys, @Nullable Object resource) {
-		return HeldLocks.notHeld(enclosing(context), request.mode(), keys, () -> resource);
-	}
-
-	@SuppressWarnings("unchecked")
-	private static List<LockSession> enclosing(ContextView context) {
-		return context.getOrDefault(HELD, List.of());
-	}
-
 	private <T> Flux<T> run(Connection connection, ConnectionFactory factory, LockRequest request, LockKeys keys,
-			Acquisition acquisition, List<LockSession> enclosing, ReactiveLockCallback<T> callback) {
+			Acquisition acquisition, List<HeldSession> enclosing, ReactiveLockCallback<T> callback) {
 		return acquire(connection, factory, request, keys, acquisition).flatMapMany((session) -> {
 			session.startHeartbeat(this.heartbeat);
-			List<LockSession> held = new ArrayList<>(enclosing);
-			held.add(session);
-			List<LockSession> sessions = List.copyOf(held);
 			return Flux.usingWhen(Mono.just(session),
 					(lock) -> Flux.defer(() -> callback.doWithLock(lock))
-						.contextWrite((context) -> context.put(HELD, sessions)),
+						.contextWrite((context) -> ReactiveHeldLocks.holding(context, enclosing, session)),
 					InvocationScopeFlow::released, (lock, ex) -> released(lock), InvocationScopeFlow::released);
 		});
 	}

@@ -24,7 +24,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.ReactiveTransactionBinding;
+import io.github.advisorylock.core.TransactionBinding;
+import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Wrapped;
@@ -35,14 +40,15 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
 import org.springframework.util.Assert;
 
 /**
- * The R2DBC connection factories locks may be taken on, by bean name, and the lookup of
- * the connection a reactive transaction bound for one of them. The twin of the JDBC
- * path's {@code LockDataSources}: a request's {@code dataSource} names a
+ * The R2DBC connection factories locks may be taken on, by bean name, and how a
+ * transaction-scoped lock joins the connection a reactive transaction bound for one of
+ * them. The twin of the JDBC path's {@code LockDataSources} and
+ * {@code JdbcTransactionBinding}: a request's {@code dataSource} names a
  * {@link ConnectionFactory} bean here.
  *
  * @author advisory-lock authors
  */
-final class LockConnectionFactories {
+final class LockConnectionFactories implements ReactiveTransactionBinding<BoundConnection> {
 
 	private final Map<String, ConnectionFactory> byName;
 
@@ -89,6 +95,34 @@ final class LockConnectionFactories {
 	}
 
 	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The name is checked at assembly: a wrong one is a mistake in the code, whatever the
+	 * transaction.
+	 */
+	@Override
+	public @Nullable ConnectionFactory heldLocksTarget(LockRequest request) {
+		String name = (request.dataSource() != null) ? request.dataSource() : this.defaultName;
+		return (name != null) ? named(request.namespace(), name) : null;
+	}
+
+	@Override
+	public BoundConnection bind(TransactionSynchronizationManager transaction, LockRequest request) {
+		String namespace = request.namespace();
+		if (!transaction.isActualTransactionActive()) {
+			throw LockFailures.noReactiveTransactionRefusal(namespace);
+		}
+		LockFailures.checkReadCommitted(namespace, transaction.getCurrentTransactionIsolationLevel());
+		BoundConnection bound = bound(transaction, namespace, request.dataSource());
+		// A connection bound outside a transaction of its own: the lock would end with
+		// its statement. The driver answers from the last status the server sent.
+		if (bound.connection().isAutoCommit()) {
+			throw LockFailures.autoCommitRefusal(namespace, "ConnectionFactory", "an R2dbcTransactionManager");
+		}
+		return bound;
+	}
+
+	/**
 	 * Find the connection the current reactive transaction bound for the named connection
 	 * factory or, without a name, for the only one that has one.
 	 * @param transaction the synchronization of the current reactive transaction
@@ -97,7 +131,8 @@ final class LockConnectionFactories {
 	 * @return the connection factory and the connection
 	 * @throws LockTransactionException if there is none, or several and no name
 	 */
-	BoundConnection bound(TransactionSynchronizationManager transaction, String namespace, @Nullable String name) {
+	private BoundConnection bound(TransactionSynchronizationManager transaction, String namespace,
+			@Nullable String name) {
 		List<BoundConnection> bound = new ArrayList<>(1);
 		List<String> boundNames = new ArrayList<>(1);
 		this.byName.forEach((each, factory) -> {
@@ -149,7 +184,17 @@ final class LockConnectionFactories {
 	 * resource
 	 * @param connection the connection
 	 */
-	record BoundConnection(ConnectionFactory factory, Connection connection) {
+	record BoundConnection(ConnectionFactory factory, Connection connection) implements TransactionBinding.Bound {
+
+		@Override
+		public Object target() {
+			return this.factory;
+		}
+
+		@Override
+		public Object holder() {
+			return this.connection;
+		}
 
 	}
 

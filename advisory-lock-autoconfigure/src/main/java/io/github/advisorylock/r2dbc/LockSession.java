@@ -20,15 +20,18 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockKeys;
 import io.r2dbc.spi.Connection;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -58,6 +61,9 @@ final class LockSession extends HeldSession {
 
 	private volatile @Nullable Disposable heartbeat;
 
+	/** The marker, taken at the first fenced write and then the same for every one. */
+	private final AtomicReference<@Nullable Mono<SessionMarker>> marker = new AtomicReference<>();
+
 	/**
 	 * Create the lock of a call, just acquired.
 	 * @param resource the application's connection factory its connection stands for:
@@ -73,6 +79,29 @@ final class LockSession extends HeldSession {
 		super(namespace, mode, keys, resource, acquisition, acquiredNanos, deadMan, transactionTimeout);
 		this.connection = connection;
 		this.heartbeatSql = heartbeatSql;
+	}
+
+	/**
+	 * Return the session's marker, which a fenced write probes: taken on the session's
+	 * connection, in its transaction, the first time it is asked for. A session that
+	 * cannot take one is lost.
+	 * @return the marker; empty if the session was released or lost before it took one
+	 */
+	Mono<SessionMarker> marker() {
+		Mono<SessionMarker> marker = this.marker.get();
+		if (marker != null) {
+			return marker;
+		}
+		Mono<SessionMarker> taking = Mono
+			.defer(() -> (isHeld() && !isLost()) ? LockSessionStatements.mark(this.connection)
+					: Mono.<SessionMarker>empty())
+			.onErrorResume((ex) -> {
+				lost(ex, "its connection failed when a fenced write asked it for its marker (" + ex + ")");
+				return Mono.empty();
+			})
+			.cache();
+		Mono<SessionMarker> first = this.marker.compareAndExchange(null, taking);
+		return (first != null) ? first : taking;
 	}
 
 	/**
@@ -113,8 +142,8 @@ final class LockSession extends HeldSession {
 	}
 
 	/**
-	 * Return the task unchanged: a reactive lock's work runs in its subscriber's context,
-	 * not on a thread, and fenced writes are not on the reactive stack yet.
+	 * Return the task unchanged: a reactive lock's work, and its fenced writes, find the
+	 * lock in the subscriber's context, not on a thread.
 	 */
 	@Override
 	public Runnable wrap(Runnable task) {

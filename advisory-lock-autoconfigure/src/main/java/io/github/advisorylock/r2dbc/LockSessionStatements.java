@@ -18,8 +18,12 @@ package io.github.advisorylock.r2dbc;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.FenceSql;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.r2dbc.spi.Connection;
@@ -52,6 +56,8 @@ final class LockSessionStatements {
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
 
 	private static final String TRANSACTION_TIMEOUT = "transaction_timeout";
+
+	private static final String MARK = LockSql.numbered(FenceSql.MARK);
 
 	private LockSessionStatements() {
 	}
@@ -133,6 +139,25 @@ final class LockSessionStatements {
 	 */
 	static Mono<Void> keepAlive(Connection connection, String sql) {
 		return Mono.defer(() -> R2dbcLockStatements.drain(connection.createStatement(sql)));
+	}
+
+	/**
+	 * Take a marker for a lock session, on its own connection ({@link FenceSql#MARK}): a
+	 * random one, tried again while another session holds it.
+	 * @param connection the lock's connection
+	 * @return the marker, held by the connection's transaction until it ends
+	 */
+	static Mono<SessionMarker> mark(Connection connection) {
+		return Mono.defer(() -> {
+			int marker = ThreadLocalRandom.current().nextInt();
+			return Flux.from(connection.createStatement(MARK).bind(0, marker).execute())
+				.concatMap((result) -> result
+					.map((row, metadata) -> Boolean.TRUE.equals(row.get("marked", Boolean.class))
+							? Optional.of(new SessionMarker(marker, String.valueOf(row.get("database", String.class))))
+							: Optional.<SessionMarker>empty()))
+				.next()
+				.flatMap(Mono::justOrEmpty);
+		}).repeat(FenceSql.MARK_ATTEMPTS - 1).next().switchIfEmpty(Mono.error(FenceSql::noFreeMarker));
 	}
 
 	/**

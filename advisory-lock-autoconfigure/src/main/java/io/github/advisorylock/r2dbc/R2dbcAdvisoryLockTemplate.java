@@ -27,9 +27,11 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
+import io.github.advisorylock.core.ReactiveHeldLocks;
+import io.github.advisorylock.core.ReactiveTransactionLockFlow;
+import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -68,7 +70,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	private final AcquisitionSupport support = new AcquisitionSupport();
 
-	private final TransactionScopeFlow transactionLocks;
+	private final ReactiveTransactionLockFlow<BoundConnection> transactionLocks;
 
 	private final InvocationScopeFlow invocationLocks;
 
@@ -96,7 +98,8 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			@Nullable String defaultConnectionFactory) {
 		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
 		LockConnectionFactories factories = new LockConnectionFactories(connectionFactories, defaultConnectionFactory);
-		this.transactionLocks = new TransactionScopeFlow(factories, this.support);
+		this.transactionLocks = new ReactiveTransactionLockFlow<>(this.support, factories,
+				new TransactionLockStatements(factories, this.support));
 		this.invocationLocks = new InvocationScopeFlow(factories, this.support);
 	}
 
@@ -208,9 +211,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			if (request.scope() == LockScope.INVOCATION) {
 				return this.invocationLocks.execute(request, resolve(request), callback);
 			}
-			return this.transactionLocks.acquire(request, resolve(request), true)
-				.flatMapMany(
-						(held) -> held ? Flux.from(callback.doWithLock(HeldLocks.transactionHandle())) : Flux.empty());
+			return this.transactionLocks.execute(request, resolve(request), callback);
 		});
 	}
 
@@ -234,7 +235,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	@Override
 	public Mono<Void> checkHeld() {
-		return InvocationScopeFlow.checkHeld();
+		return ReactiveHeldLocks.checkHeld();
 	}
 
 	private LockKeys resolve(LockRequest request) {

@@ -17,10 +17,14 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.FenceSql;
+import io.github.advisorylock.core.FenceSql.FenceResult;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.RefusalReason;
 import io.github.advisorylock.core.LockSql.TryResult;
@@ -94,6 +98,41 @@ final class R2dbcLockStatements {
 			statement.bind(0, Math.max(1, timeout.toMillis()));
 			bindKeys(statement, 1, keys, true);
 			return drain(statement);
+		});
+	}
+
+	/**
+	 * Make the transaction a fenced write: take the fences of the keys and check their
+	 * enclosing sessions, in one round trip ({@link FenceSql}). The two statements go
+	 * together only without parameters, so the values are written in.
+	 * @param connection the transaction's connection
+	 * @param keys the fenced keys, sorted
+	 * @param markers the marker of each key's session, in the same order
+	 * @param idleTimeout the transaction's idle bound
+	 * @param namespace the namespace, named in a leading comment
+	 * @return what the fenced write found
+	 */
+	static Mono<FenceResult> fence(Connection connection, List<Long> keys, List<SessionMarker> markers,
+			Duration idleTimeout, String namespace) {
+		return Mono.defer(() -> {
+			String sql = FenceSql.fenceAndCheckWithValues(keys, markers, idleTimeout, namespace);
+			// Each statement gives a result of its own: the fence's row, none when a lock
+			// is not allowed here, is told from the check's by its column.
+			boolean[] lockable = new boolean[1];
+			List<Long> lost = new ArrayList<>(1);
+			return Flux.from(connection.createStatement(sql).execute())
+				.concatMap((result) -> result.map((row, metadata) -> {
+					if (metadata.contains("database")) {
+						lockable[0] = true;
+						FenceSql.checkSameDatabase(String.valueOf(row.get("database", String.class)), markers,
+								namespace);
+					}
+					else {
+						lost.add(row.get("lost_key", Long.class));
+					}
+					return 1;
+				}))
+				.then(Mono.fromSupplier(() -> new FenceResult(lockable[0], lost.isEmpty() ? null : lost.get(0))));
 		});
 	}
 

@@ -23,9 +23,9 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.advisorylock.LockTransactionException;
-import io.github.advisorylock.jdbc.FencedWriteStatements.FenceResult;
-import io.github.advisorylock.jdbc.FencedWriteStatements.FencedKey;
-import io.github.advisorylock.jdbc.LockSessionStatements.SessionMarker;
+import io.github.advisorylock.core.FenceSql;
+import io.github.advisorylock.core.FenceSql.FenceResult;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;
@@ -84,7 +84,7 @@ class FencedWriteStatementsTests {
 		try (Connection holder = TestDatabase.get().dataSource().getConnection()) {
 			holder.setAutoCommit(false);
 			lock(holder, KEY);
-			assertThat(PgLocks.MARKER_SPACE).isEqualTo(LockSessionStatements.MARKER_SPACE);
+			assertThat(PgLocks.MARKER_SPACE).isEqualTo(FenceSql.MARKER_SPACE);
 			assertThat(this.pgLocks.markers()).singleElement()
 				.satisfies((marker) -> assertThat(marker.granted()).isTrue());
 			assertThat(this.pgLocks.fences()).isEmpty();
@@ -109,8 +109,7 @@ class FencedWriteStatementsTests {
 	}
 
 	private static FenceResult fence(Connection writer, SessionMarker marker) throws SQLException {
-		return FencedWriteStatements.fence(writer, List.of(new FencedKey(KEY, marker)), Duration.ofSeconds(30),
-				"fence-test");
+		return FencedWriteStatements.fence(writer, List.of(KEY), List.of(marker), Duration.ofSeconds(30), "fence-test");
 	}
 
 	private static SessionMarker lock(Connection connection, long key) throws SQLException {

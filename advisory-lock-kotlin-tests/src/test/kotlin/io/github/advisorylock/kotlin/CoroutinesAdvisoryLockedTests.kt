@@ -74,7 +74,7 @@ private const val JOB = "kotlin_job"
  * a Spring Boot application with both stacks against real PostgreSQL: the lock is taken in
  * the caller's reactive transaction before the function's body runs (before the flow is
  * collected), and `SKIP` returns without running it. An invocation-scoped `suspend` job holds its lock while it
- * suspends, and finds it through the coroutine's Reactor context.
+ * suspends, and finds it through the coroutine's Reactor context, as does a fenced write inside it.
  */
 @SpringBootTest(classes = [CoroutinesAdvisoryLockedTests.Config::class])
 @ExtendWith(NoAdvisoryLocksLeft::class)
@@ -98,6 +98,9 @@ class CoroutinesAdvisoryLockedTests {
 
 	@Autowired
 	lateinit var jobs: NightlyJobs
+
+	@Autowired
+	lateinit var exports: FencedExports
 
 	private val pgLocks = PgLocks(TestDatabase.get().dataSource())
 
@@ -196,6 +199,13 @@ class CoroutinesAdvisoryLockedTests {
 		// isHeld inside the job, after it suspended, found its lock through the coroutine's Reactor context.
 		assertThat(first.get(HANG.toSeconds(), TimeUnit.SECONDS)).isTrue()
 		assertThat(pgLocks.on(job)).isEmpty()
+	}
+
+	@Test
+	fun `a transactional suspend function inside an invocation-scoped one on the same key is a fenced write`() {
+		// The writer's transaction took the key's fence, found through the coroutine's Reactor context.
+		assertThat(blocking { exports.export() }).isEqualTo(1L)
+		assertThat(pgLocks.fences()).isEmpty()
 	}
 
 	private fun <T> blocking(block: suspend CoroutineScope.() -> T): T =
@@ -299,6 +309,31 @@ class CoroutinesAdvisoryLockedTests {
 
 	}
 
+	/** A job whose writes are fenced by its invocation-scoped lock. */
+	@Service
+	class FencedExports(private val writer: FencedWriter) {
+
+		@AdvisoryLocked(namespace = JOB, key = ["'export'"], scope = LockScope.INVOCATION)
+		suspend fun export(): Long = writer.write()
+
+	}
+
+	/** One batch of the export, in a transaction of its own. */
+	@Service
+	class FencedWriter(private val database: DatabaseClient) {
+
+		/** The fences the session of this reactive transaction holds. */
+		@Transactional(R2DBC_TRANSACTIONS)
+		@AdvisoryLocked(namespace = JOB, key = ["'export'"])
+		suspend fun write(): Long =
+			database.sql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted " +
+					"AND pid = pg_backend_pid()")
+				.map { row -> row.get(0, java.lang.Long::class.java)!!.toLong() }
+				.one()
+				.awaitSingle()
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	class Config {
@@ -315,6 +350,12 @@ class CoroutinesAdvisoryLockedTests {
 
 		@Bean
 		fun nightlyJobs(locks: ReactiveAdvisoryLockOperations) = NightlyJobs(locks)
+
+		@Bean
+		fun fencedWriter(connectionFactory: ConnectionFactory) = FencedWriter(DatabaseClient.create(connectionFactory))
+
+		@Bean
+		fun fencedExports(writer: FencedWriter) = FencedExports(writer)
 
 	}
 

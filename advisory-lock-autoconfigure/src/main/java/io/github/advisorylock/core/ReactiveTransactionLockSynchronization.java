@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.r2dbc;
+package io.github.advisorylock.core;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,12 +23,6 @@ import java.util.List;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.HeldLocks;
-import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.TransactionLockRecord;
-import io.r2dbc.spi.Connection;
-import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -41,11 +35,13 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
  * path's {@code TransactionLockSynchronization}, with one difference Spring's reactive
  * transactions impose: they tell a synchronization of no savepoint, so a lock released by
  * a rollback to a savepoint ({@code NESTED}) is still reported held until the transaction
- * ends (docs/reactive.md).
+ * ends (docs/reactive.md). It knows the driver's connection factories and connections
+ * only as what the locks are known by. Loaded only for reactive calls. Internal: used by
+ * the driver adapters, not API.
  *
  * @author advisory-lock authors
  */
-final class ReactiveTransactionLockSynchronization implements TransactionSynchronization {
+public final class ReactiveTransactionLockSynchronization implements TransactionSynchronization {
 
 	private static final Object RESOURCE = new Object();
 
@@ -65,12 +61,13 @@ final class ReactiveTransactionLockSynchronization implements TransactionSynchro
 	 * @param transaction its synchronization
 	 * @param mode exclusive or shared
 	 * @param keys the keys taken
-	 * @param factory the connection factory of its connection
+	 * @param resource the connection factory of its connection, which the locks are known
+	 * by
 	 * @param connection its connection
 	 * @param acquisition the listeners' view of the acquisition
 	 */
-	static void record(TransactionSynchronizationManager transaction, LockMode mode, List<Long> keys,
-			ConnectionFactory factory, Connection connection, Acquisition acquisition) {
+	public static void record(TransactionSynchronizationManager transaction, LockMode mode, List<Long> keys,
+			Object resource, Object connection, Acquisition acquisition) {
 		if (!transaction.isSynchronizationActive()) {
 			return;
 		}
@@ -81,21 +78,21 @@ final class ReactiveTransactionLockSynchronization implements TransactionSynchro
 			transaction.bindResource(RESOURCE, locks);
 			transaction.registerSynchronization(locks);
 		}
-		locks.record.record(mode, keys, factory, connection, acquisition);
+		locks.record.record(mode, keys, resource, connection, acquisition);
 	}
 
 	/**
 	 * Return whether the current reactive transaction took a key.
 	 * @param transaction its synchronization
 	 * @param key the key
-	 * @param factory the connection factory it must have been taken on, or {@code null}
+	 * @param resource the connection factory it must have been taken on, or {@code null}
 	 * for any
 	 * @return whether it did
 	 */
-	static boolean holds(TransactionSynchronizationManager transaction, long key, @Nullable ConnectionFactory factory) {
+	public static boolean holds(TransactionSynchronizationManager transaction, long key, @Nullable Object resource) {
 		ReactiveTransactionLockSynchronization locks = (ReactiveTransactionLockSynchronization) transaction
 			.getResource(RESOURCE);
-		return locks != null && locks.record.holds(key, factory);
+		return locks != null && locks.record.holds(key, resource);
 	}
 
 	/**
@@ -103,18 +100,18 @@ final class ReactiveTransactionLockSynchronization implements TransactionSynchro
 	 * in a conflicting mode ({@code REQUIRES_NEW}): it resumes only after the call, so
 	 * the call would wait for itself until its timeout.
 	 * @param transaction the synchronization of the current reactive transaction
-	 * @param request the call
+	 * @param namespace the namespace of the call
+	 * @param mode the mode it asks for
 	 * @param keys its keys
-	 * @param factory the connection factory it locks on
+	 * @param resource the connection factory it locks on
 	 * @param connection the connection it locks on
 	 */
-	static void checkNotSuspended(TransactionSynchronizationManager transaction, LockRequest request, LockKeys keys,
-			ConnectionFactory factory, Connection connection) {
+	public static void checkNotSuspended(TransactionSynchronizationManager transaction, String namespace, LockMode mode,
+			LockKeys keys, Object resource, Object connection) {
 		if (transaction.getResource(SUSPENDED) instanceof Deque<?> suspended && !suspended.isEmpty()) {
 			List<TransactionLockRecord> records = new ArrayList<>();
 			suspended.forEach((each) -> records.add(((ReactiveTransactionLockSynchronization) each).record));
-			HeldLocks.checkNotSuspended(records, "this same subscriber", request.namespace(), request.mode(), keys,
-					factory, connection);
+			HeldLocks.checkNotSuspended(records, "this same subscriber", namespace, mode, keys, resource, connection);
 		}
 	}
 

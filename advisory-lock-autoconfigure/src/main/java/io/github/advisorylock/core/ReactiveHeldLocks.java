@@ -1,0 +1,103 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.advisorylock.LockMode;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
+
+/**
+ * The invocation-scoped sessions enclosing a subscriber, kept in its Reactor context as
+ * {@link HeldLocks} keeps a thread's: a nested call for a key an enclosing one holds runs
+ * without asking again, a fenced write finds the session it is fenced by, and
+ * {@code checkHeld()} finds them all. Loaded only for reactive calls. Internal: used by
+ * the driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public final class ReactiveHeldLocks {
+
+	/** The Reactor context key of the sessions enclosing a subscriber. */
+	private static final Object HELD = ReactiveHeldLocks.class.getName() + ".held";
+
+	private ReactiveHeldLocks() {
+	}
+
+	/**
+	 * Return the sessions enclosing a subscriber, the innermost last.
+	 * @param context the subscriber's context
+	 * @return the sessions
+	 */
+	@SuppressWarnings("unchecked")
+	public static List<HeldSession> enclosing(ContextView context) {
+		return context.getOrDefault(HELD, List.of());
+	}
+
+	/**
+	 * Return the context of the work of a session, which it encloses.
+	 * @param context the context of the work
+	 * @param enclosing the sessions that enclose the call
+	 * @param session the call's own session
+	 * @return the context with the session innermost
+	 */
+	public static Context holding(Context context, List<HeldSession> enclosing, HeldSession session) {
+		List<HeldSession> held = new ArrayList<>(enclosing);
+		held.add(session);
+		return context.put(HELD, List.copyOf(held));
+	}
+
+	/**
+	 * Check the locks the subscriber's enclosing invocation-scoped calls hold.
+	 * @return completes when none was lost; a {@code LockLostException} otherwise
+	 */
+	public static Mono<Void> checkHeld() {
+		return Mono.deferContextual((context) -> {
+			enclosing(context).forEach(HeldSession::checkHeld);
+			return Mono.empty();
+		});
+	}
+
+	/**
+	 * Return whether an enclosing invocation-scoped call of the subscriber holds a key.
+	 * @param context the subscriber's context
+	 * @param key the key
+	 * @param resource the connection factory it must be held on, or {@code null} for any
+	 * @return whether one does
+	 */
+	public static boolean holds(ContextView context, long key, @Nullable Object resource) {
+		return HeldLocks.holdsInvocation(enclosing(context), key, resource);
+	}
+
+	/**
+	 * Return the keys of a call that the subscriber's enclosing invocation-scoped calls
+	 * do not hold yet.
+	 * @param context the subscriber's context
+	 * @param mode the mode the call asks for
+	 * @param keys its keys
+	 * @param resource the connection factory the call locks on
+	 * @return the keys still to acquire
+	 */
+	public static LockKeys notHeld(ContextView context, LockMode mode, LockKeys keys, @Nullable Object resource) {
+		return HeldLocks.notHeld(enclosing(context), mode, keys, () -> resource);
+	}
+
+}

@@ -1,0 +1,94 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockRequest;
+import io.micrometer.observation.Observation;
+import org.apache.commons.logging.Log;
+import reactor.util.context.ContextView;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * The {@link LockAcquisitions} of a reactive template: a thread of the reactive stack
+ * carries no current observation, so the subscriber's one (which Spring's WebFlux and
+ * Micrometer keep in the Reactor context) is made current while the listeners hear an
+ * acquisition start. The lock's observation is then a child of the request's, and a trace
+ * shows the lock inside the request's span. Loaded only for reactive calls. Internal:
+ * used by the driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public class ReactiveLockAcquisitions extends LockAcquisitions {
+
+	/**
+	 * The Reactor context key of the current observation, as Micrometer's
+	 * {@code ObservationThreadLocalAccessor} names it (named here, since that class needs
+	 * the context-propagation library).
+	 */
+	private static final String OBSERVATION_KEY = "micrometer.observation";
+
+	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
+			ReactiveLockAcquisitions.class.getClassLoader());
+
+	/**
+	 * Create the settings of one template.
+	 * @param logger where a skip is told: the template's own log
+	 * @param defaultTimeout the timeout of a {@code BLOCK} that gives none
+	 */
+	public ReactiveLockAcquisitions(Log logger, Duration defaultTimeout) {
+		super(logger, defaultTimeout);
+	}
+
+	/**
+	 * Tell the listeners that an acquisition starts, in the scope of the subscriber's
+	 * observation.
+	 * @param request the request
+	 * @param keys the keys it takes now
+	 * @param context the subscriber's context
+	 * @return what to tell them how it ended
+	 */
+	public Acquisition starting(LockRequest request, LockKeys keys, ContextView context) {
+		Object observation = OBSERVATION_PRESENT ? context.getOrDefault(OBSERVATION_KEY, null) : null;
+		if (observation != null) {
+			return Observations.inScopeOf(observation, () -> starting(request, keys));
+		}
+		return starting(request, keys);
+	}
+
+	/**
+	 * Opens the scope of an observation; a class of its own, so that Micrometer is loaded
+	 * only when present.
+	 */
+	private static final class Observations {
+
+		static Acquisition inScopeOf(Object observation, Supplier<Acquisition> starting) {
+			if (!(observation instanceof Observation current)) {
+				return starting.get();
+			}
+			try (Observation.Scope scope = current.openScope()) {
+				return starting.get();
+			}
+		}
+
+	}
+
+}
