@@ -122,7 +122,7 @@ final class InvocationScopeFlow implements AutoCloseable {
 		// found fails that call, and the next ones, saying why.
 		return this.routings.computeIfAbsent(name, (key) -> {
 			boolean isDefault = name.equals(this.dataSources.defaultName());
-			return new LockSessionRouting(name, this.dataSources.dataSource(name),
+			return new LockSessionRouting(name, this.dataSources.byName().get(name),
 					isDefault ? this.invocationDataSource : null, isDefault, this.dataSources.names().size() > 1,
 					this.maxConnections, this.heartbeat, this.instanceName, this.support);
 		}).runner(namespace);

@@ -17,16 +17,14 @@
 package io.github.advisorylock.jdbc;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.NamedResources;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -37,7 +35,6 @@ import org.springframework.transaction.interceptor.TransactionAspectSupport;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
-import org.springframework.util.Assert;
 
 /**
  * The {@link DataSource}s a template may lock on, by bean name, and the default one:
@@ -53,11 +50,7 @@ import org.springframework.util.Assert;
  *
  * @author advisory-lock authors
  */
-final class LockDataSources {
-
-	private final Map<String, DataSource> byName;
-
-	private final @Nullable String defaultName;
+final class LockDataSources extends NamedResources<DataSource> {
 
 	/**
 	 * Create the data sources.
@@ -65,76 +58,7 @@ final class LockDataSources {
 	 * @param defaultName the name of the default one, or {@code null} for none
 	 */
 	LockDataSources(Map<String, DataSource> byName, @Nullable String defaultName) {
-		Assert.notEmpty(byName, "At least one DataSource is required");
-		byName.forEach((name, dataSource) -> {
-			Assert.hasText(name, "DataSource names must not be blank");
-			Assert.notNull(dataSource, () -> "DataSource '" + name + "' must not be null");
-		});
-		Assert.isTrue(defaultName == null || byName.containsKey(defaultName),
-				() -> "The default DataSource '" + defaultName + "' is none of " + byName.keySet());
-		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(byName));
-		this.defaultName = defaultName;
-	}
-
-	Set<String> names() {
-		return this.byName.keySet();
-	}
-
-	@Nullable String defaultName() {
-		return this.defaultName;
-	}
-
-	@Nullable DataSource defaultDataSource() {
-		return (this.defaultName != null) ? this.byName.get(this.defaultName) : null;
-	}
-
-	/**
-	 * Return the data source of a name known to be one of them.
-	 */
-	DataSource dataSource(String name) {
-		DataSource dataSource = this.byName.get(name);
-		Assert.state(dataSource != null, () -> "No DataSource '" + name + "'");
-		return dataSource;
-	}
-
-	/**
-	 * Return the data source of a name.
-	 * @param namespace the namespace of the call, for the message
-	 * @param name the bean name
-	 * @return the data source
-	 * @throws IllegalArgumentException if the name is none of the known ones
-	 */
-	DataSource named(String namespace, String name) {
-		DataSource dataSource = this.byName.get(name);
-		if (dataSource == null) {
-			throw new IllegalArgumentException("Advisory lock '" + namespace + "' names DataSource '" + name + "', "
-					+ "and no DataSource bean has that name; the known ones are " + this.byName.keySet() + ". Correct "
-					+ "@AdvisoryLocked(dataSource = ...) or LockRequest.withDataSource(...)");
-		}
-		return dataSource;
-	}
-
-	/**
-	 * Return the data source an invocation-scoped call takes its connection from: the one
-	 * it names, or the default.
-	 * @param namespace the namespace of the call, for messages
-	 * @param name the name the call gives, or {@code null}
-	 * @return the name of the data source
-	 * @throws IllegalArgumentException if the name is none of the known ones
-	 * @throws IllegalStateException if the call names none and there is no default
-	 */
-	String invocationName(String namespace, @Nullable String name) {
-		if (name != null) {
-			named(namespace, name);
-			return name;
-		}
-		if (this.defaultName == null) {
-			throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' needs a DataSource "
-					+ "for its own connection, and there are several (" + this.byName.keySet() + ") with no primary "
-					+ "one: name it with @AdvisoryLocked(dataSource = \"...\") or LockRequest.withDataSource(\"...\"), "
-					+ "or mark one DataSource bean @Primary");
-		}
-		return this.defaultName;
+		super("DataSource", byName, defaultName);
 	}
 
 	/**
@@ -163,7 +87,7 @@ final class LockDataSources {
 						: owner(resource);
 				if (owner != null) {
 					count++;
-					found = new BoundConnection(owner, this.byName.get(owner), resource, holder);
+					found = new BoundConnection(owner, byName().get(owner), resource, holder);
 				}
 			}
 		}
@@ -180,10 +104,10 @@ final class LockDataSources {
 	 * @return its bound connection, or {@code null} to scan
 	 */
 	private @Nullable BoundConnection boundToTheOnlyDataSource(@Nullable String name) {
-		if (this.byName.size() != 1 || (name != null && !this.byName.containsKey(name))) {
+		if (byName().size() != 1 || (name != null && !byName().containsKey(name))) {
 			return null;
 		}
-		Map.Entry<String, DataSource> only = this.byName.entrySet().iterator().next();
+		Map.Entry<String, DataSource> only = byName().entrySet().iterator().next();
 		// BoundConnection under the unwrapped key, as getResource looks it up.
 		if (TransactionSynchronizationManager.getResource(only.getValue()) instanceof ConnectionHolder holder
 				&& holder.getConnectionHandle() != null && TransactionSynchronizationUtils
@@ -215,11 +139,11 @@ final class LockDataSources {
 	 * one if it does, otherwise the first in order; {@code null} for none.
 	 */
 	private @Nullable String owner(DataSource resource) {
-		DataSource defaultDataSource = defaultDataSource();
+		DataSource defaultDataSource = defaultResource();
 		if (defaultDataSource != null && DataSourceUnwrapping.sameDataSource(defaultDataSource, resource)) {
-			return this.defaultName;
+			return defaultName();
 		}
-		for (Map.Entry<String, DataSource> candidate : this.byName.entrySet()) {
+		for (Map.Entry<String, DataSource> candidate : byName().entrySet()) {
 			if (DataSourceUnwrapping.sameDataSource(candidate.getValue(), resource)) {
 				return candidate.getKey();
 			}
@@ -233,7 +157,7 @@ final class LockDataSources {
 	 */
 	private List<String> boundNames() {
 		List<String> names = new ArrayList<>();
-		for (Map.Entry<String, DataSource> candidate : this.byName.entrySet()) {
+		for (Map.Entry<String, DataSource> candidate : byName().entrySet()) {
 			for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 				if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
 						&& holder.getConnectionHandle() != null
@@ -253,7 +177,7 @@ final class LockDataSources {
 			which = "of DataSource '" + name + "'" + (bound.isEmpty() ? "" : " (only of " + bound + ")");
 		}
 		else {
-			which = "of its DataSource" + ((this.byName.size() > 1) ? "s " + this.byName.keySet() : "");
+			which = "of its DataSource" + ((byName().size() > 1) ? "s " + names() : "");
 		}
 		return new LockTransactionException("Advisory lock '" + namespace + "' found no JDBC connection " + which
 				+ " bound to the current transaction: the transaction manager must manage that DataSource "

@@ -230,14 +230,7 @@ final class InvocationScopeFlow {
 	}
 
 	private ConnectionFactory factory(LockRequest request) {
-		String name = (request.dataSource() != null) ? request.dataSource() : this.factories.defaultName();
-		if (name == null) {
-			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' needs a "
-					+ "ConnectionFactory for its own connection, and there are several (" + this.factories.names()
-					+ ") with no primary one: name it with @AdvisoryLocked(dataSource = \"...\") or "
-					+ "LockRequest.withDataSource(\"...\"), or mark one ConnectionFactory bean @Primary");
-		}
-		return this.factories.named(request.namespace(), name);
+		return this.factories.byName().get(this.factories.invocationName(request.namespace(), request.dataSource()));
 	}
 
 	private RuntimeException noConnection(LockRequest request) {

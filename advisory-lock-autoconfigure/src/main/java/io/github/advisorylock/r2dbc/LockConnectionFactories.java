@@ -17,16 +17,14 @@
 package io.github.advisorylock.r2dbc;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.NamedResources;
 import io.github.advisorylock.core.ReactiveTransactionBinding;
 import io.github.advisorylock.core.TransactionBinding;
 import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
@@ -37,7 +35,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.r2dbc.connection.ConnectionHolder;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
-import org.springframework.util.Assert;
 
 /**
  * The R2DBC connection factories locks may be taken on, by bean name, and how a
@@ -48,50 +45,14 @@ import org.springframework.util.Assert;
  *
  * @author advisory-lock authors
  */
-final class LockConnectionFactories implements ReactiveTransactionBinding<BoundConnection> {
-
-	private final Map<String, ConnectionFactory> byName;
-
-	private final @Nullable String defaultName;
+final class LockConnectionFactories extends NamedResources<ConnectionFactory>
+		implements ReactiveTransactionBinding<BoundConnection> {
 
 	/** The drivers' connection factories, by the application's. */
 	private final Map<ConnectionFactory, ConnectionFactory> drivers = new ConcurrentHashMap<>();
 
 	LockConnectionFactories(Map<String, ConnectionFactory> byName, @Nullable String defaultName) {
-		Assert.notEmpty(byName, "At least one ConnectionFactory is required");
-		byName.forEach((name, factory) -> {
-			Assert.hasText(name, "ConnectionFactory names must not be blank");
-			Assert.notNull(factory, () -> "ConnectionFactory '" + name + "' must not be null");
-		});
-		Assert.isTrue(defaultName == null || byName.containsKey(defaultName),
-				() -> "The default ConnectionFactory '" + defaultName + "' is none of " + byName.keySet());
-		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(byName));
-		this.defaultName = defaultName;
-	}
-
-	Set<String> names() {
-		return this.byName.keySet();
-	}
-
-	@Nullable String defaultName() {
-		return this.defaultName;
-	}
-
-	/**
-	 * Return the connection factory a request names.
-	 * @param namespace the namespace of the call, for the message
-	 * @param name the bean name
-	 * @return the connection factory
-	 * @throws IllegalArgumentException if no connection factory has that name
-	 */
-	ConnectionFactory named(String namespace, String name) {
-		ConnectionFactory factory = this.byName.get(name);
-		if (factory == null) {
-			throw new IllegalArgumentException("Advisory lock '" + namespace + "' names ConnectionFactory '" + name
-					+ "', and no ConnectionFactory bean has that name; the known ones are " + this.byName.keySet()
-					+ ". Correct @AdvisoryLocked(dataSource = ...) or LockRequest.withDataSource(...)");
-		}
-		return factory;
+		super("ConnectionFactory", byName, defaultName);
 	}
 
 	/**
@@ -102,7 +63,7 @@ final class LockConnectionFactories implements ReactiveTransactionBinding<BoundC
 	 */
 	@Override
 	public @Nullable ConnectionFactory heldLocksTarget(LockRequest request) {
-		String name = (request.dataSource() != null) ? request.dataSource() : this.defaultName;
+		String name = (request.dataSource() != null) ? request.dataSource() : defaultName();
 		return (name != null) ? named(request.namespace(), name) : null;
 	}
 
@@ -135,7 +96,7 @@ final class LockConnectionFactories implements ReactiveTransactionBinding<BoundC
 			@Nullable String name) {
 		List<BoundConnection> bound = new ArrayList<>(1);
 		List<String> boundNames = new ArrayList<>(1);
-		this.byName.forEach((each, factory) -> {
+		byName().forEach((each, factory) -> {
 			if ((name == null || name.equals(each))
 					&& transaction.getResource(factory) instanceof ConnectionHolder holder) {
 				bound.add(new BoundConnection(factory, holder.getConnection()));
@@ -147,7 +108,7 @@ final class LockConnectionFactories implements ReactiveTransactionBinding<BoundC
 		}
 		if (bound.isEmpty()) {
 			String which = (name != null) ? "of ConnectionFactory '" + name + "'"
-					: "of its ConnectionFactor" + ((this.byName.size() > 1) ? "ies " + this.byName.keySet() : "y");
+					: "of its ConnectionFactor" + ((byName().size() > 1) ? "ies " + names() : "y");
 			throw new LockTransactionException("Advisory lock '" + namespace + "' found no R2DBC connection " + which
 					+ " bound to the current reactive transaction: the transaction manager must be an "
 					+ "R2dbcTransactionManager of that ConnectionFactory, or the lock would be taken in another "

@@ -1,0 +1,139 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * The resources a template may lock on, by bean name, and the default one: the
+ * {@code DataSource}s of the JDBC template, the {@code ConnectionFactory}s of the R2DBC
+ * one. A request's {@code dataSource} names one of them; a wrong name, or a missing one
+ * where there is no default, is refused with the same words on both drivers. Each driver
+ * adds how a call finds the connection of its transaction. Internal: used by the driver
+ * adapters, not API.
+ *
+ * @param <R> the driver's resource
+ * @author advisory-lock authors
+ */
+public class NamedResources<R> {
+
+	private final String kind;
+
+	private final Map<String, R> byName;
+
+	private final @Nullable String defaultName;
+
+	/**
+	 * Create the resources of a template.
+	 * @param kind what they are, for messages: {@code DataSource},
+	 * {@code ConnectionFactory}
+	 * @param byName the resources by bean name, at least one
+	 * @param defaultName the name of the default one, or {@code null} for none
+	 */
+	protected NamedResources(String kind, Map<String, R> byName, @Nullable String defaultName) {
+		Assert.notEmpty(byName, () -> "At least one " + kind + " is required");
+		byName.forEach((name, resource) -> {
+			Assert.hasText(name, () -> kind + " names must not be blank");
+			Assert.notNull(resource, () -> kind + " '" + name + "' must not be null");
+		});
+		Assert.isTrue(defaultName == null || byName.containsKey(defaultName),
+				() -> "The default " + kind + " '" + defaultName + "' is none of " + byName.keySet());
+		this.kind = kind;
+		this.byName = Collections.unmodifiableMap(new LinkedHashMap<>(byName));
+		this.defaultName = defaultName;
+	}
+
+	/**
+	 * Return the resources by bean name, in the order they were given.
+	 * @return the resources
+	 */
+	public Map<String, R> byName() {
+		return this.byName;
+	}
+
+	/**
+	 * Return the bean names of the resources.
+	 * @return the names
+	 */
+	public Set<String> names() {
+		return this.byName.keySet();
+	}
+
+	/**
+	 * Return the name of the default resource.
+	 * @return the name, or {@code null} for none
+	 */
+	public @Nullable String defaultName() {
+		return this.defaultName;
+	}
+
+	/**
+	 * Return the default resource.
+	 * @return the resource, or {@code null} for none
+	 */
+	public @Nullable R defaultResource() {
+		return (this.defaultName != null) ? this.byName.get(this.defaultName) : null;
+	}
+
+	/**
+	 * Return the resource a call names.
+	 * @param namespace the namespace of the call, for the message
+	 * @param name the bean name
+	 * @return the resource
+	 * @throws IllegalArgumentException if no resource has that name
+	 */
+	public R named(String namespace, String name) {
+		R resource = this.byName.get(name);
+		if (resource == null) {
+			throw new IllegalArgumentException("Advisory lock '" + namespace + "' names " + this.kind + " '" + name
+					+ "', and no " + this.kind + " bean has that name; the known ones are " + this.byName.keySet()
+					+ ". Correct @AdvisoryLocked(dataSource = ...) or LockRequest.withDataSource(...)");
+		}
+		return resource;
+	}
+
+	/**
+	 * Return the name of the resource an invocation-scoped call takes its own connection
+	 * from: the one it names, or the default.
+	 * @param namespace the namespace of the call, for messages
+	 * @param name the name the call gives, or {@code null}
+	 * @return the name
+	 * @throws IllegalArgumentException if the name is none of the known ones
+	 * @throws IllegalStateException if the call names none and there is no default
+	 */
+	public String invocationName(String namespace, @Nullable String name) {
+		if (name != null) {
+			named(namespace, name);
+			return name;
+		}
+		if (this.defaultName == null) {
+			throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' needs a " + this.kind
+					+ " for its own connection, and there are several (" + this.byName.keySet() + ") with no primary "
+					+ "one: name it with @AdvisoryLocked(dataSource = \"...\") or LockRequest.withDataSource(\"...\"), "
+					+ "or mark one " + this.kind + " bean @Primary");
+		}
+		return this.defaultName;
+	}
+
+}
