@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.contract;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,29 +26,22 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import javax.sql.DataSource;
-
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -58,12 +50,13 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.assertj.core.groups.Tuple.tuple;
 
 /**
- * The lock contract, run against every topology by subclassing: a subclass gives the
- * {@link DataSource} the application would use (direct to PostgreSQL, or through
- * PgBouncer), and every lock here is taken through
- * {@link io.github.advisorylock.AdvisoryLockOperations}, inside a real Spring transaction
- * on it or, for an invocation scope, on a connection of its own derived from it, while
- * {@code pg_locks} is read directly from the server.
+ * The lock contract, written once and run against both stacks and every topology by
+ * subclassing: a subclass gives the {@link LockStack} under test (JDBC's
+ * {@link io.github.advisorylock.AdvisoryLockOperations} in Spring transactions, or
+ * R2DBC's {@link io.github.advisorylock.ReactiveAdvisoryLockOperations} in reactive
+ * ones), on connections straight to PostgreSQL or through PgBouncer, while other sessions
+ * hold keys and {@code pg_locks} is read directly from the server. What only one stack
+ * has is tested in its own subclass.
  *
  * <p>
  * The suite is what CI runs on each PostgreSQL major version
@@ -74,66 +67,54 @@ abstract class AbstractLockContractTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	/**
-	 * The topology under test, asked for in {@link #wire()}: one that is not installed
-	 * aborts the test there.
-	 */
-	@RegisterExtension
-	final JdbcLockFixture fixture = JdbcLockFixture.on(this::dataSource);
-
 	/** Server-side view of the locks, never through the topology under test. */
-	private final PgLocks pgLocks = this.fixture.pgLocks();
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
 
 	/** A namespace of its own for each test, so no two tests share a key. */
-	private final String namespace = "contract-" + UUID.randomUUID();
-
-	private DataSource dataSource;
-
-	private TransactionTemplate transaction;
-
-	private JdbcTemplate jdbc;
-
-	private AdvisoryLockTemplate locks;
+	final String namespace = "contract-" + UUID.randomUUID();
 
 	/**
-	 * Return the data source of the topology under test: what the transactions, the locks
-	 * and the other sessions' holders connect through.
-	 * @return the data source
+	 * Return the stack under test, on the topology under test: what the transactions, the
+	 * locks and the other sessions' holders connect through.
+	 * @return the stack
 	 */
-	protected abstract DataSource dataSource();
+	protected abstract LockStack stack();
 
-	@BeforeEach
-	void wire() {
-		this.dataSource = this.fixture.dataSource();
-		this.transaction = this.fixture.transaction();
-		this.jdbc = this.fixture.jdbc();
-		this.locks = this.fixture.locks();
+	long key(Object value) {
+		return AdvisoryLockKeys.of(this.namespace, value);
 	}
 
-	private long key(Object value) {
-		return AdvisoryLockKeys.of(this.namespace, value);
+	LockRequest invocation(Object... keys) {
+		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
+	}
+
+	private Future<Boolean> tryLockOnAnotherThread(Object key) {
+		return this.threads
+			.submit(() -> stack().inTransaction((transaction) -> transaction.tryLock(this.namespace, key)));
 	}
 
 	@Test
 	void locksOnTheTransactionsOwnServerSession() {
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(this.namespace, 42);
-			Integer pid = this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class);
-			assertThat(this.pgLocks.on(key(42))).containsExactly(new AdvisoryLock(pid, key(42), "ExclusiveLock", true));
+		List<Object> seen = stack().inTransaction((transaction) -> {
+			transaction.lock(this.namespace, 42);
+			return List.of(transaction.backendPid(), this.pgLocks.on(key(42)));
 		});
+		assertThat(seen.get(1))
+			.isEqualTo(List.of(new AdvisoryLock((Integer) seen.get(0), key(42), "ExclusiveLock", true)));
+		assertThat(this.pgLocks.on(key(42))).isEmpty();
 	}
 
 	@Test
 	void blocksASecondTransactionUntilTheHolderCommits() throws Exception {
-		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
-			Future<Boolean> waiter = this.threads.inTransaction(this.transaction, () -> {
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), key(7))) {
+			Future<Boolean> waiter = this.threads.submit(() -> stack().inTransaction((transaction) -> {
 				// Not the 2s default timeout: the wait must outlast a slow test thread.
-				this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
+				transaction.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
 				return true;
-			});
+			}));
 			this.pgLocks.awaitWaiters(key(7), 1);
 			assertThat(waiter).isNotDone();
 			holder.commit();
@@ -144,39 +125,42 @@ abstract class AbstractLockContractTests {
 	@Test
 	void blockTimesOutWithLockBusyExceptionThenSucceedsAfterTheHolderRollsBack() {
 		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
-		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
-			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)))
-				.satisfies((ex) -> {
-					assertThat(ex.getNamespace()).isEqualTo(this.namespace);
-					assertThat(ex.getKeyValues()).containsExactly("7");
-					assertThat(ex.getKeys()).containsExactly(key(7));
-					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
-					assertThat(ex.getCause()).isInstanceOf(SQLException.class);
-					assertThat(((SQLException) ex.getCause()).getSQLState()).isEqualTo("55P03");
-					assertThat(ex).hasMessageContaining("not acquired within 200ms");
-				});
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), key(7))) {
+			assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> stack().inTransaction((transaction) -> {
+				transaction.lock(request);
+				return null;
+			})).satisfies((ex) -> {
+				assertThat(ex.getNamespace()).isEqualTo(this.namespace);
+				assertThat(ex.getKeyValues()).containsExactly("7");
+				assertThat(ex.getKeys()).containsExactly(key(7));
+				assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
+				assertThat(stack().sqlState(ex.getCause())).isEqualTo("55P03");
+				assertThat(ex).hasMessageContaining("not acquired within 200ms");
+			});
 			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 			holder.rollback();
-			assertThatNoException()
-				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)));
+			assertThatNoException().isThrownBy(() -> stack().inTransaction((transaction) -> {
+				transaction.lock(request);
+				return null;
+			}));
 		}
 	}
 
 	@Test
 	void tryFailsAtOnceWhenHeldAndTakesAFreeLock() {
-		try (LockHolder holder = LockHolder.exclusive(this.dataSource, key(7))) {
-			this.transaction.executeWithoutResult((status) -> {
-				assertThat(this.locks.tryLock(this.namespace, 7)).isFalse();
-				assertThat(this.locks.tryLock(this.namespace, 8)).isTrue();
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), key(7))) {
+			stack().inTransaction((transaction) -> {
+				assertThat(transaction.tryLock(this.namespace, 7)).isFalse();
+				assertThat(transaction.tryLock(this.namespace, 8)).isTrue();
 				assertThat(this.pgLocks.on(key(8))).singleElement()
 					.satisfies((lock) -> assertThat(lock.granted()).isTrue());
 				assertThatExceptionOfType(LockBusyException.class)
-					.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY)))
+					.isThrownBy(() -> transaction.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY)))
 					.satisfies((ex) -> {
 						assertThat(ex.getTimeout()).isNull();
 						assertThat(ex).hasMessageContaining("held by another transaction");
 					});
+				return null;
 			});
 			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 		}
@@ -185,17 +169,18 @@ abstract class AbstractLockContractTests {
 	@Test
 	void sharedHoldersRunTogetherWhileExclusiveWaits() throws Exception {
 		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
-		try (LockHolder holder = LockHolder.shared(this.dataSource, key(7))) {
-			this.transaction.executeWithoutResult((status) -> {
-				assertThatNoException().isThrownBy(() -> this.locks.lock(shared));
-				assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
-					.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
+		try (LockHolder holder = LockHolder.shared(stack().holders(), key(7))) {
+			List<AdvisoryLock> seen = stack().inTransaction((transaction) -> {
+				transaction.lock(shared);
+				return this.pgLocks.on(key(7));
 			});
-			Future<Boolean> exclusive = this.threads.inTransaction(this.transaction, () -> {
+			assertThat(seen).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
+				.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
+			Future<Boolean> exclusive = this.threads.submit(() -> stack().inTransaction((transaction) -> {
 				// Not the 2s default timeout: the wait must outlast a slow test thread.
-				this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
+				transaction.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
 				return true;
-			});
+			}));
 			this.pgLocks.awaitWaiters(key(7), 1);
 			holder.commit();
 			assertThat(exclusive.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -204,33 +189,35 @@ abstract class AbstractLockContractTests {
 
 	@Test
 	void releasesAtCommit() throws Exception {
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(this.namespace, 1);
-			assertThat(this.pgLocks.on(key(1))).hasSize(1);
+		int held = stack().inTransaction((transaction) -> {
+			transaction.lock(this.namespace, 1);
+			return this.pgLocks.on(key(1)).size();
 		});
+		assertThat(held).isOne();
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
-		assertThat(this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))
-			.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThat(tryLockOnAnotherThread(1).get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 	}
 
 	@Test
 	void releasesAtRollback() throws Exception {
-		assertThatIllegalStateException().isThrownBy(() -> this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(this.namespace, 1);
-			assertThat(this.pgLocks.on(key(1))).hasSize(1);
+		AtomicBoolean heldInside = new AtomicBoolean();
+		assertThatIllegalStateException().isThrownBy(() -> stack().inTransaction((transaction) -> {
+			transaction.lock(this.namespace, 1);
+			heldInside.set(this.pgLocks.on(key(1)).size() == 1);
 			throw new IllegalStateException("business rule broken");
-		}));
+		})).withMessage("business rule broken");
+		assertThat(heldInside).isTrue();
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
 		// Marked rollback-only, the transaction ends without an exception reaching the
 		// caller: the lock goes too.
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(this.namespace, 2);
-			assertThat(this.pgLocks.on(key(2))).hasSize(1);
-			status.setRollbackOnly();
+		int held = stack().inTransaction((transaction) -> {
+			transaction.lock(this.namespace, 2);
+			transaction.setRollbackOnly();
+			return this.pgLocks.on(key(2)).size();
 		});
+		assertThat(held).isOne();
 		assertThat(this.pgLocks.on(key(2))).isEmpty();
-		assertThat(this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))
-			.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThat(tryLockOnAnotherThread(1).get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 	}
 
 	@Test
@@ -242,8 +229,10 @@ abstract class AbstractLockContractTests {
 			workers.add(this.threads.submit(() -> {
 				for (int i = 0; i < rounds; i++) {
 					start.await(HANG_SECONDS, TimeUnit.SECONDS);
-					this.transaction.executeWithoutResult((status) -> this.locks
-						.lock(LockRequest.of(this.namespace, order).withTimeout(Duration.ofSeconds(20))));
+					stack().inTransaction((transaction) -> {
+						transaction.lock(LockRequest.of(this.namespace, order).withTimeout(Duration.ofSeconds(20)));
+						return null;
+					});
 				}
 				return rounds;
 			}));
@@ -257,18 +246,23 @@ abstract class AbstractLockContractTests {
 	void serializesCheckThenWriteAcrossTransactions() throws Exception {
 		// Each caller writes back a value it read: any overlap of two critical sections
 		// loses an update.
-		this.jdbc.execute("CREATE TABLE IF NOT EXISTS contract_counter (name text PRIMARY KEY, value int NOT NULL)");
-		this.jdbc.update("INSERT INTO contract_counter VALUES (?, 0)", this.namespace);
+		stack().inTransaction((transaction) -> {
+			transaction
+				.update("CREATE TABLE IF NOT EXISTS contract_counter (name text PRIMARY KEY, value int NOT NULL)");
+			transaction.update("INSERT INTO contract_counter VALUES (?, 0)", this.namespace);
+			return null;
+		});
 		List<Future<?>> callers = new ArrayList<>();
 		for (int i = 0; i < 4; i++) {
 			callers.add(this.threads.submit(() -> {
 				for (int j = 0; j < 10; j++) {
-					this.transaction.executeWithoutResult((status) -> {
-						this.locks.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)));
-						Integer value = this.jdbc.queryForObject("SELECT value FROM contract_counter WHERE name = ?",
-								Integer.class, this.namespace);
-						this.jdbc.update("UPDATE contract_counter SET value = ? WHERE name = ?", value + 1,
+					stack().inTransaction((transaction) -> {
+						transaction.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)));
+						int value = transaction.queryForInt("SELECT value FROM contract_counter WHERE name = ?",
 								this.namespace);
+						transaction.update("UPDATE contract_counter SET value = ? WHERE name = ?", value + 1,
+								this.namespace);
+						return null;
 					});
 				}
 			}));
@@ -276,43 +270,39 @@ abstract class AbstractLockContractTests {
 		for (Future<?> caller : callers) {
 			caller.get(HANG_SECONDS * 2, TimeUnit.SECONDS);
 		}
-		assertThat(this.jdbc.queryForObject("SELECT value FROM contract_counter WHERE name = ?", Integer.class,
-				this.namespace))
-			.isEqualTo(40);
+		int counted = stack().inTransaction((transaction) -> transaction
+			.queryForInt("SELECT value FROM contract_counter WHERE name = ?", this.namespace));
+		assertThat(counted).isEqualTo(40);
 	}
 
 	@Test
-	void invocationScopeHoldsTheLockAcrossTheWorksTransactionsUntilTheCallReturns() throws Exception {
-		LockResult<Integer> result = this.locks.execute(invocation(1), (handle) -> {
-			Integer workPid = this.transaction
-				.execute((status) -> this.jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
+	void invocationScopeHoldsTheLockAcrossTheWorksTransactionsUntilTheWorkEnds() throws Exception {
+		LockResult<Integer> result = stack().execute(invocation(1), () -> {
+			int workPid = stack().inTransaction(LockStack.Transaction::backendPid);
 			// The work's transaction committed; the lock is still held, and another
-			// thread's transaction finds it busy (on this thread it would be re-entrant).
+			// thread's transaction finds it busy.
 			assertThat(this.pgLocks.on(key(1))).singleElement()
 				.satisfies((lock) -> assertThat(lock.pid()).isNotEqualTo(workPid));
-			assertThat(getWithinHangBound(
-					this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))))
-				.isFalse();
+			assertThat(tryLockOnAnotherThread(1)).succeedsWithin(PgLocks.HANG_TIMEOUT).isEqualTo(false);
 			return workPid;
 		});
 		assertThat(result.executed()).isTrue();
 		assertThat(this.pgLocks.on(key(1))).isEmpty();
-		assertThat(this.threads.inTransaction(this.transaction, () -> this.locks.tryLock(this.namespace, 1))
-			.get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
+		assertThat(tryLockOnAnotherThread(1).get(HANG_SECONDS, TimeUnit.SECONDS)).isTrue();
 	}
 
 	@Test
-	void invocationScopeBlocksASecondCallUntilTheFirstReturns() throws Exception {
+	void invocationScopeBlocksASecondCallUntilTheFirstEnds() throws Exception {
 		CountDownLatch holding = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		Future<LockResult<String>> first = this.threads.submit(() -> this.locks.execute(invocation(1), (handle) -> {
+		Future<LockResult<String>> first = this.threads.submit(() -> stack().execute(invocation(1), () -> {
 			holding.countDown();
 			TestThreads.await(release);
 			return "first";
 		}));
 		TestThreads.await(holding);
 		Future<LockResult<String>> second = this.threads
-			.submit(() -> this.locks.execute(invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), (handle) -> "second"));
+			.submit(() -> stack().execute(invocation(1).withTimeout(PgLocks.HANG_TIMEOUT), () -> "second"));
 		this.pgLocks.awaitWaiters(key(1), 1);
 		assertThat(second).isNotDone();
 		release.countDown();
@@ -323,32 +313,19 @@ abstract class AbstractLockContractTests {
 	@Test
 	void skipRunsNothingAndLeavesNothingHeldInEitherScope() {
 		List<Long> ascending = List.of(key("a"), key("b"), key("c")).stream().sorted().toList();
-		try (LockHolder holder = LockHolder.exclusive(this.dataSource, ascending.get(1))) {
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), ascending.get(1))) {
 			AtomicBoolean ran = new AtomicBoolean();
-			assertThat(this.locks
-				.execute(invocation("a", "b", "c").withWaitMode(WaitMode.SKIP), (handle) -> ran.getAndSet(true))
+			assertThat(stack().execute(invocation("a", "b", "c").withWaitMode(WaitMode.SKIP), () -> ran.getAndSet(true))
 				.executed()).isFalse();
-			this.transaction.executeWithoutResult(
-					(status) -> assertThat(this.locks
+			boolean executed = stack().inTransaction(
+					(transaction) -> transaction
 						.execute(LockRequest.of(this.namespace, "a", "b", "c").withWaitMode(WaitMode.SKIP),
-								(handle) -> ran.getAndSet(true))
-						.executed()).isFalse());
+								() -> ran.getAndSet(true))
+						.executed());
+			assertThat(executed).isFalse();
 			assertThat(ran).isFalse();
 			assertThat(this.pgLocks.all())
 				.containsExactly(new AdvisoryLock(holder.pid(), ascending.get(1), "ExclusiveLock", true));
-		}
-	}
-
-	private LockRequest invocation(Object... keys) {
-		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
-	}
-
-	private static <T> T getWithinHangBound(Future<T> future) {
-		try {
-			return future.get(HANG_SECONDS, TimeUnit.SECONDS);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException(ex);
 		}
 	}
 

@@ -18,19 +18,15 @@ package io.github.advisorylock.contract;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockLostException;
-import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
@@ -40,7 +36,6 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
-import io.r2dbc.spi.R2dbcException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,7 +43,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.dao.DataAccessException;
@@ -61,8 +55,6 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.assertj.core.groups.Tuple.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -72,8 +64,9 @@ import static org.awaitility.Awaitility.await;
  * {@link io.github.advisorylock.ReactiveAdvisoryLockOperations} inside a real reactive
  * transaction ({@link TransactionalOperator} on an {@link R2dbcTransactionManager}),
  * while other sessions hold keys over JDBC and {@code pg_locks} is read directly from the
- * server. The behaviours are those of {@link AbstractLockContractTests}, where they apply
- * to a transaction scope.
+ * server. The contract both stacks share runs here through {@link R2dbcLockStack}; the
+ * tests of this class are what only the reactive stack has: subscription, cancellation,
+ * the Reactor context, the diagnosis on a connection of its own.
  *
  * <p>
  * The test thread only subscribes and waits for facts of the server; the JDBC reads of
@@ -82,15 +75,12 @@ import static org.awaitility.Awaitility.await;
  */
 @Tag("reactive")
 @ExtendWith(NoAdvisoryLocksLeft.class)
-abstract class AbstractReactiveLockContractTests {
+abstract class AbstractReactiveLockContractTests extends AbstractLockContractTests {
 
 	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
 
 	/** Server-side view of the locks, never through the topology under test. */
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
-
-	/** A namespace of its own for each test, so no two tests share a key. */
-	private final String namespace = "reactive-contract-" + UUID.randomUUID();
 
 	private R2dbcTransactionManager transactionManager;
 
@@ -99,6 +89,8 @@ abstract class AbstractReactiveLockContractTests {
 	private DatabaseClient database;
 
 	private R2dbcAdvisoryLockTemplate locks;
+
+	private LockStack stack;
 
 	/**
 	 * Return the connection factory of the topology under test: what the reactive
@@ -114,10 +106,12 @@ abstract class AbstractReactiveLockContractTests {
 		this.transaction = TransactionalOperator.create(this.transactionManager);
 		this.database = DatabaseClient.create(connectionFactory);
 		this.locks = new R2dbcAdvisoryLockTemplate(connectionFactory);
+		this.stack = new R2dbcLockStack(this.locks, this.transaction, this.database);
 	}
 
-	private long key(Object value) {
-		return AdvisoryLockKeys.of(this.namespace, value);
+	@Override
+	protected LockStack stack() {
+		return this.stack;
 	}
 
 	/** A JDBC read of the server, off the driver's event loop. */
@@ -130,128 +124,26 @@ abstract class AbstractReactiveLockContractTests {
 	}
 
 	@Test
-	void locksOnTheReactiveTransactionsOwnServerSession() {
-		List<Object> seen = this.locks.lock(this.namespace, 42)
-			.then(backendPid())
-			.flatMap((pid) -> onTheSide(() -> List.of(pid, this.pgLocks.on(key(42)))))
-			.as(this.transaction::transactional)
-			.block(HANG);
-		assertThat(seen.get(1))
-			.isEqualTo(List.of(new AdvisoryLock((Integer) seen.get(0), key(42), "ExclusiveLock", true)));
-		assertThat(this.pgLocks.on(key(42))).isEmpty();
-	}
-
-	@Test
-	void blocksASecondTransactionUntilTheHolderCommits() throws Exception {
+	void aBusyErrorNamesTheHoldersItDiagnosedOnAConnectionOfItsOwn() {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			// Not the 2s default timeout: the wait must outlast a slow test thread.
-			CompletableFuture<Boolean> waiter = this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG))
-				.thenReturn(true)
-				.as(this.transaction::transactional)
-				.toFuture();
-			this.pgLocks.awaitWaiters(key(7), 1);
-			assertThat(waiter).isNotDone();
-			holder.commit();
-			assertThat(waiter.get(HANG.toSeconds(), TimeUnit.SECONDS)).isTrue();
-		}
-	}
-
-	@Test
-	void blockTimesOutWithLockBusyExceptionThenSucceedsAfterTheHolderRollsBack() {
-		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> this.locks.lock(request).as(this.transaction::transactional).block(HANG))
-				.satisfies((ex) -> {
-					assertThat(ex.getNamespace()).isEqualTo(this.namespace);
-					assertThat(ex.getKeyValues()).containsExactly("7");
-					assertThat(ex.getKeys()).containsExactly(key(7));
-					assertThat(ex.getTimeout()).isEqualTo(Duration.ofMillis(200));
-					assertThat(ex.getCause()).isInstanceOf(R2dbcException.class);
-					assertThat(((R2dbcException) ex.getCause()).getSqlState()).isEqualTo("55P03");
-					assertThat(ex).hasMessageContaining("not acquired within 200ms");
-					// Diagnosed on a connection of its own: the transaction is aborted.
-					assertThat(ex.getHolders()).extracting(LockHolderInfo::pid).containsExactly(holder.pid());
-				});
-			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
-			holder.rollback();
-			this.locks.lock(request).as(this.transaction::transactional).block(HANG);
-		}
-	}
-
-	@Test
-	void tryFailsAtOnceWhenHeldAndTakesAFreeLock() {
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
-			List<Boolean> tried = Flux
-				.concat(this.locks.tryLock(this.namespace, 7), this.locks.tryLock(this.namespace, 8),
-						onTheSide(() -> this.pgLocks.on(key(8)).get(0).granted()))
-				.collectList()
-				.as(this.transaction::transactional)
-				.block(HANG);
-			assertThat(tried).containsExactly(false, true, true);
 			assertThatExceptionOfType(LockBusyException.class)
 				.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withWaitMode(WaitMode.TRY))
 					.as(this.transaction::transactional)
 					.block(HANG))
 				.satisfies((ex) -> {
-					assertThat(ex.getTimeout()).isNull();
-					assertThat(ex).hasMessageContaining("held by another transaction");
 					assertThat(ex.getHolders()).extracting(LockHolderInfo::pid).containsExactly(holder.pid());
 					assertThat(ex).hasMessageContaining("pid " + holder.pid());
 				});
-			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+			// After a timeout the transaction is aborted: diagnosed on a connection of
+			// its
+			// own.
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200)))
+					.as(this.transaction::transactional)
+					.block(HANG))
+				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
+					.containsExactly(holder.pid()));
 		}
-	}
-
-	@Test
-	void sharedHoldersRunTogetherWhileExclusiveWaits() throws Exception {
-		LockRequest shared = LockRequest.of(this.namespace, 7).withMode(LockMode.SHARED).withWaitMode(WaitMode.TRY);
-		try (LockHolder holder = LockHolder.shared(TestDatabase.get().dataSource(), key(7))) {
-			List<AdvisoryLock> seen = this.locks.lock(shared)
-				.then(onTheSide(() -> this.pgLocks.on(key(7))))
-				.as(this.transaction::transactional)
-				.block(HANG);
-			assertThat(seen).extracting(AdvisoryLock::mode, AdvisoryLock::granted)
-				.containsExactly(tuple("ShareLock", true), tuple("ShareLock", true));
-			// Not the 2s default timeout: the wait must outlast a slow test thread.
-			CompletableFuture<Boolean> exclusive = this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG))
-				.thenReturn(true)
-				.as(this.transaction::transactional)
-				.toFuture();
-			this.pgLocks.awaitWaiters(key(7), 1);
-			holder.commit();
-			assertThat(exclusive.get(HANG.toSeconds(), TimeUnit.SECONDS)).isTrue();
-		}
-	}
-
-	@Test
-	void releasesAtCommit() {
-		Integer held = this.locks.lock(this.namespace, 1)
-			.then(onTheSide(() -> this.pgLocks.on(key(1)).size()))
-			.as(this.transaction::transactional)
-			.block(HANG);
-		assertThat(held).isEqualTo(1);
-		assertThat(this.pgLocks.on(key(1))).isEmpty();
-	}
-
-	@Test
-	void releasesAtRollback() {
-		AtomicBoolean heldInside = new AtomicBoolean();
-		assertThatIllegalStateException().isThrownBy(() -> this.locks.lock(this.namespace, 1)
-			.then(onTheSide(() -> heldInside.getAndSet(this.pgLocks.on(key(1)).size() == 1)))
-			.then(Mono.error(new IllegalStateException("business rule broken")))
-			.as(this.transaction::transactional)
-			.block(HANG));
-		assertThat(heldInside).isTrue();
-		assertThat(this.pgLocks.on(key(1))).isEmpty();
-		// Marked rollback-only, the transaction ends without an error reaching the
-		// subscriber: the lock goes too.
-		Integer held = this.transaction.execute((status) -> {
-			status.setRollbackOnly();
-			return this.locks.lock(this.namespace, 2).then(onTheSide(() -> this.pgLocks.on(key(2)).size()));
-		}).single().block(HANG);
-		assertThat(held).isEqualTo(1);
-		assertThat(this.pgLocks.on(key(2))).isEmpty();
 	}
 
 	@Test
@@ -289,50 +181,6 @@ abstract class AbstractReactiveLockContractTests {
 			.withMessageContaining("needs an actual reactive transaction, and the subscriber has none")
 			.withMessageContaining("TransactionalOperator.transactional(...)");
 		assertThat(this.locks.isHeld(this.namespace, 1).block(HANG)).isFalse();
-	}
-
-	@Test
-	void oppositeKeyOrdersNeverDeadlock() {
-		int rounds = 20;
-		List<Object[]> orders = List.of(new Object[] { "a", "b", "c" }, new Object[] { "c", "b", "a" });
-		List<Integer> done = Flux.fromIterable(orders)
-			.flatMap((order) -> Flux.range(0, rounds)
-				.concatMap((round) -> this.locks
-					.lock(LockRequest.of(this.namespace, order).withTimeout(Duration.ofSeconds(20)))
-					.as(this.transaction::transactional))
-				.then(Mono.just(rounds)))
-			.collectList()
-			.block(HANG.multipliedBy(2));
-		assertThat(done).containsExactly(rounds, rounds);
-	}
-
-	@Test
-	void serializesCheckThenWriteAcrossTransactions() {
-		// Each caller writes back a value it read: any overlap of two critical sections
-		// loses an update.
-		this.database.sql("CREATE TABLE IF NOT EXISTS contract_counter (name text PRIMARY KEY, value int NOT NULL)")
-			.then()
-			.then(this.database.sql("INSERT INTO contract_counter VALUES ($1, 0)").bind(0, this.namespace).then())
-			.block(HANG);
-		Flux.range(0, 4)
-			.flatMap((caller) -> Flux.range(0, 10)
-				.concatMap((round) -> this.locks
-					.lock(LockRequest.of(this.namespace, "counter").withTimeout(Duration.ofSeconds(20)))
-					.then(this.database.sql("SELECT value FROM contract_counter WHERE name = $1")
-						.bind(0, this.namespace)
-						.map((row) -> row.get(0, Integer.class))
-						.one())
-					.flatMap((value) -> this.database.sql("UPDATE contract_counter SET value = $1 WHERE name = $2")
-						.bind(0, value + 1)
-						.bind(1, this.namespace)
-						.then())
-					.as(this.transaction::transactional)))
-			.blockLast(HANG.multipliedBy(2));
-		assertThat(this.database.sql("SELECT value FROM contract_counter WHERE name = $1")
-			.bind(0, this.namespace)
-			.map((row) -> row.get(0, Integer.class))
-			.one()
-			.block(HANG)).isEqualTo(40);
 	}
 
 	@Test
@@ -396,43 +244,6 @@ abstract class AbstractReactiveLockContractTests {
 			.as(this.transaction::transactional)
 			.block(HANG);
 		assertThat(held).containsExactly(false, true, false);
-	}
-
-	@Test
-	void invocationScopeHoldsTheLockAcrossTheWorksTransactionsUntilThePublisherCompletes() {
-		List<Object> seen = this.locks
-			.execute(invocation(1), (handle) -> backendPid().as(this.transaction::transactional)
-				.flatMap((workPid) -> onTheSide(() -> List.of(workPid, this.pgLocks.on(key(1)),
-						// Another subscriber, whose context holds no lock of this one.
-						this.locks.tryLock(this.namespace, 1).as(this.transaction::transactional).block(HANG)))))
-			.single()
-			.block(HANG);
-		// The work's transaction committed; the lock is still held on a session of its
-		// own, and another transaction finds it busy.
-		int workPid = (Integer) seen.get(0);
-		assertThat((List<?>) seen.get(1)).singleElement()
-			.satisfies((lock) -> assertThat(((AdvisoryLock) lock).pid()).isNotEqualTo(workPid));
-		assertThat(seen.get(2)).isEqualTo(false);
-		assertThat(this.pgLocks.on(key(1))).isEmpty();
-	}
-
-	@Test
-	void invocationScopeBlocksASecondSubscriptionUntilTheFirstCompletes() throws Exception {
-		Sinks.One<String> release = Sinks.one();
-		CompletableFuture<List<String>> first = this.locks
-			.execute(invocation(1), (handle) -> release.asMono().thenReturn("first"))
-			.collectList()
-			.toFuture();
-		this.pgLocks.await("the first holder", (locks) -> locks.size() == 1 && locks.get(0).granted());
-		CompletableFuture<List<String>> second = this.locks
-			.execute(invocation(1).withTimeout(HANG), (handle) -> Mono.just("second"))
-			.collectList()
-			.toFuture();
-		this.pgLocks.awaitWaiters(key(1), 1);
-		assertThat(second).isNotDone();
-		release.tryEmitValue("go");
-		assertThat(first.get(HANG.toSeconds(), TimeUnit.SECONDS)).containsExactly("first");
-		assertThat(second.get(HANG.toSeconds(), TimeUnit.SECONDS)).containsExactly("second");
 	}
 
 	@Test
@@ -526,10 +337,6 @@ abstract class AbstractReactiveLockContractTests {
 			held.dispose();
 		}
 		this.pgLocks.await("no lock left", List::isEmpty);
-	}
-
-	private LockRequest invocation(Object... keys) {
-		return LockRequest.of(this.namespace, keys).withScope(LockScope.INVOCATION);
 	}
 
 	@Test

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The lock contract on connections straight to PostgreSQL.
  */
-class DirectLockContractTests extends AbstractLockContractTests {
+class DirectLockContractTests extends AbstractJdbcLockContractTests {
 
 	@Override
 	protected DataSource dataSource() {

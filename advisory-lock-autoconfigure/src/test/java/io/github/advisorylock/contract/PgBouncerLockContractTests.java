@@ -28,7 +28,7 @@ import org.junit.jupiter.api.AfterAll;
  * transaction-level locks still behave exactly as on a direct connection. Skipped, with a
  * message naming the package, where PgBouncer is not installed.
  */
-class PgBouncerLockContractTests extends AbstractLockContractTests {
+class PgBouncerLockContractTests extends AbstractJdbcLockContractTests {
 
 	private static HikariDataSource throughPgBouncer;
 
