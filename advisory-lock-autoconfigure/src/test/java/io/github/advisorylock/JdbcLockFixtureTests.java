@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.opentest4j.TestAbortedException;
 
+import org.springframework.dao.CannotAcquireLockException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
 /**
@@ -49,8 +50,8 @@ class JdbcLockFixtureTests {
 		AdvisoryLockTemplate locks = fixture.locks();
 		fixture.afterTestExecution(null);
 		assertThat(pool.isClosed()).isTrue();
-		assertThatIllegalStateException().isThrownBy(() -> invocationScoped(locks))
-			.withMessageContaining("after its AdvisoryLockTemplate was closed");
+		assertThatExceptionOfType(CannotAcquireLockException.class).isThrownBy(() -> invocationScoped(locks))
+			.withMessageContaining("the application is shutting down");
 		assertThatNoException().as("then afterEach finds nothing left to close")
 			.isThrownBy(() -> fixture.afterEach(null));
 	}
@@ -73,8 +74,8 @@ class JdbcLockFixtureTests {
 			AdvisoryLockTemplate locks = fixture.locks();
 			fixture.afterEach(null);
 			assertThat(given.isClosed()).isFalse();
-			assertThatIllegalStateException().isThrownBy(() -> invocationScoped(locks))
-				.withMessageContaining("after its AdvisoryLockTemplate was closed");
+			assertThatExceptionOfType(CannotAcquireLockException.class).isThrownBy(() -> invocationScoped(locks))
+				.withMessageContaining("the application is shutting down");
 		}
 	}
 

@@ -116,6 +116,11 @@ public final class AdvisoryLockAutoConfiguration {
 	}
 
 	@Bean
+	AdvisoryLockShutdown advisoryLockShutdown(ObjectProvider<AdvisoryLockTemplate> templates) {
+		return new AdvisoryLockShutdown(templates);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(LockHolderDiagnosis.class)
 	@ConditionalOnProperty(prefix = "advisory-lock.diagnosis", name = "enabled", havingValue = "true",
 			matchIfMissing = true)
@@ -138,11 +143,6 @@ public final class AdvisoryLockAutoConfiguration {
 	}
 
 	/**
-	 * Matches unless {@code advisory-lock.annotation.enabled}, or its deprecated old name
-	 * {@code advisory-lock.enabled}, is set to anything but {@code true}. The
-	 * prerequisites check of annotated methods has this condition too.
-	 */
-	/**
 	 * Make the post processor that intercepts annotated methods; the R2DBC
 	 * auto-configuration makes the same one where this one did not apply.
 	 */
@@ -160,6 +160,11 @@ public final class AdvisoryLockAutoConfiguration {
 		return postProcessor;
 	}
 
+	/**
+	 * Matches unless {@code advisory-lock.annotation.enabled}, or its deprecated old name
+	 * {@code advisory-lock.enabled}, is set to anything but {@code true}. The
+	 * prerequisites check of annotated methods has this condition too.
+	 */
 	static final class AnnotationEnabledCondition extends AllNestedConditions {
 
 		AnnotationEnabledCondition() {

@@ -84,6 +84,11 @@ public final class AdvisoryLockR2dbcAutoConfiguration {
 		return template;
 	}
 
+	@Bean
+	AdvisoryLockShutdown reactiveAdvisoryLockShutdown(ObjectProvider<R2dbcAdvisoryLockTemplate> templates) {
+		return new AdvisoryLockShutdown(templates);
+	}
+
 	/**
 	 * The interception of annotated methods in an application without JDBC, where
 	 * {@link AdvisoryLockAutoConfiguration} did not apply: methods returning {@code Mono}

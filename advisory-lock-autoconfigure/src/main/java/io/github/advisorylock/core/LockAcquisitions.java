@@ -18,19 +18,29 @@ package io.github.advisorylock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockRequest;
 import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.CannotAcquireLockException;
 
 /**
  * What every acquisition of a template shares, whatever its scope and driver: the
  * listeners told of it, the timeout of a {@code BLOCK} that gives none, the DEBUG line of
- * a skip, and the task a driver's failure is reported under. Each driver's template sets
- * it up, after its own setters checked the values. Internal: used by the driver adapters,
- * not API.
+ * a skip, the task a driver's failure is reported under, and the template's shutdown.
+ * Each driver's template sets it up, after its own setters checked the values. Internal:
+ * used by the driver adapters, not API.
+ *
+ * <p>
+ * Once {@linkplain #close() closed} (the application shuts down), no acquisition starts,
+ * the waits in progress are cancelled on the server, and one granted meanwhile fails
+ * rather than let its work run: each with {@link LockFailures#shuttingDown}.
  *
  * @author advisory-lock authors
  */
@@ -41,6 +51,11 @@ public class LockAcquisitions {
 	private Duration defaultTimeout;
 
 	private List<LockAcquisitionListener> listeners = List.of();
+
+	/** How to cancel each wait in progress, on the server. */
+	private final Set<Runnable> waits = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
 
 	/**
 	 * Create the settings of one template.
@@ -99,6 +114,60 @@ public class LockAcquisitions {
 		if (this.logger.isDebugEnabled()) {
 			this.logger.debug(LockFailures.skippedMessage(request.namespace(), request.scope(), keys.values()));
 		}
+	}
+
+	/**
+	 * Refuse an acquisition once the template is closed.
+	 * @param request the request
+	 * @throws CannotAcquireLockException if it is
+	 */
+	public void checkOpen(LockRequest request) {
+		if (this.closed) {
+			throw LockFailures.shuttingDown(request.namespace(), null);
+		}
+	}
+
+	/**
+	 * Return whether the template was closed.
+	 * @return whether it was
+	 */
+	public boolean isClosed() {
+		return this.closed;
+	}
+
+	/**
+	 * Return what an acquisition that failed, or that was granted, as the template closed
+	 * fails with: the shutdown, with the failure as its cause, once closed; the failure
+	 * itself otherwise.
+	 * @param request the request
+	 * @param failure the failure, or {@code null} for an acquisition that was granted
+	 * @return the exception to throw, or {@code null} for a granted one while open
+	 */
+	public @Nullable RuntimeException closedOr(LockRequest request, @Nullable RuntimeException failure) {
+		return this.closed ? LockFailures.shuttingDown(request.namespace(), failure) : failure;
+	}
+
+	/**
+	 * Register a wait in progress, which {@link #close()} cancels. Registered after the
+	 * template closed, it is cancelled at once.
+	 * @param cancel cancels the wait on the server, without blocking and without throwing
+	 * @return what to run once the wait ended, to deregister it
+	 */
+	public Runnable whileWaiting(Runnable cancel) {
+		this.waits.add(cancel);
+		if (this.closed) {
+			cancel.run();
+		}
+		return () -> this.waits.remove(cancel);
+	}
+
+	/**
+	 * Close the template's acquisitions: refuse new ones, and cancel the waits in
+	 * progress.
+	 */
+	public void close() {
+		this.closed = true;
+		this.waits.forEach(Runnable::run);
 	}
 
 	/**

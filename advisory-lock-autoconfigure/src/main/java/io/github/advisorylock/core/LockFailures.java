@@ -30,6 +30,7 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.transaction.TransactionDefinition;
 
 /**
@@ -261,6 +262,22 @@ public final class LockFailures {
 		return new IllegalStateException("The call that held advisory lock " + description + " (invocation scope) has "
 				+ "ended, and released it, before this fenced write: wait inside the locked call for the work it fans "
 				+ "out to");
+	}
+
+	/**
+	 * Refuse a lock once its template is closed, the application shutting down: a call
+	 * made then, a wait in progress (cancelled on the server), or one granted as it
+	 * closed, so that no locked work starts after shutdown. Not a
+	 * {@link LockBusyException}: nobody else need hold the lock.
+	 * @param namespace the namespace of the call
+	 * @param cause what the wait failed with when it was cancelled, or {@code null}
+	 * @return the exception to throw
+	 */
+	public static CannotAcquireLockException shuttingDown(String namespace, @Nullable Throwable cause) {
+		return new CannotAcquireLockException(
+				"Advisory lock '" + namespace + "' was not acquired: the application is "
+						+ "shutting down (its advisory lock template was closed), so no locked work starts any more",
+				cause);
 	}
 
 	/**

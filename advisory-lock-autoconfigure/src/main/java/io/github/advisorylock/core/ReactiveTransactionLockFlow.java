@@ -100,6 +100,7 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		// A wrong name is a mistake in the code, whatever the transaction: say it first.
 		@Nullable Object target = this.binding.heldLocksTarget(request);
 		return Mono.deferContextual((context) -> {
+			this.acquisitions.checkOpen(request);
 			// An enclosing session would make this one wait for itself.
 			LockKeys keys = ReactiveHeldLocks.notHeld(context, request.mode(), requested, target);
 			Mono<Boolean> acquired = keys.keys().isEmpty() ? Mono.just(true)
@@ -149,7 +150,15 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 					acquisition.finished(Outcome.ERROR, ex);
 					return Mono.error(ex);
 				}
-				return attempt(bound, request, keys).doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
+				return attempt(bound, request, keys)
+					// A wait the template's close cancelled fails as the shutdown.
+					.onErrorMap(RuntimeException.class, (ex) -> this.acquisitions.closedOr(request, ex))
+					.flatMap((attempt) -> {
+						// Granted as the template closed: the work must not start.
+						RuntimeException closed = this.acquisitions.closedOr(request, null);
+						return (closed != null) ? Mono.<LockAttempt>error(closed) : Mono.just(attempt);
+					})
+					.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
 					.doOnCancel(() -> acquisition.finished(Outcome.ERROR, cancelled(request)))
 					.flatMap((attempt) -> {
 						// The listeners hear the outcome before it becomes an error.

@@ -37,9 +37,10 @@ import org.jspecify.annotations.Nullable;
  * the listeners hear the start, the driver binds the caller's transaction, the keys are
  * tried in one statement and, for a {@link WaitMode#BLOCK} that found one held, waited
  * for in a second; the listeners hear the outcome, and the keys taken are recorded in the
- * transaction, which releases them at COMMIT or ROLLBACK. The driver supplies its
- * {@link TransactionBinding} and its {@link LockStatements}. Internal: used by the driver
- * adapters, not API.
+ * transaction, which releases them at COMMIT or ROLLBACK. Once the template is closed, no
+ * acquisition starts and none in progress lets its work run
+ * ({@link LockAcquisitions#close()}). The driver supplies its {@link TransactionBinding}
+ * and its {@link LockStatements}. Internal: used by the driver adapters, not API.
  *
  * @param <B> the driver's bound connection
  * @author advisory-lock authors
@@ -92,6 +93,7 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	 * @throws LockLostException if a fenced key's enclosing lock is found lost
 	 */
 	public boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
+		this.acquisitions.checkOpen(request);
 		// An enclosing session would make this one wait for itself.
 		LockKeys keys = HeldLocks.notHeld(request.namespace(), request.mode(), requested,
 				() -> this.binding.heldLocksTarget(request));
@@ -112,8 +114,18 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 		}
 		catch (RuntimeException ex) {
 			release(bound);
-			acquisition.finished(Outcome.ERROR, ex);
-			throw ex;
+			// A wait the template's close cancelled fails as the shutdown.
+			RuntimeException failure = this.acquisitions.closedOr(request, ex);
+			acquisition.finished(Outcome.ERROR, failure);
+			throw failure;
+		}
+		RuntimeException closed = this.acquisitions.closedOr(request, null);
+		if (closed != null) {
+			// Granted as the template closed: the work must not start. The keys stay held
+			// until the transaction ends.
+			release(bound);
+			acquisition.finished(Outcome.ERROR, closed);
+			throw closed;
 		}
 		// The listeners hear the outcome before a diagnosis, which may take a second.
 		acquisition.finished(attempt.outcome(), attempt.timedOut());

@@ -79,7 +79,7 @@ final class AcquisitionSupport extends LockAcquisitions {
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
 		try {
 			AdvisoryLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request),
-					request.namespace());
+					request.namespace(), this);
 			return null;
 		}
 		catch (SQLException ex) {

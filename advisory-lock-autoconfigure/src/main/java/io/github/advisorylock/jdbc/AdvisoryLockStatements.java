@@ -20,10 +20,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.RefusalReason;
 import io.github.advisorylock.core.LockSql.TryResult;
@@ -67,21 +69,39 @@ final class AdvisoryLockStatements {
 
 	/**
 	 * Run the statement that waits for keys a try found held, bounded by one timeout for
-	 * all of them.
+	 * all of them; the template's close cancels it on the server.
 	 * @param connection the transaction's connection
 	 * @param mode exclusive or shared
 	 * @param keys the keys to wait for, in order
 	 * @param timeout the bound on the whole wait
 	 * @param namespace the namespace, named in a leading comment
+	 * @param waits where the wait is registered while it runs, for the template's close
 	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait
-	 * ran out of time
+	 * ran out of time, {@code 57014} when it was cancelled
 	 */
-	static void waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace)
-			throws SQLException {
+	static void waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace,
+			LockAcquisitions waits) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitSql(mode, namespace))) {
 			statement.setLong(1, Math.max(1, timeout.toMillis()));
 			bindKeys(connection, statement, 2, keys, true);
-			statement.executeQuery().close();
+			// pgjdbc sends the cancel only while the statement runs, so a late one
+			// reaches no other statement of the connection.
+			Runnable ended = waits.whileWaiting(() -> cancel(statement));
+			try {
+				statement.executeQuery().close();
+			}
+			finally {
+				ended.run();
+			}
+		}
+	}
+
+	private static void cancel(Statement statement) {
+		try {
+			statement.cancel();
+		}
+		catch (SQLException ex) {
+			// The wait ends with its connection, when the pool closes.
 		}
 	}
 

@@ -287,13 +287,22 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Stop the heartbeats and close the connections of invocation-scoped locks, if any
-	 * were used.
+	 * Close the template, as the application shuts down: no lock is taken any more, a
+	 * wait in progress is cancelled on the server, and a call whose lock is granted
+	 * meanwhile does not run its work; each of them fails with a
+	 * {@link org.springframework.dao.CannotAcquireLockException} that says so (not a
+	 * {@link LockBusyException}). Then the heartbeats stop and the connections of
+	 * invocation-scoped locks close, if any were used; the locks still held are reported
+	 * lost. Under Spring Boot this runs in a late phase of the context's stop, after the
+	 * web server's graceful shutdown and before the connection pools close
+	 * ({@code AdvisoryLockShutdown}).
 	 * @throws Exception if closing a derived pool fails (the others are closed all the
 	 * same)
 	 */
 	@Override
 	public void close() throws Exception {
+		// First, so that no call starts and no wait goes on while the sessions close.
+		this.support.close();
 		this.invocationLocks.close();
 	}
 
@@ -320,6 +329,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockCallback<T> callback) {
 		Assert.notNull(callback, "LockCallback must not be null");
+		this.support.checkOpen(request);
 		LockKeys keys = resolve(request);
 		if (request.scope() == LockScope.INVOCATION) {
 			return this.invocationLocks.execute(request, keys, callback);
@@ -341,6 +351,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				() -> "acquire(LockRequest) holds invocation-scoped "
 						+ "locks until they are released: give the request withScope(LockScope.INVOCATION) (a "
 						+ "transaction-scoped lock is taken with lock(request), and its transaction releases it)");
+		this.support.checkOpen(request);
 		return Optional.ofNullable(this.invocationLocks.hold(request, resolve(request)));
 	}
 

@@ -198,6 +198,12 @@ final class LockSessionRunner implements AutoCloseable {
 			}
 		}
 		OpenSession open = new OpenSession(lock, connection);
+		RuntimeException closed = this.support.closedOr(request, null);
+		if (closed != null) {
+			// Granted as the template closed: the work must not start.
+			release(open);
+			throw closed;
+		}
 		this.held.add(lock);
 		try {
 			lock.startHeartbeat(this.scheduler, this.heartbeat.toMillis());
@@ -315,9 +321,12 @@ final class LockSessionRunner implements AutoCloseable {
 	 * driver's failure translated, any other as it is.
 	 */
 	private RuntimeException failed(Acquisition acquisition, Exception ex, LockRequest request, LockKeys keys) {
-		acquisition.finished(Outcome.ERROR, ex);
-		return (ex instanceof SQLException sqlException)
+		RuntimeException translated = (ex instanceof SQLException sqlException)
 				? this.support.translateLockFailure(sqlException, request, keys) : (RuntimeException) ex;
+		// A wait the template's close cancelled fails as the shutdown.
+		RuntimeException failure = this.support.closedOr(request, translated);
+		acquisition.finished(Outcome.ERROR, failure);
+		return failure;
 	}
 
 	private static void setNetworkTimeout(Connection connection, Duration timeout) throws SQLException {

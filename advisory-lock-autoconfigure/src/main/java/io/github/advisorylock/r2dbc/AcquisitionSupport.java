@@ -84,9 +84,16 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 			// key.
 			PostgresqlConnection target = postgresConnection(connection);
 			AtomicBoolean waiting = new AtomicBoolean(true);
+			// The template's close cancels it too, while it waits.
+			Runnable ended = whileWaiting(() -> {
+				if (waiting.get()) {
+					cancelServerWait(target);
+				}
+			});
 			return R2dbcLockStatements
 				.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request), request.namespace())
 				.doOnTerminate(() -> waiting.set(false))
+				.doFinally((signal) -> ended.run())
 				.thenReturn(LockAttempt.ACQUIRED)
 				.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
 				.onErrorMap((ex) -> translateLockFailure(ex, request, keys))

@@ -157,6 +157,12 @@ final class InvocationScopeFlow {
 	private <T> Flux<T> run(Connection connection, ConnectionFactory factory, LockRequest request, LockKeys keys,
 			Acquisition acquisition, List<HeldSession> enclosing, ReactiveLockCallback<T> callback) {
 		return acquire(connection, factory, request, keys, acquisition).flatMapMany((session) -> {
+			RuntimeException closed = this.support.closedOr(request, null);
+			if (closed != null) {
+				// Granted as the template closed: the work must not start.
+				session.release();
+				return Flux.error(closed);
+			}
 			session.startHeartbeat(this.heartbeat);
 			return Flux.usingWhen(Mono.just(session),
 					(lock) -> Flux.defer(() -> callback.doWithLock(lock))
@@ -196,6 +202,8 @@ final class InvocationScopeFlow {
 						: Mono.just(LockAttempt.ACQUIRED);
 				return attempt.map((tried) -> new Attempted(opened, tried));
 			})
+			// A wait the template's close cancelled fails as the shutdown.
+			.onErrorMap(RuntimeException.class, (ex) -> this.support.closedOr(request, ex))
 			.doOnError((ex) -> {
 				if (told.compareAndSet(false, true)) {
 					acquisition.finished(Outcome.ERROR, ex);

@@ -57,7 +57,7 @@ import org.springframework.util.Assert;
  * @author advisory-lock authors
  * @since 0.1.0
  */
-public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations {
+public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations, AutoCloseable {
 
 	/** The timeout of a {@code BLOCK} that gives none, as on the JDBC path. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
@@ -179,6 +179,20 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 		this.invocationLocks.setInstanceName(instanceName);
 	}
 
+	/**
+	 * Close the template, as the application shuts down: no lock is taken any more, a
+	 * wait in progress is cancelled on the server, and a subscription whose lock is
+	 * granted meanwhile does not subscribe its work; each of them signals a
+	 * {@link org.springframework.dao.CannotAcquireLockException} that says so (not a
+	 * {@link io.github.advisorylock.LockBusyException}). Under Spring Boot this runs in a
+	 * late phase of the context's stop, after the web server's graceful shutdown and
+	 * before the connection pools close ({@code AdvisoryLockShutdown}).
+	 */
+	@Override
+	public void close() {
+		this.support.close();
+	}
+
 	@Override
 	public Mono<Void> lock(String namespace, @Nullable Object... keys) {
 		return Mono.defer(() -> lock(LockRequest.of(namespace, keys)));
@@ -208,6 +222,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public <T> Flux<T> execute(LockRequest request, ReactiveLockCallback<T> callback) {
 		return Flux.defer(() -> {
 			Assert.notNull(callback, "ReactiveLockCallback must not be null");
+			this.support.checkOpen(request);
 			if (request.scope() == LockScope.INVOCATION) {
 				return this.invocationLocks.execute(request, resolve(request), callback);
 			}

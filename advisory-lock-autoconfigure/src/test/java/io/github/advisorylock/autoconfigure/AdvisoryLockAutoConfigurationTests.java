@@ -57,9 +57,11 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -101,6 +103,23 @@ class AdvisoryLockAutoConfigurationTests {
 			.hasSingleBean(LockKeyStrategy.class)
 			.hasSingleBean(AdvisoryLockBeanPostProcessor.class)
 			.hasSingleBean(AdvisoryLockProperties.class));
+	}
+
+	@Test
+	void stoppingTheContextClosesTheTemplateAfterTheWebServersShutdownAndBeforeThePoolsClose() {
+		this.withDataSource.run((context) -> {
+			AdvisoryLockShutdown shutdown = context.getBean(AdvisoryLockShutdown.class);
+			// Below the web server's graceful shutdown (DEFAULT_PHASE - 1024) and stop
+			// (DEFAULT_PHASE - 2048): they stop first.
+			assertThat(shutdown.getPhase()).isLessThan(SmartLifecycle.DEFAULT_PHASE - 2048);
+			assertThat(shutdown.isRunning()).isTrue();
+			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
+			context.stop();
+			assertThatExceptionOfType(CannotAcquireLockException.class)
+				.isThrownBy(() -> locks.execute(LockRequest.of("autoconfigure", "job").withScope(LockScope.INVOCATION),
+						(handle) -> null))
+				.withMessageContaining("the application is shutting down");
+		});
 	}
 
 	@Test

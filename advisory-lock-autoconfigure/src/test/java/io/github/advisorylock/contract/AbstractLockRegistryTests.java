@@ -49,6 +49,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.context.ApplicationEvent;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.OnGrantedEvent;
@@ -226,6 +227,26 @@ abstract class AbstractLockRegistryTests {
 		release.countDown();
 		assertThat(result(waiter)).isNotEqualTo(holder);
 		assertThat(granted()).isEmpty();
+	}
+
+	@Test
+	void closingTheOtherInstancesTemplateEndsItsWaitingLockWithTheShutdownRatherThanWaitingOn() throws Exception {
+		Lock lock = first().obtain(this.key);
+		lock.lock();
+		try {
+			Future<?> waiter = this.threads.submit(() -> second().obtain(this.key).lock());
+			this.pgLocks.awaitWaiters(this.advisoryKey, 1);
+			this.secondTemplate.close();
+			// lock() waits on through every busy timeout; the shutdown ends it.
+			assertThat(waiter).failsWithin(PgLocks.HANG_TIMEOUT)
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(CannotAcquireLockException.class)
+				.withMessageContaining("the application is shutting down");
+		}
+		finally {
+			lock.unlock();
+		}
 	}
 
 	@Test

@@ -45,6 +45,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
@@ -144,6 +145,59 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
 					.containsExactly(holder.pid()));
 		}
+	}
+
+	@Test
+	void closingTheTemplateCancelsATransactionScopedWaitAndTheWorkIsNeverSubscribed() {
+		AtomicBoolean subscribed = new AtomicBoolean();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			CompletableFuture<Object> waiter = this.locks
+				.locked(LockRequest.of(this.namespace, 7).withTimeout(HANG),
+						Mono.fromCallable(() -> subscribed.getAndSet(true)))
+				.as(this.transaction::transactional)
+				.map(Object.class::cast)
+				.toFuture();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			this.locks.close();
+			assertShuttingDown(waiter);
+			// The wait ended on the server, while the holder still holds the key.
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+			holder.commit();
+		}
+		assertThat(subscribed).isFalse();
+		assertThatExceptionOfType(CannotAcquireLockException.class)
+			.isThrownBy(() -> this.locks.lock(this.namespace, 7).as(this.transaction::transactional).block(HANG))
+			.withMessageContaining("the application is shutting down");
+	}
+
+	@Test
+	void closingTheTemplateCancelsAnInvocationScopedWaitAndTheWorkIsNeverSubscribed() {
+		AtomicBoolean subscribed = new AtomicBoolean();
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			CompletableFuture<List<Boolean>> waiter = this.locks
+				.execute(invocation(7).withTimeout(HANG),
+						(handle) -> Mono.fromCallable(() -> subscribed.getAndSet(true)))
+				.collectList()
+				.toFuture();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			this.locks.close();
+			assertShuttingDown(waiter);
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+			holder.commit();
+		}
+		assertThat(subscribed).isFalse();
+		assertThatExceptionOfType(CannotAcquireLockException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(7), (handle) -> Mono.just(1)).blockLast(HANG))
+			.withMessageContaining("the application is shutting down");
+	}
+
+	private static void assertShuttingDown(CompletableFuture<?> waiter) {
+		assertThat(waiter).failsWithin(HANG)
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(CannotAcquireLockException.class)
+			.isNotInstanceOf(LockBusyException.class)
+			.withMessageContaining("the application is shutting down");
 	}
 
 	@Test

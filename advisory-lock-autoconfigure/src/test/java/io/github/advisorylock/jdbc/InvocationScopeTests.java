@@ -55,6 +55,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -62,7 +63,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -346,8 +346,9 @@ class InvocationScopeTests {
 			return "done";
 		}).value()).isEqualTo("done");
 		assertThat(seen[0].isLost()).isTrue();
-		assertThatIllegalStateException().isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> null))
-			.withMessageContaining("after its AdvisoryLockTemplate was closed");
+		assertThatExceptionOfType(CannotAcquireLockException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> null))
+			.withMessageContaining("the application is shutting down");
 		// Closing the pool aborts the lock's connection; the server ends that session,
 		// and the lock with it, once it reads the closed socket, a moment later.
 		this.pgLocks.await("the lock released after the template closed its connection",

@@ -44,7 +44,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.dao.CannotAcquireLockException;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
@@ -151,6 +154,17 @@ abstract class AbstractShedLockProviderTests {
 
 	static LockConfiguration lockConfig(String name, Duration lockAtMostFor, Duration lockAtLeastFor) {
 		return new LockConfiguration(ClockProvider.now(), name, lockAtMostFor, lockAtLeastFor);
+	}
+
+	@Test
+	void noRunStartsOnceTheTemplateIsClosedAsTheApplicationShutsDown() throws Exception {
+		AdvisoryLockTemplate template = this.template;
+		assertThat(template).isNotNull();
+		template.close();
+		assertThatExceptionOfType(CannotAcquireLockException.class)
+			.isThrownBy(() -> getLockProvider().lock(lockConfig(this.lockName1)))
+			.withMessageContaining("the application is shutting down");
+		assertUnlocked(this.lockName1);
 	}
 
 	// AbstractLockProviderIntegrationTest

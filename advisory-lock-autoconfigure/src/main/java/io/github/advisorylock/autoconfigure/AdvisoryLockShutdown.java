@@ -1,0 +1,88 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.autoconfigure;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Closes the auto-configured advisory lock templates as the application context stops, so
+ * that no locked work starts after shutdown: a call made then, or a wait in progress
+ * (cancelled on the server), fails with a
+ * {@link org.springframework.dao.CannotAcquireLockException} saying the application is
+ * shutting down.
+ *
+ * <p>
+ * Its phase, {@link #PHASE}, is below those of Spring Boot's web server: the graceful
+ * shutdown ({@code SmartLifecycle.DEFAULT_PHASE - 1024}) lets the requests in flight take
+ * their locks and finish first, and the web server is stopped
+ * ({@code DEFAULT_PHASE - 2048}) before the templates close. Task schedulers and
+ * executors ({@code DEFAULT_PHASE}) stop before it too. It runs before the connection
+ * pools close, which happens when the beans are destroyed, after every phase stopped.
+ *
+ * @author advisory-lock authors
+ */
+final class AdvisoryLockShutdown implements SmartLifecycle {
+
+	/**
+	 * The phase: after the web server's graceful shutdown and stop, before the pools
+	 * close.
+	 */
+	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+	private static final Log logger = LogFactory.getLog(AdvisoryLockShutdown.class);
+
+	private final ObjectProvider<? extends AutoCloseable> templates;
+
+	private volatile boolean running;
+
+	AdvisoryLockShutdown(ObjectProvider<? extends AutoCloseable> templates) {
+		this.templates = templates;
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+		this.templates.orderedStream().forEach((template) -> {
+			try {
+				template.close();
+			}
+			catch (Exception ex) {
+				logger.warn("Closing the advisory lock template failed", ex);
+			}
+		});
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+}
