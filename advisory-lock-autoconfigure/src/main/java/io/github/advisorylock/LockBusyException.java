@@ -85,7 +85,30 @@ public class LockBusyException extends CannotAcquireLockException {
 	 */
 	public LockBusyException(String namespace, List<String> keyValues, List<Long> keys, @Nullable Duration timeout,
 			@Nullable Throwable cause, @Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed) {
-		super(message(namespace, keyValues, keys, timeout, holders, notDiagnosed), cause);
+		this(namespace, keyValues, keys, timeout, cause, holders, notDiagnosed, null);
+	}
+
+	/**
+	 * Create a new instance with the outcome of a diagnosis of the holders, and what the
+	 * library knows of the holder itself: that it is an invocation-scoped call of this
+	 * application, say, which a thread it started waits for.
+	 * @param namespace the namespace of the keys
+	 * @param keyValues the key values as rendered for the key derivation
+	 * @param keys the 64-bit keys, in acquisition order
+	 * @param timeout the timeout that ran out, or {@code null} for {@link WaitMode#TRY}
+	 * @param cause the timeout reported by the driver, or {@code null} for
+	 * {@link WaitMode#TRY}
+	 * @param holders the sessions found holding the lock, or {@code null} if they were
+	 * not diagnosed
+	 * @param notDiagnosed why the holders were not diagnosed, or {@code null}
+	 * @param holderHint what the library knows of the holder, the end of the message, or
+	 * {@code null}
+	 * @since 0.1.0
+	 */
+	public LockBusyException(String namespace, List<String> keyValues, List<Long> keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, @Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed,
+			@Nullable String holderHint) {
+		super(message(namespace, keyValues, keys, timeout, holders, notDiagnosed, holderHint), cause);
 		this.namespace = namespace;
 		this.keyValues = List.copyOf(keyValues);
 		this.keys = List.copyOf(keys);
@@ -94,7 +117,7 @@ public class LockBusyException extends CannotAcquireLockException {
 	}
 
 	private static String message(String namespace, List<String> keyValues, List<Long> keys, @Nullable Duration timeout,
-			@Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed) {
+			@Nullable List<LockHolderInfo> holders, @Nullable String notDiagnosed, @Nullable String holderHint) {
 		String what = "Advisory lock " + AdvisoryLockKeys.printable(namespace, keyValues) + " (keys " + keys + ")";
 		String message = (timeout != null) ? what + " not acquired within " + timeout.toMillis() + "ms"
 				: what + " is held by another transaction (TRY)";
@@ -105,6 +128,9 @@ public class LockBusyException extends CannotAcquireLockException {
 		}
 		if (notDiagnosed != null) {
 			message += "; holders not diagnosed: " + notDiagnosed;
+		}
+		if (holderHint != null) {
+			message += "; " + holderHint;
 		}
 		return message;
 	}

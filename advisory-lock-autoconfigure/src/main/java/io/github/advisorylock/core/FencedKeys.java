@@ -26,7 +26,6 @@ import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.HeldLocks.Invocation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,15 +52,16 @@ public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idl
 	 * @param resource what the call locks on
 	 * @return the fenced keys, or {@code null} when no enclosing session holds one
 	 */
-	public static @Nullable FencedKeys of(Collection<? extends Invocation> enclosing, LockMode mode, LockKeys requested,
-			LockKeys notHeld, Object resource) {
+	public static @Nullable FencedKeys of(Collection<? extends HeldSession> enclosing, LockMode mode,
+			LockKeys requested, LockKeys notHeld, Object resource) {
 		List<HeldSession> sessions = new ArrayList<>();
 		List<Long> keys = new ArrayList<>();
 		List<String> values = new ArrayList<>();
 		for (int i = 0; i < requested.keys().size(); i++) {
 			long key = requested.keys().get(i);
-			if (!notHeld.keys().contains(key)
-					&& HeldLocks.holder(enclosing, key, mode, resource) instanceof HeldSession session) {
+			HeldSession session = notHeld.keys().contains(key) ? null
+					: HeldLocks.holder(enclosing, key, mode, resource);
+			if (session != null) {
 				sessions.add(session);
 				keys.add(key);
 				values.add(requested.values().get(i));

@@ -30,11 +30,9 @@ import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The registry of the advisory locks the current thread holds through this library: its
- * invocation-scoped locks, innermost last, and the records of its suspended transactions
- * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}). The record of the running transaction,
- * {@link TransactionLockRecord}, is found through the driver's own transaction binding
- * and handed to {@link #suspend} and {@link #resume} as its transaction is.
+ * The registry of the invocation-scoped locks the current thread holds through this
+ * library, innermost last. The records of its transactions, running and suspended
+ * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}), are {@link TransactionLockRecord}'s.
  *
  * <p>
  * It makes nested calls re-entrant: without it, a nested call would ask for a key on
@@ -47,9 +45,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HeldLocks {
 
-	private static final ThreadLocal<Deque<Invocation>> invocations = new ThreadLocal<>();
-
-	private static final ThreadLocal<Deque<TransactionLockRecord>> suspended = new ThreadLocal<>();
+	private static final ThreadLocal<Deque<HeldSession>> invocations = new ThreadLocal<>();
 
 	/**
 	 * A transaction-scoped lock is never lost while its transaction can still run
@@ -98,7 +94,7 @@ public final class HeldLocks {
 	 */
 	public static LockKeys notHeld(String namespace, LockMode mode, LockKeys keys,
 			Supplier<? extends @Nullable Object> resource) {
-		Deque<Invocation> locks = invocations.get();
+		Deque<HeldSession> locks = invocations.get();
 		return (locks != null) ? notHeld(locks, mode, keys, resource) : keys;
 	}
 
@@ -116,7 +112,7 @@ public final class HeldLocks {
 	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
 	 * enclosing locks hold none of them
 	 */
-	public static LockKeys notHeld(Collection<? extends Invocation> locks, LockMode mode, LockKeys keys,
+	public static LockKeys notHeld(Collection<? extends HeldSession> locks, LockMode mode, LockKeys keys,
 			Supplier<? extends @Nullable Object> resource) {
 		if (locks.isEmpty()) {
 			return keys;
@@ -129,7 +125,7 @@ public final class HeldLocks {
 		List<String> values = new ArrayList<>(keys.keys().size());
 		for (int i = 0; i < keys.keys().size(); i++) {
 			long key = keys.keys().get(i);
-			Invocation holder = holder(locks, key, mode, target);
+			HeldSession holder = holder(locks, key, mode, target);
 			if (holder == null) {
 				remaining.add(key);
 				values.add(keys.values().get(i));
@@ -146,8 +142,8 @@ public final class HeldLocks {
 	 * Return the current thread's invocation-scoped locks, the innermost last.
 	 * @return the locks; none when the thread holds none
 	 */
-	public static Collection<Invocation> enclosing() {
-		Deque<Invocation> locks = invocations.get();
+	public static Collection<HeldSession> enclosing() {
+		Deque<HeldSession> locks = invocations.get();
 		return (locks != null) ? locks : List.of();
 	}
 
@@ -162,10 +158,10 @@ public final class HeldLocks {
 	 * @throws LockTransactionException if only a SHARED lock holds the key and the call
 	 * asks for it EXCLUSIVE
 	 */
-	public static @Nullable Invocation holder(Collection<? extends Invocation> locks, long key, LockMode mode,
+	public static @Nullable HeldSession holder(Collection<? extends HeldSession> locks, long key, LockMode mode,
 			Object resource) {
-		Invocation shared = null;
-		for (Invocation lock : locks) {
+		HeldSession shared = null;
+		for (HeldSession lock : locks) {
 			if (lock.resource() == resource && lock.keys().keys().contains(key)) {
 				if (lock.mode() == LockMode.EXCLUSIVE || mode == LockMode.SHARED) {
 					return lock;
@@ -189,7 +185,7 @@ public final class HeldLocks {
 	 * @return whether it does
 	 */
 	public static boolean holdsInvocation(long key, @Nullable Object resource) {
-		Deque<Invocation> locks = invocations.get();
+		Deque<HeldSession> locks = invocations.get();
 		return locks != null && holdsInvocation(locks, key, resource);
 	}
 
@@ -201,7 +197,8 @@ public final class HeldLocks {
 	 * @param resource the resource it must be held on, or {@code null} for any
 	 * @return whether one does
 	 */
-	public static boolean holdsInvocation(Collection<? extends Invocation> locks, long key, @Nullable Object resource) {
+	public static boolean holdsInvocation(Collection<? extends HeldSession> locks, long key,
+			@Nullable Object resource) {
 		return locks.stream()
 			.anyMatch((lock) -> (resource == null || lock.resource() == resource) && lock.keys().keys().contains(key));
 	}
@@ -211,7 +208,7 @@ public final class HeldLocks {
 	 * work.
 	 * @param lock the lock
 	 */
-	public static void push(Invocation lock) {
+	public static void push(HeldSession lock) {
 		addLast(invocations, lock);
 	}
 
@@ -219,7 +216,7 @@ public final class HeldLocks {
 	 * Forget an invocation-scoped lock whose work has ended.
 	 * @param lock the lock
 	 */
-	public static void pop(Invocation lock) {
+	public static void pop(HeldSession lock) {
 		removeLast(invocations, lock);
 	}
 
@@ -227,9 +224,9 @@ public final class HeldLocks {
 	 * Throw if one of the current thread's invocation-scoped locks was lost.
 	 */
 	public static void checkHeld() {
-		Deque<Invocation> locks = invocations.get();
+		Deque<HeldSession> locks = invocations.get();
 		if (locks != null) {
-			locks.forEach(Invocation::checkHeld);
+			locks.forEach(HeldSession::checkHeld);
 		}
 	}
 
@@ -240,7 +237,7 @@ public final class HeldLocks {
 	 * @throws IllegalStateException if the thread holds none
 	 */
 	public static LockHandle currentHandle() {
-		Deque<Invocation> locks = invocations.get();
+		Deque<HeldSession> locks = invocations.get();
 		if (locks == null || locks.isEmpty()) {
 			throw new IllegalStateException("currentHandle() found no invocation-scoped advisory lock held by this "
 					+ "thread (" + Thread.currentThread().getName()
@@ -258,18 +255,18 @@ public final class HeldLocks {
 	 * @return the handle
 	 */
 	public static LockHandle current() {
-		Deque<Invocation> locks = invocations.get();
-		List<Invocation> enclosing = (locks != null) ? List.copyOf(locks) : List.of();
+		Deque<HeldSession> locks = invocations.get();
+		List<HeldSession> enclosing = (locks != null) ? List.copyOf(locks) : List.of();
 		return new LockHandle() {
 
 			@Override
 			public boolean isLost() {
-				return enclosing.stream().anyMatch(Invocation::isLost);
+				return enclosing.stream().anyMatch(HeldSession::isLost);
 			}
 
 			@Override
 			public void checkHeld() {
-				enclosing.forEach(Invocation::checkHeld);
+				enclosing.forEach(HeldSession::checkHeld);
 			}
 
 			@Override
@@ -307,8 +304,8 @@ public final class HeldLocks {
 	 * @param task the work
 	 * @return the task
 	 */
-	public static Runnable bind(List<? extends Invocation> locks, Runnable task) {
-		List<Invocation> bound = List.copyOf(locks);
+	public static Runnable bind(List<? extends HeldSession> locks, Runnable task) {
+		List<HeldSession> bound = List.copyOf(locks);
 		return () -> {
 			enter(bound);
 			try {
@@ -328,8 +325,8 @@ public final class HeldLocks {
 	 * @param task the work
 	 * @return the task
 	 */
-	public static <T> Callable<T> bind(List<? extends Invocation> locks, Callable<T> task) {
-		List<Invocation> bound = List.copyOf(locks);
+	public static <T> Callable<T> bind(List<? extends HeldSession> locks, Callable<T> task) {
+		List<HeldSession> bound = List.copyOf(locks);
 		return () -> {
 			enter(bound);
 			try {
@@ -343,8 +340,8 @@ public final class HeldLocks {
 
 	// A task that starts after its call has ended would run unguarded: its fenced writes
 	// would find the lock gone, and count a release as a loss.
-	private static void enter(List<Invocation> locks) {
-		for (Invocation lock : locks) {
+	private static void enter(List<HeldSession> locks) {
+		for (HeldSession lock : locks) {
 			lock.checkHeld();
 			if (lock.isReleased()) {
 				throw new IllegalStateException("The call that held advisory lock " + lock.description()
@@ -355,29 +352,13 @@ public final class HeldLocks {
 		locks.forEach(HeldLocks::push);
 	}
 
-	private static void exit(List<Invocation> locks) {
+	private static void exit(List<HeldSession> locks) {
 		for (int i = locks.size() - 1; i >= 0; i--) {
 			pop(locks.get(i));
 		}
 	}
 
-	/**
-	 * Record that a transaction of this thread is suspended, with the keys it holds.
-	 * @param transaction the record of its keys
-	 */
-	public static void suspend(TransactionLockRecord transaction) {
-		addLast(suspended, transaction);
-	}
-
-	/**
-	 * Record that a suspended transaction of this thread resumed.
-	 * @param transaction the record of its keys
-	 */
-	public static void resume(TransactionLockRecord transaction) {
-		removeLast(suspended, transaction);
-	}
-
-	private static <T> void addLast(ThreadLocal<Deque<T>> stack, T entry) {
+	static <T> void addLast(ThreadLocal<Deque<T>> stack, T entry) {
 		Deque<T> entries = stack.get();
 		if (entries == null) {
 			entries = new ArrayDeque<>(2);
@@ -387,7 +368,7 @@ public final class HeldLocks {
 	}
 
 	// The thread's stack is dropped once empty, so that a pooled thread keeps nothing.
-	private static <T> void removeLast(ThreadLocal<Deque<T>> stack, T entry) {
+	static <T> void removeLast(ThreadLocal<Deque<T>> stack, T entry) {
 		Deque<T> entries = stack.get();
 		if (entries != null) {
 			entries.removeLastOccurrence(entry);
@@ -395,93 +376,6 @@ public final class HeldLocks {
 				stack.remove();
 			}
 		}
-	}
-
-	/**
-	 * Refuse a call for a key that a suspended transaction of this thread holds in a
-	 * conflicting mode: the holder resumes only after the call has returned, so the call
-	 * could never get it.
-	 * @param namespace the namespace, for the message
-	 * @param mode the mode asked for
-	 * @param keys the keys asked for
-	 * @param resource the resource the call locks on
-	 * @param connection the connection the call locks on, or {@code null} for a
-	 * connection of its own; a key held on it is taken again re-entrantly
-	 * @throws LockTransactionException naming the key and why it can never be had
-	 */
-	public static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, Object resource,
-			@Nullable Object connection) {
-		Deque<TransactionLockRecord> records = suspended.get();
-		if (records != null) {
-			checkNotSuspended(records, "this same thread", namespace, mode, keys, resource, connection);
-		}
-	}
-
-	/**
-	 * Refuse a call for a key that one of the given suspended transactions holds in a
-	 * conflicting mode:
-	 * {@link #checkNotSuspended(String, LockMode, LockKeys, Object, Object)} for a driver
-	 * that keeps them elsewhere than in the thread (the reactive one keeps them with the
-	 * subscriber's transaction).
-	 * @param records the suspended transactions' records
-	 * @param caller who they belong to, for the message, such as
-	 * {@code this same subscriber}
-	 * @param namespace the namespace, for the message
-	 * @param mode the mode asked for
-	 * @param keys the keys asked for
-	 * @param resource the resource the call locks on
-	 * @param connection the connection the call locks on
-	 * @throws LockTransactionException naming the key and why it can never be had
-	 */
-	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String caller, String namespace,
-			LockMode mode, LockKeys keys, Object resource, @Nullable Object connection) {
-		for (TransactionLockRecord transaction : records) {
-			for (int i = 0; i < keys.keys().size(); i++) {
-				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);
-				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held, caller);
-				}
-			}
-		}
-	}
-
-	/**
-	 * An invocation-scoped lock, as the registry needs to know it: the handle its work
-	 * gets, with what it holds and where.
-	 */
-	public interface Invocation extends LockHandle {
-
-		/**
-		 * Return the resource its session is on.
-		 * @return the resource, compared by identity
-		 */
-		Object resource();
-
-		/**
-		 * Return the mode its keys are held in.
-		 * @return the mode
-		 */
-		LockMode mode();
-
-		/**
-		 * Return the keys it holds.
-		 * @return the keys
-		 */
-		LockKeys keys();
-
-		/**
-		 * Return whether the call that held it has ended and released it (a lock lost
-		 * first is lost, not released).
-		 * @return whether it was released
-		 */
-		boolean isReleased();
-
-		/**
-		 * Return the namespace and values, for messages.
-		 * @return the description
-		 */
-		String description();
-
 	}
 
 }

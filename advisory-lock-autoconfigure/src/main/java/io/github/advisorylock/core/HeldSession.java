@@ -18,11 +18,14 @@ package io.github.advisorylock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import org.apache.commons.logging.Log;
@@ -47,7 +50,13 @@ import org.jspecify.annotations.Nullable;
  *
  * @author advisory-lock authors
  */
-public abstract class HeldSession implements HeldLocks.Invocation {
+public abstract class HeldSession implements LockHandle {
+
+	/**
+	 * The sessions of this process that hold their locks, on every thread: what tells a
+	 * busy error that its holder is one of this application's own calls.
+	 */
+	private static final Set<HeldSession> held = ConcurrentHashMap.newKeySet();
 
 	private final Log logger = LogFactory.getLog(getClass());
 
@@ -103,19 +112,44 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 		this.deadMan = deadMan;
 		this.deadManNanos = deadMan.toNanos();
 		this.endsAtNanos = (transactionTimeout != null) ? acquiredNanos + transactionTimeout.toNanos() : Long.MAX_VALUE;
+		held.add(this);
 	}
 
-	@Override
+	/**
+	 * Return the session of this process that holds a key, on any thread.
+	 * @param key the key
+	 * @param resource what the key is held on
+	 * @return the session, or {@code null} when none of this process holds it
+	 */
+	public static @Nullable HeldSession holding(long key, Object resource) {
+		for (HeldSession session : held) {
+			if (session.resource == resource && session.keys.keys().contains(key) && session.isHeld()) {
+				return session;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Return the mode its keys are held in.
+	 * @return the mode
+	 */
 	public LockMode mode() {
 		return this.mode;
 	}
 
-	@Override
+	/**
+	 * Return the keys it holds.
+	 * @return the keys
+	 */
 	public LockKeys keys() {
 		return this.keys;
 	}
 
-	@Override
+	/**
+	 * Return what a nested call on the same database finds it by.
+	 * @return the resource, compared by identity
+	 */
 	public Object resource() {
 		return this.resource;
 	}
@@ -151,6 +185,7 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 	 * @return whether they were still held (and the driver rolls the transaction back)
 	 */
 	protected boolean markReleased() {
+		held.remove(this);
 		if (isLost() || !this.state.compareAndSet(State.HELD, State.RELEASED)) {
 			return false;
 		}
@@ -165,6 +200,7 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 	 * @param how how it was lost, for the log
 	 */
 	public void lost(Throwable cause, String how) {
+		held.remove(this);
 		if (!this.state.compareAndSet(State.HELD, new State(cause))) {
 			return;
 		}
@@ -210,7 +246,11 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 		}
 	}
 
-	@Override
+	/**
+	 * Return whether the call that held it has ended and released it (a lock lost first
+	 * is lost, not released).
+	 * @return whether it was released
+	 */
 	public boolean isReleased() {
 		return this.state.get().released();
 	}
@@ -225,7 +265,10 @@ public abstract class HeldSession implements HeldLocks.Invocation {
 		return HeldLocks.bind(List.of(this), task);
 	}
 
-	@Override
+	/**
+	 * Return the namespace and values, for messages.
+	 * @return the description
+	 */
 	public String description() {
 		return AdvisoryLockKeys.printable(this.namespace, this.keys.values());
 	}

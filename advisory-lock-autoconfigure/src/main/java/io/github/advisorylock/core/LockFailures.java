@@ -58,8 +58,26 @@ public final class LockFailures {
 	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
 			@Nullable Throwable cause, @Nullable LockHolderDiagnosis holderDiagnosis,
 			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
+		return busyException(namespace, keys, timeout, cause, holderDiagnosis, diagnose, null);
+	}
+
+	/**
+	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
+	 * configured, and ending with what the library knows of the holder.
+	 * @param namespace the namespace of the call
+	 * @param keys the keys of the call
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @param holderDiagnosis the diagnosis, or {@code null} when none is configured
+	 * @param diagnose asks the diagnosis, on the failure path only
+	 * @param holderHint see {@link #ownHolderHint}, or {@code null}
+	 * @return the exception to throw
+	 */
+	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, @Nullable LockHolderDiagnosis holderDiagnosis,
+			Function<LockHolderDiagnosis, Diagnosis> diagnose, @Nullable String holderHint) {
 		Diagnosis diagnosis = (holderDiagnosis != null) ? diagnose(holderDiagnosis, diagnose) : null;
-		return busyException(namespace, keys, timeout, cause, diagnosis);
+		return busyException(namespace, keys, timeout, cause, diagnosis, holderHint);
 	}
 
 	/**
@@ -74,12 +92,26 @@ public final class LockFailures {
 	 */
 	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
 			@Nullable Throwable cause, @Nullable Diagnosis diagnosis) {
-		if (diagnosis == null) {
-			return busyException(namespace, keys, timeout, cause);
-		}
+		return busyException(namespace, keys, timeout, cause, diagnosis, null);
+	}
+
+	/**
+	 * Make the exception of a lock not acquired, naming its holders as a diagnosis made
+	 * already found them, and ending with what the library knows of the holder.
+	 * @param namespace the namespace of the call
+	 * @param keys the keys of the call
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @param diagnosis what the diagnosis found, or {@code null} when none was asked
+	 * @param holderHint see {@link #ownHolderHint}, or {@code null}
+	 * @return the exception to throw
+	 */
+	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, @Nullable Diagnosis diagnosis, @Nullable String holderHint) {
 		LockBusyException ex = new LockBusyException(namespace, keys.values(), keys.keys(), timeout, cause,
-				diagnosis.holders(), diagnosis.notDiagnosed());
-		if (diagnosis.failure() != null) {
+				(diagnosis != null) ? diagnosis.holders() : null, (diagnosis != null) ? diagnosis.notDiagnosed() : null,
+				holderHint);
+		if (diagnosis != null && diagnosis.failure() != null) {
 			ex.addSuppressed(diagnosis.failure());
 		}
 		return ex;
@@ -278,6 +310,35 @@ public final class LockFailures {
 				"Advisory lock '" + namespace + "' was not acquired: the application is "
 						+ "shutting down (its advisory lock template was closed), so no locked work starts any more",
 				cause);
+	}
+
+	/**
+	 * Refuse an {@code assertHeld} for keys the caller does not hold.
+	 * @param namespace the namespace of the keys
+	 * @param values the texts of their values
+	 * @return the exception to throw
+	 */
+	public static IllegalStateException notHeld(String namespace, List<String> values) {
+		return new IllegalStateException("Advisory lock " + AdvisoryLockKeys.printable(namespace, values) + " is not "
+				+ "held by the current transaction, nor by an enclosing invocation-scoped call on this thread. Most "
+				+ "often the call to the locked method did not go through its Spring proxy: a call on 'this' from "
+				+ "another method of the same class skips @AdvisoryLocked. Call it through the bean (inject it), or "
+				+ "take the lock with AdvisoryLockOperations first. (Only locks this library took are seen.)");
+	}
+
+	/**
+	 * Return what a busy error says when the key is held by an invocation-scoped call of
+	 * this application that the caller is not inside: a task that call started, without
+	 * its handle, waits for that call's own key.
+	 * @param holder the call's session
+	 * @return the end of the busy error's message
+	 */
+	public static String ownHolderHint(HeldSession holder) {
+		return "the holder is this application's own invocation-scoped call on advisory lock " + holder.description()
+				+ ", and this call runs outside it (on another thread, or outside its subscription): a task that call "
+				+ "starts holds its locks only when it runs wrapped, LockHandle.wrap(task) (HeldLock.wrap for a lock "
+				+ "held beyond one call), and then its transaction-scoped lock is a fenced write rather than a wait "
+				+ "for that call";
 	}
 
 	/**

@@ -75,9 +75,11 @@ public interface LockStatements<B> {
 	 * @param keys its keys
 	 * @param attempt what the attempt found: busy, or timed out
 	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param holderHint what the library knows of the holder, the end of the message, or
+	 * {@code null}
 	 * @return the exception to throw
 	 */
 	LockBusyException busyException(B bound, LockRequest request, LockKeys keys, LockAttempt attempt,
-			@Nullable Duration timeout);
+			@Nullable Duration timeout, @Nullable String holderHint);
 
 }

@@ -243,7 +243,8 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		}
 		if (attempt.fails(throwIfBusy)) {
 			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null;
-			return this.statements.busyError(bound, request, keys, attempt, timeout);
+			return this.statements.busyError(bound, request, keys, attempt, timeout,
+					TransactionLockFlow.holderHint(attempt, bound));
 		}
 		return Mono.just(attempt.outcome() == Outcome.ACQUIRED);
 	}

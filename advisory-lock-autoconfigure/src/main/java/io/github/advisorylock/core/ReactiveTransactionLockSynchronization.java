@@ -111,7 +111,8 @@ public final class ReactiveTransactionLockSynchronization implements Transaction
 		if (transaction.getResource(SUSPENDED) instanceof Deque<?> suspended && !suspended.isEmpty()) {
 			List<TransactionLockRecord> records = new ArrayList<>();
 			suspended.forEach((each) -> records.add(((ReactiveTransactionLockSynchronization) each).record));
-			HeldLocks.checkNotSuspended(records, "this same subscriber", namespace, mode, keys, resource, connection);
+			TransactionLockRecord.checkNotSuspended(records, "this same subscriber", namespace, mode, keys, resource,
+					connection);
 		}
 	}
 

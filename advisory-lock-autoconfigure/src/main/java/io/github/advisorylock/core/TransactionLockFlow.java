@@ -140,7 +140,7 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 			}
 			if (attempt.fails(throwIfBusy)) {
 				Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null;
-				throw this.statements.busyException(bound, request, keys, attempt, timeout);
+				throw this.statements.busyException(bound, request, keys, attempt, timeout, holderHint(attempt, bound));
 			}
 			return attempt.outcome() == Outcome.ACQUIRED;
 		}
@@ -156,7 +156,7 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	private B bind(LockRequest request, LockMode mode, LockKeys keys) {
 		B bound = this.binding.bind(request);
 		try {
-			HeldLocks.checkNotSuspended(request.namespace(), mode, keys, bound.target(), bound.holder());
+			TransactionLockRecord.checkNotSuspended(request.namespace(), mode, keys, bound.target(), bound.holder());
 			return bound;
 		}
 		catch (RuntimeException ex) {
@@ -219,6 +219,15 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 		// The transaction holds the fences: recorded as its keys, exclusive, so that a
 		// suspension or a savepoint follows them.
 		this.binding.record(bound, LockMode.EXCLUSIVE, fenced.keys().keys(), acquisition);
+	}
+
+	/**
+	 * Return what a busy error says when the key found held is one an invocation-scoped
+	 * call of this application holds, one the caller is not inside.
+	 */
+	static @Nullable String holderHint(LockAttempt attempt, TransactionBinding.Bound bound) {
+		HeldSession own = HeldSession.holding(attempt.foundHeld(), bound.target());
+		return (own != null) ? LockFailures.ownHolderHint(own) : null;
 	}
 
 	private void release(@Nullable B bound) {

@@ -17,7 +17,9 @@
 package io.github.advisorylock.core;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +28,7 @@ import java.util.Set;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * the thread's {@link HeldLocks registry}, bound to its transaction by the driver
  * adapter, which tells it of each savepoint and rollback to one. It answers, without SQL,
  * whether the transaction holds a key (the guard against a call that bypassed the proxy)
- * and, suspended, whether it holds one a call asks for. Only what the library took is
- * known, not SQL run by hand.
+ * and, suspended, whether it holds one a call asks for (the records of the thread's
+ * suspended transactions are kept here too). Only what the library took is known, not SQL
+ * run by hand.
  *
  * <p>
  * A rollback to a savepoint ({@code Propagation.NESTED}) releases, in PostgreSQL, the
@@ -55,6 +59,11 @@ import org.jspecify.annotations.Nullable;
 public final class TransactionLockRecord {
 
 	/**
+	 * The records of the transactions of this thread that are suspended, innermost last.
+	 */
+	private static final ThreadLocal<Deque<TransactionLockRecord>> suspended = new ThreadLocal<>();
+
+	/**
 	 * The keys taken, in order, each with its mode and connection: a savepoint is a
 	 * position in this list.
 	 */
@@ -64,6 +73,70 @@ public final class TransactionLockRecord {
 	 * Each savepoint made in this transaction, with how many keys were taken before it.
 	 */
 	private final Map<Object, Integer> savepoints = new LinkedHashMap<>();
+
+	/**
+	 * Record that a transaction of this thread is suspended, with the keys it holds.
+	 * @param transaction the record of its keys
+	 */
+	public static void suspend(TransactionLockRecord transaction) {
+		HeldLocks.addLast(suspended, transaction);
+	}
+
+	/**
+	 * Record that a suspended transaction of this thread resumed.
+	 * @param transaction the record of its keys
+	 */
+	public static void resume(TransactionLockRecord transaction) {
+		HeldLocks.removeLast(suspended, transaction);
+	}
+
+	/**
+	 * Refuse a call for a key that a suspended transaction of this thread holds in a
+	 * conflicting mode: the holder resumes only after the call has returned, so the call
+	 * could never get it.
+	 * @param namespace the namespace, for the message
+	 * @param mode the mode asked for
+	 * @param keys the keys asked for
+	 * @param resource the resource the call locks on
+	 * @param connection the connection the call locks on, or {@code null} for a
+	 * connection of its own; a key held on it is taken again re-entrantly
+	 * @throws LockTransactionException naming the key and why it can never be had
+	 */
+	public static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, Object resource,
+			@Nullable Object connection) {
+		Deque<TransactionLockRecord> records = suspended.get();
+		if (records != null) {
+			checkNotSuspended(records, "this same thread", namespace, mode, keys, resource, connection);
+		}
+	}
+
+	/**
+	 * Refuse a call for a key that one of the given suspended transactions holds in a
+	 * conflicting mode:
+	 * {@link #checkNotSuspended(String, LockMode, LockKeys, Object, Object)} for a driver
+	 * that keeps them elsewhere than in the thread (the reactive one keeps them with the
+	 * subscriber's transaction).
+	 * @param records the suspended transactions' records
+	 * @param caller who they belong to, for the message, such as
+	 * {@code this same subscriber}
+	 * @param namespace the namespace, for the message
+	 * @param mode the mode asked for
+	 * @param keys the keys asked for
+	 * @param resource the resource the call locks on
+	 * @param connection the connection the call locks on
+	 * @throws LockTransactionException naming the key and why it can never be had
+	 */
+	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String caller, String namespace,
+			LockMode mode, LockKeys keys, Object resource, @Nullable Object connection) {
+		for (TransactionLockRecord transaction : records) {
+			for (int i = 0; i < keys.keys().size(); i++) {
+				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);
+				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
+					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held, caller);
+				}
+			}
+		}
+	}
 
 	/**
 	 * Record keys the transaction now holds.

@@ -15,13 +15,18 @@
  */
 
 /**
- * The driver-neutral half of the lock flow, shared by the driver adapters ({@code jdbc}
- * and {@code r2dbc}): the keys of a call, the text of the lock and {@code pg_locks}
- * statements, the wait decision, the failure messages, the fan-out to the
- * {@link io.github.advisorylock.LockAcquisitionListener listeners}, what makes a lock
- * session lost, and the registry of the locks a caller holds. Depends on the root package
- * only, and names no JDBC, R2DBC or Reactor type. Internal: not API, and may change in
- * any release.
+ * The lock flow, written once for the driver adapters ({@code jdbc} and {@code r2dbc}):
+ * the sequence of a transaction-scoped request on each stack
+ * ({@link io.github.advisorylock.core.TransactionLockFlow},
+ * {@link io.github.advisorylock.core.ReactiveTransactionLockFlow}) over the two narrow
+ * interfaces a driver implements, its statements and its transaction binding; and beside
+ * it the keys of a call, the text of the lock, fence and {@code pg_locks} statements, the
+ * wait decision, the failure messages, the fan-out to the
+ * {@link io.github.advisorylock.LockAcquisitionListener listeners}, the template's
+ * shutdown, what makes a lock session lost, and the registry of the locks a caller holds.
+ * Depends on the root package only and names no JDBC or R2DBC type; only its
+ * {@code Reactive*} classes name Reactor, and they are loaded only for reactive calls.
+ * Internal: not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.core;

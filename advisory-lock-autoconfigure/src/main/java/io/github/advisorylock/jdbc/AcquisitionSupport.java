@@ -120,7 +120,19 @@ final class AcquisitionSupport extends LockAcquisitions {
 	 */
 	LockBusyException busyException(LockRequest request, LockKeys keys, @Nullable Duration timeout,
 			@Nullable Throwable cause, Function<LockHolderDiagnosis, Diagnosis> diagnose) {
-		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose);
+		return busyException(request, keys, timeout, cause, diagnose, null);
+	}
+
+	/**
+	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
+	 * configured, and ending with what the library knows of the holder.
+	 * @param diagnose asks the diagnosis, on the failure path only
+	 * @param holderHint the end of the message, or {@code null}
+	 */
+	LockBusyException busyException(LockRequest request, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, Function<LockHolderDiagnosis, Diagnosis> diagnose, @Nullable String holderHint) {
+		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose,
+				holderHint);
 	}
 
 	/**

@@ -24,7 +24,6 @@ import java.util.Optional;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.HeldLock;
 import io.github.advisorylock.LockAcquisitionListener;
@@ -38,6 +37,7 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.TransactionLockFlow;
@@ -287,15 +287,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Close the template, as the application shuts down: no lock is taken any more, a
-	 * wait in progress is cancelled on the server, and a call whose lock is granted
-	 * meanwhile does not run its work; each of them fails with a
-	 * {@link org.springframework.dao.CannotAcquireLockException} that says so (not a
-	 * {@link LockBusyException}). Then the heartbeats stop and the connections of
-	 * invocation-scoped locks close, if any were used; the locks still held are reported
-	 * lost. Under Spring Boot this runs in a late phase of the context's stop, after the
-	 * web server's graceful shutdown and before the connection pools close
-	 * ({@code AdvisoryLockShutdown}).
+	 * Close the template as the application shuts down: no lock is taken any more, and a
+	 * wait in progress is cancelled on the server; each fails with a
+	 * {@link org.springframework.dao.CannotAcquireLockException} saying so, and no locked
+	 * work starts. The heartbeats stop, the connections of invocation-scoped locks close,
+	 * and the locks still held are reported lost. Spring Boot calls it as the context
+	 * stops, after the web server's graceful shutdown ({@code docs/failures.md}).
 	 * @throws Exception if closing a derived pool fails (the others are closed all the
 	 * same)
 	 */
@@ -376,12 +373,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		LockRequest request = LockRequest.of(namespace, keys);
 		LockKeys resolved = resolve(request);
 		if (!isHeld(resolved, this.transactionBinding.heldLocksTarget(request))) {
-			throw new IllegalStateException("Advisory lock " + AdvisoryLockKeys.printable(namespace, resolved.values())
-					+ " is not held by the current transaction, nor by an enclosing invocation-scoped call on this "
-					+ "thread. Most often the call to the locked method did not go through its Spring proxy: a call "
-					+ "on 'this' from another method of the same class skips @AdvisoryLocked. Call it through the "
-					+ "bean (inject it), or take the lock with AdvisoryLockOperations first. (Only locks this library "
-					+ "took are seen.)");
+			throw LockFailures.notHeld(namespace, resolved.values());
 		}
 	}
 

@@ -36,6 +36,7 @@ import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.TransactionLockRecord;
 import io.github.advisorylock.core.TransactionTimeouts;
 import io.github.advisorylock.jdbc.LockSessionStatements.OpenedSession;
 import org.apache.commons.logging.Log;
@@ -236,7 +237,7 @@ final class LockSessionRunner implements AutoCloseable {
 			throw LockFailures.enclosingTransactionRefusal(request.namespace(),
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
-		HeldLocks.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
+		TransactionLockRecord.checkNotSuspended(request.namespace(), request.mode(), needed, this.target, null);
 		if (this.closed) {
 			throw new IllegalStateException("Invocation-scoped advisory lock '" + request.namespace() + "' was called "
 					+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");

@@ -120,14 +120,17 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 
 	@Override
 	public LockBusyException busyException(TransactionConnection bound, LockRequest request, LockKeys keys,
-			LockAttempt attempt, @Nullable Duration timeout) {
+			LockAttempt attempt, @Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();
 		if (attempt.outcome() == Outcome.TIMEOUT) {
-			return this.support.busyException(request, keys, timeout, attempt.timedOut(), (diagnosis) -> diagnosis
-				.afterTimeout(bound.dataSource(), bound.connection(), keys.waitedFor(busyKey), request.mode()));
+			return this.support.busyException(
+					request, keys, timeout, attempt.timedOut(), (diagnosis) -> diagnosis
+						.afterTimeout(bound.dataSource(), bound.connection(), keys.waitedFor(busyKey), request.mode()),
+					holderHint);
 		}
 		return this.support.busyException(request, keys, null, null,
-				(diagnosis) -> diagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()));
+				(diagnosis) -> diagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()),
+				holderHint);
 	}
 
 }

@@ -108,12 +108,12 @@ final class TransactionLockSynchronization implements TransactionSynchronization
 	@Override
 	public void suspend() {
 		TransactionSynchronizationManager.unbindResource(RESOURCE);
-		HeldLocks.suspend(this.record);
+		TransactionLockRecord.suspend(this.record);
 	}
 
 	@Override
 	public void resume() {
-		HeldLocks.resume(this.record);
+		TransactionLockRecord.resume(this.record);
 		TransactionSynchronizationManager.bindResource(RESOURCE, this);
 	}
 

@@ -67,9 +67,20 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 	 */
 	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
 			Supplier<Mono<Diagnosis>> diagnose) {
+		return busyError(request, keys, timeout, cause, diagnose, null);
+	}
+
+	/**
+	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
+	 * is on, and ending with what the library knows of the holder.
+	 * @param holderHint the end of the message, or {@code null}
+	 */
+	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
+			Supplier<Mono<Diagnosis>> diagnose, @Nullable String holderHint) {
 		Mono<@Nullable Diagnosis> diagnosis = this.holderDiagnosis ? diagnose.get() : Mono.empty();
-		return diagnosis.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found))
-			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause))
+		return diagnosis
+			.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found, holderHint))
+			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause, null, holderHint))
 			.flatMap(Mono::error);
 	}
 

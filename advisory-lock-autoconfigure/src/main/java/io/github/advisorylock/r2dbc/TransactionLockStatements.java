@@ -105,14 +105,16 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 
 	@Override
 	public <T> Mono<T> busyError(BoundConnection bound, LockRequest request, LockKeys keys, LockAttempt attempt,
-			@Nullable Duration timeout) {
+			@Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();
 		if (attempt.outcome() == Outcome.TIMEOUT) {
-			return this.support.busyError(request, keys, timeout, attempt.timedOut(), () -> HolderDiagnosis
-				.afterTimeout(this.factories.driver(bound.factory()), keys.waitedFor(busyKey), request.mode()));
+			return this.support.busyError(
+					request, keys, timeout, attempt.timedOut(), () -> HolderDiagnosis
+						.afterTimeout(this.factories.driver(bound.factory()), keys.waitedFor(busyKey), request.mode()),
+					holderHint);
 		}
 		return this.support.busyError(request, keys, null, null,
-				() -> HolderDiagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()));
+				() -> HolderDiagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()), holderHint);
 	}
 
 }

@@ -29,12 +29,14 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.JdbcLockFixture;
+import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
@@ -270,6 +272,32 @@ abstract class AbstractFencedWritesTests {
 		});
 		assertThat(rows(this.observer, "worker")).isOne();
 		assertThat(this.pgLocks.fences()).isEmpty();
+	}
+
+	@Test
+	void aWorkerThreadNotWrappedWaitsForTheCallsOwnKeyAndItsBusyErrorSaysSoAndPointsAtWrap() throws Exception {
+		AdvisoryLockTemplate locks = this.fixture.locks();
+		LockRequest briefly = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(200));
+		locks.execute(invocation(1), (handle) -> {
+			Future<?> worker = this.threads
+				.submit(() -> this.fixture.transaction().executeWithoutResult((status) -> locks.lock(briefly)));
+			assertThat(worker).failsWithin(PgLocks.HANG_TIMEOUT)
+				.withThrowableThat()
+				.havingCause()
+				.isInstanceOf(LockBusyException.class)
+				.withMessageContaining("the holder is this application's own invocation-scoped call on advisory lock "
+						+ this.namespace + ":[1]")
+				.withMessageContaining("LockHandle.wrap(task)");
+			return null;
+		});
+		// Held by another session, the same key's busy error says nothing of the kind.
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
+			assertThat(catchThrowable(
+					() -> this.fixture.transaction().executeWithoutResult((status) -> locks.lock(briefly))))
+				.isInstanceOf(LockBusyException.class)
+				.message()
+				.doesNotContain("this application's own");
+		}
 	}
 
 	@Test

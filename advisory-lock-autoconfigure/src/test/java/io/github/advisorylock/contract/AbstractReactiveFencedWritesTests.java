@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -48,6 +49,7 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.reactive.TransactionalOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.InstanceOfAssertFactories.list;
 
 /**
@@ -231,6 +233,23 @@ abstract class AbstractReactiveFencedWritesTests {
 		release.tryEmitEmpty();
 		oldHolder.get(HANG.toSeconds(), TimeUnit.SECONDS);
 		assertThat(newHolder.get(HANG.toSeconds(), TimeUnit.SECONDS)).isOne();
+	}
+
+	@Test
+	void aSubscriptionOutsideTheCallWaitsForItsOwnKeyAndItsBusyErrorSaysSoAndPointsAtWrap() {
+		LockRequest briefly = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(200));
+		Throwable busy = this.locks.execute(invocation(1),
+				// Subscribed on its own, without the call's context: outside the call.
+				(handle) -> Mono
+					.fromCallable(() -> catchThrowable(
+							() -> this.locks.lock(briefly).as(this.transaction::transactional).block(HANG)))
+					.subscribeOn(Schedulers.boundedElastic()))
+			.single()
+			.block(HANG);
+		assertThat(busy).isInstanceOf(LockBusyException.class)
+			.hasMessageContaining("the holder is this application's own invocation-scoped call on advisory lock "
+					+ this.namespace + ":[1]")
+			.hasMessageContaining("outside its subscription");
 	}
 
 	@Test
