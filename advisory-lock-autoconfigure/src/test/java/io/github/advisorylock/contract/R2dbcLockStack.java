@@ -101,8 +101,14 @@ final class R2dbcLockStack implements LockStack {
 			ran.set(true);
 			return work.get();
 		}).subscribeOn(Schedulers.boundedElastic())).collectList().block(HANG);
-		// The reactive template skips by completing empty, without subscribing the work.
-		return ran.get() ? LockResult.executed((values == null || values.isEmpty()) ? null : values.get(0))
+		return result(ran.get(), values);
+	}
+
+	/**
+	 * The reactive template skips by completing empty, without subscribing the work.
+	 */
+	private static <T> LockResult<T> result(boolean ran, List<T> values) {
+		return ran ? LockResult.executed((values == null || values.isEmpty()) ? null : values.get(0))
 				: LockResult.skipped();
 	}
 
@@ -148,8 +154,7 @@ final class R2dbcLockStack implements LockStack {
 				ran.set(true);
 				return work.get();
 			})).collectList());
-			return ran.get() ? LockResult.executed((values == null || values.isEmpty()) ? null : values.get(0))
-					: LockResult.skipped();
+			return result(ran.get(), values);
 		}
 
 		@Override
