@@ -19,6 +19,7 @@ package io.github.advisorylock.contract;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.JdbcLockFixture;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 abstract class AbstractJdbcLockContractTests extends AbstractLockContractTests {
 
 	/**
-	 * The topology under test, asked for at the first step: one that is not installed
-	 * aborts the test there.
+	 * The topology under test, asked for before each test (see {@link #connect()}): one
+	 * that is not installed aborts the test there.
 	 */
 	@RegisterExtension
 	final JdbcLockFixture fixture = JdbcLockFixture.on(this::dataSource);
@@ -44,6 +45,16 @@ abstract class AbstractJdbcLockContractTests extends AbstractLockContractTests {
 	 * @return the data source
 	 */
 	protected abstract DataSource dataSource();
+
+	/**
+	 * Ask for the topology before the test's first step. A step may run on another thread
+	 * or inside an assertion on what it throws, where a topology that is not installed
+	 * would turn its skip into a failure.
+	 */
+	@BeforeEach
+	void connect() {
+		dataSource();
+	}
 
 	@Override
 	protected LockStack stack() {
