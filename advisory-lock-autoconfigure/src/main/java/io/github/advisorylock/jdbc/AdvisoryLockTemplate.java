@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -37,10 +38,12 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.InvocationLockFlow;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.TransactionLockFlow;
+import io.github.advisorylock.core.TransactionLockSynchronization;
 import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
 import org.jspecify.annotations.Nullable;
 
@@ -141,7 +144,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private final TransactionLockFlow<TransactionConnection> transactionLocks;
 
-	private final InvocationScopeFlow invocationLocks;
+	private final JdbcLockSessions lockSessions;
+
+	private final InvocationLockFlow<Connection, LockSession> invocationLocks;
 
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource},
@@ -167,7 +172,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		this.transactionBinding = new JdbcTransactionBinding(this.dataSources, this.support);
 		this.transactionLocks = new TransactionLockFlow<>(this.support, this.transactionBinding,
 				new TransactionLockStatements(this.support));
-		this.invocationLocks = new InvocationScopeFlow(this.dataSources, this.support);
+		this.lockSessions = new JdbcLockSessions(this.dataSources, this.support);
+		this.invocationLocks = new InvocationLockFlow<>(this.support, this.lockSessions);
 	}
 
 	private static DataSource nonNull(DataSource dataSource) {
@@ -250,7 +256,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				() -> "An invocation "
 						+ "lock DataSource serves the locks of the default DataSource, and there is none among "
 						+ this.dataSources.names() + ": mark one DataSource bean @Primary");
-		this.invocationLocks.setInvocationDataSource(invocationDataSource);
+		this.lockSessions.setInvocationDataSource(invocationDataSource);
 	}
 
 	/**
@@ -262,7 +268,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * heartbeats outlasts a round trip and a short pause, and at most an hour
 	 */
 	public void setHeartbeat(Duration heartbeat) {
-		this.invocationLocks.setHeartbeat(LockSettings.heartbeat(heartbeat));
+		this.invocationLocks.setHeartbeat(heartbeat);
 	}
 
 	/**
@@ -272,7 +278,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
-		this.invocationLocks.setMaxConnections(LockSettings.maxConnections(maxInvocationConnections));
+		this.lockSessions.setMaxConnections(LockSettings.maxConnections(maxInvocationConnections));
 	}
 
 	/**

@@ -28,6 +28,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.TransactionBinding;
+import io.github.advisorylock.core.TransactionLockSynchronization;
 import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 

@@ -32,6 +32,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSessions;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -50,7 +51,7 @@ import org.springframework.util.Assert;
  * that a confirmation can give up waiting for it in time). Every statement is bounded by
  * the connection's network timeout, so none can hang on a dead link.
  */
-final class LockSession extends HeldSession {
+final class LockSession extends HeldSession implements LockSessions.Session {
 
 	private static final Log logger = LogFactory.getLog(LockSession.class);
 
@@ -119,11 +120,9 @@ final class LockSession extends HeldSession {
 		return this.connectionLock;
 	}
 
-	/**
-	 * Send a heartbeat at a fixed delay until the lock is released or lost.
-	 */
-	void startHeartbeat(ScheduledExecutorService scheduler, long periodMillis) {
-		this.heartbeat = scheduler.scheduleWithFixedDelay(this::beat, periodMillis, periodMillis,
+	@Override
+	public void startHeartbeat(ScheduledExecutorService scheduler, Duration period) {
+		this.heartbeat = scheduler.scheduleWithFixedDelay(this::beat, period.toMillis(), period.toMillis(),
 				TimeUnit.MILLISECONDS);
 	}
 
@@ -155,7 +154,8 @@ final class LockSession extends HeldSession {
 	 * @throws LockLostException if the locks were lost, or are found lost now
 	 * @throws IllegalStateException if they were released
 	 */
-	void confirm(Duration timeout) {
+	@Override
+	public void confirm(Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		boolean locked;
 		try {
@@ -223,7 +223,8 @@ final class LockSession extends HeldSession {
 	 * exception, and PostgreSQL releases the locks of a connection that fails anyway.
 	 * @return whether the connection is still usable
 	 */
-	boolean release() {
+	@Override
+	public boolean release() {
 		this.connectionLock.lock();
 		try {
 			stopHeartbeat();

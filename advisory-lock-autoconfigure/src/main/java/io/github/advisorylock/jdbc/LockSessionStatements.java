@@ -27,9 +27,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
+import io.github.advisorylock.core.LockSessions.Opened;
 import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.core.LockSql.TryResult;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The statements of an invocation-scoped lock's own session, each with the code that
@@ -76,7 +75,7 @@ final class LockSessionStatements {
 	 * ({@code null} before 17)
 	 * @throws SQLException if a statement fails
 	 */
-	static OpenedSession beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
+	static Opened beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) throws SQLException {
 		String sql = BEGIN_INVOCATION + LockSql.JDBC.trySql(mode, keys.size(), namespace) + "; "
 				+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
@@ -92,7 +91,7 @@ final class LockSessionStatements {
 				transactionTimeout = settings.getString(2);
 			}
 			try (ResultSet result = nextResultSet(statement, "try")) {
-				return new OpenedSession(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout);
+				return new Opened(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout);
 			}
 		}
 	}
@@ -149,17 +148,6 @@ final class LockSessionStatements {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);
 		}
-	}
-
-	/**
-	 * What the opening statements of an invocation-scoped lock found.
-	 *
-	 * @param tryResult what the try found
-	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
-	 * {@code null} before 17
-	 */
-	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout) {
-
 	}
 
 }

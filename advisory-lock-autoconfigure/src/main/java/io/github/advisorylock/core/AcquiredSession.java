@@ -13,7 +13,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.core;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -23,21 +23,22 @@ import io.github.advisorylock.HeldLock;
 import org.springframework.util.Assert;
 
 /**
- * The locks of an {@link AdvisoryLockTemplate#acquire acquire} call: a
- * {@link LockSession} bound to no thread, released once, by whichever thread comes first,
- * while a concurrent caller waits until the release has ended (so that a lock reported
- * released is free in the database).
+ * The locks of an {@code acquire} call: a lock session bound to no thread, released once,
+ * by whichever thread comes first, while a concurrent caller waits until the release has
+ * ended (so that a lock reported released is free in the database).
+ *
+ * @param <S> the driver's lock session
  */
-final class AcquiredLock implements HeldLock {
+final class AcquiredSession<S extends HeldSession & LockSessions.Session> implements HeldLock {
 
-	private final LockSession session;
+	private final S session;
 
 	/**
 	 * Rolls the session back and gives its connection back; guarded by this object.
 	 */
 	private Runnable release;
 
-	AcquiredLock(LockSession session, Runnable release) {
+	AcquiredSession(S session, Runnable release) {
 		this.session = session;
 		this.release = release;
 	}

@@ -13,29 +13,25 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.github.advisorylock.jdbc;
+package io.github.advisorylock.core;
 
 import java.util.List;
 
-import javax.sql.DataSource;
-
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.HeldLocks;
-import io.github.advisorylock.core.TransactionLockRecord;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Binds the {@link TransactionLockRecord record of the keys a Spring transaction took} to
  * that transaction, and follows it through suspend, resume and savepoints: the JDBC side
- * of the thread's {@link HeldLocks registry}. It answers two questions without SQL:
+ * of the thread's {@link HeldLocks registry} on the blocking stack, whatever the driver.
+ * It answers two questions without SQL:
  * <ul>
- * <li>does the current transaction hold a key ({@link AdvisoryLockTemplate#isHeld}), the
- * guard against a call that bypassed the proxy;</li>
+ * <li>does the current transaction hold a key ({@code isHeld}), the guard against a call
+ * that bypassed the proxy;</li>
  * <li>is a key asked for held by a transaction of this thread that is suspended
  * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED})? Such a call can never get the key, since
  * the holder resumes only after the call has returned: without this, it would wait for
@@ -43,12 +39,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * </ul>
  *
  * <p>
- * BoundConnection to the transaction as a resource, like Spring's own resource holders;
- * suspended, its record moves to the registry's stack of the thread, and back when the
- * transaction resumes. Keys are recorded on the innermost {@code DataSource} and the
- * {@link ConnectionHolder} of the connection they were taken on.
+ * Bound to the transaction as a resource, like Spring's own resource holders; suspended,
+ * its record moves to the registry's stack of the thread, and back when the transaction
+ * resumes. Keys are recorded on the innermost resource (a JDBC {@code DataSource}) and
+ * the holder of the connection they were taken on. Internal: used by the driver adapters,
+ * not API.
+ *
+ * @author advisory-lock authors
  */
-final class TransactionLockSynchronization implements TransactionSynchronization {
+public final class TransactionLockSynchronization implements TransactionSynchronization {
 
 	/** The key of the current transaction's record among its resources. */
 	private static final Object RESOURCE = new Object();
@@ -63,12 +62,11 @@ final class TransactionLockSynchronization implements TransactionSynchronization
 	 * synchronization to follow it with.
 	 * @param mode the mode they were taken in
 	 * @param keys the keys
-	 * @param target the innermost {@code DataSource} of the connection they were taken on
+	 * @param target the innermost resource of the connection they were taken on
 	 * @param holder the holder of that connection
 	 * @param acquisition told if a rollback to a savepoint releases them
 	 */
-	static void record(LockMode mode, List<Long> keys, DataSource target, ConnectionHolder holder,
-			Acquisition acquisition) {
+	public static void record(LockMode mode, List<Long> keys, Object target, Object holder, Acquisition acquisition) {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return;
 		}
@@ -85,11 +83,10 @@ final class TransactionLockSynchronization implements TransactionSynchronization
 	/**
 	 * Return whether the current transaction holds a key, as far as this library took it.
 	 * @param key the key
-	 * @param target the innermost {@code DataSource} it must be held on, or {@code null}
-	 * for any
+	 * @param target the innermost resource it must be held on, or {@code null} for any
 	 * @return whether it is held, in either mode
 	 */
-	static boolean holds(long key, @Nullable DataSource target) {
+	public static boolean holds(long key, @Nullable Object target) {
 		TransactionLockSynchronization locks = (TransactionLockSynchronization) TransactionSynchronizationManager
 			.getResource(RESOURCE);
 		return locks != null && locks.record.holds(key, target);

@@ -1,0 +1,320 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import io.github.advisorylock.HeldLock;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockCallback;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.core.LockSessions.Opened;
+import io.github.advisorylock.core.LockSessions.Route;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The sequence of an {@link LockScope#INVOCATION invocation-scoped} lock request on the
+ * blocking stack, written once: keys an enclosing call of the thread holds are not asked
+ * for again; the listeners hear the start; a call inside a transaction, or for keys a
+ * suspended transaction of the thread holds, is refused; the driver's
+ * {@link LockSessions} give the session a connection of its own, on which one round trip
+ * opens a READ COMMITTED, READ ONLY transaction with a dead-man
+ * {@code idle_in_transaction_session_timeout} of three heartbeats and tries the keys, and
+ * a {@link io.github.advisorylock.WaitMode#BLOCK} that found one held waits for it; the
+ * listeners hear the outcome; a heartbeat keeps the session alive while the work runs,
+ * and its transaction is rolled back when the work has returned or thrown. PostgreSQL
+ * releases the locks then, or as soon as the connection dies, or when the holder stops
+ * sending heartbeats (a hung process, a cut network) for three of them. {@link #hold}
+ * opens the same session for locks bound to no thread, released when the caller says.
+ * Internal: used by the driver adapters, not API.
+ *
+ * @param <C> the driver's connection
+ * @param <S> the driver's lock session
+ * @author advisory-lock authors
+ */
+public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Session> implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(InvocationLockFlow.class);
+
+	private final LockAcquisitions acquisitions;
+
+	private final LockSessions<C, S> sessions;
+
+	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(logger);
+
+	private final Set<S> held = ConcurrentHashMap.newKeySet();
+
+	private Duration heartbeat = Duration.ofSeconds(10);
+
+	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
+
+	/**
+	 * The heartbeats, one thread per held session at most, so that a heartbeat stuck on a
+	 * dead link never delays another's. It starts no thread before the first session.
+	 */
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	/**
+	 * Create the flow of one template.
+	 * @param acquisitions the listeners, timeout and shutdown of the template
+	 * @param sessions the driver's lock sessions
+	 */
+	public InvocationLockFlow(LockAcquisitions acquisitions, LockSessions<C, S> sessions) {
+		this.acquisitions = acquisitions;
+		this.sessions = sessions;
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-heartbeat-");
+		threads.setDaemon(true);
+		this.scheduler = new ScheduledThreadPoolExecutor(1, threads);
+		this.scheduler.setKeepAliveTime(1, TimeUnit.MINUTES);
+		this.scheduler.allowCoreThreadTimeOut(true);
+		this.scheduler.setRemoveOnCancelPolicy(true);
+	}
+
+	/**
+	 * Set how often a held session is kept alive; three of them make the dead-man switch.
+	 * @param heartbeat the interval (see {@link LockSettings#heartbeat})
+	 */
+	public void setHeartbeat(Duration heartbeat) {
+		this.heartbeat = LockSettings.heartbeat(heartbeat);
+	}
+
+	/**
+	 * Set the name of this instance in each session's {@code application_name}.
+	 * @param instanceName the name
+	 */
+	public void setInstanceName(String instanceName) {
+		this.instanceName = instanceName;
+	}
+
+	/**
+	 * Run a callback under the locks of a request.
+	 * @param <T> what the work returns
+	 * @param request the request, of invocation scope
+	 * @param keys its keys
+	 * @param callback the work
+	 * @return what the work returned, or that it was skipped
+	 */
+	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys,
+			LockCallback<T> callback) {
+		Route<C> route = this.sessions.route(request);
+		LockKeys needed = HeldLocks.notHeld(request.namespace(), request.mode(), keys, route::target);
+		if (needed.keys().isEmpty()) {
+			// Re-entrant: an enclosing call on this thread holds every key, and outlives
+			// this one.
+			return LockResult.executed(callback.doWithLock(HeldLocks.current()));
+		}
+		Open<C, S> open = open(route, request, needed, true);
+		if (open == null) {
+			return LockResult.skipped();
+		}
+		try {
+			HeldLocks.push(open.session());
+			try {
+				return LockResult.executed(callback.doWithLock(open.session()));
+			}
+			finally {
+				HeldLocks.pop(open.session());
+			}
+		}
+		finally {
+			release(route, open);
+		}
+	}
+
+	/**
+	 * Take the locks of a request and hold them, bound to no thread, until the returned
+	 * lock is released.
+	 * @param request the request, of invocation scope
+	 * @param keys its keys
+	 * @return the held locks, or {@code null} for a skip
+	 */
+	public @Nullable HeldLock hold(LockRequest request, LockKeys keys) {
+		Route<C> route = this.sessions.route(request);
+		Open<C, S> open = open(route, request, keys, false);
+		return (open != null) ? new AcquiredSession<>(open.session(), () -> release(route, open)) : null;
+	}
+
+	/**
+	 * Open a lock session and take its locks: the path both {@link #execute} and
+	 * {@link #hold} share.
+	 * @param refuseInTransaction whether an active transaction refuses the call (the work
+	 * of an {@code execute} would run in it, outside the lock's)
+	 * @return the held session, its heartbeat started, or {@code null} for a skip
+	 */
+	private @Nullable Open<C, S> open(Route<C> route, LockRequest request, LockKeys needed,
+			boolean refuseInTransaction) {
+		// The listeners hear every refusal as an ERROR, as they do for a
+		// transaction-scoped call.
+		Acquisition acquisition = this.acquisitions.starting(request, needed);
+		C connection;
+		try {
+			checkCanStart(route, request, needed, refuseInTransaction);
+			connection = route.obtain(request.namespace());
+		}
+		catch (RuntimeException ex) {
+			acquisition.finished(Outcome.ERROR, ex);
+			throw ex;
+		}
+		S session = null;
+		try {
+			session = acquire(connection, route, request, needed, acquisition);
+		}
+		finally {
+			if (session == null) {
+				route.release(connection, this.sessions.rollback(connection));
+			}
+		}
+		if (session == null) {
+			return null;
+		}
+		Open<C, S> open = new Open<>(session, connection);
+		RuntimeException closed = this.acquisitions.closedOr(request, null);
+		if (closed != null) {
+			// Granted as the template closed: the work must not start.
+			release(route, open);
+			throw closed;
+		}
+		this.held.add(session);
+		try {
+			int threads = this.sessions.maxSessions();
+			if (this.scheduler.getCorePoolSize() < threads) {
+				this.scheduler.setCorePoolSize(threads);
+			}
+			session.startHeartbeat(this.scheduler, this.heartbeat);
+		}
+		catch (RuntimeException ex) {
+			// Closed meanwhile: nothing would keep the session alive.
+			release(route, open);
+			throw ex;
+		}
+		return open;
+	}
+
+	/**
+	 * Refuse a call that could protect nothing, or only wait for itself, before any
+	 * connection is taken.
+	 */
+	private void checkCanStart(Route<C> route, LockRequest request, LockKeys needed, boolean refuseInTransaction) {
+		if (refuseInTransaction && TransactionSynchronizationManager.isActualTransactionActive()) {
+			// After completion (an AFTER_COMMIT listener) the ended transaction still
+			// shows, its synchronizations cleared; one that an inner REQUIRES_NEW
+			// suspended looks the same from here and has not committed yet.
+			throw LockFailures.enclosingTransactionRefusal(request.namespace(),
+					!TransactionSynchronizationManager.isSynchronizationActive());
+		}
+		TransactionLockRecord.checkNotSuspended(request.namespace(), request.mode(), needed, route.target(), null);
+		this.acquisitions.checkOpen(request);
+	}
+
+	/**
+	 * Open the session's transaction and take its locks, and tell the listeners how it
+	 * ended.
+	 * @return the held session, or {@code null} for a skip
+	 */
+	private @Nullable S acquire(C connection, Route<C> route, LockRequest request, LockKeys keys,
+			Acquisition acquisition) {
+		Duration deadMan = this.heartbeat.multipliedBy(3);
+		// The session's idle time counts from the last statement: its time is taken
+		// before it is sent.
+		long sent = System.nanoTime();
+		Opened opened;
+		LockAttempt attempt;
+		try {
+			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
+			// link.
+			opened = this.sessions.begin(connection, request, keys, applicationName(request.namespace()), deadMan,
+					deadMan.plus(this.acquisitions.timeout(request)));
+			if (!opened.tryResult().lockable()) {
+				throw this.sessions.refusal(connection, request.namespace());
+			}
+			Long busyKey = opened.tryResult().busyKey();
+			attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
+					() -> this.sessions.waitLock(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
+			if (attempt.outcome() == Outcome.ACQUIRED) {
+				if (busyKey != null) {
+					sent = System.nanoTime();
+				}
+				this.sessions.granted(connection, request, keys, busyKey != null, deadMan);
+			}
+		}
+		catch (RuntimeException ex) {
+			// A wait the template's close cancelled fails as the shutdown.
+			RuntimeException failure = this.acquisitions.closedOr(request, ex);
+			acquisition.finished(Outcome.ERROR, failure);
+			throw failure;
+		}
+		acquisition.finished(attempt.outcome(), attempt.timedOut());
+		if (attempt.outcome() == Outcome.SKIPPED) {
+			this.acquisitions.logSkipped(request, keys);
+			return null;
+		}
+		if (attempt.fails(true)) {
+			throw this.sessions.busyException(connection, request, keys, attempt,
+					(attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null);
+		}
+		return this.sessions.session(connection, request, keys, route.target(), acquisition, sent, deadMan,
+				this.transactionTimeouts.read(request.namespace(), opened.transactionTimeout()));
+	}
+
+	/**
+	 * Release a session's locks and give its connection back.
+	 */
+	private void release(Route<C> route, Open<C, S> open) {
+		this.held.remove(open.session());
+		route.release(open.connection(), open.session().release());
+	}
+
+	private String applicationName(String namespace) {
+		// PostgreSQL keeps 63 bytes and shows other than printable ASCII as '?'.
+		return "advisory-lock " + namespace + " @ " + this.instanceName;
+	}
+
+	/**
+	 * Stop the heartbeats, report the locks still held as lost (their connections close
+	 * with their pools), and close the driver's sessions. The template's
+	 * {@link LockAcquisitions} are closed first, so that no session opens meanwhile.
+	 * @throws Exception if closing a derived pool fails
+	 */
+	@Override
+	public void close() throws Exception {
+		this.scheduler.shutdownNow();
+		IllegalStateException closing = new IllegalStateException("the application is shutting down");
+		this.held.forEach((session) -> session.lost(closing, "its template was closed while the work ran"));
+		this.sessions.close();
+	}
+
+	/**
+	 * A held session and the connection it holds its locks on.
+	 */
+	private record Open<C, S>(S session, C connection) {
+
+	}
+
+}

@@ -1,0 +1,333 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.InvocationLockFlow;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSessions;
+import io.github.advisorylock.hikari.HikariPools;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+
+/**
+ * The lock sessions of the JDBC stack, for {@link InvocationLockFlow}: each holds the
+ * locks of one invocation-scoped call in the transaction of a connection of its own,
+ * never one of the application's pool that the work itself needs. That connection comes
+ * from the {@code @InvocationLockDataSource} for the default {@code DataSource}, or else
+ * from a pool derived from the application's Hikari pool the {@code DataSource} is, wraps
+ * or routes to at the call ({@code AbstractRoutingDataSource}), made at the first call
+ * that needs it, so that an application without one starts no pool. Each
+ * {@code DataSource} has one bound on the sessions held at once, shared by the pools of
+ * every target it routes to; reaching it is an error at once rather than a wait, so that
+ * a job can never wait for a connection another job holds.
+ *
+ * @author advisory-lock authors
+ */
+final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
+
+	private static final Log logger = LogFactory.getLog(JdbcLockSessions.class);
+
+	/** The property that sets the bound, named in the error that reaching it raises. */
+	private static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.invocation.max-connections";
+
+	private final LockDataSources dataSources;
+
+	private final AcquisitionSupport support;
+
+	private @Nullable DataSource invocationDataSource;
+
+	private int maxConnections = AdvisoryLockTemplate.DEFAULT_MAX_INVOCATION_CONNECTIONS;
+
+	/** The bound of each {@code DataSource}, by name. */
+	private final Map<String, Semaphore> permits = new ConcurrentHashMap<>();
+
+	/**
+	 * The pools derived from the application's, by identity; guarded by itself. Once
+	 * closed, none is added, as nothing would close it.
+	 */
+	private final Map<DataSource, DataSource> derivedPools = new IdentityHashMap<>();
+
+	private boolean closed;
+
+	JdbcLockSessions(LockDataSources dataSources, AcquisitionSupport support) {
+		this.dataSources = dataSources;
+		this.support = support;
+	}
+
+	void setInvocationDataSource(@Nullable DataSource invocationDataSource) {
+		this.invocationDataSource = invocationDataSource;
+	}
+
+	void setMaxConnections(int maxConnections) {
+		this.maxConnections = maxConnections;
+	}
+
+	@Override
+	public Route<Connection> route(LockRequest request) {
+		String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
+		DataSource dataSource = this.dataSources.byName().get(name);
+		Semaphore permits = this.permits.computeIfAbsent(name, (key) -> new Semaphore(this.maxConnections));
+		// A configured source takes every lock in its own database, whatever the data
+		// source routes to.
+		DataSource configured = name.equals(this.dataSources.defaultName()) ? this.invocationDataSource : null;
+		if (configured != null) {
+			return new SessionRoute(DataSourceUnwrapping.innermost(dataSource), configured, false, permits,
+					this.maxConnections);
+		}
+		DataSource pool = derivedPool(request.namespace(), applicationPool(request.namespace(), name, dataSource));
+		return new SessionRoute(DataSourceUnwrapping.target(dataSource), pool, true, permits, this.maxConnections);
+	}
+
+	@Override
+	public int maxSessions() {
+		return this.maxConnections * this.dataSources.names().size();
+	}
+
+	/**
+	 * Return the application's Hikari pool the data source is, wraps, or routes to now.
+	 */
+	private DataSource applicationPool(String namespace, String name, DataSource dataSource) {
+		DataSource pool;
+		try {
+			pool = HikariPools.applicationPool(dataSource);
+		}
+		catch (RuntimeException ex) {
+			// AbstractRoutingDataSource's "Cannot determine target DataSource for lookup
+			// key" tells neither the lock nor the way out.
+			throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' takes its connection "
+					+ "from a pool derived from the one " + description(name) + " routes to at the call, and it routes "
+					+ "to none now: set what it routes by before the call (a tenant, say), give it a default target, "
+					+ "or " + wayOut(name), ex);
+		}
+		if (pool == null) {
+			throw new IllegalStateException("Invocation-scoped advisory locks need connections of their own, outside "
+					+ "the application's pool, and none can be derived from " + dataSource.getClass().getName()
+					+ ((this.dataSources.names().size() > 1) ? " (DataSource '" + name + "')" : "")
+					+ " (they are derived from a Hikari pool only, found through DataSource.unwrap, which a routing "
+					+ "DataSource answers for the target it routes to at the call): " + wayOut(name));
+		}
+		return pool;
+	}
+
+	private DataSource derivedPool(String namespace, DataSource applicationPool) {
+		synchronized (this.derivedPools) {
+			DataSource derived = this.derivedPools.get(applicationPool);
+			if (derived == null) {
+				if (this.closed) {
+					throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' was called "
+							+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");
+				}
+				derived = HikariPools.derivedPool(applicationPool, "-advisory-lock", this.maxConnections);
+				this.derivedPools.put(applicationPool, derived);
+			}
+			return derived;
+		}
+	}
+
+	private String description(String name) {
+		return (this.dataSources.names().size() > 1) ? "DataSource '" + name + "'" : "the DataSource";
+	}
+
+	private String wayOut(String name) {
+		return name.equals(this.dataSources.defaultName())
+				? "define a DataSource bean with @Bean(defaultCandidate = false) "
+						+ "@InvocationLockDataSource, or call AdvisoryLockTemplate.setInvocationDataSource"
+				: "make that DataSource a Hikari pool, or hold the lock on the default DataSource";
+	}
+
+	@Override
+	public Opened begin(Connection connection, LockRequest request, LockKeys keys, String applicationName,
+			Duration deadMan, Duration waitBound) {
+		try {
+			connection.setAutoCommit(false);
+			setNetworkTimeout(connection, waitBound);
+			return LockSessionStatements.beginInvocation(connection, request.mode(), keys.keys(), request.namespace(),
+					applicationName, deadMan.toMillis());
+		}
+		catch (SQLException ex) {
+			throw this.support.translateLockFailure(ex, request, keys);
+		}
+	}
+
+	@Override
+	public LockTransactionException refusal(Connection connection, String namespace) {
+		return AcquisitionSupport.explainRefusal(connection, namespace);
+	}
+
+	@Override
+	public @Nullable Throwable waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
+		return this.support.waitFor(connection, request, keys, busyKey);
+	}
+
+	@Override
+	public void granted(Connection connection, LockRequest request, LockKeys keys, boolean waited, Duration deadMan) {
+		try {
+			if (waited) {
+				// The wait's portal would keep its snapshot: replace it, as the opening
+				// statements did theirs.
+				LockSessionStatements.keepAlive(connection,
+						LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()));
+			}
+			// From now on the network timeout bounds a heartbeat and the final rollback.
+			setNetworkTimeout(connection, deadMan);
+		}
+		catch (SQLException ex) {
+			throw this.support.translateLockFailure(ex, request, keys);
+		}
+	}
+
+	@Override
+	public LockBusyException busyException(Connection connection, LockRequest request, LockKeys keys,
+			LockAttempt attempt, @Nullable Duration timeout) {
+		List<Long> waitedFor = (timeout != null) ? keys.waitedFor(attempt.foundHeld()) : List.of(attempt.foundHeld());
+		return this.support.busyException(request, keys, timeout, attempt.timedOut(), (diagnosis) -> {
+			if (timeout != null) {
+				// The timeout aborted the transaction; after its rollback the session can
+				// ask again.
+				rollback(connection);
+			}
+			return diagnosis.onConnection(connection, waitedFor, request.mode());
+		});
+	}
+
+	@Override
+	public LockSession session(Connection connection, LockRequest request, LockKeys keys, Object target,
+			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
+		return new LockSession(request.namespace(), request.mode(), keys, (DataSource) target, connection, acquisition,
+				LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos, deadMan,
+				transactionTimeout);
+	}
+
+	@Override
+	public boolean rollback(Connection connection) {
+		try {
+			connection.rollback();
+			return true;
+		}
+		catch (SQLException ex) {
+			logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);
+			return false;
+		}
+	}
+
+	private static void setNetworkTimeout(Connection connection, Duration timeout) throws SQLException {
+		connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+	}
+
+	/**
+	 * Close the derived pools, the others too when one fails, and derive none from now
+	 * on.
+	 * @throws Exception the first failure, with the later ones suppressed in it
+	 */
+	@Override
+	public void close() throws Exception {
+		List<DataSource> pools;
+		synchronized (this.derivedPools) {
+			this.closed = true;
+			pools = List.copyOf(this.derivedPools.values());
+		}
+		Exception failure = null;
+		for (DataSource pool : pools) {
+			try {
+				if (pool instanceof AutoCloseable closeable) {
+					closeable.close();
+				}
+			}
+			catch (Exception ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	/**
+	 * Where a session opens: the data source its locks are known by, and the pool its
+	 * connection comes from under its {@code DataSource}'s bound.
+	 */
+	private record SessionRoute(DataSource target, DataSource pool, boolean derived, Semaphore permits,
+			int maxConnections) implements Route<Connection> {
+
+		@Override
+		public Connection obtain(String namespace) {
+			if (!this.permits.tryAcquire()) {
+				throw new CannotGetJdbcConnectionException("Invocation-scoped advisory lock '" + namespace + "' needs "
+						+ "a connection of its own, and all " + this.maxConnections + " are holding other locks: "
+						+ "raise " + MAX_CONNECTIONS_PROPERTY + ", or run fewer invocation-scoped calls at once");
+			}
+			try {
+				return this.pool.getConnection();
+			}
+			catch (SQLException ex) {
+				this.permits.release();
+				throw new CannotGetJdbcConnectionException("Invocation-scoped advisory lock '" + namespace + "' could "
+						+ "not get its connection from "
+						+ (this.derived ? "the pool derived from the application's" : "the @InvocationLockDataSource"),
+						ex);
+			}
+			catch (RuntimeException ex) {
+				this.permits.release();
+				throw ex;
+			}
+		}
+
+		@Override
+		public void release(Connection connection, boolean usable) {
+			try {
+				if (!usable) {
+					// A pool would lend a dead session again; abort() makes Hikari evict
+					// it, and closes a plain one.
+					connection.abort(Runnable::run);
+				}
+				connection.close();
+			}
+			catch (SQLException | RuntimeException ex) {
+				logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
+			}
+			finally {
+				this.permits.release();
+			}
+		}
+
+	}
+
+}
