@@ -27,6 +27,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.ReactiveLockSessions;
 import io.r2dbc.spi.Connection;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -45,7 +46,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  *
  * @author advisory-lock authors
  */
-final class LockSession extends HeldSession {
+final class LockSession extends HeldSession implements ReactiveLockSessions.Session {
 
 	/**
 	 * Where the heartbeats tick: an executor that does not remove a cancelled task from
@@ -105,11 +106,13 @@ final class LockSession extends HeldSession {
 	}
 
 	/**
-	 * Send a heartbeat every period until the lock is released or lost; one that the
-	 * server has not confirmed within the dead-man interval counts as failed.
-	 * @param period the heartbeat
+	 * {@inheritDoc}
+	 * <p>
+	 * A heartbeat the server has not confirmed within the dead-man interval counts as
+	 * failed.
 	 */
-	void startHeartbeat(Duration period) {
+	@Override
+	public void startHeartbeat(Duration period) {
 		this.heartbeat = Flux.interval(period, period, HEARTBEATS)
 			// A tick while the previous heartbeat is still out is dropped, not queued.
 			.onBackpressureDrop()
@@ -122,11 +125,8 @@ final class LockSession extends HeldSession {
 			.subscribe(null, (ex) -> lost(ex, "its connection failed a heartbeat (" + ex + ")"));
 	}
 
-	/**
-	 * Stop the heartbeat and tell the listeners the locks are released, unless they were
-	 * lost; closing the connection then releases them on the server.
-	 */
-	void release() {
+	@Override
+	public void release() {
 		stopHeartbeat();
 		markReleased();
 	}

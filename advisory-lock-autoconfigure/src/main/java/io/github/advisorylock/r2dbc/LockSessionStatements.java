@@ -24,10 +24,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
+import io.github.advisorylock.core.LockSessions.Opened;
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.r2dbc.spi.Connection;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -73,7 +73,7 @@ final class LockSessionStatements {
 	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
 	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
 	 */
-	static Mono<OpenedSession> beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
+	static Mono<Opened> beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) {
 		return Mono.defer(() -> {
 			String sql = BEGIN_INVOCATION.formatted(literal(applicationName))
@@ -94,7 +94,7 @@ final class LockSessionStatements {
 					}
 					return 1;
 				}))
-				.then(Mono.fromSupplier(() -> new OpenedSession(tryResult(tried, keys), transactionTimeout[0])));
+				.then(Mono.fromSupplier(() -> new Opened(tryResult(tried, keys), transactionTimeout[0])));
 		});
 	}
 
@@ -158,17 +158,6 @@ final class LockSessionStatements {
 				.next()
 				.flatMap(Mono::justOrEmpty);
 		}).repeat(FenceSql.MARK_ATTEMPTS - 1).next().switchIfEmpty(Mono.error(FenceSql::noFreeMarker));
-	}
-
-	/**
-	 * What the opening statements of an invocation-scoped lock found.
-	 *
-	 * @param tryResult what the try found
-	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
-	 * {@code null} before 17
-	 */
-	record OpenedSession(TryResult tryResult, @Nullable String transactionTimeout) {
-
 	}
 
 }

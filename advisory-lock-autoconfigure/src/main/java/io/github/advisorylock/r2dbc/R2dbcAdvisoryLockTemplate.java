@@ -30,8 +30,10 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.ReactiveHeldLocks;
+import io.github.advisorylock.core.ReactiveInvocationLockFlow;
 import io.github.advisorylock.core.ReactiveTransactionLockFlow;
 import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
+import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -72,7 +74,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	private final ReactiveTransactionLockFlow<BoundConnection> transactionLocks;
 
-	private final InvocationScopeFlow invocationLocks;
+	private final ReactiveInvocationLockFlow<ConnectionFactory, Connection, LockSession> invocationLocks;
 
 	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
 
@@ -100,7 +102,8 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 		LockConnectionFactories factories = new LockConnectionFactories(connectionFactories, defaultConnectionFactory);
 		this.transactionLocks = new ReactiveTransactionLockFlow<>(this.support, factories,
 				new TransactionLockStatements(factories, this.support));
-		this.invocationLocks = new InvocationScopeFlow(factories, this.support);
+		this.invocationLocks = new ReactiveInvocationLockFlow<>(this.support,
+				new R2dbcLockSessions(factories, this.support));
 	}
 
 	private static ConnectionFactory nonNull(ConnectionFactory connectionFactory) {
@@ -159,7 +162,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param heartbeat the heartbeat, between 100ms and 1h
 	 */
 	public void setHeartbeat(Duration heartbeat) {
-		this.invocationLocks.setHeartbeat(LockSettings.heartbeat(heartbeat));
+		this.invocationLocks.setHeartbeat(heartbeat);
 	}
 
 	/**
@@ -167,7 +170,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
-		this.invocationLocks.setMaxConnections(LockSettings.maxConnections(maxInvocationConnections));
+		this.invocationLocks.setMaxConnections(maxInvocationConnections);
 	}
 
 	/**

@@ -1,0 +1,246 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.ReactiveLockCallback;
+import io.github.advisorylock.core.LockSessions.Opened;
+import org.apache.commons.logging.LogFactory;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+
+/**
+ * The sequence of an {@link LockScope#INVOCATION invocation-scoped} lock request on the
+ * reactive stack, written once: each subscription runs in a lock session of its own,
+ * whose connection the driver's {@link ReactiveLockSessions} open straight from the
+ * driver; one round trip opens a READ COMMITTED, READ ONLY transaction with a dead-man
+ * {@code idle_in_transaction_session_timeout} of three heartbeats and tries the keys; a
+ * heartbeat keeps it alive while the publisher runs; and the session ends when the
+ * publisher completes, fails or is cancelled. A cancel during the wait is cancelled on
+ * the server too.
+ *
+ * <p>
+ * The sessions a subscriber holds are kept in its Reactor context
+ * ({@link ReactiveHeldLocks}), so that a nested call for a key an enclosing one holds
+ * runs without asking again, and {@code checkHeld()} finds them. At most
+ * {@code max-connections} sessions are open at once; one more is refused at once, never
+ * queued. Internal: used by the driver adapters, not API.
+ *
+ * @param <R> the driver's resource (a connection factory)
+ * @param <C> the driver's connection
+ * @param <S> the driver's lock session
+ * @author advisory-lock authors
+ */
+public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & ReactiveLockSessions.Session> {
+
+	private final ReactiveLockAcquisitions acquisitions;
+
+	private final ReactiveLockSessions<R, C, S> sessions;
+
+	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(
+			LogFactory.getLog(ReactiveInvocationLockFlow.class));
+
+	private Duration heartbeat = Duration.ofSeconds(10);
+
+	private int maxConnections = 4;
+
+	private Semaphore permits = new Semaphore(this.maxConnections);
+
+	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
+
+	/**
+	 * Create the flow of one template.
+	 * @param acquisitions the listeners, timeout and shutdown of the template
+	 * @param sessions the driver's lock sessions
+	 */
+	public ReactiveInvocationLockFlow(ReactiveLockAcquisitions acquisitions, ReactiveLockSessions<R, C, S> sessions) {
+		this.acquisitions = acquisitions;
+		this.sessions = sessions;
+	}
+
+	/**
+	 * Set how often a held session is kept alive; three of them make the dead-man switch.
+	 * @param heartbeat the interval (see {@link LockSettings#heartbeat})
+	 */
+	public void setHeartbeat(Duration heartbeat) {
+		this.heartbeat = LockSettings.heartbeat(heartbeat);
+	}
+
+	/**
+	 * Set the most sessions open at once.
+	 * @param maxConnections the bound (see {@link LockSettings#maxConnections})
+	 */
+	public void setMaxConnections(int maxConnections) {
+		this.maxConnections = LockSettings.maxConnections(maxConnections);
+		this.permits = new Semaphore(maxConnections);
+	}
+
+	/**
+	 * Set the name of this instance in each session's {@code application_name}.
+	 * @param instanceName the name
+	 */
+	public void setInstanceName(String instanceName) {
+		this.instanceName = instanceName;
+	}
+
+	/**
+	 * Run a publisher under the locks of a request.
+	 * @param <T> the element type
+	 * @param request the request, of invocation scope
+	 * @param keys its keys
+	 * @param callback makes the work
+	 * @return the work's elements; none for a {@code SKIP} that found a key held
+	 */
+	public <T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
+		return Flux.deferContextual((context) -> {
+			List<HeldSession> enclosing = ReactiveHeldLocks.enclosing(context);
+			R resource = this.sessions.resource(request);
+			LockKeys needed = HeldLocks.notHeld(enclosing, request.mode(), keys, () -> resource);
+			if (needed.keys().isEmpty()) {
+				// Re-entrant: an enclosing call of this subscriber holds every key, and
+				// outlives this one.
+				return Flux.from(callback.doWithLock(enclosing.get(enclosing.size() - 1)));
+			}
+			return TransactionSynchronizationManager.forCurrentTransaction()
+				.map(TransactionSynchronizationManager::isActualTransactionActive)
+				.onErrorResume(NoTransactionException.class, (ex) -> Mono.just(false))
+				.flatMapMany((inTransaction) -> {
+					// The listeners hear every refusal as an ERROR, as on the blocking
+					// stack.
+					Acquisition acquisition = this.acquisitions.starting(request, needed, context);
+					RuntimeException refusal = inTransaction
+							? LockFailures.enclosingTransactionRefusal(request.namespace(), false)
+							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
+					if (refusal != null) {
+						acquisition.finished(Outcome.ERROR, refusal);
+						return Flux.error(refusal);
+					}
+					Mono<C> connection = this.sessions.connect(resource, request)
+						.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex));
+					return Flux
+						.usingWhen(connection,
+								(opened) -> run(resource, opened, request, needed, acquisition, enclosing, callback),
+								(opened) -> this.sessions.close(opened, false),
+								(opened, ex) -> this.sessions.close(opened, false),
+								(opened) -> this.sessions.close(opened, true))
+						.doFinally((signal) -> this.permits.release());
+				});
+		});
+	}
+
+	private <T> Flux<T> run(R resource, C connection, LockRequest request, LockKeys keys, Acquisition acquisition,
+			List<HeldSession> enclosing, ReactiveLockCallback<T> callback) {
+		return acquire(resource, connection, request, keys, acquisition).flatMapMany((session) -> {
+			RuntimeException closed = this.acquisitions.closedOr(request, null);
+			if (closed != null) {
+				// Granted as the template closed: the work must not start.
+				session.release();
+				return Flux.error(closed);
+			}
+			session.startHeartbeat(this.heartbeat);
+			Mono<Void> released = Mono.fromRunnable(session::release);
+			return Flux.usingWhen(Mono.just(session),
+					(lock) -> Flux.defer(() -> callback.doWithLock(lock))
+						.contextWrite((context) -> ReactiveHeldLocks.holding(context, enclosing, session)),
+					(lock) -> released, (lock, ex) -> released, (lock) -> released);
+		});
+	}
+
+	/**
+	 * Open the lock's transaction and take its locks, and tell the listeners how it
+	 * ended.
+	 * @return the held session; empty for a skip
+	 */
+	private Mono<S> acquire(R resource, C connection, LockRequest request, LockKeys keys, Acquisition acquisition) {
+		Duration deadMan = this.heartbeat.multipliedBy(3);
+		// The session's idle time counts from the last statement: its time is taken
+		// before it is sent.
+		long sent = System.nanoTime();
+		AtomicBoolean told = new AtomicBoolean();
+		return this.sessions
+			.begin(connection, request, keys, "advisory-lock " + request.namespace() + " @ " + this.instanceName,
+					deadMan)
+			.flatMap((opened) -> {
+				if (!opened.tryResult().lockable()) {
+					// It set READ COMMITTED itself, so only recovery is left.
+					return this.sessions.<Attempted>refusal(connection, request.namespace());
+				}
+				Long busyKey = opened.tryResult().busyKey();
+				Mono<LockAttempt> attempt = (busyKey != null)
+						? LockAttempt.afterBusy(request.waitMode(), busyKey,
+								() -> this.sessions.waitLock(connection, request, keys, busyKey), Mono::just)
+						: Mono.just(LockAttempt.ACQUIRED);
+				return attempt.map((tried) -> new Attempted(opened, tried));
+			})
+			// A wait the template's close cancelled fails as the shutdown.
+			.onErrorMap(RuntimeException.class, (ex) -> this.acquisitions.closedOr(request, ex))
+			.doOnError((ex) -> {
+				if (told.compareAndSet(false, true)) {
+					acquisition.finished(Outcome.ERROR, ex);
+				}
+			})
+			.doOnCancel(() -> {
+				if (told.compareAndSet(false, true)) {
+					acquisition.finished(Outcome.ERROR, new LockTransactionException(
+							"Advisory lock '" + request.namespace() + "' was cancelled by its subscriber"));
+				}
+			})
+			.flatMap((attempted) -> {
+				LockAttempt attempt = attempted.attempt();
+				told.set(true);
+				acquisition.finished(attempt.outcome(), attempt.timedOut());
+				if (attempt.outcome() == Outcome.SKIPPED) {
+					this.acquisitions.logSkipped(request, keys);
+					return Mono.empty();
+				}
+				if (attempt.fails(true)) {
+					return this.sessions.busyError(resource, connection, request, keys, attempt,
+							(attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null);
+				}
+				return Mono.just(this.sessions.session(resource, connection, request, keys, acquisition, sent, deadMan,
+						this.transactionTimeouts.read(request.namespace(), attempted.opened().transactionTimeout())));
+			});
+	}
+
+	private RuntimeException noConnection(LockRequest request) {
+		return new DataAccessResourceFailureException("Invocation-scoped advisory lock '" + request.namespace()
+				+ "' needs a connection of its own, and all " + this.maxConnections + " are holding other locks: "
+				+ "raise advisory-lock.invocation.max-connections, or run fewer invocation-scoped calls at once");
+	}
+
+	/**
+	 * What the opening statements found, and what the wait mode made of it.
+	 */
+	private record Attempted(Opened opened, LockAttempt attempt) {
+
+	}
+
+}
