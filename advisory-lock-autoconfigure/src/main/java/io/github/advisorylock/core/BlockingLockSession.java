@@ -1,0 +1,246 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * A lock session on the blocking stack: the locks of one invocation-scoped call, held by
+ * the transaction of their own connection, kept alive by a heartbeat while the call runs,
+ * and released by rolling that transaction back when it ends. When it counts as lost is
+ * {@link HeldSession}'s; the driver supplies the three statements.
+ *
+ * <p>
+ * The heartbeat runs on a scheduler thread, the release, a confirmation and the marker on
+ * the caller's; all use the connection under this session's lock (a
+ * {@link ReentrantLock}, so that a confirmation can give up waiting for it in time). The
+ * driver bounds every statement, so that none can hang on a dead link. Internal: used by
+ * the driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public abstract class BlockingLockSession extends HeldSession implements LockSessions.Session {
+
+	private final Log logger = LogFactory.getLog(getClass());
+
+	/** Taken at the first fenced write, and held by the transaction until it ends. */
+	private @Nullable SessionMarker marker;
+
+	/** Guards the connection: one statement at a time. */
+	private final ReentrantLock connectionLock = new ReentrantLock();
+
+	private volatile @Nullable ScheduledFuture<?> heartbeat;
+
+	/**
+	 * Create the session of a call, just acquired (see {@link HeldSession}).
+	 * @param namespace the namespace of the call
+	 * @param mode the mode its keys are held in
+	 * @param keys its keys
+	 * @param resource what a nested call on the same database finds it by
+	 * @param acquisition the listeners' view of the acquisition
+	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
+	 * lock was sent
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
+	 */
+	protected BlockingLockSession(String namespace, LockMode mode, LockKeys keys, Object resource,
+			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
+		super(namespace, mode, keys, resource, acquisition, acquiredNanos, deadMan, transactionTimeout);
+	}
+
+	/**
+	 * Send the session's keep-alive statement.
+	 * @param within how long the answer may take, or {@code null} for the connection's
+	 * usual bound (a heartbeat's)
+	 * @throws Exception if it fails or is not answered in time
+	 */
+	protected abstract void keepAlive(@Nullable Duration within) throws Exception;
+
+	/**
+	 * Take a marker for the session, in its transaction (see {@link FenceSql#MARK}).
+	 * @return the marker
+	 * @throws Exception if the statement fails
+	 */
+	protected abstract SessionMarker mark() throws Exception;
+
+	/**
+	 * Roll the session's transaction back, which releases its locks.
+	 * @throws Exception if it fails
+	 */
+	protected abstract void rollback() throws Exception;
+
+	/**
+	 * Return the session's marker, which a fenced write probes: taken the first time it
+	 * is asked for. A session that cannot take one is lost.
+	 * @return the marker, or {@code null} if the session was released or lost before it
+	 * took one
+	 */
+	public @Nullable SessionMarker marker() {
+		this.connectionLock.lock();
+		try {
+			if (this.marker == null && isHeld() && !isLost()) {
+				try {
+					this.marker = mark();
+				}
+				catch (Exception ex) {
+					lost(ex, "its connection failed when a fenced write asked it for its marker (" + ex + ")");
+				}
+			}
+			return this.marker;
+		}
+		finally {
+			this.connectionLock.unlock();
+		}
+	}
+
+	/**
+	 * Return the lock that serializes the statements on the session's connection. Held,
+	 * it stalls the heartbeat as a paused process would (a test holds it so).
+	 * @return the lock
+	 */
+	public ReentrantLock connectionLock() {
+		return this.connectionLock;
+	}
+
+	@Override
+	public void startHeartbeat(ScheduledExecutorService scheduler, Duration period) {
+		this.heartbeat = scheduler.scheduleWithFixedDelay(this::beat, period.toMillis(), period.toMillis(),
+				TimeUnit.MILLISECONDS);
+	}
+
+	private void beat() {
+		this.connectionLock.lock();
+		try {
+			if (!isHeld() || isLost()) {
+				return;
+			}
+			long sent = System.nanoTime();
+			try {
+				keepAlive(null);
+				confirmed(sent);
+			}
+			catch (Exception ex) {
+				lost(ex, "its connection failed a heartbeat (" + ex + ")");
+			}
+		}
+		finally {
+			this.connectionLock.unlock();
+		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The heartbeat's statement, after a heartbeat in flight, within the given time. A
+	 * session that does not answer in time counts as lost, as a frozen link would be.
+	 * @throws LockLostException if the locks were lost, or are found lost now
+	 * @throws IllegalStateException if they were released
+	 */
+	@Override
+	public void confirm(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		boolean locked;
+		try {
+			locked = this.connectionLock.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			// Not an answer about the lock: keep the interrupt, and say what is known.
+			Thread.currentThread().interrupt();
+			checkHeld();
+			return;
+		}
+		if (!locked) {
+			lost(new TimeoutException("No answer within " + timeout), "its connection did not answer a "
+					+ "confirmation within " + timeout + ": a heartbeat before it was still waiting for the server");
+			checkHeld();
+			return;
+		}
+		try {
+			checkHeld();
+			Assert.state(isHeld(), () -> "Advisory lock " + description() + " was released: nothing to confirm");
+			long sent = System.nanoTime();
+			try {
+				// The answer within the time left.
+				keepAlive(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - sent)));
+				confirmed(sent);
+			}
+			catch (Exception ex) {
+				lost(ex, "its connection failed a confirmation within " + timeout + " (" + ex + ")");
+			}
+		}
+		finally {
+			this.connectionLock.unlock();
+		}
+		checkHeld();
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A failure is logged, never thrown: it must not hide the call's own result or
+	 * exception, and PostgreSQL releases the locks of a connection that fails anyway.
+	 */
+	@Override
+	public boolean release() {
+		this.connectionLock.lock();
+		try {
+			stopHeartbeat();
+			if (!markReleased()) {
+				// Perhaps still alive on the server: dropping the connection releases the
+				// locks all the same.
+				return false;
+			}
+			try {
+				rollback();
+				return true;
+			}
+			catch (Exception ex) {
+				this.logger.warn("Advisory lock " + description() + " (invocation scope): rolling back its "
+						+ "transaction failed (" + ex + "); PostgreSQL releases the locks when it drops the connection",
+						ex);
+				return false;
+			}
+		}
+		finally {
+			this.connectionLock.unlock();
+		}
+	}
+
+	@Override
+	protected void stopHeartbeat() {
+		ScheduledFuture<?> heartbeat = this.heartbeat;
+		if (heartbeat != null) {
+			heartbeat.cancel(false);
+		}
+	}
+
+}
