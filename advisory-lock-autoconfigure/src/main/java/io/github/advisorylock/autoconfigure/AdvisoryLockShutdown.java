@@ -18,9 +18,14 @@ package io.github.advisorylock.autoconfigure;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
 
 /**
  * Closes the auto-configured advisory lock templates as the application context stops, so
@@ -37,9 +42,15 @@ import org.springframework.context.SmartLifecycle;
  * executors ({@code DEFAULT_PHASE}) stop before it too. It runs before the connection
  * pools close, which happens when the beans are destroyed, after every phase stopped.
  *
+ * <p>
+ * Only a context that closes closes them: its {@link ContextClosedEvent} comes before its
+ * phases stop. A context that is only stopped and started again (Spring Framework 7
+ * pauses the cached contexts of tests so) keeps its templates open.
+ *
  * @author advisory-lock authors
  */
-final class AdvisoryLockShutdown implements SmartLifecycle {
+final class AdvisoryLockShutdown
+		implements SmartLifecycle, ApplicationListener<ContextClosedEvent>, ApplicationContextAware {
 
 	/**
 	 * The phase: after the web server's graceful shutdown and stop, before the pools
@@ -53,6 +64,10 @@ final class AdvisoryLockShutdown implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	private volatile boolean closing;
+
+	private @Nullable ApplicationContext context;
+
 	AdvisoryLockShutdown(ObjectProvider<? extends AutoCloseable> templates) {
 		this.templates = templates;
 	}
@@ -63,8 +78,24 @@ final class AdvisoryLockShutdown implements SmartLifecycle {
 	}
 
 	@Override
+	public void setApplicationContext(ApplicationContext context) {
+		this.context = context;
+	}
+
+	@Override
+	public void onApplicationEvent(ContextClosedEvent event) {
+		// A child context's event reaches its parent's listeners too.
+		if (event.getApplicationContext() == this.context) {
+			this.closing = true;
+		}
+	}
+
+	@Override
 	public void stop() {
 		this.running = false;
+		if (!this.closing) {
+			return;
+		}
 		this.templates.orderedStream().forEach((template) -> {
 			try {
 				template.close();

@@ -106,7 +106,7 @@ class AdvisoryLockAutoConfigurationTests {
 	}
 
 	@Test
-	void stoppingTheContextClosesTheTemplateAfterTheWebServersShutdownAndBeforeThePoolsClose() {
+	void closingTheContextClosesTheTemplateAfterTheWebServersShutdownAndBeforeThePoolsClose() {
 		this.withDataSource.run((context) -> {
 			AdvisoryLockShutdown shutdown = context.getBean(AdvisoryLockShutdown.class);
 			// Below the web server's graceful shutdown (DEFAULT_PHASE - 1024) and stop
@@ -114,7 +114,14 @@ class AdvisoryLockAutoConfigurationTests {
 			assertThat(shutdown.getPhase()).isLessThan(SmartLifecycle.DEFAULT_PHASE - 2048);
 			assertThat(shutdown.isRunning()).isTrue();
 			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
+			// Stopped and started again, as Spring Framework 7 pauses a cached test
+			// context: the template stays open.
 			context.stop();
+			context.start();
+			assertThat(locks
+				.execute(LockRequest.of("autoconfigure", "job").withScope(LockScope.INVOCATION), (handle) -> "ran")
+				.value()).isEqualTo("ran");
+			context.close();
 			assertThatExceptionOfType(CannotAcquireLockException.class)
 				.isThrownBy(() -> locks.execute(LockRequest.of("autoconfigure", "job").withScope(LockScope.INVOCATION),
 						(handle) -> null))
