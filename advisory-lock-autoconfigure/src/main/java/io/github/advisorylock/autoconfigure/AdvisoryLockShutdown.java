@@ -28,8 +28,8 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextClosedEvent;
 
 /**
- * Closes the auto-configured advisory lock templates as the application context stops, so
- * that no locked work starts after shutdown: a call made then, or a wait in progress
+ * Closes the auto-configured advisory lock templates as the application context closes,
+ * so that no locked work starts after shutdown: a call made then, or a wait in progress
  * (cancelled on the server), fails with a
  * {@link org.springframework.dao.CannotAcquireLockException} saying the application is
  * shutting down.

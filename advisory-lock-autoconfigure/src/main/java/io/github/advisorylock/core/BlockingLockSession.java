@@ -101,10 +101,12 @@ public abstract class BlockingLockSession extends HeldSession implements LockSes
 	/**
 	 * Return the session's marker, which a fenced write probes: taken the first time it
 	 * is asked for. A session that cannot take one is lost.
-	 * @return the marker, or {@code null} if the session was released or lost before it
-	 * took one
+	 * @return the marker
+	 * @throws LockLostException if the session was lost before it took one
+	 * @throws IllegalStateException if it was released before (a wrapped task still
+	 * running after its call)
 	 */
-	public @Nullable SessionMarker marker() {
+	public SessionMarker marker() {
 		this.connectionLock.lock();
 		try {
 			if (this.marker == null && isHeld() && !isLost()) {
@@ -114,6 +116,10 @@ public abstract class BlockingLockSession extends HeldSession implements LockSes
 				catch (Exception ex) {
 					lost(ex, "its connection failed when a fenced write asked it for its marker (" + ex + ")");
 				}
+			}
+			if (this.marker == null) {
+				checkHeld();
+				throw LockFailures.releasedBeforeFencedWrite(description());
 			}
 			return this.marker;
 		}

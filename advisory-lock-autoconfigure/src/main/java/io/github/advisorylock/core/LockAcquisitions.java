@@ -24,18 +24,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockRequest;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.util.Assert;
 
 /**
- * What every acquisition of a template shares, whatever its scope and driver: the
- * listeners told of it, the timeout of a {@code BLOCK} that gives none, the DEBUG line of
- * a skip, the task a driver's failure is reported under, and the template's shutdown.
- * Each driver's template sets it up, after its own setters checked the values. Internal:
- * used by the driver adapters, not API.
+ * What every acquisition of a template shares, whatever its scope and driver: how its
+ * keys are derived (and how many it may take), the listeners told of it, the timeout of a
+ * {@code BLOCK} that gives none, the DEBUG line of a skip, the task a driver's failure is
+ * reported under, and the template's shutdown. Each driver's template sets it up, after
+ * its own setters checked the values. Internal: used by the driver adapters, not API.
  *
  * <p>
  * Once {@linkplain #close() closed} (the application shuts down), no acquisition starts,
@@ -49,6 +51,11 @@ public class LockAcquisitions {
 	private final Log logger;
 
 	private Duration defaultTimeout;
+
+	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
+
+	/** As both templates' {@code DEFAULT_MAX_KEYS}. */
+	private int maxKeys = 64;
 
 	private List<LockAcquisitionListener> listeners = List.of();
 
@@ -74,6 +81,32 @@ public class LockAcquisitions {
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
 		this.defaultTimeout = defaultTimeout;
+	}
+
+	/**
+	 * Set how key values become keys.
+	 * @param keyStrategy the key derivation
+	 */
+	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
+		Assert.notNull(keyStrategy, "LockKeyStrategy must not be null");
+		this.keyStrategy = keyStrategy;
+	}
+
+	/**
+	 * Set the most distinct keys one call may lock.
+	 * @param maxKeys the limit (see {@link LockSettings#maxKeys})
+	 */
+	public void setMaxKeys(int maxKeys) {
+		this.maxKeys = LockSettings.maxKeys(maxKeys);
+	}
+
+	/**
+	 * Derive the keys of a request.
+	 * @param request the request
+	 * @return its keys, sorted and without repeats
+	 */
+	public LockKeys resolve(LockRequest request) {
+		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
 	}
 
 	/**

@@ -46,23 +46,6 @@ public final class LockFailures {
 
 	/**
 	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
-	 * configured.
-	 * @param namespace the namespace of the call
-	 * @param keys the keys of the call
-	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
-	 * @param cause the driver's report of the timeout, or {@code null}
-	 * @param holderDiagnosis the diagnosis, or {@code null} when none is configured
-	 * @param diagnose asks the diagnosis, on the failure path only
-	 * @return the exception to throw
-	 */
-	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
-			@Nullable Throwable cause, @Nullable LockHolderDiagnosis holderDiagnosis,
-			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
-		return busyException(namespace, keys, timeout, cause, holderDiagnosis, diagnose, null);
-	}
-
-	/**
-	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
 	 * configured, and ending with what the library knows of the holder.
 	 * @param namespace the namespace of the call
 	 * @param keys the keys of the call
@@ -78,21 +61,6 @@ public final class LockFailures {
 			Function<LockHolderDiagnosis, Diagnosis> diagnose, @Nullable String holderHint) {
 		Diagnosis diagnosis = (holderDiagnosis != null) ? diagnose(holderDiagnosis, diagnose) : null;
 		return busyException(namespace, keys, timeout, cause, diagnosis, holderHint);
-	}
-
-	/**
-	 * Make the exception of a lock not acquired, naming its holders as a diagnosis made
-	 * already found them.
-	 * @param namespace the namespace of the call
-	 * @param keys the keys of the call
-	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
-	 * @param cause the driver's report of the timeout, or {@code null}
-	 * @param diagnosis what the diagnosis found, or {@code null} when none was asked
-	 * @return the exception to throw
-	 */
-	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
-			@Nullable Throwable cause, @Nullable Diagnosis diagnosis) {
-		return busyException(namespace, keys, timeout, cause, diagnosis, null);
 	}
 
 	/**
@@ -190,6 +158,29 @@ public final class LockFailures {
 		return new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its " + resource
 				+ " in auto-commit mode: the current transaction is managed for another resource, so the lock would "
 				+ "be released at once. Use " + manager + " for this " + resource);
+	}
+
+	/**
+	 * Say that an invocation-scoped call found every connection of its own in use, which
+	 * fails it at once rather than let it wait for a connection another call holds.
+	 * @param namespace the namespace of the call
+	 * @param maxConnections the bound reached
+	 * @return the message of the driver's exception
+	 */
+	public static String noSessionConnectionLeft(String namespace, int maxConnections) {
+		return "Invocation-scoped advisory lock '" + namespace + "' needs a connection of its own, and all "
+				+ maxConnections + " are holding other locks: raise advisory-lock.invocation.max-connections, or run "
+				+ "fewer invocation-scoped calls at once";
+	}
+
+	/**
+	 * Refuse a lock that the try's check refused, naming the condition that failed.
+	 * @param namespace the namespace of the call
+	 * @param reason what the server said of the condition
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException refusal(String namespace, LockSql.RefusalReason reason) {
+		return reason.inRecovery() ? recoveryRefusal(namespace) : isolationRefusal(namespace, reason.isolation());
 	}
 
 	/**

@@ -118,6 +118,34 @@ public interface LockSessions<C, S extends HeldSession & LockSessions.Session> e
 			@Nullable Duration timeout);
 
 	/**
+	 * Close the resources a driver's sessions made (its derived pools, say): each that is
+	 * {@link AutoCloseable}, the others too when one fails.
+	 * @param resources the resources
+	 * @throws Exception the first failure, with the later ones suppressed in it
+	 */
+	static void closeAll(Iterable<?> resources) throws Exception {
+		Exception failure = null;
+		for (Object resource : resources) {
+			try {
+				if (resource instanceof AutoCloseable closeable) {
+					closeable.close();
+				}
+			}
+			catch (Exception ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	/**
 	 * Make the session of keys just taken.
 	 * @param connection its connection
 	 * @param request the request

@@ -18,9 +18,11 @@ package io.github.advisorylock.core;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -29,9 +31,10 @@ import org.springframework.util.Assert;
  * The resources a template may lock on, by bean name, and the default one: the
  * {@code DataSource}s of the JDBC template, the {@code ConnectionFactory}s of the R2DBC
  * one. A request's {@code dataSource} names one of them; a wrong name, or a missing one
- * where there is no default, is refused with the same words on both drivers. Each driver
- * adds how a call finds the connection of its transaction. Internal: used by the driver
- * adapters, not API.
+ * where there is no default, is refused with the same words on both drivers, as is a
+ * transaction-scoped call that finds none or several of their connections bound. Each
+ * driver adds how a call finds the connection of its transaction. Internal: used by the
+ * driver adapters, not API.
  *
  * @param <R> the driver's resource
  * @author advisory-lock authors
@@ -134,6 +137,52 @@ public class NamedResources<R> {
 					+ "or mark one " + this.kind + " bean @Primary");
 		}
 		return this.defaultName;
+	}
+
+	/**
+	 * Refuse a transaction-scoped call that found no connection of its resource bound to
+	 * the current transaction: a lock taken in another session would protect nothing.
+	 * @param namespace the namespace of the call
+	 * @param name the name the call gives, or {@code null}
+	 * @param bound the names of the known resources that have one, said when the call
+	 * names another
+	 * @param driver the driver's name, as {@code JDBC}
+	 * @param transaction the transaction looked at, as {@code transaction}
+	 * @param manager what the transaction manager must be or do
+	 * @return the exception to throw
+	 */
+	protected LockTransactionException noBoundConnection(String namespace, @Nullable String name, List<String> bound,
+			String driver, String transaction, String manager) {
+		String which = (name != null)
+				? this.kind + " '" + name + "'" + (bound.isEmpty() ? "" : " (only of " + bound + ")")
+				: "its " + ((this.byName.size() > 1) ? plural() + " " + names() : this.kind);
+		return new LockTransactionException("Advisory lock '" + namespace + "' found no " + driver + " connection of "
+				+ which + " bound to the current " + transaction + ": the transaction manager must " + manager
+				+ ", or the lock would be taken in another session and protect nothing");
+	}
+
+	/**
+	 * Refuse a transaction-scoped call that found connections of several resources bound
+	 * (a transaction of one manager runs inside another's) and no name to tell which one
+	 * the lock must join.
+	 * @param namespace the namespace of the call
+	 * @param bound the names of those resources, in order
+	 * @param transactions the transactions looked at, as {@code transactions of this
+	 * thread}
+	 * @param fix how to tell them apart, or {@code null} to name one of them
+	 * @return the exception to throw
+	 */
+	protected LockTransactionException severalBound(String namespace, List<String> bound, String transactions,
+			@Nullable String fix) {
+		return new LockTransactionException("Advisory lock '" + namespace + "' found connections of several " + plural()
+				+ " bound to the " + transactions + ", " + bound + " (a transaction of one manager runs "
+				+ "inside another's), and cannot tell which one the lock must join: "
+				+ ((fix != null) ? fix : "name the one the lock must join, one of " + bound
+						+ ", with @AdvisoryLocked(dataSource = \"...\") or LockRequest.withDataSource(\"...\")"));
+	}
+
+	private String plural() {
+		return this.kind.endsWith("y") ? this.kind.substring(0, this.kind.length() - 1) + "ies" : this.kind + "s";
 	}
 
 }

@@ -231,9 +231,8 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	}
 
 	private RuntimeException noConnection(LockRequest request) {
-		return new DataAccessResourceFailureException("Invocation-scoped advisory lock '" + request.namespace()
-				+ "' needs a connection of its own, and all " + this.maxConnections + " are holding other locks: "
-				+ "raise advisory-lock.invocation.max-connections, or run fewer invocation-scoped calls at once");
+		return new DataAccessResourceFailureException(
+				LockFailures.noSessionConnectionLeft(request.namespace(), this.maxConnections));
 	}
 
 	/**

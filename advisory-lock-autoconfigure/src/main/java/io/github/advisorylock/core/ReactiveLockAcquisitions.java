@@ -20,9 +20,12 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 import org.springframework.util.ClassUtils;
@@ -32,7 +35,8 @@ import org.springframework.util.ClassUtils;
  * carries no current observation, so the subscriber's one (which Spring's WebFlux and
  * Micrometer keep in the Reactor context) is made current while the listeners hear an
  * acquisition start. The lock's observation is then a child of the request's, and a trace
- * shows the lock inside the request's span. Loaded only for reactive calls. Internal:
+ * shows the lock inside the request's span; and the error of a lock not acquired, which
+ * names its holders where the diagnosis is on. Loaded only for reactive calls. Internal:
  * used by the driver adapters, not API.
  *
  * @author advisory-lock authors
@@ -49,6 +53,8 @@ public class ReactiveLockAcquisitions extends LockAcquisitions {
 	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
 			ReactiveLockAcquisitions.class.getClassLoader());
 
+	private boolean holderDiagnosis = true;
+
 	/**
 	 * Create the settings of one template.
 	 * @param logger where a skip is told: the template's own log
@@ -56,6 +62,49 @@ public class ReactiveLockAcquisitions extends LockAcquisitions {
 	 */
 	public ReactiveLockAcquisitions(Log logger, Duration defaultTimeout) {
 		super(logger, defaultTimeout);
+	}
+
+	/**
+	 * Set whether a busy error names the sessions holding the lock.
+	 * @param holderDiagnosis whether to ask
+	 */
+	public void setHolderDiagnosis(boolean holderDiagnosis) {
+		this.holderDiagnosis = holderDiagnosis;
+	}
+
+	/**
+	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
+	 * is on, and ending with what the library knows of the holder.
+	 * @param <T> the type of the publisher that fails
+	 * @param request the request
+	 * @param keys its keys
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @param diagnose asks who holds the keys, on the failure path only
+	 * @param holderHint the end of the message, or {@code null}
+	 * @return the error
+	 */
+	public <T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout,
+			@Nullable Throwable cause, Supplier<Mono<Diagnosis>> diagnose, @Nullable String holderHint) {
+		Mono<@Nullable Diagnosis> diagnosis = this.holderDiagnosis ? diagnose.get() : Mono.empty();
+		return diagnosis
+			.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found, holderHint))
+			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause, null, holderHint))
+			.flatMap(Mono::error);
+	}
+
+	/**
+	 * Signal the refusal of a lock whose try's check refused it, naming the condition
+	 * that failed, or that reading it failed too.
+	 * @param <T> the type of the publisher that fails
+	 * @param namespace the namespace of the call
+	 * @param reason reads the condition, on this failure path only
+	 * @return the error
+	 */
+	public static <T> Mono<T> refusal(String namespace, Mono<LockSql.RefusalReason> reason) {
+		return reason.map((refusal) -> LockFailures.refusal(namespace, refusal))
+			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(namespace, ex)))
+			.flatMap(Mono::error);
 	}
 
 	/**

@@ -150,6 +150,22 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	}
 
 	/**
+	 * Return whether the current transaction, or an enclosing invocation-scoped call,
+	 * took every key on the resource the request would lock on, or on any when that is
+	 * not known (no transaction, several bound, no default).
+	 * @param request names the keys' resource, or not
+	 * @param keys the keys
+	 * @return whether it did
+	 */
+	public boolean holds(LockRequest request, LockKeys keys) {
+		@Nullable Object target = this.binding.heldLocksTarget(request);
+		return keys.keys()
+			.stream()
+			.allMatch((key) -> HeldLocks.holdsInvocation(key, target)
+					|| TransactionLockSynchronization.holds(key, target));
+	}
+
+	/**
 	 * Bind the transaction, and refuse keys a suspended transaction of this thread holds:
 	 * it resumes only after this call, which could only wait for itself.
 	 */

@@ -29,7 +29,6 @@ import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.LockSql.RefusalReason;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -97,9 +96,7 @@ final class AcquisitionSupport extends LockAcquisitions {
 	 */
 	static LockTransactionException explainRefusal(Connection connection, String namespace) {
 		try {
-			RefusalReason refusal = AdvisoryLockStatements.readRefusalReason(connection);
-			return refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
-					: LockFailures.isolationRefusal(namespace, refusal.isolation());
+			return LockFailures.refusal(namespace, AdvisoryLockStatements.readRefusalReason(connection));
 		}
 		catch (SQLException ex) {
 			return LockFailures.unexplainedRefusal(namespace, ex);
@@ -111,16 +108,6 @@ final class AcquisitionSupport extends LockAcquisitions {
 	 */
 	DataAccessException translateLockFailure(SQLException ex, LockRequest request, LockKeys keys) {
 		return translate(ex, task(request, keys));
-	}
-
-	/**
-	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
-	 * configured.
-	 * @param diagnose asks the diagnosis, on the failure path only
-	 */
-	LockBusyException busyException(LockRequest request, LockKeys keys, @Nullable Duration timeout,
-			@Nullable Throwable cause, Function<LockHolderDiagnosis, Diagnosis> diagnose) {
-		return busyException(request, keys, timeout, cause, diagnose, null);
 	}
 
 	/**

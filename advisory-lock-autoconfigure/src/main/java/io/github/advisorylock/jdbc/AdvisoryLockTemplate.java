@@ -19,6 +19,7 @@ package io.github.advisorylock.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,7 +44,6 @@ import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.TransactionLockFlow;
-import io.github.advisorylock.core.TransactionLockSynchronization;
 import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
 import org.jspecify.annotations.Nullable;
 
@@ -131,16 +131,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private final LockDataSources dataSources;
 
-	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
-
-	private int maxKeys = DEFAULT_MAX_KEYS;
-
 	/**
 	 * The listeners, timeout and failures of both flows, set by the setters below.
 	 */
 	private final AcquisitionSupport support = new AcquisitionSupport();
-
-	private final JdbcTransactionBinding transactionBinding;
 
 	private final TransactionLockFlow<TransactionConnection> transactionLocks;
 
@@ -154,7 +148,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param dataSource the data source whose transactions the locks join
 	 */
 	public AdvisoryLockTemplate(DataSource dataSource) {
-		this(Map.of(DEFAULT_DATA_SOURCE_NAME, nonNull(dataSource)), DEFAULT_DATA_SOURCE_NAME);
+		// Not Map.of: a null one is refused by the check that names it.
+		this(Collections.singletonMap(DEFAULT_DATA_SOURCE_NAME, dataSource), DEFAULT_DATA_SOURCE_NAME);
 	}
 
 	/**
@@ -169,16 +164,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
-		this.transactionBinding = new JdbcTransactionBinding(this.dataSources, this.support);
-		this.transactionLocks = new TransactionLockFlow<>(this.support, this.transactionBinding,
+		this.transactionLocks = new TransactionLockFlow<>(this.support,
+				new JdbcTransactionBinding(this.dataSources, this.support),
 				new TransactionLockStatements(this.support));
 		this.lockSessions = new JdbcLockSessions(this.dataSources, this.support);
 		this.invocationLocks = new InvocationLockFlow<>(this.support, this.lockSessions);
-	}
-
-	private static DataSource nonNull(DataSource dataSource) {
-		Assert.notNull(dataSource, "DataSource must not be null");
-		return dataSource;
 	}
 
 	/**
@@ -186,8 +176,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param keyStrategy the key derivation
 	 */
 	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
-		Assert.notNull(keyStrategy, "LockKeyStrategy must not be null");
-		this.keyStrategy = keyStrategy;
+		this.support.setKeyStrategy(keyStrategy);
 	}
 
 	/**
@@ -206,7 +195,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param maxKeys the limit, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		this.maxKeys = LockSettings.maxKeys(maxKeys);
+		this.support.setMaxKeys(maxKeys);
 	}
 
 	/**
@@ -298,7 +287,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * {@link org.springframework.dao.CannotAcquireLockException} saying so, and no locked
 	 * work starts. The heartbeats stop, the connections of invocation-scoped locks close,
 	 * and the locks still held are reported lost. Spring Boot calls it as the context
-	 * stops, after the web server's graceful shutdown ({@code docs/failures.md}).
+	 * closes, after the web server's graceful shutdown ({@code docs/failures.md}).
 	 * @throws Exception if closing a derived pool fails (the others are closed all the
 	 * same)
 	 */
@@ -317,7 +306,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean tryLock(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
-		return this.transactionLocks.acquire(request, resolve(request), false);
+		return this.transactionLocks.acquire(request, this.support.resolve(request), false);
 	}
 
 	@Override
@@ -326,14 +315,14 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				+ "locks; run the work of an invocation-scoped lock with execute(request, callback)");
 		Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and lock(LockRequest) "
 				+ "has none: use execute(request, callback), or tryLock");
-		this.transactionLocks.acquire(request, resolve(request), true);
+		this.transactionLocks.acquire(request, this.support.resolve(request), true);
 	}
 
 	@Override
 	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockCallback<T> callback) {
 		Assert.notNull(callback, "LockCallback must not be null");
 		this.support.checkOpen(request);
-		LockKeys keys = resolve(request);
+		LockKeys keys = this.support.resolve(request);
 		if (request.scope() == LockScope.INVOCATION) {
 			return this.invocationLocks.execute(request, keys, callback);
 		}
@@ -355,7 +344,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 						+ "locks until they are released: give the request withScope(LockScope.INVOCATION) (a "
 						+ "transaction-scoped lock is taken with lock(request), and its transaction releases it)");
 		this.support.checkOpen(request);
-		return Optional.ofNullable(this.invocationLocks.hold(request, resolve(request)));
+		return Optional.ofNullable(this.invocationLocks.hold(request, this.support.resolve(request)));
 	}
 
 	@Override
@@ -371,33 +360,16 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		return isHeld(resolve(request), this.transactionBinding.heldLocksTarget(request));
+		return this.transactionLocks.holds(request, this.support.resolve(request));
 	}
 
 	@Override
 	public void assertHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		LockKeys resolved = resolve(request);
-		if (!isHeld(resolved, this.transactionBinding.heldLocksTarget(request))) {
+		LockKeys resolved = this.support.resolve(request);
+		if (!this.transactionLocks.holds(request, resolved)) {
 			throw LockFailures.notHeld(namespace, resolved.values());
 		}
-	}
-
-	/**
-	 * Return whether every key is held on the {@code DataSource} a call would lock on, or
-	 * on any when that is not known (no transaction, several bound, no default).
-	 */
-	private static boolean isHeld(LockKeys keys, @Nullable DataSource target) {
-		for (long key : keys.keys()) {
-			if (!HeldLocks.holdsInvocation(key, target) && !TransactionLockSynchronization.holds(key, target)) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	private LockKeys resolve(LockRequest request) {
-		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
 	}
 
 }

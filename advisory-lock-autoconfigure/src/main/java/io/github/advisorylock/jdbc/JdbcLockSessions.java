@@ -33,6 +33,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.InvocationLockFlow;
 import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSessions;
 import io.github.advisorylock.hikari.HikariPools;
@@ -59,9 +60,6 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockSessions.class);
-
-	/** The property that sets the bound, named in the error that reaching it raises. */
-	private static final String MAX_CONNECTIONS_PROPERTY = "advisory-lock.invocation.max-connections";
 
 	private final LockDataSources dataSources;
 
@@ -220,7 +218,7 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 				rollback(connection);
 			}
 			return diagnosis.onConnection(connection, waitedFor, request.mode());
-		});
+		}, null);
 	}
 
 	@Override
@@ -259,25 +257,7 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 			this.closed = true;
 			pools = List.copyOf(this.derivedPools.values());
 		}
-		Exception failure = null;
-		for (DataSource pool : pools) {
-			try {
-				if (pool instanceof AutoCloseable closeable) {
-					closeable.close();
-				}
-			}
-			catch (Exception ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
-			}
-		}
-		if (failure != null) {
-			throw failure;
-		}
+		LockSessions.closeAll(pools);
 	}
 
 	/**
@@ -290,9 +270,8 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 		@Override
 		public Connection obtain(String namespace) {
 			if (!this.permits.tryAcquire()) {
-				throw new CannotGetJdbcConnectionException("Invocation-scoped advisory lock '" + namespace + "' needs "
-						+ "a connection of its own, and all " + this.maxConnections + " are holding other locks: "
-						+ "raise " + MAX_CONNECTIONS_PROPERTY + ", or run fewer invocation-scoped calls at once");
+				throw new CannotGetJdbcConnectionException(
+						LockFailures.noSessionConnectionLeft(namespace, this.maxConnections));
 			}
 			try {
 				return this.pool.getConnection();

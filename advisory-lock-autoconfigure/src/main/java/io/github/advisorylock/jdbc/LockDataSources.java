@@ -171,23 +171,14 @@ final class LockDataSources extends NamedResources<DataSource> {
 	}
 
 	private LockTransactionException noConnectionException(String namespace, @Nullable String name) {
-		String which;
-		if (name != null) {
-			List<String> bound = boundNames();
-			which = "of DataSource '" + name + "'" + (bound.isEmpty() ? "" : " (only of " + bound + ")");
-		}
-		else {
-			which = "of its DataSource" + ((byName().size() > 1) ? "s " + names() : "");
-		}
-		return new LockTransactionException("Advisory lock '" + namespace + "' found no JDBC connection " + which
-				+ " bound to the current transaction: the transaction manager must manage that DataSource "
-				+ "(DataSourceTransactionManager, JdbcTransactionManager, or JpaTransactionManager knowing its "
-				+ "DataSource), or the lock would be taken in another session and protect nothing");
+		return noBoundConnection(namespace, name, (name != null) ? boundNames() : List.of(), "JDBC", "transaction",
+				"manage that DataSource (DataSourceTransactionManager, JdbcTransactionManager, or "
+						+ "JpaTransactionManager knowing its DataSource)");
 	}
 
 	private LockTransactionException severalBoundException(String namespace, @Nullable String name) {
 		List<String> bound = boundNames();
-		String fix;
+		String fix = null;
 		if (name != null || bound.size() < 2) {
 			// Two managers of one pool (one of them through a wrapper) give two
 			// connections that no name tells apart.
@@ -196,16 +187,13 @@ final class LockDataSources extends NamedResources<DataSource> {
 		}
 		else {
 			String innermost = innermostTransactional();
-			fix = (innermost != null)
-					? "name the one the lock must join, for example @AdvisoryLocked(dataSource = " + "\"" + innermost
-							+ "\") or LockRequest.withDataSource(\"" + innermost + "\") for the one of "
-							+ "the transaction of the innermost @Transactional method"
-					: "name the one the lock must join, one of " + bound + ", with @AdvisoryLocked(dataSource = "
-							+ "\"...\") or LockRequest.withDataSource(\"...\")";
+			if (innermost != null) {
+				fix = "name the one the lock must join, for example @AdvisoryLocked(dataSource = \"" + innermost
+						+ "\") or LockRequest.withDataSource(\"" + innermost + "\") for the one of the transaction "
+						+ "of the innermost @Transactional method";
+			}
 		}
-		return new LockTransactionException("Advisory lock '" + namespace + "' found connections of several "
-				+ "DataSources bound to the transactions of this thread, " + bound + " (a transaction of one "
-				+ "manager runs inside another's), and cannot tell which one the lock must join: " + fix);
+		return severalBound(namespace, bound, "transactions of this thread", fix);
 	}
 
 	/**

@@ -32,7 +32,6 @@ import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockAttempt;
-import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.LockStatements;
@@ -95,15 +94,7 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 	public @Nullable Long fence(TransactionConnection bound, LockRequest request, FencedKeys fenced) {
 		List<SessionMarker> markers = new ArrayList<>();
 		for (HeldSession held : fenced.sessions()) {
-			LockSession session = (LockSession) held;
-			SessionMarker marker = session.marker();
-			if (marker == null) {
-				// Lost, or released (a wrapped task still running after its call),
-				// before it took a marker.
-				session.checkHeld();
-				throw LockFailures.releasedBeforeFencedWrite(session.description());
-			}
-			markers.add(marker);
+			markers.add(((LockSession) held).marker());
 		}
 		try {
 			FenceResult result = FencedWriteStatements.fence(bound.connection(), fenced.keys().keys(), markers,

@@ -16,14 +16,10 @@
 
 package io.github.advisorylock.r2dbc;
 
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
-import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockAttempt;
-import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.ReactiveLockAcquisitions;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
@@ -37,7 +33,7 @@ import reactor.core.publisher.Mono;
 /**
  * What the two scopes' flows over R2DBC add to the {@link ReactiveLockAcquisitions} of
  * every reactive driver: the bounded wait (cancelled on the server when its subscriber
- * cancels), and the refusal and failure exceptions. The twin of the JDBC path's
+ * cancels), and the refusal and failure exceptions of R2DBC. The twin of the JDBC path's
  * {@code AcquisitionSupport}.
  *
  * @author advisory-lock authors
@@ -47,41 +43,8 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 	/** The template's log, where a skip has always been told. */
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
 
-	private boolean holderDiagnosis = true;
-
 	AcquisitionSupport() {
 		super(logger, R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT);
-	}
-
-	void setHolderDiagnosis(boolean holderDiagnosis) {
-		this.holderDiagnosis = holderDiagnosis;
-	}
-
-	/**
-	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
-	 * is on.
-	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
-	 * @param cause the driver's report of the timeout, or {@code null}
-	 * @param diagnose asks who holds the keys, on the failure path only
-	 * @return the error
-	 */
-	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
-			Supplier<Mono<Diagnosis>> diagnose) {
-		return busyError(request, keys, timeout, cause, diagnose, null);
-	}
-
-	/**
-	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
-	 * is on, and ending with what the library knows of the holder.
-	 * @param holderHint the end of the message, or {@code null}
-	 */
-	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
-			Supplier<Mono<Diagnosis>> diagnose, @Nullable String holderHint) {
-		Mono<@Nullable Diagnosis> diagnosis = this.holderDiagnosis ? diagnose.get() : Mono.empty();
-		return diagnosis
-			.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found, holderHint))
-			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause, null, holderHint))
-			.flatMap(Mono::error);
 	}
 
 	/**
@@ -149,11 +112,7 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 	 * @return the refusal, signalled
 	 */
 	static <T> Mono<T> explainRefusal(Connection connection, String namespace) {
-		return R2dbcLockStatements.readRefusalReason(connection)
-			.map((refusal) -> refusal.inRecovery() ? LockFailures.recoveryRefusal(namespace)
-					: LockFailures.isolationRefusal(namespace, refusal.isolation()))
-			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(namespace, ex)))
-			.flatMap(Mono::error);
+		return refusal(namespace, R2dbcLockStatements.readRefusalReason(connection));
 	}
 
 	static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {

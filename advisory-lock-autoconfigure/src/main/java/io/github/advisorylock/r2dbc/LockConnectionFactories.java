@@ -106,19 +106,10 @@ final class LockConnectionFactories extends NamedResources<ConnectionFactory>
 		if (bound.size() == 1) {
 			return bound.get(0);
 		}
-		if (bound.isEmpty()) {
-			String which = (name != null) ? "of ConnectionFactory '" + name + "'"
-					: "of its ConnectionFactor" + ((byName().size() > 1) ? "ies " + names() : "y");
-			throw new LockTransactionException("Advisory lock '" + namespace + "' found no R2DBC connection " + which
-					+ " bound to the current reactive transaction: the transaction manager must be an "
-					+ "R2dbcTransactionManager of that ConnectionFactory, or the lock would be taken in another "
-					+ "session and protect nothing");
-		}
-		throw new LockTransactionException("Advisory lock '" + namespace + "' found connections of several "
-				+ "ConnectionFactories bound to the current reactive transactions, " + boundNames + " (a "
-				+ "transaction of one manager runs inside another's), and cannot tell which one the lock must join: "
-				+ "name the one the lock must join, one of " + boundNames + ", with @AdvisoryLocked(dataSource = "
-				+ "\"...\") or LockRequest.withDataSource(\"...\")");
+		throw bound.isEmpty()
+				? noBoundConnection(namespace, name, List.of(), "R2DBC", "reactive transaction",
+						"be an R2dbcTransactionManager of that ConnectionFactory")
+				: severalBound(namespace, boundNames, "current reactive transactions", null);
 	}
 
 	/**

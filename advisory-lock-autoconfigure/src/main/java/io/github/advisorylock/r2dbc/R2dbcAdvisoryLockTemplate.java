@@ -17,6 +17,7 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -27,8 +28,6 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactiveInvocationLockFlow;
 import io.github.advisorylock.core.ReactiveTransactionLockFlow;
@@ -76,17 +75,15 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	private final ReactiveInvocationLockFlow<ConnectionFactory, Connection, LockSession> invocationLocks;
 
-	private LockKeyStrategy keyStrategy = LockKeyStrategy.standard();
-
-	private int maxKeys = DEFAULT_MAX_KEYS;
-
 	/**
 	 * Create a template that takes its locks on one connection factory's transactions.
 	 * @param connectionFactory the connection factory that Spring's
 	 * {@code R2dbcTransactionManager} manages
 	 */
 	public R2dbcAdvisoryLockTemplate(ConnectionFactory connectionFactory) {
-		this(Map.of(DEFAULT_CONNECTION_FACTORY_NAME, nonNull(connectionFactory)), DEFAULT_CONNECTION_FACTORY_NAME);
+		// Not Map.of: a null one is refused by the check that names it.
+		this(Collections.singletonMap(DEFAULT_CONNECTION_FACTORY_NAME, connectionFactory),
+				DEFAULT_CONNECTION_FACTORY_NAME);
 	}
 
 	/**
@@ -106,18 +103,12 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 				new R2dbcLockSessions(factories, this.support));
 	}
 
-	private static ConnectionFactory nonNull(ConnectionFactory connectionFactory) {
-		Assert.notNull(connectionFactory, "ConnectionFactory must not be null");
-		return connectionFactory;
-	}
-
 	/**
 	 * Set how key values become keys; {@link LockKeyStrategy#standard()} by default.
 	 * @param keyStrategy the strategy
 	 */
 	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
-		Assert.notNull(keyStrategy, "LockKeyStrategy must not be null");
-		this.keyStrategy = keyStrategy;
+		this.support.setKeyStrategy(keyStrategy);
 	}
 
 	/**
@@ -134,7 +125,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param maxKeys the bound, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		this.maxKeys = LockSettings.maxKeys(maxKeys);
+		this.support.setMaxKeys(maxKeys);
 	}
 
 	/**
@@ -188,7 +179,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * granted meanwhile does not subscribe its work; each of them signals a
 	 * {@link org.springframework.dao.CannotAcquireLockException} that says so (not a
 	 * {@link io.github.advisorylock.LockBusyException}). Under Spring Boot this runs in a
-	 * late phase of the context's stop, after the web server's graceful shutdown and
+	 * late phase of the context's close, after the web server's graceful shutdown and
 	 * before the connection pools close ({@code AdvisoryLockShutdown}).
 	 */
 	@Override
@@ -205,7 +196,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public Mono<Boolean> tryLock(String namespace, @Nullable Object... keys) {
 		return Mono.defer(() -> {
 			LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
-			return this.transactionLocks.acquire(request, resolve(request), false);
+			return this.transactionLocks.acquire(request, this.support.resolve(request), false);
 		});
 	}
 
@@ -217,7 +208,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 					+ "callback)");
 			Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and "
 					+ "lock(LockRequest) has none: use execute(request, callback), or tryLock");
-			return this.transactionLocks.acquire(request, resolve(request), true).then();
+			return this.transactionLocks.acquire(request, this.support.resolve(request), true).then();
 		});
 	}
 
@@ -227,9 +218,9 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			Assert.notNull(callback, "ReactiveLockCallback must not be null");
 			this.support.checkOpen(request);
 			if (request.scope() == LockScope.INVOCATION) {
-				return this.invocationLocks.execute(request, resolve(request), callback);
+				return this.invocationLocks.execute(request, this.support.resolve(request), callback);
 			}
-			return this.transactionLocks.execute(request, resolve(request), callback);
+			return this.transactionLocks.execute(request, this.support.resolve(request), callback);
 		});
 	}
 
@@ -247,17 +238,13 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public Mono<Boolean> isHeld(String namespace, @Nullable Object... keys) {
 		return Mono.defer(() -> {
 			LockRequest request = LockRequest.of(namespace, keys);
-			return this.transactionLocks.holds(request, resolve(request));
+			return this.transactionLocks.holds(request, this.support.resolve(request));
 		});
 	}
 
 	@Override
 	public Mono<Void> checkHeld() {
 		return ReactiveHeldLocks.checkHeld();
-	}
-
-	private LockKeys resolve(LockRequest request) {
-		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
 	}
 
 }

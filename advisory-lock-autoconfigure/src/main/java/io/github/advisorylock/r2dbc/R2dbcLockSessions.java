@@ -91,10 +91,12 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 			LockAttempt attempt, @Nullable Duration timeout) {
 		if (timeout == null) {
 			return this.support.busyError(request, keys, null, null,
-					() -> HolderDiagnosis.onConnection(connection, List.of(attempt.foundHeld()), request.mode()));
+					() -> HolderDiagnosis.onConnection(connection, List.of(attempt.foundHeld()), request.mode()), null);
 		}
-		return this.support.busyError(request, keys, timeout, attempt.timedOut(), () -> HolderDiagnosis
-			.afterTimeout(this.factories.driver(factory), keys.waitedFor(attempt.foundHeld()), request.mode()));
+		return this.support.busyError(
+				request, keys, timeout, attempt.timedOut(), () -> HolderDiagnosis
+					.afterTimeout(this.factories.driver(factory), keys.waitedFor(attempt.foundHeld()), request.mode()),
+				null);
 	}
 
 	@Override

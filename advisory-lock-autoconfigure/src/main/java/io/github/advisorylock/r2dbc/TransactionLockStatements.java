@@ -24,7 +24,6 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.LockAttempt;
-import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.ReactiveLockStatements;
@@ -89,12 +88,7 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 	@Override
 	public Mono<Long> fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
 		return Flux.fromIterable(fenced.sessions())
-			.concatMap((held) -> ((LockSession) held).marker().switchIfEmpty(Mono.defer(() -> {
-				// Lost, or released (a publisher still running after its call), before it
-				// took a marker.
-				held.checkHeld();
-				return Mono.error(LockFailures.releasedBeforeFencedWrite(held.description()));
-			})))
+			.concatMap((held) -> ((LockSession) held).marker())
 			.collectList()
 			.flatMap((markers) -> R2dbcLockStatements
 				.fence(bound.connection(), fenced.keys().keys(), markers, fenced.idleTimeout(), request.namespace())

@@ -46,7 +46,7 @@ class LockFailuresTests {
 		LockBusyException ex = LockFailures.busyException("n", this.keys, null, null, new UnusedDiagnosis(),
 				(diagnosis) -> {
 					throw broken;
-				});
+				}, null);
 		assertThat(ex.isDiagnosed()).isFalse();
 		assertThat(ex.getKeys()).isEqualTo(this.keys.keys());
 		assertThat(ex).hasMessage("Advisory lock n:[1] (keys " + this.keys.keys() + ") is held by another "
@@ -58,7 +58,7 @@ class LockFailuresTests {
 	void withoutADiagnosisTheBusyLockIsNotDiagnosed() {
 		LockBusyException ex = LockFailures.busyException("n", this.keys, null, null, null, (diagnosis) -> {
 			throw new AssertionError("no diagnosis to ask");
-		});
+		}, null);
 		assertThat(ex.isDiagnosed()).isFalse();
 		assertThat(ex.getSuppressed()).isEmpty();
 	}

@@ -79,6 +79,10 @@ class LockFlowDepthTests {
 
 	static void assertDepth(List<StackWalker.StackFrame> frames, int maxFrames, int maxClasses) {
 		String path = LockStatementStacks.describe(frames);
+		// Printed for the record (the note gives the three paths), whatever the
+		// outcome.
+		System.out.println("== lock flow: " + frames.size() + " library methods in "
+				+ LockStatementStacks.classes(frames) + " classes:" + path);
 		assertThat(frames).as("library methods on the way to the lock statement:%s", path)
 			.hasSizeLessThanOrEqualTo(maxFrames);
 		assertThat(LockStatementStacks.classes(frames)).as("library classes on the way to the lock statement:%s", path)

@@ -1,0 +1,177 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.FenceSql.SessionMarker;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * A lock session on the reactive stack: the locks of one invocation-scoped call, held by
+ * the transaction of their own connection, kept alive by a heartbeat while the call's
+ * publisher runs. The connection is closed when it ends, which ends the session and its
+ * locks. When it counts as lost is {@link HeldSession}'s; the driver supplies the two
+ * statements. Internal: used by the driver adapters, not API.
+ *
+ * @author advisory-lock authors
+ */
+public abstract class ReactiveLockSession extends HeldSession implements ReactiveLockSessions.Session {
+
+	/**
+	 * Where the heartbeats tick: an executor that does not remove a cancelled task from
+	 * its queue, so that stopping a heartbeat, which happens on the driver's event loop
+	 * when the work ends, never waits for the queue's lock (a cancelled tick is dropped
+	 * when it comes due). Daemon threads, one at most, which end when idle.
+	 */
+	private static final Scheduler HEARTBEATS = heartbeats();
+
+	private volatile @Nullable Disposable heartbeat;
+
+	/** The marker, taken at the first fenced write and then the same for every one. */
+	private final AtomicReference<@Nullable Mono<SessionMarker>> marker = new AtomicReference<>();
+
+	/**
+	 * Create the session of a call, just acquired (see {@link HeldSession}).
+	 * @param namespace the namespace of the call
+	 * @param mode the mode its keys are held in
+	 * @param keys its keys
+	 * @param resource the application's connection factory its connection stands for:
+	 * what a nested call finds it by
+	 * @param acquisition the listeners' view of the acquisition
+	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
+	 * lock was sent
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
+	 */
+	protected ReactiveLockSession(String namespace, LockMode mode, LockKeys keys, Object resource,
+			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
+		super(namespace, mode, keys, resource, acquisition, acquiredNanos, deadMan, transactionTimeout);
+	}
+
+	/**
+	 * Send the session's keep-alive statement.
+	 * @return completes when the server answered
+	 */
+	protected abstract Mono<?> keepAlive();
+
+	/**
+	 * Take a marker for the session, in its transaction (see {@link FenceSql#MARK}).
+	 * @return the marker
+	 */
+	protected abstract Mono<SessionMarker> mark();
+
+	/**
+	 * Return the session's marker, which a fenced write probes: taken on the session's
+	 * connection, in its transaction, the first time it is asked for. A session that
+	 * cannot take one is lost.
+	 * @return the marker; a {@link io.github.advisorylock.LockLostException} if the
+	 * session was lost before it took one, an {@link IllegalStateException} if it was
+	 * released before (a publisher still running after its call)
+	 */
+	public Mono<SessionMarker> marker() {
+		Mono<SessionMarker> marker = this.marker.get();
+		if (marker == null) {
+			Mono<SessionMarker> taking = Mono
+				.defer(() -> (isHeld() && !isLost()) ? mark() : Mono.<SessionMarker>empty())
+				.onErrorResume((ex) -> {
+					lost(ex, "its connection failed when a fenced write asked it for its marker (" + ex + ")");
+					return Mono.empty();
+				})
+				.cache();
+			Mono<SessionMarker> first = this.marker.compareAndExchange(null, taking);
+			marker = (first != null) ? first : taking;
+		}
+		return marker.switchIfEmpty(Mono.defer(() -> {
+			checkHeld();
+			return Mono.error(LockFailures.releasedBeforeFencedWrite(description()));
+		}));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A heartbeat the server has not confirmed within the dead-man interval counts as
+	 * failed.
+	 */
+	@Override
+	public void startHeartbeat(Duration period) {
+		this.heartbeat = Flux.interval(period, period, HEARTBEATS)
+			// A tick while the previous heartbeat is still out is dropped, not queued.
+			.onBackpressureDrop()
+			.concatMap((tick) -> {
+				long sent = System.nanoTime();
+				return keepAlive().timeout(deadMan()).doOnSuccess((done) -> confirmed(sent));
+			}, 0)
+			.subscribe(null, (ex) -> lost(ex, "its connection failed a heartbeat (" + ex + ")"));
+	}
+
+	@Override
+	public void release() {
+		stopHeartbeat();
+		markReleased();
+	}
+
+	/**
+	 * Return the task unchanged: a reactive lock's work, and its fenced writes, find the
+	 * lock in the subscriber's context, not on a thread.
+	 */
+	@Override
+	public Runnable wrap(Runnable task) {
+		return task;
+	}
+
+	/**
+	 * Return the task unchanged, as {@link #wrap(Runnable)} does.
+	 */
+	@Override
+	public <T> Callable<T> wrap(Callable<T> task) {
+		return task;
+	}
+
+	@Override
+	protected void stopHeartbeat() {
+		Disposable heartbeat = this.heartbeat;
+		if (heartbeat != null) {
+			heartbeat.dispose();
+		}
+	}
+
+	private static Scheduler heartbeats() {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-r2dbc-heartbeat-");
+		threads.setDaemon(true);
+		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, threads);
+		executor.setRemoveOnCancelPolicy(false);
+		executor.setKeepAliveTime(1, TimeUnit.MINUTES);
+		executor.allowCoreThreadTimeOut(true);
+		return Schedulers.fromExecutorService(executor, "advisory-lock-r2dbc-heartbeat");
+	}
+
+}
