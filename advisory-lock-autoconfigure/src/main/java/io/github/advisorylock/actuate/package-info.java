@@ -16,7 +16,8 @@
 
 /**
  * Spring Boot Actuator support: the {@code advisorylocks} endpoint and the key labels it
- * shows.
+ * shows. Internal: the endpoint's API is its JSON over HTTP and JMX, not these types,
+ * which may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.actuate;

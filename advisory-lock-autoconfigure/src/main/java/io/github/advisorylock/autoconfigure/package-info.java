@@ -16,7 +16,10 @@
 
 /**
  * Spring Boot auto-configuration of advisory locks and its {@code advisory-lock.*}
- * properties.
+ * properties. Its API is
+ * {@link io.github.advisorylock.autoconfigure.AdvisoryLockProperties}, the
+ * {@code advisory-lock.*} properties; the auto-configuration classes are public for
+ * Spring Boot to load them, not API.
  */
 @NullMarked
 package io.github.advisorylock.autoconfigure;

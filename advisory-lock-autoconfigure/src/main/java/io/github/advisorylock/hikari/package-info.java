@@ -18,7 +18,7 @@
  * invocation-scoped locks' connections ({@code jdbc}) and the direct connections of the
  * {@code pg_locks} reads ({@code pglocks}) come from one place,
  * {@link io.github.advisorylock.hikari.HikariPools}. Depends on no package of the
- * library.
+ * library. Internal: not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.hikari;

@@ -17,7 +17,9 @@
 /**
  * The interception behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}:
  * the annotation source and its validator, the key expressions, the support class, the
- * interceptor, and the pointcut and post processor that apply it.
+ * interceptor, and the pointcut and post processor that apply it. Internal: the
+ * auto-configuration registers the post processor, and applications use the annotation;
+ * not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.interceptor;

@@ -19,7 +19,9 @@
  * that runs them on the current transaction's connection or, for an invocation scope, on
  * a connection of the call's own. Depends on the root package and on the driver-neutral
  * {@code core} only; who holds a busy lock is asked of a
- * {@link io.github.advisorylock.LockHolderDiagnosis}.
+ * {@link io.github.advisorylock.LockHolderDiagnosis}. Its API is
+ * {@link io.github.advisorylock.jdbc.AdvisoryLockTemplate}, for an application that
+ * builds its own template; every other class is package-private.
  */
 @NullMarked
 package io.github.advisorylock.jdbc;

@@ -16,7 +16,8 @@
 
 /**
  * Metrics and tracing of advisory locks through Micrometer's Observation API; used only
- * when Micrometer is present.
+ * when Micrometer is present. Internal: the auto-configuration registers the listener;
+ * its API is the observations' names and tags, not this type.
  */
 @NullMarked
 package io.github.advisorylock.observation;

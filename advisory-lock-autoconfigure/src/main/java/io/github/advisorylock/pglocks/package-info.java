@@ -24,7 +24,8 @@
  * {@link io.github.advisorylock.pglocks.DirectConnectionsRegistry}); in an application on
  * R2DBC alone, the endpoint's reads over R2DBC
  * ({@link io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector}). Depends on the
- * root package and the statements' text in {@code core}.
+ * root package and the statements' text in {@code core}. Internal: the auto-configuration
+ * wires these; not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.pglocks;

@@ -17,7 +17,8 @@
 /**
  * A ShedLock {@code LockProvider} on invocation-scoped advisory locks
  * ({@link io.github.advisorylock.shedlock.AdvisoryLockProvider}), for applications that
- * keep their {@code @SchedulerLock} jobs. Depends on the root package only.
+ * keep their {@code @SchedulerLock} jobs. Depends on the root package only. Its API is
+ * that class.
  */
 @NullMarked
 package io.github.advisorylock.shedlock;
