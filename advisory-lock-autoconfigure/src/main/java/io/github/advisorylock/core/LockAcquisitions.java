@@ -36,8 +36,9 @@ import org.springframework.util.Assert;
  * What every acquisition of a template shares, whatever its scope and driver: how its
  * keys are derived (and how many it may take), the listeners told of it, the timeout of a
  * {@code BLOCK} that gives none, the DEBUG line of a skip, the task a driver's failure is
- * reported under, and the template's shutdown. Each driver's template sets it up, after
- * its own setters checked the values. Internal: used by the driver adapters, not API.
+ * reported under, and the template's shutdown. Each driver's template sets it up; the key
+ * settings are checked here, the others by the template's setters. Internal: used by the
+ * driver adapters, not API.
  *
  * <p>
  * Once {@linkplain #close() closed} (the application shuts down), no acquisition starts,
