@@ -58,11 +58,18 @@ import org.springframework.util.Assert;
  * {@link LockScope#INVOCATION}: the default one); needed only where transactions of
  * several {@code DataSource}s are bound at once, or to hold an invocation-scoped lock on
  * another than the default
+ * @param caller what made the request, named first in every message about a key it gave
+ * or a refusal of its call, for example
+ * {@code @AdvisoryLocked OrderService.place(Order)}; {@code null} for none
+ * @param keyNames what each of the {@code keys} is called in those messages, in the same
+ * order (for {@code @AdvisoryLocked}, its key expressions); empty to call them by their
+ * index
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public record LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
-		@Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
+		@Nullable Duration timeout, LockScope scope, @Nullable String dataSource, @Nullable String caller,
+		List<String> keyNames) {
 
 	/**
 	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of
@@ -95,6 +102,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @param scope how long the locks last
 	 * @param dataSource the bean name of the {@code DataSource} to lock on, or
 	 * {@code null} for the one of the current transaction
+	 * @param caller what made the request, or {@code null}; not blank
+	 * @param keyNames the name of each key value, or empty
 	 */
 	public LockRequest {
 		Assert.hasText(namespace,
@@ -121,9 +130,33 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 					() -> "Advisory lock timeout '" + print(timeout) + "' has no meaning for waitMode " + waitMode
 							+ ", which never waits: remove it, or use " + "waitMode BLOCK");
 		}
+		Assert.isTrue(caller == null || !caller.isBlank(),
+				"Caller must not be blank; describe what makes the request, or give null");
+		Assert.notNull(keyNames, "Key names must not be null; give an empty list to call the keys by their index");
+		int names = keyNames.size();
+		int values = keys.size();
+		Assert.isTrue(names == 0 || names == values, () -> "Key names name " + names + " keys, but the request has "
+				+ values + ": give one name per key value, or none");
 		// A copy that may hold nulls, which the key derivation reports with
 		// InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
+		keyNames = List.copyOf(keyNames);
+	}
+
+	/**
+	 * Create a request without a caller's description, its keys called by their index.
+	 * @param namespace the namespace of the keys
+	 * @param keys the key values
+	 * @param mode exclusive or shared
+	 * @param waitMode wait up to the timeout, try once, or skip
+	 * @param timeout the wait bound, or {@code null} for the default
+	 * @param scope how long the locks last
+	 * @param dataSource the bean name of the {@code DataSource} to lock on, or
+	 * {@code null}
+	 */
+	public LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
+			@Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
+		this(namespace, keys, mode, waitMode, timeout, scope, dataSource, null, List.of());
 	}
 
 	/**
@@ -183,7 +216,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withMode(LockMode mode) {
 		return new LockRequest(this.namespace, this.keys, mode, this.waitMode, this.timeout, this.scope,
-				this.dataSource);
+				this.dataSource, this.caller, this.keyNames);
 	}
 
 	/**
@@ -193,7 +226,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withWaitMode(WaitMode waitMode) {
 		return new LockRequest(this.namespace, this.keys, this.mode, waitMode, this.timeout, this.scope,
-				this.dataSource);
+				this.dataSource, this.caller, this.keyNames);
 	}
 
 	/**
@@ -205,7 +238,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {
 		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, timeout, this.scope,
-				this.dataSource);
+				this.dataSource, this.caller, this.keyNames);
 	}
 
 	/**
@@ -216,7 +249,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withScope(LockScope scope) {
 		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, scope,
-				this.dataSource);
+				this.dataSource, this.caller, this.keyNames);
 	}
 
 	/**
@@ -234,7 +267,24 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withDataSource(@Nullable String dataSource) {
 		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, this.scope,
-				dataSource);
+				dataSource, this.caller, this.keyNames);
+	}
+
+	/**
+	 * Return a copy whose failures name their caller first, and each key value by its
+	 * name: what an error about a key or a refusal of the call says, so that it names the
+	 * code to fix once, where it is thrown. {@code @AdvisoryLocked} gives the method and
+	 * its key expressions. <pre class="code">
+	 * LockRequest.of("export", tenantId).withCaller("nightly export job", List.of("tenant id"));
+	 * </pre>
+	 * @param caller what makes the request, not blank, or {@code null} for none
+	 * @param keyNames the name of each key value, in order, or empty to call them by
+	 * their index
+	 * @return the new request
+	 */
+	public LockRequest withCaller(@Nullable String caller, List<String> keyNames) {
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, this.scope,
+				this.dataSource, caller, keyNames);
 	}
 
 }

@@ -17,6 +17,7 @@
 package io.github.advisorylock;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +47,28 @@ class LockRequestTests {
 	void namespaceWithANulCharacterIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("job\u0000export", 1))
 			.withMessageContaining("Advisory lock namespace holds a NUL character (\\u0000) at index 3");
+	}
+
+	@Test
+	void aCallerAndItsKeyNamesAreKeptByEveryCopy() {
+		LockRequest request = LockRequest.of("export", "acme", "eu")
+			.withCaller("nightly export", List.of("tenant", "region"))
+			.withWaitMode(WaitMode.TRY)
+			.withScope(LockScope.INVOCATION);
+		assertThat(request.caller()).isEqualTo("nightly export");
+		assertThat(request.keyNames()).containsExactly("tenant", "region");
+		assertThat(LockRequest.of("export", 1).caller()).isNull();
+		assertThat(LockRequest.of("export", 1).keyNames()).isEmpty();
+	}
+
+	@Test
+	void keyNamesMustNameEveryKeyOrNone() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.of("export", "acme", "eu").withCaller("export job", List.of("tenant")))
+			.withMessage("Key names name 1 keys, but the request has 2: give one name per key value, or none");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.of("export", "acme").withCaller(" ", List.of()))
+			.withMessageContaining("Caller must not be blank");
 	}
 
 	@Test

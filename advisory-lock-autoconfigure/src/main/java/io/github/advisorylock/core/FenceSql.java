@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
@@ -179,16 +180,17 @@ public final class FenceSql {
 	 * loss.
 	 * @param database the writer's database, as the fence statement names it
 	 * @param markers the sessions' markers
-	 * @param namespace the namespace of the call
+	 * @param request the call
 	 * @throws LockTransactionException if a session is in another database
 	 */
-	public static void checkSameDatabase(String database, List<SessionMarker> markers, String namespace) {
+	public static void checkSameDatabase(String database, List<SessionMarker> markers, LockRequest request) {
 		for (SessionMarker marker : markers) {
 			if (!database.equals(marker.database())) {
-				throw new LockTransactionException("A fenced write of advisory lock namespace '" + namespace
-						+ "' runs in database '" + database + "', and the invocation-scoped lock it is fenced by is "
-						+ "in '" + marker.database() + "': a fence works only with the lock and the writes in the "
-						+ "same database. Give invocation-scoped locks a DataSource of that database");
+				throw LockFailures.refused(request,
+						"A fenced write of advisory lock namespace '" + request.namespace() + "' runs in database '"
+								+ database + "', and the invocation-scoped lock it is fenced by is " + "in '"
+								+ marker.database() + "': a fence works only with the lock and the writes in the "
+								+ "same database. Give invocation-scoped locks a DataSource of that database");
 			}
 		}
 	}

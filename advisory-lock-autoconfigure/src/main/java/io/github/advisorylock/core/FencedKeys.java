@@ -24,7 +24,6 @@ import java.util.List;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockLostException;
-import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -46,13 +45,13 @@ public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idl
 	/**
 	 * Return the keys of a call that enclosing sessions hold.
 	 * @param enclosing the invocation-scoped locks enclosing the call
-	 * @param mode the mode the call asks for
+	 * @param request the call
 	 * @param requested the call's keys
 	 * @param notHeld those no enclosing lock holds
 	 * @param resource what the call locks on
 	 * @return the fenced keys, or {@code null} when no enclosing session holds one
 	 */
-	public static @Nullable FencedKeys of(Collection<? extends HeldSession> enclosing, LockMode mode,
+	public static @Nullable FencedKeys of(Collection<? extends HeldSession> enclosing, LockRequest request,
 			LockKeys requested, LockKeys notHeld, Object resource) {
 		List<HeldSession> sessions = new ArrayList<>();
 		List<Long> keys = new ArrayList<>();
@@ -60,7 +59,7 @@ public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idl
 		for (int i = 0; i < requested.keys().size(); i++) {
 			long key = requested.keys().get(i);
 			HeldSession session = notHeld.keys().contains(key) ? null
-					: HeldLocks.holder(enclosing, key, mode, resource);
+					: HeldLocks.holder(enclosing, key, request, resource);
 			if (session != null) {
 				sessions.add(session);
 				keys.add(key);

@@ -26,6 +26,7 @@ import java.util.function.Supplier;
 
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
@@ -80,8 +81,7 @@ public final class HeldLocks {
 	/**
 	 * Return the keys of a call that the current thread's invocation-scoped locks do not
 	 * hold yet, after checking that those holding the others can serve it.
-	 * @param namespace the namespace, for messages
-	 * @param mode the mode the call asks for
+	 * @param request the call: the mode it asks for, and what a refusal names
 	 * @param keys the call's keys
 	 * @param resource the resource the call locks on, or {@code null} when it is unknown;
 	 * asked only when the thread holds invocation-scoped locks
@@ -92,27 +92,26 @@ public final class HeldLocks {
 	 * @throws LockTransactionException if the call asks EXCLUSIVE for a key the thread
 	 * holds SHARED
 	 */
-	public static LockKeys notHeld(String namespace, LockMode mode, LockKeys keys,
-			Supplier<? extends @Nullable Object> resource) {
+	public static LockKeys notHeld(LockRequest request, LockKeys keys, Supplier<? extends @Nullable Object> resource) {
 		Deque<HeldSession> locks = invocations.get();
-		return (locks != null) ? notHeld(locks, mode, keys, resource) : keys;
+		return (locks != null) ? notHeld(locks, request, keys, resource) : keys;
 	}
 
 	/**
 	 * Return the keys of a call that the given invocation-scoped locks, those enclosing
 	 * the call, do not hold yet, after checking that those holding the others can serve
-	 * it: {@link #notHeld(String, LockMode, LockKeys, Supplier)} for a driver that keeps
-	 * them elsewhere than in the thread (the reactive one keeps them in the subscriber's
+	 * it: {@link #notHeld(LockRequest, LockKeys, Supplier)} for a driver that keeps them
+	 * elsewhere than in the thread (the reactive one keeps them in the subscriber's
 	 * context).
 	 * @param locks the enclosing invocation-scoped locks
-	 * @param mode the mode the call asks for
+	 * @param request the call: the mode it asks for, and what a refusal names
 	 * @param keys the call's keys
 	 * @param resource the resource the call locks on, or {@code null} when it is unknown;
 	 * asked only when there are enclosing locks
 	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
 	 * enclosing locks hold none of them
 	 */
-	public static LockKeys notHeld(Collection<? extends HeldSession> locks, LockMode mode, LockKeys keys,
+	public static LockKeys notHeld(Collection<? extends HeldSession> locks, LockRequest request, LockKeys keys,
 			Supplier<? extends @Nullable Object> resource) {
 		if (locks.isEmpty()) {
 			return keys;
@@ -125,7 +124,7 @@ public final class HeldLocks {
 		List<String> values = new ArrayList<>(keys.keys().size());
 		for (int i = 0; i < keys.keys().size(); i++) {
 			long key = keys.keys().get(i);
-			HeldSession holder = holder(locks, key, mode, target);
+			HeldSession holder = holder(locks, key, request, target);
 			if (holder == null) {
 				remaining.add(key);
 				values.add(keys.values().get(i));
@@ -152,14 +151,15 @@ public final class HeldLocks {
 	 * session a fenced write checks.
 	 * @param locks the invocation-scoped locks enclosing the call
 	 * @param key the key
-	 * @param mode the mode the call asks for
+	 * @param request the call: the mode it asks for, and what a refusal names
 	 * @param resource the resource the call locks on
 	 * @return the outermost lock that holds it, or {@code null} if none does
 	 * @throws LockTransactionException if only a SHARED lock holds the key and the call
 	 * asks for it EXCLUSIVE
 	 */
-	public static @Nullable HeldSession holder(Collection<? extends HeldSession> locks, long key, LockMode mode,
+	public static @Nullable HeldSession holder(Collection<? extends HeldSession> locks, long key, LockRequest request,
 			Object resource) {
+		LockMode mode = request.mode();
 		HeldSession shared = null;
 		for (HeldSession lock : locks) {
 			if (lock.resource() == resource && lock.keys().keys().contains(key)) {
@@ -170,7 +170,7 @@ public final class HeldLocks {
 			}
 		}
 		if (shared != null) {
-			throw new LockTransactionException("Advisory lock " + shared.description() + " is held SHARED by an "
+			throw LockFailures.refused(request, "Advisory lock " + shared.description() + " is held SHARED by an "
 					+ "enclosing invocation-scoped call on this thread, and this call asks for it EXCLUSIVE: it would "
 					+ "wait for itself forever. Take it EXCLUSIVE in the enclosing call");
 		}

@@ -124,7 +124,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys,
 			LockCallback<T> callback) {
 		Route<C> route = this.sessions.route(request);
-		LockKeys needed = HeldLocks.notHeld(request.namespace(), request.mode(), keys, route::target);
+		LockKeys needed = HeldLocks.notHeld(request, keys, route::target);
 		if (needed.keys().isEmpty()) {
 			// Re-entrant: an enclosing call on this thread holds every key, and outlives
 			// this one.
@@ -226,10 +226,10 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 			// After completion (an AFTER_COMMIT listener) the ended transaction still
 			// shows, its synchronizations cleared; one that an inner REQUIRES_NEW
 			// suspended looks the same from here and has not committed yet.
-			throw LockFailures.enclosingTransactionRefusal(request.namespace(),
+			throw LockFailures.enclosingTransactionRefusal(request,
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
-		TransactionLockRecord.checkNotSuspended(request.namespace(), request.mode(), needed, route.target(), null);
+		TransactionLockRecord.checkNotSuspended(request, request.mode(), needed, route.target(), null);
 		this.acquisitions.checkOpen(request);
 	}
 
@@ -252,7 +252,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 			opened = this.sessions.begin(connection, request, keys, applicationName(request.namespace()), deadMan,
 					deadMan.plus(this.acquisitions.timeout(request)));
 			if (!opened.tryResult().lockable()) {
-				throw this.sessions.refusal(connection, request.namespace());
+				throw this.sessions.refusal(connection, request);
 			}
 			Long busyKey = opened.tryResult().busyKey();
 			attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,

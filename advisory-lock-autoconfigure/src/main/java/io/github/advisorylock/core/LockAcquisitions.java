@@ -107,7 +107,7 @@ public class LockAcquisitions {
 	 * @return its keys, sorted and without repeats
 	 */
 	public LockKeys resolve(LockRequest request) {
-		return LockKeys.resolve(request.namespace(), request.keys(), this.keyStrategy, this.maxKeys);
+		return LockKeys.resolve(request, this.keyStrategy, this.maxKeys);
 	}
 
 	/**

@@ -26,6 +26,7 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
@@ -115,13 +116,13 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a lock in a transaction above READ COMMITTED.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @param isolation the name of the transaction's isolation, or {@code null} when not
 	 * known
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException isolationRefusal(String namespace, @Nullable String isolation) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' needs isolation READ COMMITTED, but "
+	public static LockTransactionException isolationRefusal(LockRequest request, @Nullable String isolation) {
+		return refused(request, "Advisory lock '" + request.namespace() + "' needs isolation READ COMMITTED, but "
 				+ "the transaction runs " + ((isolation != null) ? isolation : "above it") + ": its snapshot would be "
 				+ "taken before the lock is granted, so the check after the lock could miss the previous holder's "
 				+ "write. Declare @Transactional(isolation = Isolation.READ_COMMITTED), or take the lock in a READ "
@@ -130,15 +131,15 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a lock in a transaction declared above READ COMMITTED, before any statement.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @param declared the transaction's declared isolation level, as
 	 * {@link TransactionDefinition} numbers it (so do JDBC and R2DBC), or {@code null}
 	 * for the database's default
 	 * @throws LockTransactionException if it is above READ COMMITTED
 	 */
-	public static void checkReadCommitted(String namespace, @Nullable Integer declared) {
+	public static void checkReadCommitted(LockRequest request, @Nullable Integer declared) {
 		if (declared != null && declared > TransactionDefinition.ISOLATION_READ_COMMITTED) {
-			throw isolationRefusal(namespace, switch (declared) {
+			throw isolationRefusal(request, switch (declared) {
 				case TransactionDefinition.ISOLATION_REPEATABLE_READ -> "repeatable read";
 				case TransactionDefinition.ISOLATION_SERIALIZABLE -> "serializable";
 				default -> "isolation level " + declared;
@@ -149,13 +150,13 @@ public final class LockFailures {
 	/**
 	 * Refuse a lock on a connection in auto-commit mode: the current transaction is
 	 * another resource's, and the lock would end with its statement.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @param resource the kind of resource, such as {@code DataSource}
 	 * @param manager the transaction manager that would manage it
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException autoCommitRefusal(String namespace, String resource, String manager) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' found the connection of its " + resource
+	public static LockTransactionException autoCommitRefusal(LockRequest request, String resource, String manager) {
+		return refused(request, "Advisory lock '" + request.namespace() + "' found the connection of its " + resource
 				+ " in auto-commit mode: the current transaction is managed for another resource, so the lock would "
 				+ "be released at once. Use " + manager + " for this " + resource);
 	}
@@ -175,21 +176,21 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a lock that the try's check refused, naming the condition that failed.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @param reason what the server said of the condition
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException refusal(String namespace, LockSql.RefusalReason reason) {
-		return reason.inRecovery() ? recoveryRefusal(namespace) : isolationRefusal(namespace, reason.isolation());
+	public static LockTransactionException refusal(LockRequest request, LockSql.RefusalReason reason) {
+		return reason.inRecovery() ? recoveryRefusal(request) : isolationRefusal(request, reason.isolation());
 	}
 
 	/**
 	 * Refuse a lock asked of a server in recovery (a standby).
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException recoveryRefusal(String namespace) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' was asked of a server in recovery (a "
+	public static LockTransactionException recoveryRefusal(LockRequest request) {
+		return refused(request, "Advisory lock '" + request.namespace() + "' was asked of a server in recovery (a "
 				+ "standby): PostgreSQL's advisory locks relate only to the server that grants them, so a lock there "
 				+ "excludes nobody on the primary. Take the lock in a transaction on the primary: a routing DataSource "
 				+ "that sends read-only transactions to a replica must send this one to the primary");
@@ -197,26 +198,27 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a lock whose check failed when reading which condition failed did too.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @param readFailure the failure to read the condition, attached as suppressed so
 	 * that it does not hide the refusal
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException unexplainedRefusal(String namespace, Throwable readFailure) {
-		LockTransactionException refusal = new LockTransactionException("Advisory lock '" + namespace + "' was "
-				+ "refused: the transaction runs above READ COMMITTED, or the server is in recovery (reading "
-				+ "which one failed)");
+	public static LockTransactionException unexplainedRefusal(LockRequest request, Throwable readFailure) {
+		LockTransactionException refusal = refused(request,
+				"Advisory lock '" + request.namespace() + "' was "
+						+ "refused: the transaction runs above READ COMMITTED, or the server is in recovery (reading "
+						+ "which one failed)");
 		refusal.addSuppressed(readFailure);
 		return refusal;
 	}
 
 	/**
 	 * Refuse a transaction-scoped lock called without an actual transaction.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException noTransactionRefusal(String namespace) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' needs an actual transaction, and "
+	public static LockTransactionException noTransactionRefusal(LockRequest request) {
+		return refused(request, "Advisory lock '" + request.namespace() + "' needs an actual transaction, and "
 				+ "none is active: call it inside @Transactional (propagation REQUIRED, REQUIRES_NEW or MANDATORY; "
 				+ "SUPPORTS without an outer transaction does not start one), because a transaction-level lock "
 				+ "is released when its transaction ends");
@@ -225,11 +227,11 @@ public final class LockFailures {
 	/**
 	 * Refuse a transaction-scoped lock subscribed to without an actual reactive
 	 * transaction.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @return the exception to signal
 	 */
-	public static LockTransactionException noReactiveTransactionRefusal(String namespace) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' needs an actual reactive "
+	public static LockTransactionException noReactiveTransactionRefusal(LockRequest request) {
+		return refused(request, "Advisory lock '" + request.namespace() + "' needs an actual reactive "
 				+ "transaction, and the subscriber has none: call it inside @Transactional, or wrap the caller in "
 				+ "TransactionalOperator.transactional(...) (propagation REQUIRED, REQUIRES_NEW or MANDATORY). A "
 				+ "TransactionalOperator inside the locked method begins too late: the lock is asked for at "
@@ -239,17 +241,17 @@ public final class LockFailures {
 	/**
 	 * Refuse an invocation-scoped lock called while a transaction that began before it is
 	 * active.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @param completing whether that transaction is completing (its synchronizations
 	 * cleared), rather than running
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException enclosingTransactionRefusal(String namespace, boolean completing) {
+	public static LockTransactionException enclosingTransactionRefusal(LockRequest request, boolean completing) {
 		String where = completing
 				? "while a transaction completes (from an AFTER_COMMIT @TransactionalEventListener, say), where "
 						+ "Spring cannot show whether a transaction that began before it is suspended around it"
 				: "inside a transaction that began before it";
-		return new LockTransactionException("Invocation-scoped advisory lock '" + namespace + "' was called " + where
+		return refused(request, "Invocation-scoped advisory lock '" + request.namespace() + "' was called " + where
 				+ ": the lock would be released when the call returns, before that transaction commits, so "
 				+ "another instance could act on what it has not committed yet. Call it outside the transaction (put "
 				+ "@Transactional on the method itself or on what it calls; from a listener, put @Async on the "
@@ -258,20 +260,21 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a key that a suspended transaction of the same caller holds.
-	 * @param namespace the namespace of the call
+	 * @param request the call, named in the message
 	 * @param value the text of the value of the key
 	 * @param held the mode the suspended transaction holds the key in
 	 * @param caller who the suspended transaction belongs to, such as
 	 * {@code this same thread}
 	 * @return the exception to throw
 	 */
-	public static LockTransactionException suspendedHolderRefusal(String namespace, String value, LockMode held,
+	public static LockTransactionException suspendedHolderRefusal(LockRequest request, String value, LockMode held,
 			String caller) {
-		return new LockTransactionException("Advisory lock " + namespace + ":" + AdvisoryLockKeys.printable(value)
-				+ " is held " + held + " by a transaction of " + caller + " that is suspended "
-				+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
-				+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
-				+ "lock in the inner one only");
+		return refused(request,
+				"Advisory lock " + request.namespace() + ":" + AdvisoryLockKeys.printable(value) + " is held " + held
+						+ " by a transaction of " + caller + " that is suspended "
+						+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
+						+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
+						+ "lock in the inner one only");
 	}
 
 	/**
@@ -342,6 +345,27 @@ public final class LockFailures {
 	public static String skippedMessage(String namespace, LockScope scope, List<String> values) {
 		return "Skipped the work under advisory lock " + AdvisoryLockKeys.printable(namespace, values) + " ("
 				+ scope.name().toLowerCase(Locale.ROOT) + " scope): a key is held elsewhere";
+	}
+
+	/**
+	 * Return a refusal of a call, naming its caller first where the request names one.
+	 * @param request the call
+	 * @param message what is refused and how to fix it
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException refused(LockRequest request, String message) {
+		return new LockTransactionException(inCaller(request, message));
+	}
+
+	/**
+	 * Return a message about a call, its caller named first where the request names one,
+	 * as {@code @AdvisoryLocked} names its method.
+	 * @param request the call
+	 * @param message the message
+	 * @return the message to throw
+	 */
+	public static String inCaller(LockRequest request, String message) {
+		return (request.caller() != null) ? request.caller() + ": " + message : message;
 	}
 
 }

@@ -26,6 +26,7 @@ import java.util.TreeMap;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ObjectUtils;
@@ -41,6 +42,8 @@ import org.springframework.util.ObjectUtils;
  */
 public record LockKeys(List<Long> keys, List<String> values) {
 
+	private static final String NO_VALUE = "gave no value; every call must name the resource to lock";
+
 	/**
 	 * Expand collections and arrays, derive each value's key, drop duplicates and sort.
 	 * @param namespace the namespace of the keys
@@ -48,31 +51,50 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	 * @param strategy the key derivation
 	 * @param maxKeys the most distinct keys allowed
 	 * @return the keys
+	 * @throws InvalidLockKeyException as
+	 * {@link #resolve(LockRequest, LockKeyStrategy, int)}
+	 */
+	public static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
+		return resolve(LockRequest.of(namespace, values.toArray()), strategy, maxKeys);
+	}
+
+	/**
+	 * Expand the request's collections and arrays, derive each value's key, drop
+	 * duplicates and sort. A refusal names the request's caller and the key by its name,
+	 * where the request gives them.
+	 * @param request the namespace and the values; each one value, or a collection or
+	 * array of values
+	 * @param strategy the key derivation
+	 * @param maxKeys the most distinct keys allowed
+	 * @return the keys
 	 * @throws InvalidLockKeyException if there is no value, a value is null, empty or
 	 * unsupported (its {@link InvalidLockKeyException#getKeyIndex() key index} tells
 	 * which), or there are more than {@code maxKeys} distinct keys
 	 */
-	public static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
+	public static LockKeys resolve(LockRequest request, LockKeyStrategy strategy, int maxKeys) {
+		String namespace = request.namespace();
 		Map<Long, String> byKey = new TreeMap<>();
 		int index = 0;
-		for (Object value : values) {
-			for (Object element : expand(value, index)) {
+		for (Object value : request.keys()) {
+			for (Object element : expand(request, value, index)) {
 				if (element == null) {
-					throw new InvalidLockKeyException("Advisory lock key value must not be null", index, null);
+					throw refused(request, index, "Advisory lock key value must not be null",
+							(value == null) ? "gave null; " + "every call must name the resource to lock"
+									: "gave a null element; every "
+											+ "value of a collection or array names a resource to lock");
 				}
-				byKey.putIfAbsent(key(namespace, element, strategy, index), render(element));
+				byKey.putIfAbsent(key(request, element, strategy, index), render(element));
 				if (byKey.size() > maxKeys) {
-					throw new InvalidLockKeyException("An advisory lock call in namespace '" + namespace
-							+ "' names more " + "than " + maxKeys
-							+ " distinct keys, the limit set by advisory-lock.max-keys: lock a "
-							+ "coarser resource, or raise the limit (each key takes an entry in PostgreSQL's shared lock "
+					throw refused(request, "An advisory lock call in namespace '" + namespace + "' names more than "
+							+ maxKeys + " distinct keys, the limit set by advisory-lock.max-keys: lock a coarser "
+							+ "resource, or raise the limit (each key takes an entry in PostgreSQL's shared lock "
 							+ "table, sized by max_locks_per_transaction)");
 				}
 			}
 			index++;
 		}
 		if (byKey.isEmpty()) {
-			throw new InvalidLockKeyException(
+			throw refused(request,
 					"An advisory lock call in namespace '" + namespace + "' names no key: give at least one value");
 		}
 		return new LockKeys(List.copyOf(byKey.keySet()), List.copyOf(byKey.values()));
@@ -81,21 +103,40 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	/**
 	 * Return the elements of a collection or array, or the value itself.
 	 */
-	private static Iterable<?> expand(@Nullable Object value, int index) {
+	private static Iterable<?> expand(LockRequest request, @Nullable Object value, int index) {
 		if (value instanceof Collection<?> collection) {
 			if (collection.isEmpty()) {
-				throw new InvalidLockKeyException("Advisory lock key collection must not be empty", index, null);
+				throw refused(request, index, "Advisory lock key collection must not be empty", NO_VALUE);
 			}
 			return collection;
 		}
 		if (value != null && value.getClass().isArray()) {
 			Object[] array = ObjectUtils.toObjectArray(value);
 			if (array.length == 0) {
-				throw new InvalidLockKeyException("Advisory lock key array must not be empty", index, null);
+				throw refused(request, index, "Advisory lock key array must not be empty", NO_VALUE);
 			}
 			return Arrays.asList(array);
 		}
 		return Collections.singletonList(value);
+	}
+
+	/**
+	 * Refuse a value of the request: said as {@code unnamed} where its key has no name,
+	 * otherwise as what the named key {@code gave}.
+	 */
+	private static InvalidLockKeyException refused(LockRequest request, int index, String unnamed, String gave) {
+		String problem = request.keyNames().isEmpty() ? unnamed : "key '" + request.keyNames().get(index) + "' " + gave;
+		return new InvalidLockKeyException(LockFailures.inCaller(request, problem), index, null);
+	}
+
+	/**
+	 * Refuse the request's values together, naming every key where they have names.
+	 */
+	private static InvalidLockKeyException refused(LockRequest request, String problem) {
+		List<String> names = request.keyNames();
+		String named = names.isEmpty() ? problem
+				: ((names.size() == 1) ? "key '" : "keys '") + String.join("', '", names) + "': " + problem;
+		return new InvalidLockKeyException(LockFailures.inCaller(request, named));
 	}
 
 	/**
@@ -110,18 +151,22 @@ public record LockKeys(List<Long> keys, List<String> values) {
 
 	/**
 	 * Derive the key of a value, telling in the strategy's refusal which value of the
-	 * call it refused.
+	 * call it refused, by its name where it has one.
 	 */
-	private static long key(String namespace, Object value, LockKeyStrategy strategy, int index) {
+	private static long key(LockRequest request, Object value, LockKeyStrategy strategy, int index) {
 		try {
-			return strategy.key(namespace, value);
+			return strategy.key(request.namespace(), value);
 		}
 		catch (InvalidLockKeyException ex) {
-			if (ex.getKeyIndex() == index) {
+			if (ex.getKeyIndex() == index && request.caller() == null && request.keyNames().isEmpty()) {
 				throw ex;
 			}
-			InvalidLockKeyException refused = new InvalidLockKeyException(String.valueOf(ex.getMessage()), index,
-					ex.getCause());
+			String problem = String.valueOf(ex.getMessage());
+			if (!request.keyNames().isEmpty()) {
+				problem = "key '" + request.keyNames().get(index) + "': " + problem;
+			}
+			InvalidLockKeyException refused = new InvalidLockKeyException(LockFailures.inCaller(request, problem),
+					index, ex.getCause());
 			refused.setStackTrace(ex.getStackTrace());
 			throw refused;
 		}

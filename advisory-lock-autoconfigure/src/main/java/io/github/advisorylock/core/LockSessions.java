@@ -75,10 +75,10 @@ public interface LockSessions<C, S extends HeldSession & LockSessions.Session> e
 	 * Read why the try's check refused the lock (the transaction is READ COMMITTED, so
 	 * only recovery is left), on this failure path only.
 	 * @param connection the session's connection
-	 * @param namespace the namespace, for the message
+	 * @param request the call, for the message
 	 * @return the refusal to throw
 	 */
-	LockTransactionException refusal(C connection, String namespace);
+	LockTransactionException refusal(C connection, LockRequest request);
 
 	/**
 	 * Wait for the key the try found held and those after it, bounded by the request's

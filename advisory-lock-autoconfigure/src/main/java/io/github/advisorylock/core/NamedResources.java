@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
@@ -142,7 +143,7 @@ public class NamedResources<R> {
 	/**
 	 * Refuse a transaction-scoped call that found no connection of its resource bound to
 	 * the current transaction: a lock taken in another session would protect nothing.
-	 * @param namespace the namespace of the call
+	 * @param request the call
 	 * @param name the name the call gives, or {@code null}
 	 * @param bound the names of the known resources that have one, said when the call
 	 * names another
@@ -151,31 +152,32 @@ public class NamedResources<R> {
 	 * @param manager what the transaction manager must be or do
 	 * @return the exception to throw
 	 */
-	protected LockTransactionException noBoundConnection(String namespace, @Nullable String name, List<String> bound,
+	protected LockTransactionException noBoundConnection(LockRequest request, @Nullable String name, List<String> bound,
 			String driver, String transaction, String manager) {
 		String which = (name != null)
 				? this.kind + " '" + name + "'" + (bound.isEmpty() ? "" : " (only of " + bound + ")")
 				: "its " + ((this.byName.size() > 1) ? plural() + " " + names() : this.kind);
-		return new LockTransactionException("Advisory lock '" + namespace + "' found no " + driver + " connection of "
-				+ which + " bound to the current " + transaction + ": the transaction manager must " + manager
-				+ ", or the lock would be taken in another session and protect nothing");
+		return LockFailures.refused(request,
+				"Advisory lock '" + request.namespace() + "' found no " + driver + " connection of " + which
+						+ " bound to the current " + transaction + ": the transaction manager must " + manager
+						+ ", or the lock would be taken in another session and protect nothing");
 	}
 
 	/**
 	 * Refuse a transaction-scoped call that found connections of several resources bound
 	 * (a transaction of one manager runs inside another's) and no name to tell which one
 	 * the lock must join.
-	 * @param namespace the namespace of the call
+	 * @param request the call
 	 * @param bound the names of those resources, in order
 	 * @param transactions the transactions looked at, as {@code transactions of this
 	 * thread}
 	 * @param fix how to tell them apart, or {@code null} to name one of them
 	 * @return the exception to throw
 	 */
-	protected LockTransactionException severalBound(String namespace, List<String> bound, String transactions,
+	protected LockTransactionException severalBound(LockRequest request, List<String> bound, String transactions,
 			@Nullable String fix) {
-		return new LockTransactionException("Advisory lock '" + namespace + "' found connections of several " + plural()
-				+ " bound to the " + transactions + ", " + bound + " (a transaction of one manager runs "
+		return LockFailures.refused(request, "Advisory lock '" + request.namespace() + "' found connections of several "
+				+ plural() + " bound to the " + transactions + ", " + bound + " (a transaction of one manager runs "
 				+ "inside another's), and cannot tell which one the lock must join: "
 				+ ((fix != null) ? fix : "name the one the lock must join, one of " + bound
 						+ ", with @AdvisoryLocked(dataSource = \"...\") or LockRequest.withDataSource(\"...\")"));

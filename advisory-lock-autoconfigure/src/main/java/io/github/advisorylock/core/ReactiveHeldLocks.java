@@ -19,7 +19,7 @@ package io.github.advisorylock.core;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
@@ -91,13 +91,13 @@ public final class ReactiveHeldLocks {
 	 * Return the keys of a call that the subscriber's enclosing invocation-scoped calls
 	 * do not hold yet.
 	 * @param context the subscriber's context
-	 * @param mode the mode the call asks for
+	 * @param request the call
 	 * @param keys its keys
 	 * @param resource the connection factory the call locks on
 	 * @return the keys still to acquire
 	 */
-	public static LockKeys notHeld(ContextView context, LockMode mode, LockKeys keys, @Nullable Object resource) {
-		return HeldLocks.notHeld(enclosing(context), mode, keys, () -> resource);
+	public static LockKeys notHeld(ContextView context, LockRequest request, LockKeys keys, @Nullable Object resource) {
+		return HeldLocks.notHeld(enclosing(context), request, keys, () -> resource);
 	}
 
 }

@@ -123,7 +123,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 		return Flux.deferContextual((context) -> {
 			List<HeldSession> enclosing = ReactiveHeldLocks.enclosing(context);
 			R resource = this.sessions.resource(request);
-			LockKeys needed = HeldLocks.notHeld(enclosing, request.mode(), keys, () -> resource);
+			LockKeys needed = HeldLocks.notHeld(enclosing, request, keys, () -> resource);
 			if (needed.keys().isEmpty()) {
 				// Re-entrant: an enclosing call of this subscriber holds every key, and
 				// outlives this one.
@@ -136,8 +136,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 					// The listeners hear every refusal as an ERROR, as on the blocking
 					// stack.
 					Acquisition acquisition = this.acquisitions.starting(request, needed, context);
-					RuntimeException refusal = inTransaction
-							? LockFailures.enclosingTransactionRefusal(request.namespace(), false)
+					RuntimeException refusal = inTransaction ? LockFailures.enclosingTransactionRefusal(request, false)
 							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
 					if (refusal != null) {
 						acquisition.finished(Outcome.ERROR, refusal);
@@ -191,7 +190,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 			.flatMap((opened) -> {
 				if (!opened.tryResult().lockable()) {
 					// It set READ COMMITTED itself, so only recovery is left.
-					return this.sessions.<Attempted>refusal(connection, request.namespace());
+					return this.sessions.<Attempted>refusal(connection, request);
 				}
 				Long busyKey = opened.tryResult().busyKey();
 				Mono<LockAttempt> attempt = (busyKey != null)

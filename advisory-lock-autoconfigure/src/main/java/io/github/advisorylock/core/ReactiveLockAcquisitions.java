@@ -97,13 +97,13 @@ public class ReactiveLockAcquisitions extends LockAcquisitions {
 	 * Signal the refusal of a lock whose try's check refused it, naming the condition
 	 * that failed, or that reading it failed too.
 	 * @param <T> the type of the publisher that fails
-	 * @param namespace the namespace of the call
+	 * @param request the call
 	 * @param reason reads the condition, on this failure path only
 	 * @return the error
 	 */
-	public static <T> Mono<T> refusal(String namespace, Mono<LockSql.RefusalReason> reason) {
-		return reason.map((refusal) -> LockFailures.refusal(namespace, refusal))
-			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(namespace, ex)))
+	public static <T> Mono<T> refusal(LockRequest request, Mono<LockSql.RefusalReason> reason) {
+		return reason.map((refusal) -> LockFailures.refusal(request, refusal))
+			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(request, ex)))
 			.flatMap(Mono::error);
 	}
 

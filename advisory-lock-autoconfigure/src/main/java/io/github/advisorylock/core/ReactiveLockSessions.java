@@ -70,10 +70,10 @@ public interface ReactiveLockSessions<R, C, S extends HeldSession & ReactiveLock
 	 * Signal why the try's check refused the lock, read on this failure path only.
 	 * @param <T> the element type of the error
 	 * @param connection the session's connection
-	 * @param namespace the namespace, for the message
+	 * @param request the call, for the message
 	 * @return the refusal, signalled
 	 */
-	<T> Mono<T> refusal(C connection, String namespace);
+	<T> Mono<T> refusal(C connection, LockRequest request);
 
 	/**
 	 * Wait for the key the try found held and those after it, within the request's

@@ -102,12 +102,11 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		return Mono.deferContextual((context) -> {
 			this.acquisitions.checkOpen(request);
 			// An enclosing session would make this one wait for itself.
-			LockKeys keys = ReactiveHeldLocks.notHeld(context, request.mode(), requested, target);
+			LockKeys keys = ReactiveHeldLocks.notHeld(context, request, requested, target);
 			Mono<Boolean> acquired = keys.keys().isEmpty() ? Mono.just(true)
 					: acquireInTransaction(context, request, keys, throwIfBusy);
 			FencedKeys fenced = (target != null && keys != requested)
-					? FencedKeys.of(ReactiveHeldLocks.enclosing(context), request.mode(), requested, keys, target)
-					: null;
+					? FencedKeys.of(ReactiveHeldLocks.enclosing(context), request, requested, keys, target) : null;
 			return (fenced != null) ? fence(context, request, fenced).then(acquired) : acquired;
 		});
 	}
@@ -134,8 +133,7 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 	private Mono<Boolean> acquireInTransaction(ContextView context, LockRequest request, LockKeys keys,
 			boolean throwIfBusy) {
 		return TransactionSynchronizationManager.forCurrentTransaction()
-			.onErrorMap(NoTransactionException.class,
-					(ex) -> LockFailures.noReactiveTransactionRefusal(request.namespace()))
+			.onErrorMap(NoTransactionException.class, (ex) -> LockFailures.noReactiveTransactionRefusal(request))
 			.flatMap((transaction) -> {
 				Acquisition acquisition = this.acquisitions.starting(request, keys, context);
 				B bound;
@@ -143,8 +141,8 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 					bound = this.binding.bind(transaction, request);
 					// A transaction suspended around this one resumes only after it: the
 					// call could only wait for itself.
-					ReactiveTransactionLockSynchronization.checkNotSuspended(transaction, request.namespace(),
-							request.mode(), keys, bound.target(), bound.holder());
+					ReactiveTransactionLockSynchronization.checkNotSuspended(transaction, request, request.mode(), keys,
+							bound.target(), bound.holder());
 				}
 				catch (RuntimeException ex) {
 					acquisition.finished(Outcome.ERROR, ex);
@@ -189,8 +187,8 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 					// A suspended transaction of this subscriber that holds the fence (a
 					// REQUIRES_NEW inside a fenced transaction) keeps it until after this
 					// one ends.
-					ReactiveTransactionLockSynchronization.checkNotSuspended(transaction, request.namespace(),
-							LockMode.EXCLUSIVE, fenced.keys(), bound.target(), bound.holder());
+					ReactiveTransactionLockSynchronization.checkNotSuspended(transaction, request, LockMode.EXCLUSIVE,
+							fenced.keys(), bound.target(), bound.holder());
 				}
 				catch (RuntimeException ex) {
 					acquisition.finished(Outcome.ERROR, ex);

@@ -23,6 +23,7 @@ import java.util.List;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -100,18 +101,18 @@ public final class ReactiveTransactionLockSynchronization implements Transaction
 	 * in a conflicting mode ({@code REQUIRES_NEW}): it resumes only after the call, so
 	 * the call would wait for itself until its timeout.
 	 * @param transaction the synchronization of the current reactive transaction
-	 * @param namespace the namespace of the call
+	 * @param request the call, for the message
 	 * @param mode the mode it asks for
 	 * @param keys its keys
 	 * @param resource the connection factory it locks on
 	 * @param connection the connection it locks on
 	 */
-	public static void checkNotSuspended(TransactionSynchronizationManager transaction, String namespace, LockMode mode,
-			LockKeys keys, Object resource, Object connection) {
+	public static void checkNotSuspended(TransactionSynchronizationManager transaction, LockRequest request,
+			LockMode mode, LockKeys keys, Object resource, Object connection) {
 		if (transaction.getResource(SUSPENDED) instanceof Deque<?> suspended && !suspended.isEmpty()) {
 			List<TransactionLockRecord> records = new ArrayList<>();
 			suspended.forEach((each) -> records.add(((ReactiveTransactionLockSynchronization) each).record));
-			TransactionLockRecord.checkNotSuspended(records, "this same subscriber", namespace, mode, keys, resource,
+			TransactionLockRecord.checkNotSuspended(records, "this same subscriber", request, mode, keys, resource,
 					connection);
 		}
 	}

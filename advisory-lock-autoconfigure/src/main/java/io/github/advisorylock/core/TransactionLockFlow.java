@@ -95,8 +95,7 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	public boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
 		this.acquisitions.checkOpen(request);
 		// An enclosing session would make this one wait for itself.
-		LockKeys keys = HeldLocks.notHeld(request.namespace(), request.mode(), requested,
-				() -> this.binding.heldLocksTarget(request));
+		LockKeys keys = HeldLocks.notHeld(request, requested, () -> this.binding.heldLocksTarget(request));
 		if (keys.keys().size() < requested.keys().size() && this.binding.inTransaction()) {
 			// Outside a transaction there is no write to fence: the call stays
 			// re-entrant, as it always was.
@@ -172,7 +171,7 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	private B bind(LockRequest request, LockMode mode, LockKeys keys) {
 		B bound = this.binding.bind(request);
 		try {
-			TransactionLockRecord.checkNotSuspended(request.namespace(), mode, keys, bound.target(), bound.holder());
+			TransactionLockRecord.checkNotSuspended(request, mode, keys, bound.target(), bound.holder());
 			return bound;
 		}
 		catch (RuntimeException ex) {
@@ -206,8 +205,8 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	 */
 	private void fence(LockRequest request, LockKeys requested, LockKeys notHeld) {
 		Object target = this.binding.heldLocksTarget(request);
-		FencedKeys fenced = (target != null)
-				? FencedKeys.of(HeldLocks.enclosing(), request.mode(), requested, notHeld, target) : null;
+		FencedKeys fenced = (target != null) ? FencedKeys.of(HeldLocks.enclosing(), request, requested, notHeld, target)
+				: null;
 		if (fenced == null) {
 			return;
 		}

@@ -28,6 +28,7 @@ import java.util.Set;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
@@ -94,7 +95,7 @@ public final class TransactionLockRecord {
 	 * Refuse a call for a key that a suspended transaction of this thread holds in a
 	 * conflicting mode: the holder resumes only after the call has returned, so the call
 	 * could never get it.
-	 * @param namespace the namespace, for the message
+	 * @param request the call, for the message
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
 	 * @param resource the resource the call locks on
@@ -102,37 +103,37 @@ public final class TransactionLockRecord {
 	 * connection of its own; a key held on it is taken again re-entrantly
 	 * @throws LockTransactionException naming the key and why it can never be had
 	 */
-	public static void checkNotSuspended(String namespace, LockMode mode, LockKeys keys, Object resource,
+	public static void checkNotSuspended(LockRequest request, LockMode mode, LockKeys keys, Object resource,
 			@Nullable Object connection) {
 		Deque<TransactionLockRecord> records = suspended.get();
 		if (records != null) {
-			checkNotSuspended(records, "this same thread", namespace, mode, keys, resource, connection);
+			checkNotSuspended(records, "this same thread", request, mode, keys, resource, connection);
 		}
 	}
 
 	/**
 	 * Refuse a call for a key that one of the given suspended transactions holds in a
 	 * conflicting mode:
-	 * {@link #checkNotSuspended(String, LockMode, LockKeys, Object, Object)} for a driver
-	 * that keeps them elsewhere than in the thread (the reactive one keeps them with the
-	 * subscriber's transaction).
+	 * {@link #checkNotSuspended(LockRequest, LockMode, LockKeys, Object, Object)} for a
+	 * driver that keeps them elsewhere than in the thread (the reactive one keeps them
+	 * with the subscriber's transaction).
 	 * @param records the suspended transactions' records
 	 * @param caller who they belong to, for the message, such as
 	 * {@code this same subscriber}
-	 * @param namespace the namespace, for the message
+	 * @param request the call, for the message
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
 	 * @param resource the resource the call locks on
 	 * @param connection the connection the call locks on
 	 * @throws LockTransactionException naming the key and why it can never be had
 	 */
-	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String caller, String namespace,
+	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String caller, LockRequest request,
 			LockMode mode, LockKeys keys, Object resource, @Nullable Object connection) {
 		for (TransactionLockRecord transaction : records) {
 			for (int i = 0; i < keys.keys().size(); i++) {
 				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);
 				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw LockFailures.suspendedHolderRefusal(namespace, keys.values().get(i), held, caller);
+					throw LockFailures.suspendedHolderRefusal(request, keys.values().get(i), held, caller);
 				}
 			}
 		}

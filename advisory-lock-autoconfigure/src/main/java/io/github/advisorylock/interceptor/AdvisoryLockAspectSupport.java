@@ -16,22 +16,17 @@
 
 package io.github.advisorylock.interceptor;
 
-import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
-import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
@@ -51,7 +46,9 @@ import org.springframework.util.function.SingletonSupplier;
  * its {@code TransactionAttributeSource}: the source of the parsed annotations and the
  * evaluator of key expressions, which {@link AdvisoryLockBeanPostProcessor} builds. It
  * leaves every rule on key values (null, empty, collections and arrays, the limit on
- * keys) to the lock operations, and names the expression whose value they refused.
+ * keys) to the lock operations: the request it makes names the method and its key
+ * expressions ({@link LockRequest#withCaller}), so that what the operations refuse names
+ * them where it is thrown.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -116,22 +113,15 @@ public class AdvisoryLockAspectSupport {
 		}
 		List<@Nullable Object> keys = keys(attribute, targetClass, target, args);
 		LockRequest request = new LockRequest(attribute.namespace(), keys, attribute.mode(), attribute.waitMode(),
-				attribute.timeout(), attribute.scope(), attribute.dataSource());
+				attribute.timeout(), attribute.scope(), attribute.dataSource(), attribute.caller(),
+				attribute.keyExpressions());
 		ReturnedWork.ReactiveReturn reactive = attribute.reactive();
 		if (reactive != null) {
 			return ReactiveLockedCall.locked(this.reactiveOperations.get(), request, reactive,
-					attribute.method().getReturnType(), invocation.repeatable(), (ex) -> inMethod(attribute, keys, ex));
+					attribute.method().getReturnType(), invocation.repeatable());
 		}
 		if (request.scope() == LockScope.TRANSACTION && request.waitMode() != WaitMode.SKIP) {
-			try {
-				this.operations.get().lock(request);
-			}
-			catch (InvalidLockKeyException ex) {
-				throw keyErrorInMethod(attribute, keys, ex);
-			}
-			catch (LockTransactionException ex) {
-				throw refusalInMethod(attribute, ex);
-			}
+			this.operations.get().lock(request);
 			return checkReturned(attribute, invocation.proceed());
 		}
 		LockResult<@Nullable Object> result;
@@ -147,12 +137,6 @@ public class AdvisoryLockAspectSupport {
 		}
 		catch (BodyFailure ex) {
 			throw ex.getCause();
-		}
-		catch (InvalidLockKeyException ex) {
-			throw keyErrorInMethod(attribute, keys, ex);
-		}
-		catch (LockTransactionException ex) {
-			throw refusalInMethod(attribute, ex);
 		}
 		if (result.executed()) {
 			return checkReturned(attribute, result.value());
@@ -181,80 +165,6 @@ public class AdvisoryLockAspectSupport {
 					+ "work"));
 		}
 		return value;
-	}
-
-	/**
-	 * Return the refusal told again with the method: one exception in place of the one
-	 * the lock operations threw, with its cause and suppressed exceptions, rather than a
-	 * second copy of the same text around it.
-	 */
-	private static LockTransactionException refusalInMethod(AdvisoryLockAttribute attribute,
-			LockTransactionException ex) {
-		LockTransactionException refusal = new LockTransactionException(inMethod(attribute, ex.getMessage()),
-				ex.getCause());
-		for (Throwable suppressed : ex.getSuppressed()) {
-			refusal.addSuppressed(suppressed);
-		}
-		refusal.setStackTrace(ex.getStackTrace());
-		return refusal;
-	}
-
-	/**
-	 * Return the key error of a call told again with the method and the expression whose
-	 * value the lock operations refused: one exception in place of the one they threw,
-	 * with its cause and key index. Where the error concerns no single value (too many
-	 * keys, or operations that do not tell which), name every expression.
-	 */
-	private static InvalidLockKeyException keyErrorInMethod(AdvisoryLockAttribute attribute,
-			List<@Nullable Object> keys, InvalidLockKeyException ex) {
-		int index = ex.getKeyIndex();
-		if (index < 0 || index >= keys.size()) {
-			return keyErrorInMethod(attribute, allExpressions(attribute) + ": " + ex.getMessage(), -1, ex.getCause());
-		}
-		String expression = "key expression '" + attribute.keyExpressions().get(index) + "'";
-		// The value tells which words fit; whether it is refused, the lock operations
-		// alone decide.
-		Object value = keys.get(index);
-		if (value == null || (value instanceof Collection<?> collection && collection.isEmpty())
-				|| (value.getClass().isArray() && Array.getLength(value) == 0)) {
-			return keyErrorInMethod(attribute, expression + " gave " + ((value == null) ? "null" : "no value")
-					+ "; every call must name the resource to lock (if the expression names a parameter, compile "
-					+ "with -parameters or use #p0)", index, null);
-		}
-		if (holdsNull(value)) {
-			return keyErrorInMethod(attribute, expression
-					+ " gave a null element; every value of a collection or array " + "names a resource to lock", index,
-					null);
-		}
-		return keyErrorInMethod(attribute, expression + ": " + ex.getMessage(), index, ex.getCause());
-	}
-
-	private static InvalidLockKeyException keyErrorInMethod(AdvisoryLockAttribute attribute, String problem, int index,
-			@Nullable Throwable cause) {
-		return new InvalidLockKeyException(inMethod(attribute, problem), index, cause);
-	}
-
-	private static String allExpressions(AdvisoryLockAttribute attribute) {
-		List<String> expressions = attribute.keyExpressions();
-		return ((expressions.size() == 1) ? "key expression " : "key expressions ")
-				+ expressions.stream().map((expression) -> "'" + expression + "'").collect(Collectors.joining(", "));
-	}
-
-	/**
-	 * Return whether a refused collection or array holds {@code null}, to say so rather
-	 * than what the key derivation said of another of its values.
-	 */
-	private static boolean holdsNull(Object value) {
-		// Iterated: contains(null) throws on the immutable collections of List.of and
-		// Set.of.
-		Collection<?> elements = (value instanceof Collection<?> collection) ? collection
-				: (value instanceof Object[] array) ? Arrays.asList(array) : List.of();
-		for (Object element : elements) {
-			if (element == null) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**
@@ -301,21 +211,7 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	private static String inMethod(AdvisoryLockAttribute attribute, @Nullable String message) {
-		return "@AdvisoryLocked " + AdvisoryLockAttributeValidator.describe(attribute.method()) + ": " + message;
-	}
-
-	/**
-	 * Name the method in a key error or a refusal, as the blocking path does when it
-	 * throws them.
-	 */
-	private static Throwable inMethod(AdvisoryLockAttribute attribute, List<@Nullable Object> keys, Throwable ex) {
-		if (ex instanceof InvalidLockKeyException keyError) {
-			return keyErrorInMethod(attribute, keys, keyError);
-		}
-		if (ex instanceof LockTransactionException refusal) {
-			return refusalInMethod(attribute, refusal);
-		}
-		return ex;
+		return attribute.caller() + ": " + message;
 	}
 
 	/**

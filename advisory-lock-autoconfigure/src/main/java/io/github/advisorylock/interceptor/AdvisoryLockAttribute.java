@@ -48,10 +48,13 @@ import org.jspecify.annotations.Nullable;
  * subscription, in the subscriber's reactive transaction (a {@code Mono}, a {@code Flux},
  * a Kotlin suspend function or {@code Flow}), or {@code null} where it is taken before
  * the method runs
+ * @param caller what names the method first in every message about its lock, such as
+ * {@code @AdvisoryLocked com.example.Orders.place(Order)}
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
 		List<Integer> parameterIndexes, LockMode mode, WaitMode waitMode, @Nullable Duration timeout, LockScope scope,
-		@Nullable String dataSource, boolean checksReturnedWork, ReturnedWork.@Nullable ReactiveReturn reactive) {
+		@Nullable String dataSource, boolean checksReturnedWork, ReturnedWork.@Nullable ReactiveReturn reactive,
+		String caller) {
 
 }

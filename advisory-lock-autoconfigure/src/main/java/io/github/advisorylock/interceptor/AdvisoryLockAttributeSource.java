@@ -139,7 +139,8 @@ class AdvisoryLockAttributeSource {
 				this.validator.timeout(specificMethod, annotation), annotation.scope(),
 				annotation.dataSource().isEmpty() ? null : annotation.dataSource(),
 				ReturnedWork.checksReturnedWork(specificMethod),
-				this.validator.reactiveAvailable() ? ReturnedWork.reactiveReturn(specificMethod) : null);
+				this.validator.reactiveAvailable() ? ReturnedWork.reactiveReturn(specificMethod) : null,
+				"@AdvisoryLocked " + AdvisoryLockAttributeValidator.describe(specificMethod));
 	}
 
 }

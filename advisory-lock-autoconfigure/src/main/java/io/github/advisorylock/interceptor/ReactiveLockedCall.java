@@ -16,8 +16,6 @@
 
 package io.github.advisorylock.interceptor;
 
-import java.util.function.Function;
-
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.interceptor.AdvisoryLockAspectSupport.Invocation;
@@ -55,11 +53,10 @@ final class ReactiveLockedCall {
 	 * {@code Flow}
 	 * @param returnType the method's declared return type
 	 * @param invocation proceeds to the method, once per subscription
-	 * @param inMethod names the method in a key error or a refusal
 	 * @return the publisher, or the flow, to return to the caller
 	 */
 	static Object locked(ReactiveAdvisoryLockOperations operations, LockRequest request, ReactiveReturn returned,
-			Class<?> returnType, Invocation invocation, Function<Throwable, Throwable> inMethod) {
+			Class<?> returnType, Invocation invocation) {
 		@Nullable ReactiveAdapter flow = (returned == ReactiveReturn.FLOW) ? flowAdapter(returnType) : null;
 		Flux<Object> locked = operations.execute(request, (handle) -> {
 			try {
@@ -68,7 +65,7 @@ final class ReactiveLockedCall {
 			catch (Throwable ex) {
 				return Flux.error(ex);
 			}
-		}).onErrorMap(inMethod::apply);
+		});
 		if (flow != null) {
 			return flow.fromPublisher(locked);
 		}

@@ -94,12 +94,12 @@ final class AcquisitionSupport extends LockAcquisitions {
 	 * more round trip, on this failure path only. A failure to read it must not hide the
 	 * refusal: it is attached as suppressed.
 	 */
-	static LockTransactionException explainRefusal(Connection connection, String namespace) {
+	static LockTransactionException explainRefusal(Connection connection, LockRequest request) {
 		try {
-			return LockFailures.refusal(namespace, AdvisoryLockStatements.readRefusalReason(connection));
+			return LockFailures.refusal(request, AdvisoryLockStatements.readRefusalReason(connection));
 		}
 		catch (SQLException ex) {
-			return LockFailures.unexplainedRefusal(namespace, ex);
+			return LockFailures.unexplainedRefusal(request, ex);
 		}
 	}
 

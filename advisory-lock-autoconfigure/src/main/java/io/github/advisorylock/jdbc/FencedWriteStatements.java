@@ -23,6 +23,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.FenceResult;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
@@ -45,15 +46,15 @@ final class FencedWriteStatements {
 	 * @param keys the fenced keys, sorted
 	 * @param markers the marker of each key's session, in the same order
 	 * @param idleTimeout the transaction's idle bound
-	 * @param namespace the namespace, named in a leading comment
+	 * @param request the call, whose namespace is named in a leading comment
 	 * @return what the fenced write found
 	 * @throws SQLException if a statement fails
 	 */
 	static FenceResult fence(Connection connection, List<Long> keys, List<SessionMarker> markers, Duration idleTimeout,
-			String namespace) throws SQLException {
+			LockRequest request) throws SQLException {
 		Long[] values = keys.toArray(Long[]::new);
 		try (PreparedStatement statement = connection
-			.prepareStatement(LockSql.JDBC.commented(namespace, FenceSql.FENCE_AND_CHECK))) {
+			.prepareStatement(LockSql.JDBC.commented(request.namespace(), FenceSql.FENCE_AND_CHECK))) {
 			statement.setArray(1, connection.createArrayOf("bigint", values));
 			statement.setString(2, FenceSql.idleTimeout(idleTimeout));
 			statement.setArray(3, connection.createArrayOf("bigint", values));
@@ -64,7 +65,7 @@ final class FencedWriteStatements {
 			try (ResultSet fenced = statement.getResultSet()) {
 				lockable = fenced.next();
 				if (lockable) {
-					FenceSql.checkSameDatabase(fenced.getString("database"), markers, namespace);
+					FenceSql.checkSameDatabase(fenced.getString("database"), markers, request);
 				}
 			}
 			if (!statement.getMoreResults()) {

@@ -181,8 +181,8 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 	}
 
 	@Override
-	public LockTransactionException refusal(Connection connection, String namespace) {
-		return AcquisitionSupport.explainRefusal(connection, namespace);
+	public LockTransactionException refusal(Connection connection, LockRequest request) {
+		return AcquisitionSupport.explainRefusal(connection, request);
 	}
 
 	@Override

@@ -62,7 +62,7 @@ final class JdbcTransactionBinding implements TransactionBinding<JdbcTransaction
 
 	@Override
 	public @Nullable DataSource heldLocksTarget(LockRequest request) {
-		BoundConnection bound = this.dataSources.boundIfUnique(request.namespace(), request.dataSource());
+		BoundConnection bound = this.dataSources.boundIfUnique(request);
 		if (bound != null) {
 			return DataSourceUnwrapping.target(bound.resource());
 		}
@@ -79,11 +79,11 @@ final class JdbcTransactionBinding implements TransactionBinding<JdbcTransaction
 			this.dataSources.named(namespace, request.dataSource());
 		}
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-			throw LockFailures.noTransactionRefusal(namespace);
+			throw LockFailures.noTransactionRefusal(request);
 		}
-		LockFailures.checkReadCommitted(namespace,
+		LockFailures.checkReadCommitted(request,
 				TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
-		BoundConnection bound = this.dataSources.bound(namespace, request.dataSource());
+		BoundConnection bound = this.dataSources.bound(request);
 		Connection connection = DataSourceUtils.getConnection(bound.resource());
 		try {
 			// A holder bound by a JdbcTemplate call outside this DataSource's
@@ -92,7 +92,7 @@ final class JdbcTransactionBinding implements TransactionBinding<JdbcTransaction
 			// with auto-commit off defeats this check; the transaction manager check
 			// above remains.)
 			if (connection.getAutoCommit()) {
-				throw LockFailures.autoCommitRefusal(namespace, "DataSource", "a transaction manager");
+				throw LockFailures.autoCommitRefusal(request, "DataSource", "a transaction manager");
 			}
 		}
 		catch (SQLException ex) {

@@ -23,6 +23,7 @@ import java.util.Objects;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.NamedResources;
 import org.jspecify.annotations.Nullable;
@@ -65,19 +66,19 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 * Return the connection of the current transaction that a call joins: among the
 	 * connections bound to the thread, the one of the named data source, or else the only
 	 * one of any known data source.
-	 * @param namespace the namespace of the call, for messages
-	 * @param name the name the call gives, or {@code null}
+	 * @param request the call, for messages
 	 * @return the bound connection
 	 * @throws LockTransactionException if none is bound, or several and the call names
 	 * none
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
-	BoundConnection bound(String namespace, @Nullable String name) {
+	BoundConnection bound(LockRequest request) {
+		String name = request.dataSource();
 		BoundConnection only = boundToTheOnlyDataSource(name);
 		if (only != null) {
 			return only;
 		}
-		DataSource named = (name != null) ? named(namespace, name) : null;
+		DataSource named = (name != null) ? named(request.namespace(), name) : null;
 		BoundConnection found = null;
 		int count = 0;
 		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
@@ -94,7 +95,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 		if (count == 1) {
 			return found;
 		}
-		throw (count == 0) ? noConnectionException(namespace, name) : severalBoundException(namespace, name);
+		throw (count == 0) ? noConnectionException(request, name) : severalBoundException(request, name);
 	}
 
 	/**
@@ -122,12 +123,12 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 * would throw a {@link LockTransactionException}.
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
-	@Nullable BoundConnection boundIfUnique(String namespace, @Nullable String name) {
+	@Nullable BoundConnection boundIfUnique(LockRequest request) {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
 			return null;
 		}
 		try {
-			return bound(namespace, name);
+			return bound(request);
 		}
 		catch (LockTransactionException ex) {
 			return null;
@@ -170,13 +171,13 @@ final class LockDataSources extends NamedResources<DataSource> {
 		return names;
 	}
 
-	private LockTransactionException noConnectionException(String namespace, @Nullable String name) {
-		return noBoundConnection(namespace, name, (name != null) ? boundNames() : List.of(), "JDBC", "transaction",
+	private LockTransactionException noConnectionException(LockRequest request, @Nullable String name) {
+		return noBoundConnection(request, name, (name != null) ? boundNames() : List.of(), "JDBC", "transaction",
 				"manage that DataSource (DataSourceTransactionManager, JdbcTransactionManager, or "
 						+ "JpaTransactionManager knowing its DataSource)");
 	}
 
-	private LockTransactionException severalBoundException(String namespace, @Nullable String name) {
+	private LockTransactionException severalBoundException(LockRequest request, @Nullable String name) {
 		List<String> bound = boundNames();
 		String fix = null;
 		if (name != null || bound.size() < 2) {
@@ -193,7 +194,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 						+ "of the innermost @Transactional method";
 			}
 		}
-		return severalBound(namespace, bound, "transactions of this thread", fix);
+		return severalBound(request, bound, "transactions of this thread", fix);
 	}
 
 	/**

@@ -76,7 +76,7 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 				connection.releaseSavepoint(savepoint);
 			}
 			if (!tried.lockable()) {
-				throw AcquisitionSupport.explainRefusal(connection, request.namespace());
+				throw AcquisitionSupport.explainRefusal(connection, request);
 			}
 			return tried.busyKey();
 		}
@@ -98,9 +98,9 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 		}
 		try {
 			FenceResult result = FencedWriteStatements.fence(bound.connection(), fenced.keys().keys(), markers,
-					fenced.idleTimeout(), request.namespace());
+					fenced.idleTimeout(), request);
 			if (!result.lockable()) {
-				throw AcquisitionSupport.explainRefusal(bound.connection(), request.namespace());
+				throw AcquisitionSupport.explainRefusal(bound.connection(), request);
 			}
 			return result.lostKey();
 		}

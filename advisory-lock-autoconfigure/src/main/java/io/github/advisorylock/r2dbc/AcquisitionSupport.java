@@ -111,8 +111,8 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 	 * Explain a refused try: the isolation level, or a server in recovery.
 	 * @return the refusal, signalled
 	 */
-	static <T> Mono<T> explainRefusal(Connection connection, String namespace) {
-		return refusal(namespace, R2dbcLockStatements.readRefusalReason(connection));
+	static <T> Mono<T> explainRefusal(Connection connection, LockRequest request) {
+		return refusal(request, R2dbcLockStatements.readRefusalReason(connection));
 	}
 
 	static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {

@@ -69,16 +69,15 @@ final class LockConnectionFactories extends NamedResources<ConnectionFactory>
 
 	@Override
 	public BoundConnection bind(TransactionSynchronizationManager transaction, LockRequest request) {
-		String namespace = request.namespace();
 		if (!transaction.isActualTransactionActive()) {
-			throw LockFailures.noReactiveTransactionRefusal(namespace);
+			throw LockFailures.noReactiveTransactionRefusal(request);
 		}
-		LockFailures.checkReadCommitted(namespace, transaction.getCurrentTransactionIsolationLevel());
-		BoundConnection bound = bound(transaction, namespace, request.dataSource());
+		LockFailures.checkReadCommitted(request, transaction.getCurrentTransactionIsolationLevel());
+		BoundConnection bound = bound(transaction, request);
 		// A connection bound outside a transaction of its own: the lock would end with
 		// its statement. The driver answers from the last status the server sent.
 		if (bound.connection().isAutoCommit()) {
-			throw LockFailures.autoCommitRefusal(namespace, "ConnectionFactory", "an R2dbcTransactionManager");
+			throw LockFailures.autoCommitRefusal(request, "ConnectionFactory", "an R2dbcTransactionManager");
 		}
 		return bound;
 	}
@@ -87,13 +86,12 @@ final class LockConnectionFactories extends NamedResources<ConnectionFactory>
 	 * Find the connection the current reactive transaction bound for the named connection
 	 * factory or, without a name, for the only one that has one.
 	 * @param transaction the synchronization of the current reactive transaction
-	 * @param namespace the namespace of the call, for messages
-	 * @param name the bean name the call gives, or {@code null}
+	 * @param request the call, which may name the connection factory
 	 * @return the connection factory and the connection
 	 * @throws LockTransactionException if there is none, or several and no name
 	 */
-	private BoundConnection bound(TransactionSynchronizationManager transaction, String namespace,
-			@Nullable String name) {
+	private BoundConnection bound(TransactionSynchronizationManager transaction, LockRequest request) {
+		String name = request.dataSource();
 		List<BoundConnection> bound = new ArrayList<>(1);
 		List<String> boundNames = new ArrayList<>(1);
 		byName().forEach((each, factory) -> {
@@ -107,9 +105,9 @@ final class LockConnectionFactories extends NamedResources<ConnectionFactory>
 			return bound.get(0);
 		}
 		throw bound.isEmpty()
-				? noBoundConnection(namespace, name, List.of(), "R2DBC", "reactive transaction",
+				? noBoundConnection(request, name, List.of(), "R2DBC", "reactive transaction",
 						"be an R2dbcTransactionManager of that ConnectionFactory")
-				: severalBound(namespace, boundNames, "current reactive transactions", null);
+				: severalBound(request, boundNames, "current reactive transactions", null);
 	}
 
 	/**

@@ -77,8 +77,8 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 	}
 
 	@Override
-	public <T> Mono<T> refusal(Connection connection, String namespace) {
-		return AcquisitionSupport.explainRefusal(connection, namespace);
+	public <T> Mono<T> refusal(Connection connection, LockRequest request) {
+		return AcquisitionSupport.explainRefusal(connection, request);
 	}
 
 	@Override

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.FenceResult;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
@@ -109,13 +110,13 @@ final class R2dbcLockStatements {
 	 * @param keys the fenced keys, sorted
 	 * @param markers the marker of each key's session, in the same order
 	 * @param idleTimeout the transaction's idle bound
-	 * @param namespace the namespace, named in a leading comment
+	 * @param request the call, whose namespace is named in a leading comment
 	 * @return what the fenced write found
 	 */
 	static Mono<FenceResult> fence(Connection connection, List<Long> keys, List<SessionMarker> markers,
-			Duration idleTimeout, String namespace) {
+			Duration idleTimeout, LockRequest request) {
 		return Mono.defer(() -> {
-			String sql = FenceSql.fenceAndCheckWithValues(keys, markers, idleTimeout, namespace);
+			String sql = FenceSql.fenceAndCheckWithValues(keys, markers, idleTimeout, request.namespace());
 			// Each statement gives a result of its own: the fence's row, none when a lock
 			// is not allowed here, is told from the check's by its column.
 			boolean[] lockable = new boolean[1];
@@ -124,8 +125,7 @@ final class R2dbcLockStatements {
 				.concatMap((result) -> result.map((row, metadata) -> {
 					if (metadata.contains("database")) {
 						lockable[0] = true;
-						FenceSql.checkSameDatabase(String.valueOf(row.get("database", String.class)), markers,
-								namespace);
+						FenceSql.checkSameDatabase(String.valueOf(row.get("database", String.class)), markers, request);
 					}
 					else {
 						lost.add(row.get("lost_key", Long.class));

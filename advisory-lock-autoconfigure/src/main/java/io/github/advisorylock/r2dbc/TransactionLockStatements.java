@@ -74,7 +74,7 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 		return tried.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, keys))
 			.flatMap((result) -> {
 				if (!result.lockable()) {
-					return AcquisitionSupport.explainRefusal(connection, request.namespace());
+					return AcquisitionSupport.explainRefusal(connection, request);
 				}
 				return Mono.justOrEmpty(result.busyKey());
 			});
@@ -91,10 +91,10 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 			.concatMap((held) -> ((LockSession) held).marker())
 			.collectList()
 			.flatMap((markers) -> R2dbcLockStatements
-				.fence(bound.connection(), fenced.keys().keys(), markers, fenced.idleTimeout(), request.namespace())
+				.fence(bound.connection(), fenced.keys().keys(), markers, fenced.idleTimeout(), request)
 				.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, fenced.keys())))
 			.flatMap((result) -> result.lockable() ? Mono.justOrEmpty(result.lostKey())
-					: AcquisitionSupport.explainRefusal(bound.connection(), request.namespace()));
+					: AcquisitionSupport.explainRefusal(bound.connection(), request));
 	}
 
 	@Override

@@ -25,6 +25,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import org.junit.jupiter.api.Test;
@@ -66,10 +67,13 @@ class LockFailuresTests {
 	@Test
 	void aRefusalWhoseReasonCouldNotBeReadKeepsTheReadFailure() {
 		IllegalStateException unread = new IllegalStateException("connection lost");
-		LockTransactionException refusal = LockFailures.unexplainedRefusal("n", unread);
+		LockTransactionException refusal = LockFailures.unexplainedRefusal(LockRequest.of("n", 1), unread);
 		assertThat(refusal).hasMessage("Advisory lock 'n' was refused: the transaction runs above READ COMMITTED, or "
 				+ "the server is in recovery (reading which one failed)");
 		assertThat(refusal.getSuppressed()).containsExactly(unread);
+		LockRequest named = LockRequest.of("n", 1).withCaller("nightly export", List.of());
+		assertThat(LockFailures.unexplainedRefusal(named, unread))
+			.hasMessageStartingWith("nightly export: Advisory " + "lock 'n' was refused");
 	}
 
 	@Test

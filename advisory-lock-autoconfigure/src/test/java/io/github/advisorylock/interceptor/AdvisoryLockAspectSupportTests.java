@@ -68,7 +68,7 @@ class AdvisoryLockAspectSupportTests {
 			return AdvisoryLockKeys.of(namespace, value);
 		});
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> call("pair", "ok", "forbidden"))
-			.withMessage("@AdvisoryLocked " + Keys.class.getName() + ".pair(Object, Object): key expression '#b': "
+			.withMessage("@AdvisoryLocked " + Keys.class.getName() + ".pair(Object, Object): key '#b': "
 					+ "'forbidden' is reserved")
 			.withNoCause()
 			.satisfies((ex) -> assertThat(ex.getKeyIndex()).isEqualTo(1));
@@ -78,18 +78,18 @@ class AdvisoryLockAspectSupportTests {
 	@Test
 	void nullAndEmptyValuesAreNamedByTheirExpression() {
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> call("pair", "ok", null))
-			.withMessageContaining("Keys.pair(Object, Object): key expression '#b' gave null; every call must name "
-					+ "the resource to lock (if the expression names a parameter, compile with -parameters or use #p0)")
+			.withMessageContaining(
+					"Keys.pair(Object, Object): key '#b' gave null; every call must name " + "the resource to lock")
 			.withNoCause();
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> call("pair", List.of(), "ok"))
-			.withMessageContaining("key expression '#a' gave no value")
+			.withMessageContaining("key '#a' gave no value")
 			.satisfies((ex) -> assertThat(ex.getKeyIndex()).isZero());
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> call("pair", "ok", new Long[0]))
-			.withMessageContaining("key expression '#b' gave no value");
+			.withMessageContaining("key '#b' gave no value");
 		assertThatExceptionOfType(InvalidLockKeyException.class)
 			.isThrownBy(() -> call("pair", "ok", Arrays.asList(1L, null)))
-			.withMessageContaining("key expression '#b' gave a null element; every value of a collection or array "
-					+ "names a resource to lock")
+			.withMessageContaining(
+					"key '#b' gave a null element; every value of a collection or array " + "names a resource to lock")
 			.withNoCause();
 		assertThat(this.bodyRuns).hasValue(0);
 	}
@@ -98,7 +98,7 @@ class AdvisoryLockAspectSupportTests {
 	void anUnsupportedValueInACollectionIsNamedByItsExpression() {
 		assertThatExceptionOfType(InvalidLockKeyException.class)
 			.isThrownBy(() -> call("pair", List.of(1L, 2L), List.of(3L, 2.5d)))
-			.withMessageContaining("key expression '#b': Unsupported advisory lock key type java.lang.Double")
+			.withMessageContaining("key '#b': Unsupported advisory lock key type java.lang.Double")
 			.withMessageNotContaining("'#a'")
 			.withNoCause();
 		assertThat(this.bodyRuns).hasValue(0);
@@ -108,7 +108,7 @@ class AdvisoryLockAspectSupportTests {
 	void tooManyKeysNameEveryExpression() {
 		this.locks.setMaxKeys(2);
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> call("pair", 1L, List.of(2L, 3L)))
-			.withMessageContaining("key expressions '#a', '#b': ")
+			.withMessageContaining("keys '#a', '#b': ")
 			.withMessageContaining("more than 2 distinct keys")
 			.satisfies((ex) -> assertThat(ex.getKeyIndex()).isEqualTo(-1));
 		assertThat(this.bodyRuns).hasValue(0);

@@ -241,14 +241,14 @@ class AdvisoryLockedIntegrationTests {
 		int bodyRuns = this.keys.bodyRuns();
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byName(null))
 			.withMessageContaining("Keys.byName(UUID)")
-			.withMessageContaining("key expression '#id' gave null");
+			.withMessageContaining("key '#id' gave null");
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.collection(List.of()))
 			.withMessageContaining("Keys.collection(List)")
 			.withMessageContaining("gave no value");
 		assertThatExceptionOfType(InvalidLockKeyException.class)
 			.isThrownBy(() -> this.keys.collection(java.util.Arrays.asList(1L, null)))
 			.withMessageContaining("Keys.collection(List)")
-			.withMessageContaining("key expression '#ids' gave a null element")
+			.withMessageContaining("key '#ids' gave a null element")
 			.withNoCause();
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byProperty(null))
 			.withMessageContaining("Keys.byProperty(Command)")
@@ -263,12 +263,12 @@ class AdvisoryLockedIntegrationTests {
 		LocalDate day = LocalDate.of(2026, 11, 30);
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.byIdAndDay(id, day))
 			.withMessageContaining("Keys.byIdAndDay(UUID, LocalDate)")
-			.withMessageContaining("key expression '#day': Unsupported advisory lock key type java.time.LocalDate")
+			.withMessageContaining("key '#day': Unsupported advisory lock key type java.time.LocalDate")
 			.withMessageNotContaining("'#id'")
 			// One exception, not one wrapped in another with the same text.
 			.withNoCause();
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.values(List.of(1L, 2.5d)))
-			.withMessageContaining("key expression '#values': Unsupported advisory lock key type java.lang.Double")
+			.withMessageContaining("key '#values': Unsupported advisory lock key type java.lang.Double")
 			.withNoCause();
 		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
 	}
@@ -279,7 +279,7 @@ class AdvisoryLockedIntegrationTests {
 		assertThatExceptionOfType(InvalidLockKeyException.class)
 			.isThrownBy(() -> this.keys.byRecord(new Command(UUID.randomUUID(), 5)))
 			.withMessageContaining("Keys.byRecord(Command)")
-			.withMessageContaining("key expression '#command': ")
+			.withMessageContaining("key '#command': ")
 			.withMessageContaining("name the component in the key expression, for example #cmd.userId()");
 		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);
 	}
@@ -341,7 +341,7 @@ class AdvisoryLockedIntegrationTests {
 		List<Long> ids = java.util.stream.LongStream.rangeClosed(1, 65).boxed().toList();
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> this.keys.collection(ids))
 			.withMessageContaining("Keys.collection(List)")
-			.withMessageContaining("key expression '#ids'")
+			.withMessageContaining("key '#ids': ")
 			.withMessageContaining("more than 64 distinct keys")
 			.withNoCause();
 		assertThat(this.keys.bodyRuns()).isEqualTo(bodyRuns);

@@ -22,6 +22,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.FenceResult;
@@ -109,7 +110,8 @@ class FencedWriteStatementsTests {
 	}
 
 	private static FenceResult fence(Connection writer, SessionMarker marker) throws SQLException {
-		return FencedWriteStatements.fence(writer, List.of(KEY), List.of(marker), Duration.ofSeconds(30), "fence-test");
+		return FencedWriteStatements.fence(writer, List.of(KEY), List.of(marker), Duration.ofSeconds(30),
+				LockRequest.of("fence-test", KEY));
 	}
 
 	private static SessionMarker lock(Connection connection, long key) throws SQLException {

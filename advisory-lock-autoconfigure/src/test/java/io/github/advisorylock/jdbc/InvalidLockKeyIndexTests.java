@@ -22,11 +22,13 @@ import java.util.List;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
@@ -97,6 +99,29 @@ class InvalidLockKeyIndexTests {
 			assertThat(ex).hasMessageContaining("more than 2 distinct keys");
 		});
 		assertThat(refusal(LockRequest.of("n")).getKeyIndex()).isEqualTo(-1);
+	}
+
+	@Test
+	void aRequestThatNamesItsCallerAndItsKeysIsNamedInItsKeyErrors() {
+		LockRequest request = LockRequest.of("export", "acme", null)
+			.withCaller("nightly export", List.of("tenant", "region"));
+		assertThat(refusal(request)).satisfies((ex) -> {
+			assertThat(ex.getKeyIndex()).isEqualTo(1);
+			assertThat(ex)
+				.hasMessage("nightly export: key 'region' gave null; every call must name the resource to " + "lock");
+		});
+		this.locks.setMaxKeys(1);
+		assertThat(refusal(LockRequest.of("export", "acme", "eu").withCaller("nightly export", List.of("t", "r"))))
+			.hasMessageStartingWith("nightly export: keys 't', 'r': An advisory lock call in namespace 'export' names "
+					+ "more than 1 distinct keys");
+	}
+
+	@Test
+	void aRequestThatNamesItsCallerIsNamedFirstInItsRefusal() {
+		// No transaction: refused before any connection is asked for.
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.locks.lock(LockRequest.of("export", "acme").withCaller("nightly export", List.of())))
+			.withMessageStartingWith("nightly export: Advisory lock 'export' needs an actual transaction");
 	}
 
 	@Test
