@@ -17,6 +17,7 @@
 package io.github.advisorylock;
 
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -68,6 +69,14 @@ public final class AdvisoryLockKeys {
 			+ "'hex'), 16))::bit(64)::bigint";
 
 	/**
+	 * The SQL expression that computes {@link #permitSlot(long, int)} for a slot above 0
+	 * in PostgreSQL 11 or later, with {@code $1} the key ({@code bigint}) and {@code $2}
+	 * the slot ({@code integer}).
+	 */
+	public static final String SLOT_SQL_EXPRESSION = "('x' || encode(substring(sha256('\\xff'::bytea || "
+			+ "int8send($1) || int4send($2)) FROM 1 FOR 8), 'hex'))::bit(64)::bigint";
+
+	/**
 	 * The longest text of one key value in this library's messages and log lines, and the
 	 * endpoint's labels: longer ones are cut and end with "...".
 	 */
@@ -115,6 +124,45 @@ public final class AdvisoryLockKeys {
 			key = (key << 8) | (digest[i] & 0xFF);
 		}
 		return key;
+	}
+
+	/**
+	 * Derive the key of one permit of a {@link LockRequest#permits() limit}: the key a
+	 * limit of {@code n} permits takes one of, for a slot from 0 to {@code n - 1}. Slot 0
+	 * is the plain key itself, so that a plain lock on the same namespace and value takes
+	 * one permit, and a limit raised or lowered in a rolling deploy is bounded by the
+	 * larger one. Slot {@code i > 0} is the first 8 bytes, big-endian and signed, of
+	 * {@code SHA-256(0xFF || key || i)}, with {@code key} as 8 bytes and {@code i} as 4,
+	 * both big-endian: a byte {@code 0xFF} never occurs in UTF-8, so no namespace and
+	 * value hash to the same input, and a slot equals another lock's key only by a
+	 * collision of SHA-256 cut to 64 bits, which makes a call wait that need not, never
+	 * one run that should wait. The other languages:
+	 * <ul>
+	 * <li>Python: {@code int.from_bytes(hashlib.sha256(b"\xff" + key.to_bytes(8, "big",
+	 * signed=True) + i.to_bytes(4, "big")).digest()[:8], "big", signed=True)}</li>
+	 * <li>PostgreSQL 11+: {@value #SLOT_SQL_EXPRESSION}, with {@code $1} the key and
+	 * {@code $2} the slot.</li>
+	 * </ul>
+	 * A custom {@link LockKeyStrategy} derives slot 0, and the other slots follow from it
+	 * the same way.
+	 * @param key the plain key, slot 0
+	 * @param slot the slot, at least 0
+	 * @return the slot's key
+	 * @throws IllegalArgumentException if the slot is negative
+	 */
+	public static long permitSlot(long key, int slot) {
+		if (slot < 0) {
+			throw new IllegalArgumentException("Permit slot must be at least 0, was " + slot);
+		}
+		if (slot == 0) {
+			return key;
+		}
+		byte[] input = ByteBuffer.allocate(1 + Long.BYTES + Integer.BYTES)
+			.put((byte) 0xFF)
+			.putLong(key)
+			.putInt(slot)
+			.array();
+		return ByteBuffer.wrap(SHA_256.get().digest(input)).getLong();
 	}
 
 	private static int loneSurrogateAt(String text) {

@@ -168,4 +168,27 @@ public @interface AdvisoryLocked {
 	 */
 	String dataSource() default "";
 
+	/**
+	 * Return how many calls may hold the lock at once, across every instance of the
+	 * application: 1 (the default) is a plain lock; more makes it a concurrency limit,
+	 * each call holding one of that many permits of the namespace and key value until its
+	 * transaction ends, and waiting ({@link WaitMode#BLOCK}), failing ({@code TRY}) or
+	 * skipping ({@code SKIP}) when all are held. At most {@link LockRequest#MAX_PERMITS}.
+	 * A limit has one key value and is {@link LockMode#EXCLUSIVE}; a plain lock on the
+	 * same namespace and value takes one of its permits. Taken in
+	 * {@link LockScope#TRANSACTION} scope on JDBC for now.
+	 * @return the number of permits
+	 * @see LockRequest#withPermits(int)
+	 */
+	int permits() default 1;
+
+	/**
+	 * Return the number of permits as text, for a {@code ${...}} placeholder such as
+	 * {@code "${app.export.permits}"}, resolved at startup; in place of
+	 * {@link #permits()}, which must then be left at 1. Empty (the default) means
+	 * {@link #permits()}.
+	 * @return the number of permits, or empty
+	 */
+	String permitsString() default "";
+
 }

@@ -64,12 +64,23 @@ import org.springframework.util.Assert;
  * @param keyNames what each of the {@code keys} is called in those messages, in the same
  * order (for {@code @AdvisoryLocked}, its key expressions); empty to call them by their
  * index
+ * @param permits how many calls may hold the lock at once, across every instance: 1 (the
+ * default) for a plain lock, more for a limit of that many permits (see
+ * {@link #withPermits})
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public record LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
 		@Nullable Duration timeout, LockScope scope, @Nullable String dataSource, @Nullable String caller,
-		List<String> keyNames) {
+		List<String> keyNames, int permits) {
+
+	/**
+	 * The most permits a limit may have. A try of a full limit asks for each of its
+	 * permits in turn, in one statement, and each permit held takes an entry in
+	 * PostgreSQL's shared lock table; a bound larger than this is a pool's or a queue's
+	 * work.
+	 */
+	public static final int MAX_PERMITS = 64;
 
 	/**
 	 * The longest timeout: PostgreSQL's {@code lock_timeout} is an integer number of
@@ -104,6 +115,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * {@code null} for the one of the current transaction
 	 * @param caller what made the request, or {@code null}; not blank
 	 * @param keyNames the name of each key value, or empty
+	 * @param permits 1 for a plain lock, up to {@link #MAX_PERMITS} for a limit;
+	 * exclusive only
 	 */
 	public LockRequest {
 		Assert.hasText(namespace,
@@ -137,6 +150,12 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		int values = keys.size();
 		Assert.isTrue(names == 0 || names == values, () -> "Key names name " + names + " keys, but the request has "
 				+ values + ": give one name per key value, or none");
+		Assert.isTrue(permits >= 1 && permits <= MAX_PERMITS,
+				() -> "Advisory lock permits must be between 1 and " + MAX_PERMITS + " (LockRequest.MAX_PERMITS), was "
+						+ permits + ": 1 is a plain lock, more a limit of " + "that many calls at once");
+		Assert.isTrue(permits == 1 || mode == LockMode.EXCLUSIVE, () -> "Advisory lock permits = " + permits
+				+ " limits exclusive holders, and mode SHARED has no limit to keep (shared holders run together "
+				+ "anyway): remove permits, or use mode EXCLUSIVE");
 		// A copy that may hold nulls, which the key derivation reports with
 		// InvalidLockKeyException.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
@@ -156,7 +175,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
 			@Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
-		this(namespace, keys, mode, waitMode, timeout, scope, dataSource, null, List.of());
+		this(namespace, keys, mode, waitMode, timeout, scope, dataSource, null, List.of(), 1);
 	}
 
 	/**
@@ -216,7 +235,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withMode(LockMode mode) {
 		return new LockRequest(this.namespace, this.keys, mode, this.waitMode, this.timeout, this.scope,
-				this.dataSource, this.caller, this.keyNames);
+				this.dataSource, this.caller, this.keyNames, this.permits);
 	}
 
 	/**
@@ -226,7 +245,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withWaitMode(WaitMode waitMode) {
 		return new LockRequest(this.namespace, this.keys, this.mode, waitMode, this.timeout, this.scope,
-				this.dataSource, this.caller, this.keyNames);
+				this.dataSource, this.caller, this.keyNames, this.permits);
 	}
 
 	/**
@@ -238,7 +257,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {
 		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, timeout, this.scope,
-				this.dataSource, this.caller, this.keyNames);
+				this.dataSource, this.caller, this.keyNames, this.permits);
 	}
 
 	/**
@@ -249,7 +268,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withScope(LockScope scope) {
 		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, scope,
-				this.dataSource, this.caller, this.keyNames);
+				this.dataSource, this.caller, this.keyNames, this.permits);
 	}
 
 	/**
@@ -267,7 +286,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withDataSource(@Nullable String dataSource) {
 		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, this.scope,
-				dataSource, this.caller, this.keyNames);
+				dataSource, this.caller, this.keyNames, this.permits);
 	}
 
 	/**
@@ -284,7 +303,26 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 */
 	public LockRequest withCaller(@Nullable String caller, List<String> keyNames) {
 		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, this.scope,
-				this.dataSource, caller, keyNames);
+				this.dataSource, caller, keyNames, this.permits);
+	}
+
+	/**
+	 * Return a copy that is a concurrency limit: at most {@code permits} calls hold a
+	 * permit of this namespace and key value at once, across every instance of the
+	 * application, each in its own transaction (or, in {@link LockScope#INVOCATION}
+	 * scope, its own call). A call takes one free permit, or, with
+	 * {@link WaitMode#BLOCK}, waits up to its timeout for one; a plain lock on the same
+	 * namespace and value takes one of the permits. A limit has one key value and is
+	 * exclusive. <pre class="code">
+	 * locks.lock(LockRequest.of("export", tenantId).withPermits(3));
+	 * </pre> The permits are keys derived from the plain one
+	 * ({@link AdvisoryLockKeys#permitSlot}).
+	 * @param permits 1 for a plain lock, up to {@link #MAX_PERMITS}
+	 * @return the new request
+	 */
+	public LockRequest withPermits(int permits) {
+		return new LockRequest(this.namespace, this.keys, this.mode, this.waitMode, this.timeout, this.scope,
+				this.dataSource, this.caller, this.keyNames, permits);
 	}
 
 }

@@ -43,6 +43,19 @@ class AdvisoryLockKeysTests {
 	}
 
 	@Test
+	void permitSlotsMatchTheVectorsOfTheKeysPage() {
+		long key = AdvisoryLockKeys.of("export", "42");
+		assertThat(key).isEqualTo(-9073521392533916044L);
+		assertThat(AdvisoryLockKeys.permitSlot(key, 0)).isEqualTo(key);
+		assertThat(AdvisoryLockKeys.permitSlot(key, 1)).isEqualTo(-5689487604713982724L);
+		assertThat(AdvisoryLockKeys.permitSlot(key, 2)).isEqualTo(-3967452755184654293L);
+		assertThat(AdvisoryLockKeys.permitSlot(key, 3)).isEqualTo(-4605592311180652947L);
+		assertThat(AdvisoryLockKeys.permitSlot(0L, 1)).isEqualTo(-2448178028541914246L);
+		assertThatIllegalArgumentException().isThrownBy(() -> AdvisoryLockKeys.permitSlot(key, -1))
+			.withMessage("Permit slot must be at least 0, was -1");
+	}
+
+	@Test
 	void uuidIsHashedInCanonicalLowerCase() {
 		UUID id = UUID.fromString("4F1C2A9E-3B7D-4C55-9A2E-8D6F0B1C7E42");
 		assertThat(AdvisoryLockKeys.of("setup_request", id))

@@ -107,4 +107,30 @@ class LockRequestTests {
 			.isEqualTo(LockRequest.MAX_TIMEOUT);
 	}
 
+	@Test
+	void aRequestIsAPlainLockUntilItIsGivenPermits() {
+		assertThat(LockRequest.of("export", 1).permits()).isEqualTo(1);
+		LockRequest limit = LockRequest.of("export", 1).withPermits(3);
+		assertThat(limit.permits()).isEqualTo(3);
+		// Every other copy keeps the limit.
+		assertThat(limit.withWaitMode(WaitMode.TRY)
+			.withScope(LockScope.TRANSACTION)
+			.withDataSource("ds")
+			.withCaller("export job", List.of("tenant"))
+			.permits()).isEqualTo(3);
+		assertThat(LockRequest.of("export", 1).withPermits(LockRequest.MAX_PERMITS).permits()).isEqualTo(64);
+	}
+
+	@Test
+	void permitsOutOfRangeOrSharedAreRefusedNamingTheFix() {
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("export", 1).withPermits(0))
+			.withMessageContaining("permits must be between 1 and 64 (LockRequest.MAX_PERMITS), was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> LockRequest.of("export", 1).withPermits(65))
+			.withMessageContaining("was 65");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockRequest.of("export", 1).withPermits(2).withMode(LockMode.SHARED))
+			.withMessageContaining("permits = 2 limits exclusive holders")
+			.withMessageContaining("remove permits, or use mode EXCLUSIVE");
+	}
+
 }

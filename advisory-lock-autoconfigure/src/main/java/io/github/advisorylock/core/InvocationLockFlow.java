@@ -230,6 +230,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
 		TransactionLockRecord.checkNotSuspended(request, request.mode(), needed, route.target(), null);
+		LockFailures.checkPermitsAvailable(request, "INVOCATION scope");
 		this.acquisitions.checkOpen(request);
 	}
 

@@ -358,6 +358,37 @@ public final class LockFailures {
 	}
 
 	/**
+	 * Return what a busy error of a limit ends with: that every one of its permits is
+	 * held, before what the library knows of a holder.
+	 * @param request the call
+	 * @param holderHint what the library knows of the holder, or {@code null}
+	 * @return the end of the message, or {@code null}
+	 */
+	public static @Nullable String limitHint(LockRequest request, @Nullable String holderHint) {
+		if (request.permits() == 1) {
+			return holderHint;
+		}
+		String full = "all " + request.permits() + " permits of the limit are held";
+		return (holderHint != null) ? full + "; " + holderHint : full;
+	}
+
+	/**
+	 * Refuse a limit ({@code permits > 1}) where it is not available yet: only
+	 * transaction-scoped calls on JDBC take permits so far.
+	 * @param request the call
+	 * @param where what the call is, for the message: {@code "INVOCATION scope"}
+	 * @throws UnsupportedOperationException if the request has more than one permit
+	 */
+	public static void checkPermitsAvailable(LockRequest request, String where) {
+		if (request.permits() > 1) {
+			throw new UnsupportedOperationException(inCaller(request,
+					"permits = " + request.permits() + " (namespace '" + request.namespace() + "') is not available in "
+							+ where + " yet: a limit "
+							+ "takes its permit in a transaction-scoped call on JDBC; use one there, or a plain lock"));
+		}
+	}
+
+	/**
 	 * Return a message about a call, its caller named first where the request names one,
 	 * as {@code @AdvisoryLocked} names its method.
 	 * @param request the call

@@ -129,6 +129,25 @@ public final class LockSql {
 			       END AS lock_timeout
 			FROM previous""";
 
+	/**
+	 * One slice of a limit's wait: the tries of every slot, then a wait for the chosen
+	 * one within the slice. {@code %s} is the {@code CASE} chain of tries, ended by
+	 * {@code PERMIT_WAIT_BRANCH}.
+	 */
+	private static final String PERMIT_WAIT = """
+			WITH previous AS MATERIALIZED (
+			  SELECT current_setting('lock_timeout') AS lock_timeout, ?::bigint AS slice, ?::integer AS chosen,
+			         ?::bigint[] AS s)
+			SELECT %s AS permit
+			FROM previous""";
+
+	/** The waiting branch of {@code PERMIT_WAIT}, and the chain's {@code END}. */
+	private static final String PERMIT_WAIT_BRANCH = """
+			 WHEN (SELECT count(*) FROM pg_advisory_xact_lock(CASE WHEN set_config('lock_timeout', \
+			previous.slice || 'ms', true) IS NOT NULL THEN previous.s[previous.chosen] END)) IS NOT NULL
+			              AND set_config('lock_timeout', previous.lock_timeout, true) IS NOT NULL
+			              THEN previous.s[previous.chosen] END""";
+
 	private static final String TRY_ONE_EXCLUSIVE = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
 
 	private static final String TRY_ONE_SHARED = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
@@ -150,6 +169,12 @@ public final class LockSql {
 	 * value is a number, so it is written in.
 	 */
 	public static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
+
+	/**
+	 * The savepoint around each slice of a limit's wait, so that a slice that runs out of
+	 * time aborts only itself, not the caller's transaction.
+	 */
+	public static final String PERMIT_SAVEPOINT = "advisory_lock_permit";
 
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	public static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
@@ -184,7 +209,16 @@ public final class LockSql {
 
 	private final String waitShared;
 
+	private final boolean numbered;
+
+	/** By number of permits, the statement that takes one, without its comment. */
+	private final Map<Integer, String> permitTries = new ConcurrentHashMap<>();
+
+	/** By number of permits, a slice of the wait for one, without its comment. */
+	private final Map<Integer, String> permitWaits = new ConcurrentHashMap<>();
+
 	private LockSql(boolean numbered) {
+		this.numbered = numbered;
 		this.tryOneExclusive = placeholders(TRY_ONE_EXCLUSIVE, numbered);
 		this.tryOneShared = placeholders(TRY_ONE_SHARED, numbered);
 		this.tryManyExclusive = placeholders(TRY_MANY_EXCLUSIVE, numbered);
@@ -246,6 +280,71 @@ public final class LockSql {
 	 */
 	public String waitSql(LockMode mode, String namespace) {
 		return commented(namespace, (mode == LockMode.SHARED) ? this.waitShared : this.waitExclusive);
+	}
+
+	/**
+	 * Return the statement that takes one free permit of a limit, with its namespace
+	 * comment. It tries the slots in order, in a {@code CASE} whose branches PostgreSQL
+	 * evaluates in order and stops at the first true one, so that it takes exactly one
+	 * slot, never two (a volatile function in {@code WHERE ... LIMIT 1} is not promised
+	 * to stop at the first row); its one row is the slot taken, or {@code NULL} when
+	 * every one is held, and there is no row when the {@link #LOCKABLE} check refuses the
+	 * lock, as with {@link #trySql}. A slot this transaction holds already is granted
+	 * again, so it is found too. Its one parameter is the array of slots
+	 * ({@code bigint[]}), slot 0 first.
+	 * @param permits how many slots the limit has
+	 * @param namespace the namespace, named in a leading comment
+	 * @return the statement
+	 */
+	public String permitTrySql(int permits, String namespace) {
+		return commented(namespace,
+				this.permitTries.computeIfAbsent(permits,
+						(count) -> placeholders("SELECT " + permitChain(count, "slots.s")
+								+ " END AS permit FROM (SELECT " + "?::bigint[] AS s) AS slots WHERE " + LOCKABLE,
+								this.numbered)));
+	}
+
+	/**
+	 * Return the statement of one slice of a limit's wait, with its namespace comment. It
+	 * tries every slot as {@link #permitTrySql} does, then, when none is free, waits for
+	 * one chosen slot for at most the slice, by setting {@code lock_timeout} for the
+	 * transaction, and restores the previous one once the slot is granted (the previous
+	 * value read in a {@code MATERIALIZED} CTE, as in {@code WAIT}). Its one row is the
+	 * slot taken. A slice that runs out of time fails with SQLSTATE {@code 55P03}: the
+	 * driver runs it inside {@link #PERMIT_SAVEPOINT} and rolls back to it, which also
+	 * discards the {@code lock_timeout} it set. Its parameters are the slice in
+	 * milliseconds ({@code bigint}), the index of the slot to wait for, from 1
+	 * ({@code integer}), and the array of slots ({@code bigint[]}).
+	 * @param permits how many slots the limit has
+	 * @param namespace the namespace, named in a leading comment
+	 * @return the statement
+	 */
+	public String permitWaitSql(int permits, String namespace) {
+		return commented(namespace,
+				this.permitWaits.computeIfAbsent(permits,
+						(count) -> placeholders(
+								PERMIT_WAIT.formatted(permitChain(count, "previous.s") + PERMIT_WAIT_BRANCH),
+								this.numbered)));
+	}
+
+	/**
+	 * The {@code CASE} that tries each slot in order and gives the first one taken,
+	 * without its {@code END}: the wait adds one more branch.
+	 */
+	private static String permitChain(int permits, String slots) {
+		StringBuilder chain = new StringBuilder("CASE");
+		for (int slot = 1; slot <= permits; slot++) {
+			chain.append(" WHEN pg_try_advisory_xact_lock(")
+				.append(slots)
+				.append('[')
+				.append(slot)
+				.append("]) THEN ")
+				.append(slots)
+				.append('[')
+				.append(slot)
+				.append(']');
+		}
+		return chain.toString();
 	}
 
 	/**

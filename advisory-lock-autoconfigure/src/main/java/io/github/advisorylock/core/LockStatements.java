@@ -56,6 +56,40 @@ public interface LockStatements<B> {
 	@Nullable Throwable waitLock(B bound, LockRequest request, LockKeys keys, long busyKey);
 
 	/**
+	 * Take one free permit of a limit: try every slot, in order, in one statement that
+	 * takes one at most.
+	 * @param bound the transaction's connection
+	 * @param request the request, with more than one permit
+	 * @param slots the limit's slots
+	 * @return the slot taken, or {@code null} when every one is held
+	 */
+	@Nullable Long tryPermit(B bound, LockRequest request, PermitSlots slots);
+
+	/**
+	 * Run one slice of a limit's wait, in one round trip: inside a savepoint, try every
+	 * slot again and, when none is free, wait for the chosen one, at most the slice; then
+	 * release the savepoint, keeping the slot taken.
+	 * @param bound the transaction's connection
+	 * @param request the request, with more than one permit
+	 * @param slots the limit's slots
+	 * @param resumed whether an earlier slice ran out of time, leaving its savepoint to
+	 * roll back to first
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @return the slot taken, or {@code null} when the slice ran out of time
+	 */
+	@Nullable Long waitPermitSlice(B bound, LockRequest request, PermitSlots slots, boolean resumed, Duration slice, int waited);
+
+	/**
+	 * End a limit's wait whose last slice ran out of time: roll back to its savepoint and
+	 * release it, so that the transaction goes on without the permit.
+	 * @param bound the transaction's connection
+	 * @param request the request
+	 * @param slots the limit's slots
+	 */
+	void endPermitWait(B bound, LockRequest request, PermitSlots slots);
+
+	/**
 	 * Make the transaction a fenced write: take the fence of each key and check that the
 	 * enclosing sessions still hold them, in one round trip.
 	 * @param bound the transaction's connection

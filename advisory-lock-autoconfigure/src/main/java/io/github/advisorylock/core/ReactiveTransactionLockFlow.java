@@ -101,6 +101,7 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		@Nullable Object target = this.binding.heldLocksTarget(request);
 		return Mono.deferContextual((context) -> {
 			this.acquisitions.checkOpen(request);
+			LockFailures.checkPermitsAvailable(request, "a reactive call");
 			// An enclosing session would make this one wait for itself.
 			LockKeys keys = ReactiveHeldLocks.notHeld(context, request, requested, target);
 			Mono<Boolean> acquired = keys.keys().isEmpty() ? Mono.just(true)

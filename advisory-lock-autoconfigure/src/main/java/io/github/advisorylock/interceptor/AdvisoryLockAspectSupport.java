@@ -114,7 +114,7 @@ public class AdvisoryLockAspectSupport {
 		List<@Nullable Object> keys = keys(attribute, targetClass, target, args);
 		LockRequest request = new LockRequest(attribute.namespace(), keys, attribute.mode(), attribute.waitMode(),
 				attribute.timeout(), attribute.scope(), attribute.dataSource(), attribute.caller(),
-				attribute.keyExpressions());
+				attribute.keyExpressions(), attribute.permits());
 		ReturnedWork.ReactiveReturn reactive = attribute.reactive();
 		if (reactive != null) {
 			return ReactiveLockedCall.locked(this.reactiveOperations.get(), request, reactive,

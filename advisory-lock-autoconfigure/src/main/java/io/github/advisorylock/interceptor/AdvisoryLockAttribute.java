@@ -50,11 +50,12 @@ import org.jspecify.annotations.Nullable;
  * the method runs
  * @param caller what names the method first in every message about its lock, such as
  * {@code @AdvisoryLocked com.example.Orders.place(Order)}
+ * @param permits how many calls may hold the lock at once: 1 for a plain lock
  * @author advisory-lock authors
  */
 record AdvisoryLockAttribute(Method method, String namespace, List<String> keyExpressions,
 		List<Integer> parameterIndexes, LockMode mode, WaitMode waitMode, @Nullable Duration timeout, LockScope scope,
 		@Nullable String dataSource, boolean checksReturnedWork, ReturnedWork.@Nullable ReactiveReturn reactive,
-		String caller) {
+		String caller, int permits) {
 
 }

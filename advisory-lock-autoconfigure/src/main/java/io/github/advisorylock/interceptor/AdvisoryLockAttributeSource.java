@@ -140,7 +140,8 @@ class AdvisoryLockAttributeSource {
 				annotation.dataSource().isEmpty() ? null : annotation.dataSource(),
 				ReturnedWork.checksReturnedWork(specificMethod),
 				this.validator.reactiveAvailable() ? ReturnedWork.reactiveReturn(specificMethod) : null,
-				"@AdvisoryLocked " + AdvisoryLockAttributeValidator.describe(specificMethod));
+				"@AdvisoryLocked " + AdvisoryLockAttributeValidator.describe(specificMethod),
+				this.validator.permits(specificMethod, annotation));
 	}
 
 }

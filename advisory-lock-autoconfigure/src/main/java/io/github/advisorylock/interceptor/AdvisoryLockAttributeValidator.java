@@ -32,6 +32,7 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
@@ -284,6 +285,56 @@ class AdvisoryLockAttributeValidator {
 					problem.contains("'" + text + "'") ? problem : problem + " (timeout = \"" + text + "\")", ex);
 		}
 		return timeout;
+	}
+
+	/**
+	 * Parse and validate the number of permits of an annotation.
+	 * @param method the annotated method
+	 * @param annotation its annotation
+	 * @return the number of permits, 1 for a plain lock
+	 * @throws IllegalStateException if it is no number, out of range, or a limit where
+	 * none can be kept
+	 */
+	int permits(Method method, AdvisoryLocked annotation) {
+		String text = annotation.permitsString();
+		int permits = annotation.permits();
+		if (!text.isEmpty()) {
+			if (permits != 1) {
+				throw invalid(method, "permits = " + permits + " and permitsString \"" + text + "\" both set the "
+						+ "number of permits: keep one");
+			}
+			try {
+				String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(text) : text;
+				permits = Integer.parseInt((resolved != null) ? resolved.trim() : "");
+			}
+			catch (IllegalArgumentException ex) {
+				// NumberFormatException, or a placeholder that does not resolve.
+				throw invalid(method, "permitsString \"" + text + "\" is not a whole number (" + ex.getMessage()
+						+ "): write a number of permits, or a ${...} placeholder that resolves to one", ex);
+			}
+		}
+		String given = text.isEmpty() ? "permits = " + permits : "permitsString \"" + text + "\" (" + permits + ")";
+		try {
+			// The request's rules for permits are the annotation's: a range, and
+			// exclusive only.
+			LockRequest.of(annotation.namespace()).withMode(annotation.mode()).withPermits(permits);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(method, given + ": " + ex.getMessage(), ex);
+		}
+		if (permits > 1 && annotation.key().length > 1) {
+			throw invalid(method, given + " limits the calls on one resource, and key names " + annotation.key().length
+					+ " expressions: give one key expression, or take a plain lock (permits = 1) on several");
+		}
+		if (permits > 1 && annotation.scope() != LockScope.TRANSACTION) {
+			throw invalid(method, given + " is not available in scope " + annotation.scope() + " yet: a limit "
+					+ "takes its permit in a transaction-scoped call on JDBC; use scope TRANSACTION, or a plain lock");
+		}
+		if (permits > 1 && reactiveAvailable() && ReturnedWork.reactiveReturn(method) != null) {
+			throw invalid(method, given + " is not available on a reactive method yet: a limit takes its permit "
+					+ "in a transaction-scoped call on JDBC; use a plain lock here");
+		}
+		return permits;
 	}
 
 	/**

@@ -49,7 +49,7 @@ final class AcquisitionSupport extends LockAcquisitions {
 	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
 	 * {@code lock_timeout} runs out.
 	 */
-	private static final String LOCK_NOT_AVAILABLE = "55P03";
+	static final String LOCK_NOT_AVAILABLE = "55P03";
 
 	private SQLExceptionTranslator exceptionTranslator = SqlExceptions.postgresTranslator();
 

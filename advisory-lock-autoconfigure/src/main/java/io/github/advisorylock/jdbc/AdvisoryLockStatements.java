@@ -29,6 +29,7 @@ import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.RefusalReason;
 import io.github.advisorylock.core.LockSql.TryResult;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The statements that acquire advisory locks over JDBC, each with the code that binds its
@@ -96,6 +97,86 @@ final class AdvisoryLockStatements {
 		}
 	}
 
+	/**
+	 * Run the statement that takes one free permit of a limit.
+	 * @param connection the transaction's connection
+	 * @param slots the limit's slots, slot 0 first
+	 * @param namespace the namespace, named in a leading comment
+	 * @return whether a lock is allowed here, and the slot taken
+	 * @throws SQLException if the statement fails
+	 */
+	static PermitTry tryPermit(Connection connection, List<Long> slots, String namespace) throws SQLException {
+		try (PreparedStatement statement = connection
+			.prepareStatement(LockSql.JDBC.permitTrySql(slots.size(), namespace))) {
+			bindKeys(connection, statement, 1, slots, true);
+			try (ResultSet result = statement.executeQuery()) {
+				if (!result.next()) {
+					return PermitTry.REFUSED;
+				}
+				long slot = result.getLong(1);
+				return new PermitTry(true, result.wasNull() ? null : slot);
+			}
+		}
+	}
+
+	/**
+	 * Run one slice of a limit's wait in one round trip: set (or, after a slice that ran
+	 * out of time, roll back to) the savepoint, try every slot and wait for the chosen
+	 * one, release the savepoint. pgjdbc sends the three statements of one text together,
+	 * and PostgreSQL skips those after a failed one.
+	 * @param connection the transaction's connection
+	 * @param slots the limit's slots, slot 0 first
+	 * @param resumed whether the savepoint of a slice that ran out of time is set
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @param namespace the namespace, named in a leading comment
+	 * @param waits where the wait is registered while it runs, for the template's close
+	 * @return the slot taken
+	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the slice
+	 * ran out of time, {@code 57014} when it was cancelled
+	 */
+	static long waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice, int waited,
+			String namespace, LockAcquisitions waits) throws SQLException {
+		String sql = (resumed ? "ROLLBACK TO SAVEPOINT " : "SAVEPOINT ") + LockSql.PERMIT_SAVEPOINT + "; "
+				+ LockSql.JDBC.permitWaitSql(slots.size(), namespace) + "; RELEASE SAVEPOINT "
+				+ LockSql.PERMIT_SAVEPOINT;
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setLong(1, Math.max(1, slice.toMillis()));
+			statement.setInt(2, waited);
+			bindKeys(connection, statement, 3, slots, true);
+			Runnable ended = waits.whileWaiting(() -> cancel(statement));
+			try {
+				boolean rows = statement.execute();
+				while (!rows) {
+					if (statement.getUpdateCount() == -1) {
+						throw new SQLException("A slice of a limit's wait returned no row");
+					}
+					rows = statement.getMoreResults();
+				}
+				try (ResultSet result = statement.getResultSet()) {
+					result.next();
+					return result.getLong(1);
+				}
+			}
+			finally {
+				ended.run();
+			}
+		}
+	}
+
+	/**
+	 * End a limit's wait whose last slice ran out of time: roll back to the savepoint,
+	 * which ends the aborted slice, and release it.
+	 * @param connection the transaction's connection
+	 * @throws SQLException if the statements fail
+	 */
+	static void endPermitWait(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute("ROLLBACK TO SAVEPOINT " + LockSql.PERMIT_SAVEPOINT + "; RELEASE SAVEPOINT "
+					+ LockSql.PERMIT_SAVEPOINT);
+		}
+	}
+
 	private static void cancel(Statement statement) {
 		try {
 			statement.cancel();
@@ -132,6 +213,18 @@ final class AdvisoryLockStatements {
 		else {
 			statement.setLong(index, keys.get(0));
 		}
+	}
+
+	/**
+	 * What a try of a limit's slots found.
+	 *
+	 * @param lockable whether a lock is allowed here; when not, nothing was taken
+	 * @param slot the slot taken, or {@code null} when every one is held
+	 */
+	record PermitTry(boolean lockable, @Nullable Long slot) {
+
+		static final PermitTry REFUSED = new PermitTry(false, null);
+
 	}
 
 	/**

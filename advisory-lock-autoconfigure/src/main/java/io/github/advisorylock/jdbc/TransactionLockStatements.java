@@ -35,6 +35,8 @@ import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.LockStatements;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.jdbc.AdvisoryLockStatements.PermitTry;
 import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
 import org.jspecify.annotations.Nullable;
 
@@ -91,6 +93,45 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 	}
 
 	@Override
+	public @Nullable Long tryPermit(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+		try {
+			PermitTry tried = AdvisoryLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace());
+			if (!tried.lockable()) {
+				throw AcquisitionSupport.explainRefusal(bound.connection(), request);
+			}
+			return tried.slot();
+		}
+		catch (SQLException ex) {
+			throw this.support.translateLockFailure(ex, request, slots.all());
+		}
+	}
+
+	@Override
+	public @Nullable Long waitPermitSlice(TransactionConnection bound, LockRequest request, PermitSlots slots,
+			boolean resumed, Duration slice, int waited) {
+		try {
+			return AdvisoryLockStatements.waitPermitSlice(bound.connection(), slots.slots(), resumed, slice, waited,
+					request.namespace(), this.support);
+		}
+		catch (SQLException ex) {
+			if (AcquisitionSupport.LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
+				return null;
+			}
+			throw this.support.translateLockFailure(ex, request, slots.all());
+		}
+	}
+
+	@Override
+	public void endPermitWait(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+		try {
+			AdvisoryLockStatements.endPermitWait(bound.connection());
+		}
+		catch (SQLException ex) {
+			throw this.support.translateLockFailure(ex, request, slots.all());
+		}
+	}
+
+	@Override
 	public @Nullable Long fence(TransactionConnection bound, LockRequest request, FencedKeys fenced) {
 		List<SessionMarker> markers = new ArrayList<>();
 		for (HeldSession held : fenced.sessions()) {
@@ -119,9 +160,11 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 						.afterTimeout(bound.dataSource(), bound.connection(), keys.waitedFor(busyKey), request.mode()),
 					holderHint);
 		}
+		// A full limit names the holders of every slot; a plain lock, of the key found
+		// held (those after it were not tried).
+		List<Long> held = (request.permits() > 1) ? keys.keys() : List.of(busyKey);
 		return this.support.busyException(request, keys, null, null,
-				(diagnosis) -> diagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()),
-				holderHint);
+				(diagnosis) -> diagnosis.onConnection(bound.connection(), held, request.mode()), holderHint);
 	}
 
 }

@@ -1,0 +1,105 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.LockRequest;
+
+/**
+ * The slots of a concurrency limit: the keys of its permits, slot 0 (the plain key of the
+ * request's one value) first, then those {@link AdvisoryLockKeys#permitSlot} derives from
+ * it. A call holds one of them. Internal: used by the flows and the driver adapters, not
+ * API.
+ *
+ * <p>
+ * PostgreSQL cannot wait for any one of several locks, so a call that finds every slot
+ * held waits in slices of at most {@link #WAIT_SLICE}: in each, one statement tries every
+ * slot again and, when none is free, waits inside PostgreSQL for one slot chosen at
+ * random, until the slice ends. A slot freed while a caller waits for it is taken at
+ * once; one that nobody waits for, at the next slice of any waiter. Each waiter sends one
+ * statement per slice, and the waiters are served in no particular order.
+ *
+ * @param slots the keys of the permits, slot 0 first
+ * @param value the text of the value the plain key was derived from
+ * @author advisory-lock authors
+ */
+public record PermitSlots(List<Long> slots, String value) {
+
+	/**
+	 * The longest a waiter waits for one slot before it tries them all again: how late a
+	 * freed slot that nobody waits for is taken, at worst, and the inverse of how many
+	 * statements a waiter sends per second.
+	 */
+	public static final Duration WAIT_SLICE = Duration.ofMillis(50);
+
+	/**
+	 * Return the slots of a request's limit.
+	 * @param request a request with more than one permit
+	 * @param keys its keys
+	 * @return the slots
+	 * @throws InvalidLockKeyException if the keys are more than one: a limit counts the
+	 * calls on one resource
+	 */
+	public static PermitSlots of(LockRequest request, LockKeys keys) {
+		if (keys.keys().size() != 1) {
+			throw new InvalidLockKeyException(LockFailures.inCaller(request,
+					"An advisory lock with permits = " + request.permits() + " in namespace '" + request.namespace()
+							+ "' limits the calls on one resource, and this call names " + keys.keys().size()
+							+ " distinct keys: give one key value, or take a plain lock (permits = 1) on several"));
+		}
+		long key = keys.keys().get(0);
+		List<Long> slots = new ArrayList<>(request.permits());
+		for (int slot = 0; slot < request.permits(); slot++) {
+			slots.add(AdvisoryLockKeys.permitSlot(key, slot));
+		}
+		return new PermitSlots(List.copyOf(slots), keys.values().get(0));
+	}
+
+	/**
+	 * Return the slot taken, as the one key the call holds.
+	 * @param slot one of the slots
+	 * @return the keys to record
+	 */
+	public LockKeys taken(long slot) {
+		return new LockKeys(List.of(slot), List.of(this.value));
+	}
+
+	/**
+	 * Return every slot, slot 0 first, with the request's one value: what a busy error
+	 * names, with the holders of each.
+	 * @return the keys
+	 */
+	public LockKeys all() {
+		return new LockKeys(this.slots, List.of(this.value));
+	}
+
+	/**
+	 * Return the slot a waiter waits for in its next slice, chosen at random so that the
+	 * waiters spread over the slots.
+	 * @return its index in SQL's arrays, from 1
+	 */
+	public int chooseWaited() {
+		return ThreadLocalRandom.current().nextInt(this.slots.size()) + 1;
+	}
+
+}

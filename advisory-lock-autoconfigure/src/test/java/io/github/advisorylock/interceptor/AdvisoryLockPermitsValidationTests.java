@@ -1,0 +1,230 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.lang.reflect.Method;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.mock.env.MockEnvironment;
+import org.springframework.util.ReflectionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Tests of the rules of {@link AdvisoryLockAttributeValidator} on
+ * {@link AdvisoryLocked#permits() permits} and {@link AdvisoryLocked#permitsString()
+ * permitsString}, as the startup check of a bean applies them: a limit that cannot be
+ * kept fails naming the method and what to fix. No application context, no database.
+ */
+class AdvisoryLockPermitsValidationTests {
+
+	private final MockEnvironment environment = new MockEnvironment().withProperty("app.export.permits", "3")
+		.withProperty("app.words", "three");
+
+	private final LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(null);
+
+	private final AdvisoryLockAttributeSource source = new AdvisoryLockAttributeSource(this.evaluator,
+			new AdvisoryLockAttributeValidator(this.evaluator, this.environment::resolvePlaceholders, null));
+
+	private void assertInvalid(Class<?> bean, String... problems) {
+		assertThatIllegalStateException().isThrownBy(() -> this.source.validate(bean))
+			.withMessageContaining("Invalid @AdvisoryLocked on " + bean.getName() + ".call(String)")
+			.withMessageContainingAll(problems);
+	}
+
+	private int permits(Class<?> bean) {
+		Method call = ReflectionUtils.findMethod(bean, "call", String.class);
+		AdvisoryLockAttribute attribute = this.source.getAttribute(call, bean);
+		assertThat(attribute).isNotNull();
+		return attribute.permits();
+	}
+
+	@Test
+	void aPlainLockHasOnePermit() {
+		assertThat(permits(Plain.class)).isEqualTo(1);
+	}
+
+	@Test
+	void permitsMakeALimit() {
+		assertThat(permits(ThreePermits.class)).isEqualTo(3);
+	}
+
+	@Test
+	void permitsStringResolvesItsPlaceholder() {
+		assertThat(permits(PlaceholderPermits.class)).isEqualTo(3);
+	}
+
+	@Test
+	void noPermitFailsAtStartup() {
+		assertInvalid(NoPermit.class, "permits = 0: Advisory lock permits must be between 1 and 64");
+	}
+
+	@Test
+	void morePermitsThanTheMaximumFailAtStartup() {
+		assertInvalid(TooManyPermits.class, "permits = 65", "(LockRequest.MAX_PERMITS)");
+	}
+
+	@Test
+	void aSharedLimitFailsAtStartup() {
+		assertInvalid(SharedLimit.class, "mode SHARED has no limit to keep");
+	}
+
+	@Test
+	void aLimitOfSeveralKeyExpressionsFailsAtStartup() {
+		assertInvalid(TwoKeys.class, "limits the calls on one resource, and key names 2 expressions");
+	}
+
+	@Test
+	void anInvocationScopedLimitFailsAtStartupUntilItIsAvailable() {
+		assertInvalid(InvocationLimit.class, "is not available in scope INVOCATION yet");
+	}
+
+	@Test
+	void permitsStringThatIsNoNumberFailsAtStartupNamingWhatItResolvedTo() {
+		assertInvalid(WordPermits.class,
+				"permitsString \"${app.words}\" is not a whole number (For input string: \"three\")");
+	}
+
+	@Test
+	void permitsStringThatCannotResolveFailsAtStartup() {
+		assertInvalid(UnresolvablePermits.class, "permitsString \"${app.missing}\" is not a whole number");
+	}
+
+	@Test
+	void bothPermitsAndPermitsStringFailAtStartup() {
+		assertInvalid(BothPermits.class, "permits = 2 and permitsString \"3\" both set the number of permits");
+	}
+
+	@Test
+	void aReactiveLimitFailsAtStartupUntilItIsAvailable() {
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerBeanDefinition("reactiveLocks",
+				new RootBeanDefinition(ReactiveAdvisoryLockOperations.class, () -> null));
+		AdvisoryLockAttributeSource reactiveSource = new AdvisoryLockAttributeSource(this.evaluator,
+				new AdvisoryLockAttributeValidator(this.evaluator, this.environment::resolvePlaceholders, beanFactory));
+		assertThatIllegalStateException().isThrownBy(() -> reactiveSource.validate(ReactiveLimit.class))
+			.withMessageContaining("Invalid @AdvisoryLocked on " + ReactiveLimit.class.getName() + ".call(String)")
+			.withMessageContaining("is not available on a reactive method yet");
+	}
+
+	static class Plain {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant")
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class ThreePermits {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 3)
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class PlaceholderPermits {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permitsString = "${app.export.permits}")
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class NoPermit {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 0)
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class TooManyPermits {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 65)
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class SharedLimit {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 2, mode = LockMode.SHARED)
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class TwoKeys {
+
+		@AdvisoryLocked(namespace = "export", key = { "#tenant", "#tenant.length()" }, permits = 2)
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class InvocationLimit {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 2, scope = LockScope.INVOCATION)
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class WordPermits {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permitsString = "${app.words}")
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class UnresolvablePermits {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permitsString = "${app.missing}")
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class BothPermits {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 2, permitsString = "3")
+		public void call(String tenant) {
+		}
+
+	}
+
+	static class ReactiveLimit {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 2)
+		public Mono<Void> call(String tenant) {
+			return Mono.empty();
+		}
+
+	}
+
+}

@@ -1,0 +1,274 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.JdbcLockFixture;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockHolderInfo;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
+import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
+import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.TestThreads;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests of a concurrency limit ({@link LockRequest#withPermits}) in transaction scope on
+ * JDBC, against real PostgreSQL from several connections at once: each call holds exactly
+ * one of the limit's slots ({@link AdvisoryLockKeys#permitSlot}), a full limit is busy, a
+ * waiter takes a freed permit, and a wait that runs out of time leaves its transaction
+ * usable and holding nothing.
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class ConcurrencyLimitTests {
+
+	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+
+	@RegisterExtension
+	final JdbcLockFixture fixture = JdbcLockFixture.newPool(8)
+		.withLockSettings((locks) -> locks
+			.setHolderDiagnosis(new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(PgLocks.HANG_TIMEOUT))));
+
+	private final PgLocks pgLocks = this.fixture.pgLocks();
+
+	private final TransactionTemplate transaction = this.fixture.transaction();
+
+	private final JdbcTemplate jdbc = this.fixture.jdbc();
+
+	private final AdvisoryLockTemplate locks = this.fixture.locks();
+
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
+
+	/** A namespace of its own for each test, so no two tests share a key. */
+	private final String namespace = "test-" + UUID.randomUUID();
+
+	private final long key = AdvisoryLockKeys.of(this.namespace, "tenant-1");
+
+	private LockRequest limit(int permits) {
+		return LockRequest.of(this.namespace, "tenant-1").withPermits(permits);
+	}
+
+	private long slot(int slot) {
+		return AdvisoryLockKeys.permitSlot(this.key, slot);
+	}
+
+	/** The advisory locks the current transaction's session holds. */
+	private List<Long> heldHere() {
+		return this.jdbc.queryForList("SELECT " + PgLocks.KEY_EXPRESSION + " FROM pg_locks WHERE locktype = "
+				+ "'advisory' AND objsubid = 1 AND granted AND pid = pg_backend_pid()", Long.class);
+	}
+
+	@Test
+	void eachCallTakesExactlyOneFreeSlotAndAFullLimitIsBusy() throws Exception {
+		// A plain lock on the same namespace and value takes slot 0, one of the permits.
+		try (LockHolder plain = LockHolder.exclusive(TestDatabase.get().dataSource(), this.key)) {
+			CountDownLatch release = new CountDownLatch(1);
+			CountDownLatch holding = new CountDownLatch(1);
+			Future<List<Long>> second = this.threads.inTransaction(this.transaction, () -> {
+				this.locks.lock(limit(3));
+				List<Long> held = heldHere();
+				holding.countDown();
+				TestThreads.await(release);
+				return held;
+			});
+			TestThreads.await(holding);
+			List<Long> third = this.transaction.execute((status) -> {
+				this.locks.lock(limit(3));
+				List<Long> held = heldHere();
+				// Every permit is held now: plain lock, the second call, this one.
+				Future<?> fourth = this.threads.inTransaction(this.transaction, () -> {
+					this.locks.lock(limit(3).withWaitMode(WaitMode.TRY));
+					return null;
+				});
+				assertThatExceptionOfType(ExecutionException.class)
+					.isThrownBy(() -> fourth.get(HANG_SECONDS, TimeUnit.SECONDS))
+					.withCauseInstanceOf(LockBusyException.class);
+				return held;
+			});
+			release.countDown();
+			assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactly(slot(1));
+			assertThat(third).hasSize(1).isSubsetOf(slot(1), slot(2));
+		}
+	}
+
+	@Test
+	void aFreePermitIsFoundInOneRoundTripAsAPlainLockIs() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1));
+				RoundTripCounter counter = new RoundTripCounter()) {
+			this.transaction.executeWithoutResult((status) -> {
+				counter.reset();
+				this.locks.lock(limit(3));
+				assertThat(counter.roundTrips()).as("round trips to take the third permit").isOne();
+			});
+		}
+	}
+
+	@Test
+	void aTryOfAFullLimitNamesTheHoldersOfEveryPermit() {
+		try (LockHolder first = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0));
+				LockHolder second = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(1))) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.transaction
+					.executeWithoutResult((status) -> this.locks.lock(limit(2).withWaitMode(WaitMode.TRY))))
+				.satisfies((ex) -> assertThat(ex.getKeys()).containsExactly(slot(0), slot(1)))
+				.satisfies((ex) -> assertThat(ex.getHolders()).extracting(LockHolderInfo::pid)
+					.containsExactlyInAnyOrder(first.pid(), second.pid()))
+				.withMessageContaining("Advisory lock " + this.namespace + ":[tenant-1] (keys [" + slot(0) + ", "
+						+ slot(1) + "]) is held")
+				.withMessageEndingWith("; all 2 permits of the limit are held");
+		}
+	}
+
+	@Test
+	void aWaiterTakesThePermitThatFrees() throws Exception {
+		List<Long> slots = IntStream.range(0, 3).mapToObj(this::slot).toList();
+		LockHolder first = LockHolder.exclusive(TestDatabase.get().dataSource(), slots.get(0));
+		LockHolder second = LockHolder.exclusive(TestDatabase.get().dataSource(), slots.get(1));
+		LockHolder third = LockHolder.exclusive(TestDatabase.get().dataSource(), slots.get(2));
+		try (first; second; third) {
+			Future<List<Long>> waiter = this.threads.inTransaction(this.transaction, () -> {
+				this.locks.lock(limit(3).withTimeout(PgLocks.HANG_TIMEOUT));
+				return heldHere();
+			});
+			this.pgLocks.await("the call waiting for a slot",
+					(locks) -> locks.stream().anyMatch((lock) -> !lock.granted() && slots.contains(lock.key())));
+			second.commit();
+			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactly(slots.get(1));
+		}
+	}
+
+	@Test
+	void aWaitThatRunsOutOfTimeLeavesTheTransactionUsableAndHoldingNothing() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1))) {
+			this.transaction.executeWithoutResult((status) -> {
+				this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> this.locks.lock(limit(2).withTimeout(Duration.ofMillis(120))))
+					.withMessageContaining("not acquired within 120ms");
+				// Neither a slot nor an aborted slice is left; the caller's lock_timeout
+				// is its own again.
+				assertThat(heldHere()).isEmpty();
+				assertThat(this.jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("7s");
+			});
+		}
+	}
+
+	@Test
+	void aWaitThatTakesAPermitRestoresTheLockTimeout() throws Exception {
+		LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1));
+		try (holder) {
+			Future<String> waiter = this.threads.inTransaction(this.transaction, () -> {
+				this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
+				this.locks.lock(limit(2).withTimeout(PgLocks.HANG_TIMEOUT));
+				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);
+			});
+			this.pgLocks.await("the call waiting for a slot", (locks) -> locks.stream()
+				.anyMatch((lock) -> !lock.granted() && (lock.key() == slot(0) || lock.key() == slot(1))));
+			holder.commit();
+			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo("7s");
+		}
+	}
+
+	@Test
+	void aSkipOfAFullLimitRunsNothingAndTakesNothing() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1))) {
+			LockResult<String> result = this.transaction.execute((status) -> {
+				LockResult<String> skipped = this.locks.execute(limit(2).withWaitMode(WaitMode.SKIP),
+						(handle) -> "ran");
+				assertThat(heldHere()).isEmpty();
+				return skipped;
+			});
+			assertThat(result.executed()).isFalse();
+		}
+	}
+
+	@Test
+	void aNestedCallOfTheSameLimitTakesNoSecondPermit() {
+		LockHolder plain = LockHolder.exclusive(TestDatabase.get().dataSource(), this.key);
+		this.transaction.executeWithoutResult((status) -> {
+			this.locks.lock(limit(3));
+			// Slot 0 frees: a second permit is there to take, and must not be taken.
+			plain.close();
+			this.locks.lock(limit(3));
+			assertThat(heldHere()).containsExactly(slot(1));
+		});
+	}
+
+	@Test
+	void theLockIsReleasedWithItsTransaction() throws Exception {
+		this.transaction.executeWithoutResult((status) -> this.locks.lock(limit(2)));
+		this.transaction.executeWithoutResult((status) -> this.locks.lock(limit(2)));
+		assertThat(this.pgLocks.all()).extracting(AdvisoryLock::key).doesNotContain(slot(0), slot(1));
+	}
+
+	@Test
+	void aLimitOfSeveralKeysIsRefusedBeforeAnyIsTaken() {
+		assertThatExceptionOfType(InvalidLockKeyException.class)
+			.isThrownBy(() -> this.transaction.executeWithoutResult(
+					(status) -> this.locks.lock(LockRequest.of(this.namespace, "a", "b").withPermits(2))))
+			.withMessageContaining("permits = 2")
+			.withMessageContaining("names 2 distinct keys");
+	}
+
+	@Test
+	void anInvocationScopedLimitIsRefusedUntilItIsAvailable() {
+		assertThatExceptionOfType(UnsupportedOperationException.class)
+			.isThrownBy(() -> this.locks.execute(limit(2).withScope(LockScope.INVOCATION), (handle) -> "ran"))
+			.withMessageContaining("not available in INVOCATION scope yet");
+	}
+
+	@Test
+	void theSlotsAreTheSameInJavaAndInSql() {
+		for (long plain : List.of(this.key, 0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)) {
+			for (int slot = 1; slot <= 5; slot++) {
+				Long inSql = this.jdbc.queryForObject("SELECT "
+						+ AdvisoryLockKeys.SLOT_SQL_EXPRESSION.replace("$1", "?::bigint").replace("$2", "?::integer"),
+						Long.class, plain, slot);
+				assertThat(inSql).as("slot %d of key %d", slot, plain)
+					.isEqualTo(AdvisoryLockKeys.permitSlot(plain, slot));
+			}
+		}
+	}
+
+}
