@@ -176,7 +176,7 @@ public @interface AdvisoryLocked {
 	 * skipping ({@code SKIP}) when all are held. At most {@link LockRequest#MAX_PERMITS}.
 	 * A limit has one key value and is {@link LockMode#EXCLUSIVE}; a plain lock on the
 	 * same namespace and value takes one of its permits. Taken in
-	 * {@link LockScope#TRANSACTION} scope on JDBC for now.
+	 * {@link LockScope#TRANSACTION} scope for now, on both stacks.
 	 * @return the number of permits
 	 * @see LockRequest#withPermits(int)
 	 */

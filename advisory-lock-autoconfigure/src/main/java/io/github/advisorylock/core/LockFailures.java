@@ -374,7 +374,7 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a limit ({@code permits > 1}) where it is not available yet: only
-	 * transaction-scoped calls on JDBC take permits so far.
+	 * transaction-scoped calls take permits so far, on either stack.
 	 * @param request the call
 	 * @param where what the call is, for the message: {@code "INVOCATION scope"}
 	 * @throws UnsupportedOperationException if the request has more than one permit
@@ -383,8 +383,8 @@ public final class LockFailures {
 		if (request.permits() > 1) {
 			throw new UnsupportedOperationException(inCaller(request,
 					"permits = " + request.permits() + " (namespace '" + request.namespace() + "') is not available in "
-							+ where + " yet: a limit "
-							+ "takes its permit in a transaction-scoped call on JDBC; use one there, or a plain lock"));
+							+ where + " yet: a limit takes its permits in transaction-scoped calls; use one, or a "
+							+ "plain lock"));
 		}
 	}
 

@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -174,7 +175,14 @@ public final class LockSql {
 	 * The savepoint around each slice of a limit's wait, so that a slice that runs out of
 	 * time aborts only itself, not the caller's transaction.
 	 */
-	public static final String PERMIT_SAVEPOINT = "advisory_lock_permit";
+	private static final String PERMIT_SAVEPOINT = "advisory_lock_permit";
+
+	/**
+	 * Ends a limit's wait whose last slice ran out of time: the rollback to the savepoint
+	 * ends the aborted slice, and the release lets the transaction go on as before it.
+	 */
+	public static final String PERMIT_WAIT_END = "ROLLBACK TO SAVEPOINT " + PERMIT_SAVEPOINT + "; RELEASE SAVEPOINT "
+			+ PERMIT_SAVEPOINT;
 
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	public static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
@@ -311,9 +319,9 @@ public final class LockSql {
 	 * transaction, and restores the previous one once the slot is granted (the previous
 	 * value read in a {@code MATERIALIZED} CTE, as in {@code WAIT}). Its one row is the
 	 * slot taken. A slice that runs out of time fails with SQLSTATE {@code 55P03}: the
-	 * driver runs it inside {@link #PERMIT_SAVEPOINT} and rolls back to it, which also
-	 * discards the {@code lock_timeout} it set. Its parameters are the slice in
-	 * milliseconds ({@code bigint}), the index of the slot to wait for, from 1
+	 * driver runs it inside a savepoint ({@link #permitSliceSql}) and rolls back to it,
+	 * which also discards the {@code lock_timeout} it set. Its parameters are the slice
+	 * in milliseconds ({@code bigint}), the index of the slot to wait for, from 1
 	 * ({@code integer}), and the array of slots ({@code bigint[]}).
 	 * @param permits how many slots the limit has
 	 * @param namespace the namespace, named in a leading comment
@@ -325,6 +333,55 @@ public final class LockSql {
 						(count) -> placeholders(
 								PERMIT_WAIT.formatted(permitChain(count, "previous.s") + PERMIT_WAIT_BRANCH),
 								this.numbered)));
+	}
+
+	/**
+	 * Return one slice of a limit's wait as the three statements one round trip sends:
+	 * the savepoint set (or, after a slice that ran out of time, rolled back to),
+	 * {@link #permitWaitSql}, and the savepoint released, which keeps the slot taken in
+	 * the transaction. PostgreSQL skips the statements after a failed one. Its parameters
+	 * are {@link #permitWaitSql}'s.
+	 * @param permits how many slots the limit has
+	 * @param resumed whether the savepoint of a slice that ran out of time is set
+	 * @param namespace the namespace, named in a leading comment
+	 * @return the statements
+	 */
+	public String permitSliceSql(int permits, boolean resumed, String namespace) {
+		return (resumed ? "ROLLBACK TO SAVEPOINT " : "SAVEPOINT ") + PERMIT_SAVEPOINT + "; "
+				+ permitWaitSql(permits, namespace) + "; RELEASE SAVEPOINT " + PERMIT_SAVEPOINT;
+	}
+
+	/**
+	 * Return {@link #permitSliceSql} with its values written in, for a driver that sends
+	 * several statements together only without parameters (R2DBC PostgreSQL). They are
+	 * numbers, so writing them in is safe.
+	 * @param slots the limit's slots, slot 0 first
+	 * @param resumed whether the savepoint of a slice that ran out of time is set
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @param namespace the namespace, named in a leading comment
+	 * @return the statements
+	 */
+	public static String permitSliceWithValuesSql(List<Long> slots, boolean resumed, Duration slice, int waited,
+			String namespace) {
+		String statements = JDBC.permitSliceSql(slots.size(), resumed, namespace);
+		String[] values = { String.valueOf(Math.max(1, slice.toMillis())), String.valueOf(waited),
+				slots.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'")) };
+		// The ? after the comment are the parameters: a namespace in the comment may hold
+		// one.
+		int from = statements.indexOf("*/") + 2;
+		StringBuilder sql = new StringBuilder(statements.substring(0, from));
+		int value = 0;
+		for (int i = from; i < statements.length(); i++) {
+			char c = statements.charAt(i);
+			if (c == '?') {
+				sql.append(values[value++]);
+			}
+			else {
+				sql.append(c);
+			}
+		}
+		return sql.toString();
 	}
 
 	/**

@@ -23,7 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The slots of a concurrency limit: the keys of its permits, slot 0 (the plain key of the
@@ -51,6 +53,9 @@ public record PermitSlots(List<Long> slots, String value) {
 	 * statements a waiter sends per second.
 	 */
 	public static final Duration WAIT_SLICE = Duration.ofMillis(50);
+
+	/** A {@code lock_timeout} is a whole number of milliseconds, and 0 is "none". */
+	private static final long MIN_SLICE_NANOS = Duration.ofMillis(1).toNanos();
 
 	/**
 	 * Return the slots of a request's limit.
@@ -91,6 +96,49 @@ public record PermitSlots(List<Long> slots, String value) {
 	 */
 	public LockKeys all() {
 		return new LockKeys(this.slots, List.of(this.value));
+	}
+
+	/**
+	 * Return the attempt that took a slot.
+	 * @param slot the slot taken
+	 * @return the attempt, with the slot as its one key
+	 */
+	KeyedAttempt acquired(long slot) {
+		return new KeyedAttempt(LockAttempt.ACQUIRED, taken(slot));
+	}
+
+	/**
+	 * Return an attempt that took no slot.
+	 * @param attempt busy, skipped or timed out
+	 * @return the attempt, with every slot as its keys
+	 */
+	KeyedAttempt notTaken(LockAttempt attempt) {
+		return new KeyedAttempt(attempt, all());
+	}
+
+	/**
+	 * Return the attempt of a wait that ran out of time.
+	 * @return the attempt
+	 */
+	KeyedAttempt timedOut() {
+		return notTaken(new LockAttempt(Outcome.TIMEOUT, this.slots.get(0), null));
+	}
+
+	/**
+	 * Return how long the next slice of a wait may wait for its slot: at most
+	 * {@link #WAIT_SLICE}, and no longer than is left until the deadline, or {@code null}
+	 * once a slice has run out at the deadline. The first slice always runs, for at least
+	 * a millisecond.
+	 * @param deadline the wait's deadline, in {@link System#nanoTime()}'s terms
+	 * @param resumed whether a slice ran before
+	 * @return the slice, or {@code null} when the wait ran out of time
+	 */
+	@Nullable Duration nextSlice(long deadline, boolean resumed) {
+		long left = deadline - System.nanoTime();
+		if (resumed && left <= 0) {
+			return null;
+		}
+		return Duration.ofNanos(Math.max(MIN_SLICE_NANOS, Math.min(WAIT_SLICE.toNanos(), left)));
 	}
 
 	/**

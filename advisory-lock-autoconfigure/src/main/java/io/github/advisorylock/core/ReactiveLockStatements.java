@@ -56,6 +56,42 @@ public interface ReactiveLockStatements<B> {
 	Mono<LockAttempt> waitLock(B bound, LockRequest request, LockKeys keys, long busyKey);
 
 	/**
+	 * Take one free permit of a limit: try every slot, in order, in one statement that
+	 * takes one at most.
+	 * @param bound the transaction's connection
+	 * @param request the request, with more than one permit
+	 * @param slots the limit's slots
+	 * @return the slot taken; empty when every one is held
+	 */
+	Mono<Long> tryPermit(B bound, LockRequest request, PermitSlots slots);
+
+	/**
+	 * Run one slice of a limit's wait, in one round trip, as
+	 * {@link LockStatements#waitPermitSlice} does; a subscriber that cancels cancels the
+	 * wait on the server too.
+	 * @param bound the transaction's connection
+	 * @param request the request, with more than one permit
+	 * @param slots the limit's slots
+	 * @param resumed whether an earlier slice ran out of time, leaving its savepoint to
+	 * roll back to first
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @return the slot taken; empty when the slice ran out of time
+	 */
+	Mono<Long> waitPermitSlice(B bound, LockRequest request, PermitSlots slots, boolean resumed, Duration slice,
+			int waited);
+
+	/**
+	 * End a limit's wait whose last slice ran out of time: roll back to its savepoint and
+	 * release it, so that the transaction goes on without the permit.
+	 * @param bound the transaction's connection
+	 * @param request the request
+	 * @param slots the limit's slots
+	 * @return completes when done
+	 */
+	Mono<Void> endPermitWait(B bound, LockRequest request, PermitSlots slots);
+
+	/**
 	 * Make the transaction a fenced write: take the fence of each key and check that the
 	 * enclosing sessions still hold them, in one round trip.
 	 * @param bound the transaction's connection

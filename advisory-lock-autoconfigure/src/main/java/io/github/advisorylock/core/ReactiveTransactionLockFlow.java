@@ -18,6 +18,7 @@ package io.github.advisorylock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
@@ -101,7 +102,6 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		@Nullable Object target = this.binding.heldLocksTarget(request);
 		return Mono.deferContextual((context) -> {
 			this.acquisitions.checkOpen(request);
-			LockFailures.checkPermitsAvailable(request, "a reactive call");
 			// An enclosing session would make this one wait for itself.
 			LockKeys keys = ReactiveHeldLocks.notHeld(context, request, requested, target);
 			Mono<Boolean> acquired = keys.keys().isEmpty() ? Mono.just(true)
@@ -149,20 +149,23 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 					acquisition.finished(Outcome.ERROR, ex);
 					return Mono.error(ex);
 				}
-				return attempt(bound, request, keys)
+				Mono<KeyedAttempt> attempted = (request.permits() > 1) ? permit(transaction, bound, request, keys)
+						: attempt(bound, request, keys).map((attempt) -> new KeyedAttempt(attempt, keys));
+				return attempted
 					// A wait the template's close cancelled fails as the shutdown.
 					.onErrorMap(RuntimeException.class, (ex) -> this.acquisitions.closedOr(request, ex))
-					.flatMap((attempt) -> {
+					.flatMap((keyed) -> {
 						// Granted as the template closed: the work must not start.
 						RuntimeException closed = this.acquisitions.closedOr(request, null);
-						return (closed != null) ? Mono.<LockAttempt>error(closed) : Mono.just(attempt);
+						return (closed != null) ? Mono.<KeyedAttempt>error(closed) : Mono.just(keyed);
 					})
 					.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
 					.doOnCancel(() -> acquisition.finished(Outcome.ERROR, cancelled(request)))
-					.flatMap((attempt) -> {
+					.flatMap((keyed) -> {
+						LockAttempt attempt = keyed.attempt();
 						// The listeners hear the outcome before it becomes an error.
 						acquisition.finished(attempt.outcome(), attempt.timedOut());
-						return settle(attempt, acquisition, transaction, bound, request, keys, throwIfBusy);
+						return settle(attempt, acquisition, transaction, bound, request, keyed.keys(), throwIfBusy);
 					});
 			});
 	}
@@ -227,6 +230,46 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 	}
 
 	/**
+	 * Take one permit of a limit, as {@link TransactionLockFlow} does: served from a slot
+	 * the transaction holds already, else the first free one, else, as the wait mode
+	 * decides, waited for in slices, busy or skipped.
+	 */
+	private Mono<KeyedAttempt> permit(TransactionSynchronizationManager transaction, B bound, LockRequest request,
+			LockKeys keys) {
+		return Mono.defer(() -> {
+			PermitSlots slots = PermitSlots.of(request, keys);
+			for (Long slot : slots.slots()) {
+				if (ReactiveTransactionLockSynchronization.holds(transaction, slot, bound.target())) {
+					// A nested call of the same limit takes no second permit.
+					return Mono.just(slots.acquired(slot));
+				}
+			}
+			return this.statements.tryPermit(bound, request, slots)
+				.map(slots::acquired)
+				.switchIfEmpty(Mono.defer(() -> LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
+						() -> waitPermit(bound, request, slots), (attempt) -> Mono.just(slots.notTaken(attempt)))));
+		});
+	}
+
+	/**
+	 * Wait for any permit of a limit, slice after slice (a repeat, not a recursion, so
+	 * that a long wait builds no chain of operators), until the request's timeout.
+	 */
+	private Mono<KeyedAttempt> waitPermit(B bound, LockRequest request, PermitSlots slots) {
+		long deadline = System.nanoTime() + this.acquisitions.timeout(request).toNanos();
+		AtomicBoolean resumed = new AtomicBoolean();
+		return Mono.defer(() -> {
+			Duration slice = slots.nextSlice(deadline, resumed.get());
+			if (slice == null) {
+				return this.statements.endPermitWait(bound, request, slots).thenReturn(slots.timedOut());
+			}
+			return this.statements.waitPermitSlice(bound, request, slots, resumed.get(), slice, slots.chooseWaited())
+				.map(slots::acquired)
+				.doOnSuccess((taken) -> resumed.set(true));
+		}).repeatWhenEmpty((emptySlices) -> emptySlices);
+	}
+
+	/**
 	 * Act on what an attempt found, after the listeners heard it.
 	 */
 	private Mono<Boolean> settle(LockAttempt attempt, Acquisition acquisition,
@@ -243,7 +286,7 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		if (attempt.fails(throwIfBusy)) {
 			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null;
 			return this.statements.busyError(bound, request, keys, attempt, timeout,
-					TransactionLockFlow.holderHint(attempt, bound));
+					LockFailures.limitHint(request, TransactionLockFlow.holderHint(attempt, bound)));
 		}
 		return Mono.just(attempt.outcome() == Outcome.ACQUIRED);
 	}

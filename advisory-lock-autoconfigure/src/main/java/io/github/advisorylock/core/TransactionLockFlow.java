@@ -109,14 +109,10 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 		LockAttempt attempt;
 		try {
 			bound = bind(request, request.mode(), keys);
-			if (request.permits() > 1) {
-				Attempted permit = permit(bound, request, keys);
-				attempt = permit.attempt();
-				keys = permit.keys();
-			}
-			else {
-				attempt = attempt(bound, request, keys);
-			}
+			KeyedAttempt attempted = (request.permits() > 1) ? permit(bound, request, keys)
+					: new KeyedAttempt(attempt(bound, request, keys), keys);
+			attempt = attempted.attempt();
+			keys = attempted.keys();
 		}
 		catch (RuntimeException ex) {
 			release(bound);
@@ -207,50 +203,38 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	 * {@link PermitSlots}), busy or skipped.
 	 * @return the attempt, with the slot taken or, when none was, every slot
 	 */
-	private Attempted permit(B bound, LockRequest request, LockKeys keys) {
+	private KeyedAttempt permit(B bound, LockRequest request, LockKeys keys) {
 		PermitSlots slots = PermitSlots.of(request, keys);
 		for (Long slot : slots.slots()) {
 			if (TransactionLockSynchronization.holds(slot, bound.target())) {
 				// A nested call of the same limit takes no second permit.
-				return new Attempted(LockAttempt.ACQUIRED, slots.taken(slot));
+				return slots.acquired(slot);
 			}
 		}
 		Long taken = this.statements.tryPermit(bound, request, slots);
 		if (taken != null) {
-			return new Attempted(LockAttempt.ACQUIRED, slots.taken(taken));
+			return slots.acquired(taken);
 		}
 		return LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0), () -> waitPermit(bound, request, slots),
-				(attempt) -> new Attempted(attempt, slots.all()));
+				slots::notTaken);
 	}
 
 	/**
 	 * Wait for any permit of a limit, slice after slice, until the request's timeout.
 	 */
-	private Attempted waitPermit(B bound, LockRequest request, PermitSlots slots) {
+	private KeyedAttempt waitPermit(B bound, LockRequest request, PermitSlots slots) {
 		long deadline = System.nanoTime() + this.acquisitions.timeout(request).toNanos();
 		boolean resumed = false;
-		while (true) {
-			long left = deadline - System.nanoTime();
-			if (resumed && left <= 0) {
-				this.statements.endPermitWait(bound, request, slots);
-				return new Attempted(new LockAttempt(Outcome.TIMEOUT, slots.slots().get(0), null), slots.all());
-			}
-			Duration slice = Duration
-				.ofNanos(Math.max(Duration.ofMillis(1).toNanos(), Math.min(PermitSlots.WAIT_SLICE.toNanos(), left)));
+		Duration slice;
+		while ((slice = slots.nextSlice(deadline, resumed)) != null) {
 			Long taken = this.statements.waitPermitSlice(bound, request, slots, resumed, slice, slots.chooseWaited());
 			if (taken != null) {
-				return new Attempted(LockAttempt.ACQUIRED, slots.taken(taken));
+				return slots.acquired(taken);
 			}
 			resumed = true;
 		}
-	}
-
-	/**
-	 * What an attempt found, and the keys it concerns: for a limit, the slot taken, or
-	 * every slot when none was.
-	 */
-	private record Attempted(LockAttempt attempt, LockKeys keys) {
-
+		this.statements.endPermitWait(bound, request, slots);
+		return slots.timedOut();
 	}
 
 	/**

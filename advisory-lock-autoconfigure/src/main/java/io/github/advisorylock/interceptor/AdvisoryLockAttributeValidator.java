@@ -328,11 +328,7 @@ class AdvisoryLockAttributeValidator {
 		}
 		if (permits > 1 && annotation.scope() != LockScope.TRANSACTION) {
 			throw invalid(method, given + " is not available in scope " + annotation.scope() + " yet: a limit "
-					+ "takes its permit in a transaction-scoped call on JDBC; use scope TRANSACTION, or a plain lock");
-		}
-		if (permits > 1 && reactiveAvailable() && ReturnedWork.reactiveReturn(method) != null) {
-			throw invalid(method, given + " is not available on a reactive method yet: a limit takes its permit "
-					+ "in a transaction-scoped call on JDBC; use a plain lock here");
+					+ "takes its permits in transaction-scoped calls; use scope TRANSACTION, or a plain lock");
 		}
 		return permits;
 	}

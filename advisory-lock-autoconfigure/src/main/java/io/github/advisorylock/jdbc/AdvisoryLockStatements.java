@@ -120,10 +120,8 @@ final class AdvisoryLockStatements {
 	}
 
 	/**
-	 * Run one slice of a limit's wait in one round trip: set (or, after a slice that ran
-	 * out of time, roll back to) the savepoint, try every slot and wait for the chosen
-	 * one, release the savepoint. pgjdbc sends the three statements of one text together,
-	 * and PostgreSQL skips those after a failed one.
+	 * Run one slice of a limit's wait ({@link LockSql#permitSliceSql}) in one round trip:
+	 * pgjdbc sends the three statements of one text together.
 	 * @param connection the transaction's connection
 	 * @param slots the limit's slots, slot 0 first
 	 * @param resumed whether the savepoint of a slice that ran out of time is set
@@ -137,10 +135,8 @@ final class AdvisoryLockStatements {
 	 */
 	static long waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice, int waited,
 			String namespace, LockAcquisitions waits) throws SQLException {
-		String sql = (resumed ? "ROLLBACK TO SAVEPOINT " : "SAVEPOINT ") + LockSql.PERMIT_SAVEPOINT + "; "
-				+ LockSql.JDBC.permitWaitSql(slots.size(), namespace) + "; RELEASE SAVEPOINT "
-				+ LockSql.PERMIT_SAVEPOINT;
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+		try (PreparedStatement statement = connection
+			.prepareStatement(LockSql.JDBC.permitSliceSql(slots.size(), resumed, namespace))) {
 			statement.setLong(1, Math.max(1, slice.toMillis()));
 			statement.setInt(2, waited);
 			bindKeys(connection, statement, 3, slots, true);
@@ -172,8 +168,7 @@ final class AdvisoryLockStatements {
 	 */
 	static void endPermitWait(Connection connection) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
-			statement.execute("ROLLBACK TO SAVEPOINT " + LockSql.PERMIT_SAVEPOINT + "; RELEASE SAVEPOINT "
-					+ LockSql.PERMIT_SAVEPOINT);
+			statement.execute(LockSql.PERMIT_WAIT_END);
 		}
 	}
 

@@ -16,11 +16,13 @@
 
 package io.github.advisorylock.r2dbc;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.ReactiveLockAcquisitions;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
@@ -52,30 +54,51 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 	 * @return the attempt: acquired, or timed out with the driver's report
 	 */
 	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
+		return cancellable(connection,
+				R2dbcLockStatements
+					.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request),
+							request.namespace())
+					.thenReturn(LockAttempt.ACQUIRED))
+			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
+			.onErrorMap((ex) -> translateLockFailure(ex, request, keys));
+	}
+
+	/**
+	 * Run one slice of a limit's wait, cancelled on the server as {@link #waitFor} is.
+	 * @return the slot taken; empty when the slice ran out of time
+	 */
+	Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
+			Duration slice, int waited) {
+		return cancellable(connection,
+				R2dbcLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
+						request.namespace()))
+			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.empty())
+			.onErrorMap((ex) -> translateLockFailure(ex, request, slots.all()));
+	}
+
+	/**
+	 * Return a wait that the template's close, or its subscriber's cancel, cancels on the
+	 * server while it runs.
+	 * @param connection the connection the wait runs on
+	 * @param wait the wait
+	 */
+	private <T> Mono<T> cancellable(Connection connection, Mono<T> wait) {
 		return Mono.defer(() -> {
 			// Unwrapped now: a pool's connection may let go of the driver's once its
 			// subscriber cancelled, and the cancel request needs the server session's
 			// key.
 			PostgresqlConnection target = postgresConnection(connection);
 			AtomicBoolean waiting = new AtomicBoolean(true);
-			// The template's close cancels it too, while it waits.
 			Runnable ended = whileWaiting(() -> {
 				if (waiting.get()) {
 					cancelServerWait(target);
 				}
 			});
-			return R2dbcLockStatements
-				.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request), request.namespace())
-				.doOnTerminate(() -> waiting.set(false))
-				.doFinally((signal) -> ended.run())
-				.thenReturn(LockAttempt.ACQUIRED)
-				.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
-				.onErrorMap((ex) -> translateLockFailure(ex, request, keys))
-				.doOnCancel(() -> {
-					if (waiting.get()) {
-						cancelServerWait(target);
-					}
-				});
+			return wait.doOnTerminate(() -> waiting.set(false)).doFinally((signal) -> ended.run()).doOnCancel(() -> {
+				if (waiting.get()) {
+					cancelServerWait(target);
+				}
+			});
 		});
 	}
 

@@ -32,6 +32,7 @@ import io.github.advisorylock.core.LockSql.TryResult;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Statement;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -100,6 +101,69 @@ final class R2dbcLockStatements {
 			bindKeys(statement, 1, keys, true);
 			return drain(statement);
 		});
+	}
+
+	/**
+	 * Run the statement that takes one free permit of a limit.
+	 * @param connection the transaction's connection
+	 * @param slots the limit's slots, slot 0 first
+	 * @param namespace the namespace, named in a leading comment
+	 * @return whether a lock is allowed here, and the slot taken
+	 */
+	static Mono<PermitTry> tryPermit(Connection connection, List<Long> slots, String namespace) {
+		return Mono.defer(() -> {
+			Statement statement = connection.createStatement(LockSql.R2DBC.permitTrySql(slots.size(), namespace));
+			bindKeys(statement, 0, slots, true);
+			return Flux.from(statement.execute())
+				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get(0, Long.class))))
+				.collectList()
+				.map((rows) -> rows.isEmpty() ? PermitTry.REFUSED : new PermitTry(true, rows.get(0).orElse(null)));
+		});
+	}
+
+	/**
+	 * Run one slice of a limit's wait ({@link LockSql#permitSliceSql}) in one round trip,
+	 * its values written in: the driver sends several statements together only without
+	 * parameters.
+	 * @param connection the transaction's connection
+	 * @param slots the limit's slots, slot 0 first
+	 * @param resumed whether the savepoint of a slice that ran out of time is set
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @param namespace the namespace, named in a leading comment
+	 * @return the slot taken; an error with SQLSTATE {@code 55P03} when the slice ran out
+	 * of time
+	 */
+	static Mono<Long> waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice,
+			int waited, String namespace) {
+		return Mono.defer(
+				() -> Flux
+					.from(connection
+						.createStatement(LockSql.permitSliceWithValuesSql(slots, resumed, slice, waited, namespace))
+						.execute())
+					.concatMap((result) -> result.map((row, metadata) -> row.get(0, Long.class)))
+					.next());
+	}
+
+	/**
+	 * End a limit's wait whose last slice ran out of time.
+	 * @param connection the transaction's connection
+	 * @return completes when done
+	 */
+	static Mono<Void> endPermitWait(Connection connection) {
+		return Mono.defer(() -> drain(connection.createStatement(LockSql.PERMIT_WAIT_END)));
+	}
+
+	/**
+	 * What a try of a limit's slots found.
+	 *
+	 * @param lockable whether a lock is allowed here; when not, nothing was taken
+	 * @param slot the slot taken, or {@code null} when every one is held
+	 */
+	record PermitTry(boolean lockable, @Nullable Long slot) {
+
+		static final PermitTry REFUSED = new PermitTry(false, null);
+
 	}
 
 	/**

@@ -26,6 +26,7 @@ import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
+import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.ReactiveLockStatements;
 import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
@@ -86,6 +87,26 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 	}
 
 	@Override
+	public Mono<Long> tryPermit(BoundConnection bound, LockRequest request, PermitSlots slots) {
+		return R2dbcLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace())
+			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()))
+			.flatMap((tried) -> tried.lockable() ? Mono.justOrEmpty(tried.slot())
+					: AcquisitionSupport.explainRefusal(bound.connection(), request));
+	}
+
+	@Override
+	public Mono<Long> waitPermitSlice(BoundConnection bound, LockRequest request, PermitSlots slots, boolean resumed,
+			Duration slice, int waited) {
+		return this.support.waitPermitSlice(bound.connection(), request, slots, resumed, slice, waited);
+	}
+
+	@Override
+	public Mono<Void> endPermitWait(BoundConnection bound, LockRequest request, PermitSlots slots) {
+		return R2dbcLockStatements.endPermitWait(bound.connection())
+			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
+	}
+
+	@Override
 	public Mono<Long> fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
 		return Flux.fromIterable(fenced.sessions())
 			.concatMap((held) -> ((LockSession) held).marker())
@@ -107,8 +128,11 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 						.afterTimeout(this.factories.driver(bound.factory()), keys.waitedFor(busyKey), request.mode()),
 					holderHint);
 		}
+		// A full limit names the holders of every slot; a plain lock, of the key found
+		// held (those after it were not tried).
+		List<Long> held = (request.permits() > 1) ? keys.keys() : List.of(busyKey);
 		return this.support.busyError(request, keys, null, null,
-				() -> HolderDiagnosis.onConnection(bound.connection(), List.of(busyKey), request.mode()), holderHint);
+				() -> HolderDiagnosis.onConnection(bound.connection(), held, request.mode()), holderHint);
 	}
 
 }

@@ -329,4 +329,140 @@ abstract class AbstractLockContractTests {
 		}
 	}
 
+	long slot(Object value, int slot) {
+		return AdvisoryLockKeys.permitSlot(key(value), slot);
+	}
+
+	LockRequest limit(int permits) {
+		return LockRequest.of(this.namespace, "tenant").withPermits(permits);
+	}
+
+	/** The keys of the advisory locks a session holds. */
+	private List<Long> heldBy(int pid) {
+		return this.pgLocks.all()
+			.stream()
+			.filter((lock) -> lock.pid() == pid && lock.granted())
+			.map(AdvisoryLock::key)
+			.toList();
+	}
+
+	@Test
+	void aLimitGivesEachTransactionOneFreePermitAndATryOfAFullOneIsBusy() throws Exception {
+		// A plain lock on the same namespace and value takes slot 0, one of the permits.
+		try (LockHolder plain = LockHolder.exclusive(stack().holders(), key("tenant"))) {
+			CountDownLatch holding = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			Future<List<Long>> second = this.threads.submit(() -> stack().inTransaction((transaction) -> {
+				transaction.lock(limit(3));
+				List<Long> held = heldBy(transaction.backendPid());
+				holding.countDown();
+				TestThreads.await(release);
+				return held;
+			}));
+			TestThreads.await(holding);
+			List<Long> third = stack().inTransaction((transaction) -> {
+				transaction.lock(limit(3));
+				return heldBy(transaction.backendPid());
+			});
+			try {
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> stack().inTransaction((transaction) -> {
+						transaction.lock(limit(2).withWaitMode(WaitMode.TRY));
+						return null;
+					}))
+					.satisfies((ex) -> assertThat(ex.getKeys()).containsExactly(slot("tenant", 0), slot("tenant", 1)))
+					.withMessageEndingWith("all 2 permits of the limit are held");
+			}
+			finally {
+				release.countDown();
+			}
+			// Exactly one slot each: the first free one, in slot order.
+			assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactly(slot("tenant", 1));
+			assertThat(third).containsExactly(slot("tenant", 2));
+		}
+	}
+
+	@Test
+	void aLimitsWaiterTakesThePermitThatFrees() throws Exception {
+		LockHolder first = LockHolder.exclusive(stack().holders(), slot("tenant", 0));
+		LockHolder second = LockHolder.exclusive(stack().holders(), slot("tenant", 1));
+		try (first; second) {
+			Future<List<Long>> waiter = this.threads.submit(() -> stack().inTransaction((transaction) -> {
+				transaction.lock(limit(2).withTimeout(PgLocks.HANG_TIMEOUT));
+				return heldBy(transaction.backendPid());
+			}));
+			this.pgLocks.await("the call waiting for a permit",
+					(locks) -> locks.stream()
+						.anyMatch((lock) -> !lock.granted()
+								&& (lock.key() == slot("tenant", 0) || lock.key() == slot("tenant", 1))));
+			second.commit();
+			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactly(slot("tenant", 1));
+		}
+	}
+
+	@Test
+	void aLimitsWaitThatRunsOutOfTimeLeavesTheTransactionUsableHoldingNoPermit() {
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), slot("tenant", 0), slot("tenant", 1))) {
+			stack().inTransaction((transaction) -> {
+				transaction.update("SET LOCAL lock_timeout = '7s'");
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> transaction.lock(limit(2).withTimeout(Duration.ofMillis(120))))
+					.withMessageContaining("not acquired within 120ms");
+				// Neither a permit nor an aborted slice is left, and the lock_timeout is
+				// the transaction's own again.
+				assertThat(heldBy(transaction.backendPid())).isEmpty();
+				assertThat(transaction
+					.queryForInt("SELECT extract(epoch FROM current_setting('lock_timeout')::interval)::integer"))
+					.isEqualTo(7);
+				return null;
+			});
+		}
+	}
+
+	@Test
+	void aLimitsWaitThatTakesAPermitRestoresTheLockTimeout() throws Exception {
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), slot("tenant", 0), slot("tenant", 1))) {
+			Future<Integer> waiter = this.threads.submit(() -> stack().inTransaction((transaction) -> {
+				transaction.update("SET LOCAL lock_timeout = '7s'");
+				transaction.lock(limit(2).withTimeout(PgLocks.HANG_TIMEOUT));
+				return transaction
+					.queryForInt("SELECT extract(epoch FROM current_setting('lock_timeout')::interval)::integer");
+			}));
+			this.pgLocks.await("the call waiting for a permit",
+					(locks) -> locks.stream()
+						.anyMatch((lock) -> !lock.granted()
+								&& (lock.key() == slot("tenant", 0) || lock.key() == slot("tenant", 1))));
+			holder.commit();
+			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo(7);
+		}
+	}
+
+	@Test
+	void aNestedCallOfTheSameLimitTakesNoSecondPermit() {
+		LockHolder plain = LockHolder.exclusive(stack().holders(), key("tenant"));
+		List<Long> held = stack().inTransaction((transaction) -> {
+			transaction.lock(limit(3));
+			// Slot 0 frees: a second permit is there to take, and must not be taken.
+			plain.close();
+			transaction.lock(limit(3));
+			return heldBy(transaction.backendPid());
+		});
+		assertThat(held).containsExactly(slot("tenant", 1));
+	}
+
+	@Test
+	void aSkipOfAFullLimitRunsNothingAndTakesNothing() {
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), slot("tenant", 0), slot("tenant", 1))) {
+			AtomicBoolean ran = new AtomicBoolean();
+			List<Long> held = stack().inTransaction((transaction) -> {
+				assertThat(
+						transaction.execute(limit(2).withWaitMode(WaitMode.SKIP), () -> ran.getAndSet(true)).executed())
+					.isFalse();
+				return heldBy(transaction.backendPid());
+			});
+			assertThat(ran).isFalse();
+			assertThat(held).isEmpty();
+		}
+	}
+
 }

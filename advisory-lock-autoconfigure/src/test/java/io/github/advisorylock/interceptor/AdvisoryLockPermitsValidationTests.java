@@ -119,15 +119,17 @@ class AdvisoryLockPermitsValidationTests {
 	}
 
 	@Test
-	void aReactiveLimitFailsAtStartupUntilItIsAvailable() {
+	void aReactiveTransactionScopedLimitIsValid() {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		beanFactory.registerBeanDefinition("reactiveLocks",
 				new RootBeanDefinition(ReactiveAdvisoryLockOperations.class, () -> null));
 		AdvisoryLockAttributeSource reactiveSource = new AdvisoryLockAttributeSource(this.evaluator,
 				new AdvisoryLockAttributeValidator(this.evaluator, this.environment::resolvePlaceholders, beanFactory));
-		assertThatIllegalStateException().isThrownBy(() -> reactiveSource.validate(ReactiveLimit.class))
-			.withMessageContaining("Invalid @AdvisoryLocked on " + ReactiveLimit.class.getName() + ".call(String)")
-			.withMessageContaining("is not available on a reactive method yet");
+		Method call = ReflectionUtils.findMethod(ReactiveLimit.class, "call", String.class);
+		AdvisoryLockAttribute attribute = reactiveSource.getAttribute(call, ReactiveLimit.class);
+		assertThat(attribute).isNotNull();
+		assertThat(attribute.reactive()).isNotNull();
+		assertThat(attribute.permits()).isEqualTo(2);
 	}
 
 	static class Plain {

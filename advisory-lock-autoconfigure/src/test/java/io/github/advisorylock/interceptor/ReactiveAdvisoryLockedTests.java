@@ -139,6 +139,19 @@ class ReactiveAdvisoryLockedTests {
 	}
 
 	@Test
+	void aLimitOfTwoPermitsRunsAtMostTwoBodiesAtOnceAcrossEightSubscribers() {
+		// The first bodies wait until two run at once (a fact, not a delay), so both
+		// permits are held while the other subscribers try; each later body holds its
+		// permit 20 ms, and every subscriber gets its turn within the default timeout.
+		List<Integer> done = Flux.range(0, 8)
+			.flatMap((i) -> this.requests.export(this.user).subscribeOn(Schedulers.parallel()), 8)
+			.collectList()
+			.block(HANG);
+		assertThat(done).hasSize(8);
+		assertThat(this.requests.mostExportsAtOnce()).isEqualTo(2);
+	}
+
+	@Test
 	void theMethodIsCalledOnlyOnceTheLockIsHeld() throws Exception {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
 				AdvisoryLockKeys.of("reactive_setup_request", this.user))) {
@@ -203,6 +216,12 @@ class ReactiveAdvisoryLockedTests {
 	static class SetupRequests {
 
 		private final AtomicInteger calls = new AtomicInteger();
+
+		private final AtomicInteger exporting = new AtomicInteger();
+
+		private final AtomicInteger mostExportsAtOnce = new AtomicInteger();
+
+		private final Sinks.Empty<Void> twoExportsAtOnce = Sinks.empty();
 
 		private final DatabaseClient database;
 
@@ -279,6 +298,28 @@ class ReactiveAdvisoryLockedTests {
 			return this.jdbc.queryForObject(
 					"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' " + "AND pid = pg_backend_pid()",
 					Integer.class) == 1;
+		}
+
+		@Transactional(R2DBC_TRANSACTIONS)
+		@AdvisoryLocked(namespace = "reactive_export", key = "#userId", permits = 2)
+		public Mono<Integer> export(long userId) {
+			return Mono.defer(() -> {
+				int now = this.exporting.incrementAndGet();
+				this.mostExportsAtOnce.accumulateAndGet(now, Math::max);
+				if (now == 2) {
+					this.twoExportsAtOnce.tryEmitEmpty();
+				}
+				// A bound, so that a limit that let only one in fails the test rather
+				// than hang it.
+				return this.twoExportsAtOnce.asMono()
+					.timeout(HANG, Mono.empty())
+					.then(Mono.delay(Duration.ofMillis(20)))
+					.thenReturn(now);
+			}).doFinally((signal) -> this.exporting.decrementAndGet());
+		}
+
+		public int mostExportsAtOnce() {
+			return this.mostExportsAtOnce.get();
 		}
 
 		/** How often a locked method's body ran, read through the proxy. */

@@ -16,14 +16,8 @@
 
 package io.github.advisorylock.jdbc;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
@@ -31,7 +25,6 @@ import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
@@ -53,11 +46,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Tests of a concurrency limit ({@link LockRequest#withPermits}) in transaction scope on
- * JDBC, against real PostgreSQL from several connections at once: each call holds exactly
- * one of the limit's slots ({@link AdvisoryLockKeys#permitSlot}), a full limit is busy, a
- * waiter takes a freed permit, and a wait that runs out of time leaves its transaction
- * usable and holding nothing.
+ * Tests of a concurrency limit ({@link LockRequest#withPermits}) that only JDBC's
+ * template shows: its round trips, the holders its diagnosis names, its refusals, and the
+ * slots' derivation against the SQL one. What a limit does on every stack and topology
+ * (one slot per call, busy, waiting, timing out, nesting, skipping) is the contract
+ * suite's, {@code io.github.advisorylock.contract.AbstractLockContractTests}.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class ConcurrencyLimitTests {
@@ -100,39 +93,6 @@ class ConcurrencyLimitTests {
 	}
 
 	@Test
-	void eachCallTakesExactlyOneFreeSlotAndAFullLimitIsBusy() throws Exception {
-		// A plain lock on the same namespace and value takes slot 0, one of the permits.
-		try (LockHolder plain = LockHolder.exclusive(TestDatabase.get().dataSource(), this.key)) {
-			CountDownLatch release = new CountDownLatch(1);
-			CountDownLatch holding = new CountDownLatch(1);
-			Future<List<Long>> second = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(limit(3));
-				List<Long> held = heldHere();
-				holding.countDown();
-				TestThreads.await(release);
-				return held;
-			});
-			TestThreads.await(holding);
-			List<Long> third = this.transaction.execute((status) -> {
-				this.locks.lock(limit(3));
-				List<Long> held = heldHere();
-				// Every permit is held now: plain lock, the second call, this one.
-				Future<?> fourth = this.threads.inTransaction(this.transaction, () -> {
-					this.locks.lock(limit(3).withWaitMode(WaitMode.TRY));
-					return null;
-				});
-				assertThatExceptionOfType(ExecutionException.class)
-					.isThrownBy(() -> fourth.get(HANG_SECONDS, TimeUnit.SECONDS))
-					.withCauseInstanceOf(LockBusyException.class);
-				return held;
-			});
-			release.countDown();
-			assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactly(slot(1));
-			assertThat(third).hasSize(1).isSubsetOf(slot(1), slot(2));
-		}
-	}
-
-	@Test
 	void aFreePermitIsFoundInOneRoundTripAsAPlainLockIs() {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1));
 				RoundTripCounter counter = new RoundTripCounter()) {
@@ -158,81 +118,6 @@ class ConcurrencyLimitTests {
 						+ slot(1) + "]) is held")
 				.withMessageEndingWith("; all 2 permits of the limit are held");
 		}
-	}
-
-	@Test
-	void aWaiterTakesThePermitThatFrees() throws Exception {
-		List<Long> slots = IntStream.range(0, 3).mapToObj(this::slot).toList();
-		LockHolder first = LockHolder.exclusive(TestDatabase.get().dataSource(), slots.get(0));
-		LockHolder second = LockHolder.exclusive(TestDatabase.get().dataSource(), slots.get(1));
-		LockHolder third = LockHolder.exclusive(TestDatabase.get().dataSource(), slots.get(2));
-		try (first; second; third) {
-			Future<List<Long>> waiter = this.threads.inTransaction(this.transaction, () -> {
-				this.locks.lock(limit(3).withTimeout(PgLocks.HANG_TIMEOUT));
-				return heldHere();
-			});
-			this.pgLocks.await("the call waiting for a slot",
-					(locks) -> locks.stream().anyMatch((lock) -> !lock.granted() && slots.contains(lock.key())));
-			second.commit();
-			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).containsExactly(slots.get(1));
-		}
-	}
-
-	@Test
-	void aWaitThatRunsOutOfTimeLeavesTheTransactionUsableAndHoldingNothing() {
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1))) {
-			this.transaction.executeWithoutResult((status) -> {
-				this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
-				assertThatExceptionOfType(LockBusyException.class)
-					.isThrownBy(() -> this.locks.lock(limit(2).withTimeout(Duration.ofMillis(120))))
-					.withMessageContaining("not acquired within 120ms");
-				// Neither a slot nor an aborted slice is left; the caller's lock_timeout
-				// is its own again.
-				assertThat(heldHere()).isEmpty();
-				assertThat(this.jdbc.queryForObject("SHOW lock_timeout", String.class)).isEqualTo("7s");
-			});
-		}
-	}
-
-	@Test
-	void aWaitThatTakesAPermitRestoresTheLockTimeout() throws Exception {
-		LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1));
-		try (holder) {
-			Future<String> waiter = this.threads.inTransaction(this.transaction, () -> {
-				this.jdbc.execute("SET LOCAL lock_timeout = '7s'");
-				this.locks.lock(limit(2).withTimeout(PgLocks.HANG_TIMEOUT));
-				return this.jdbc.queryForObject("SHOW lock_timeout", String.class);
-			});
-			this.pgLocks.await("the call waiting for a slot", (locks) -> locks.stream()
-				.anyMatch((lock) -> !lock.granted() && (lock.key() == slot(0) || lock.key() == slot(1))));
-			holder.commit();
-			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo("7s");
-		}
-	}
-
-	@Test
-	void aSkipOfAFullLimitRunsNothingAndTakesNothing() {
-		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0), slot(1))) {
-			LockResult<String> result = this.transaction.execute((status) -> {
-				LockResult<String> skipped = this.locks.execute(limit(2).withWaitMode(WaitMode.SKIP),
-						(handle) -> "ran");
-				assertThat(heldHere()).isEmpty();
-				return skipped;
-			});
-			assertThat(result.executed()).isFalse();
-		}
-	}
-
-	@Test
-	void aNestedCallOfTheSameLimitTakesNoSecondPermit() {
-		LockHolder plain = LockHolder.exclusive(TestDatabase.get().dataSource(), this.key);
-		this.transaction.executeWithoutResult((status) -> {
-			this.locks.lock(limit(3));
-			// Slot 0 frees: a second permit is there to take, and must not be taken.
-			plain.close();
-			this.locks.lock(limit(3));
-			assertThat(heldHere()).containsExactly(slot(1));
-		});
 	}
 
 	@Test

@@ -1,0 +1,29 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+/**
+ * What an attempt found, and the keys it concerns: a request's keys for a plain lock; for
+ * a limit, the slot taken, or every slot when none was.
+ *
+ * @param attempt what the attempt found
+ * @param keys the keys to record, log and name in a busy error
+ * @author advisory-lock authors
+ */
+record KeyedAttempt(LockAttempt attempt, LockKeys keys) {
+
+}
