@@ -108,13 +108,15 @@ final class AdvisoryLockStatements {
 	static PermitTry tryPermit(Connection connection, List<Long> slots, String namespace) throws SQLException {
 		try (PreparedStatement statement = connection
 			.prepareStatement(LockSql.JDBC.permitTrySql(slots.size(), namespace))) {
-			bindKeys(connection, statement, 1, slots, true);
+			for (int slot = 0; slot < slots.size(); slot++) {
+				statement.setLong(slot + 1, slots.get(slot));
+			}
 			try (ResultSet result = statement.executeQuery()) {
 				if (!result.next()) {
 					return PermitTry.REFUSED;
 				}
-				long slot = result.getLong(1);
-				return new PermitTry(true, result.wasNull() ? null : slot);
+				int taken = result.getInt(1);
+				return new PermitTry(true, result.wasNull() ? null : slots.get(taken));
 			}
 		}
 	}

@@ -113,11 +113,14 @@ final class R2dbcLockStatements {
 	static Mono<PermitTry> tryPermit(Connection connection, List<Long> slots, String namespace) {
 		return Mono.defer(() -> {
 			Statement statement = connection.createStatement(LockSql.R2DBC.permitTrySql(slots.size(), namespace));
-			bindKeys(statement, 0, slots, true);
+			for (int slot = 0; slot < slots.size(); slot++) {
+				statement.bind(slot, slots.get(slot));
+			}
 			return Flux.from(statement.execute())
-				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get(0, Long.class))))
+				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get(0, Integer.class))))
 				.collectList()
-				.map((rows) -> rows.isEmpty() ? PermitTry.REFUSED : new PermitTry(true, rows.get(0).orElse(null)));
+				.map((rows) -> rows.isEmpty() ? PermitTry.REFUSED
+						: new PermitTry(true, rows.get(0).map(slots::get).orElse(null)));
 		});
 	}
 
