@@ -139,13 +139,13 @@ final class R2dbcLockStatements {
 	 */
 	static Mono<Long> waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice,
 			int waited, String namespace) {
-		return Mono.defer(
-				() -> Flux
-					.from(connection
-						.createStatement(LockSql.permitSliceWithValuesSql(slots, resumed, slice, waited, namespace))
-						.execute())
-					.concatMap((result) -> result.map((row, metadata) -> row.get(0, Long.class)))
-					.next());
+		String sql = LockSql.permitSliceWithValuesSql(slots, resumed, slice, waited, namespace);
+		// Every result read to its end, as the other statements are: the slot's row comes
+		// between the savepoint's result and its release's.
+		return Mono.defer(() -> Flux.from(connection.createStatement(sql).execute())
+			.concatMap((result) -> result.map((row, metadata) -> row.get(0, Long.class)))
+			.collectList()
+			.map((rows) -> rows.get(0)));
 	}
 
 	/**
