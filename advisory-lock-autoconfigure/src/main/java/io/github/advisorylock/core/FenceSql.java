@@ -18,7 +18,6 @@ package io.github.advisorylock.core;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
@@ -131,27 +130,10 @@ public final class FenceSql {
 	 */
 	public static String fenceAndCheckWithValues(List<Long> keys, List<SessionMarker> markers, Duration idleTimeout,
 			String namespace) {
-		String statements = LockSql.JDBC.commented(namespace, FENCE_AND_CHECK);
-		String keyArray = keys.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"));
-		String markerArray = markers.stream()
-			.map((marker) -> String.valueOf(marker.marker()))
-			.collect(Collectors.joining(",", "'{", "}'"));
-		String[] values = { keyArray, "'" + idleTimeout(idleTimeout) + "'", keyArray, markerArray };
-		// The parameters are the ? after the comment: a namespace in the comment may
-		// hold one.
-		int end = statements.indexOf("*/") + 2;
-		StringBuilder sql = new StringBuilder(statements.length() + 64).append(statements, 0, end);
-		int value = 0;
-		for (int i = end; i < statements.length(); i++) {
-			char c = statements.charAt(i);
-			if (c == '?') {
-				sql.append(values[value++]);
-			}
-			else {
-				sql.append(c);
-			}
-		}
-		return sql.toString();
+		String keyArray = LockSql.arrayLiteral(keys);
+		String markerArray = LockSql.arrayLiteral(markers.stream().map(SessionMarker::marker).toList());
+		return LockSql.withValues(LockSql.JDBC.commented(namespace, FENCE_AND_CHECK), keyArray,
+				"'" + idleTimeout(idleTimeout) + "'", keyArray, markerArray);
 	}
 
 	/**

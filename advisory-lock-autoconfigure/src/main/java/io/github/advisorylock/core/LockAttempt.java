@@ -21,6 +21,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
@@ -101,6 +102,18 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	public long foundHeld() {
 		Assert.state(this.busyKey != null, "The attempt took every key");
 		return this.busyKey;
+	}
+
+	/**
+	 * Return the keys whose holders a busy error of this attempt names: every slot of a
+	 * full limit; for a plain lock, the key found held (those after it were not tried).
+	 * @param request the request
+	 * @param keys the keys of the attempt
+	 * @return the keys to diagnose
+	 * @throws IllegalStateException if the attempt took every key
+	 */
+	public List<Long> foundHeld(LockRequest request, LockKeys keys) {
+		return (request.permits() > 1) ? keys.keys() : List.of(foundHeld());
 	}
 
 	/**

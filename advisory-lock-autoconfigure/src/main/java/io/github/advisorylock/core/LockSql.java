@@ -367,16 +367,27 @@ public final class LockSql {
 	 */
 	public static String permitSliceWithValuesSql(List<Long> slots, boolean resumed, Duration slice, int waited,
 			String namespace) {
-		String statements = JDBC.permitSliceSql(slots.size(), resumed, namespace);
-		String[] values = { String.valueOf(Math.max(1, slice.toMillis())), String.valueOf(waited),
-				slots.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'")) };
-		// The ? after the comment are the parameters: a namespace in the comment may hold
-		// one.
-		int from = statements.indexOf("*/") + 2;
-		StringBuilder sql = new StringBuilder(statements.substring(0, from));
+		return withValues(JDBC.permitSliceSql(slots.size(), resumed, namespace),
+				String.valueOf(Math.max(1, slice.toMillis())), String.valueOf(waited), arrayLiteral(slots));
+	}
+
+	/**
+	 * Write values in place of a commented statement's {@code ?} parameters, in order,
+	 * for a driver that sends several statements together only without parameters. Only
+	 * the {@code ?} after the comment are parameters: a namespace in the comment may hold
+	 * one.
+	 * @param statement a statement with its namespace comment and JDBC's {@code ?}
+	 * parameters
+	 * @param values the SQL literal of each parameter, in order; numbers and the
+	 * library's own texts only, never a caller's value
+	 * @return the statement with its values written in
+	 */
+	public static String withValues(String statement, String... values) {
+		int end = statement.indexOf("*/") + 2;
+		StringBuilder sql = new StringBuilder(statement.length() + 64).append(statement, 0, end);
 		int value = 0;
-		for (int i = from; i < statements.length(); i++) {
-			char c = statements.charAt(i);
+		for (int i = end; i < statement.length(); i++) {
+			char c = statement.charAt(i);
 			if (c == '?') {
 				sql.append(values[value++]);
 			}
@@ -385,6 +396,15 @@ public final class LockSql {
 			}
 		}
 		return sql.toString();
+	}
+
+	/**
+	 * Return the SQL literal of an array of numbers, for {@link #withValues}.
+	 * @param keys the numbers
+	 * @return the literal, such as {@code '{1,2}'}
+	 */
+	public static String arrayLiteral(List<? extends Number> keys) {
+		return keys.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"));
 	}
 
 	/**
@@ -417,13 +437,8 @@ public final class LockSql {
 	 * @return the statement
 	 */
 	public static String tryWithKeysSql(LockMode mode, List<Long> keys, String namespace) {
-		String statement = JDBC.trySql(mode, keys.size(), namespace);
-		String literal = (keys.size() == 1) ? "(" + keys.get(0) + ")::bigint"
-				: keys.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"));
-		// The first ? after the comment is the statement's only parameter: a namespace in
-		// the comment may hold one.
-		int parameter = statement.indexOf('?', statement.indexOf("*/") + 2);
-		return statement.substring(0, parameter) + literal + statement.substring(parameter + 1);
+		return withValues(JDBC.trySql(mode, keys.size(), namespace),
+				(keys.size() == 1) ? "(" + keys.get(0) + ")::bigint" : arrayLiteral(keys));
 	}
 
 	/**
@@ -504,6 +519,30 @@ public final class LockSql {
 				return Boolean.TRUE.equals(value) ? ACQUIRED : new TryResult(true, keys.get(0));
 			}
 			return (value instanceof Long busyKey) ? new TryResult(true, busyKey) : ACQUIRED;
+		}
+
+	}
+
+	/**
+	 * What a try of a limit's slots found.
+	 *
+	 * @param lockable whether a lock is allowed here (isolation, recovery); when not,
+	 * nothing was taken
+	 * @param slot the slot taken, or {@code null} when every one is held
+	 */
+	public record PermitTry(boolean lockable, @Nullable Long slot) {
+
+		/**
+		 * Read the row of a limit's try, as either driver reads it: none when the check
+		 * refused the lock, else the index of the slot taken, or {@code null} when every
+		 * one is held.
+		 * @param row whether the statement returned its row
+		 * @param index the row's one column, or {@code null}
+		 * @param slots the slots tried, slot 0 first
+		 * @return what the try found
+		 */
+		public static PermitTry read(boolean row, @Nullable Integer index, List<Long> slots) {
+			return new PermitTry(row, (index != null) ? slots.get(index) : null);
 		}
 
 	}

@@ -27,9 +27,9 @@ import java.util.List;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.RefusalReason;
 import io.github.advisorylock.core.LockSql.TryResult;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The statements that acquire advisory locks over JDBC, each with the code that binds its
@@ -112,11 +112,8 @@ final class AdvisoryLockStatements {
 				statement.setLong(slot + 1, slots.get(slot));
 			}
 			try (ResultSet result = statement.executeQuery()) {
-				if (!result.next()) {
-					return PermitTry.REFUSED;
-				}
-				int taken = result.getInt(1);
-				return new PermitTry(true, result.wasNull() ? null : slots.get(taken));
+				boolean row = result.next();
+				return PermitTry.read(row, row ? result.getObject(1, Integer.class) : null, slots);
 			}
 		}
 	}
@@ -210,18 +207,6 @@ final class AdvisoryLockStatements {
 		else {
 			statement.setLong(index, keys.get(0));
 		}
-	}
-
-	/**
-	 * What a try of a limit's slots found.
-	 *
-	 * @param lockable whether a lock is allowed here; when not, nothing was taken
-	 * @param slot the slot taken, or {@code null} when every one is held
-	 */
-	record PermitTry(boolean lockable, @Nullable Long slot) {
-
-		static final PermitTry REFUSED = new PermitTry(false, null);
-
 	}
 
 	/**

@@ -33,10 +33,10 @@ import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.LockStatements;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.jdbc.AdvisoryLockStatements.PermitTry;
 import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
 import org.jspecify.annotations.Nullable;
 
@@ -160,9 +160,7 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 						.afterTimeout(bound.dataSource(), bound.connection(), keys.waitedFor(busyKey), request.mode()),
 					holderHint);
 		}
-		// A full limit names the holders of every slot; a plain lock, of the key found
-		// held (those after it were not tried).
-		List<Long> held = (request.permits() > 1) ? keys.keys() : List.of(busyKey);
+		List<Long> held = attempt.foundHeld(request, keys);
 		return this.support.busyException(request, keys, null, null,
 				(diagnosis) -> diagnosis.onConnection(bound.connection(), held, request.mode()), holderHint);
 	}

@@ -27,12 +27,12 @@ import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.FenceResult;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.RefusalReason;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Statement;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -119,8 +119,8 @@ final class R2dbcLockStatements {
 			return Flux.from(statement.execute())
 				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get(0, Integer.class))))
 				.collectList()
-				.map((rows) -> rows.isEmpty() ? PermitTry.REFUSED
-						: new PermitTry(true, rows.get(0).map(slots::get).orElse(null)));
+				.map((rows) -> PermitTry.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0).orElse(null),
+						slots));
 		});
 	}
 
@@ -155,18 +155,6 @@ final class R2dbcLockStatements {
 	 */
 	static Mono<Void> endPermitWait(Connection connection) {
 		return Mono.defer(() -> drain(connection.createStatement(LockSql.PERMIT_WAIT_END)));
-	}
-
-	/**
-	 * What a try of a limit's slots found.
-	 *
-	 * @param lockable whether a lock is allowed here; when not, nothing was taken
-	 * @param slot the slot taken, or {@code null} when every one is held
-	 */
-	record PermitTry(boolean lockable, @Nullable Long slot) {
-
-		static final PermitTry REFUSED = new PermitTry(false, null);
-
 	}
 
 	/**

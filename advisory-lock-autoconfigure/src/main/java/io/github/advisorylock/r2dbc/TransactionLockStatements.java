@@ -128,9 +128,7 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 						.afterTimeout(this.factories.driver(bound.factory()), keys.waitedFor(busyKey), request.mode()),
 					holderHint);
 		}
-		// A full limit names the holders of every slot; a plain lock, of the key found
-		// held (those after it were not tried).
-		List<Long> held = (request.permits() > 1) ? keys.keys() : List.of(busyKey);
+		List<Long> held = attempt.foundHeld(request, keys);
 		return this.support.busyError(request, keys, null, null,
 				() -> HolderDiagnosis.onConnection(bound.connection(), held, request.mode()), holderHint);
 	}
