@@ -311,11 +311,17 @@ class ReactiveAdvisoryLockedTests {
 				}
 				// A bound, so that a limit that let only one in fails the test rather
 				// than hang it.
+				// The body counts itself out before it signals its end: the commit that
+				// frees its permit follows that signal, and a doFinally would run only
+				// after it, so a next body could start first and be counted as a third.
 				return this.twoExportsAtOnce.asMono()
 					.timeout(HANG, Mono.empty())
 					.then(Mono.delay(Duration.ofMillis(20)))
-					.thenReturn(now);
-			}).doFinally((signal) -> this.exporting.decrementAndGet());
+					.then(Mono.fromCallable(() -> {
+						this.exporting.decrementAndGet();
+						return now;
+					}));
+			});
 		}
 
 		public int mostExportsAtOnce() {
