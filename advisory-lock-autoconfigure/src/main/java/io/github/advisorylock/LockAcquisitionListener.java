@@ -55,6 +55,27 @@ public interface LockAcquisitionListener {
 			List<String> values);
 
 	/**
+	 * Called instead of {@link #starting} for a call of a concurrency limit
+	 * ({@link AdvisoryLocked#permits() permits} above 1), once its keys are derived,
+	 * before its statement runs. The call takes one of the permits, which
+	 * {@link Acquisition#permitTaken} tells. By default, told as {@link #starting} a
+	 * plain exclusive lock of the limit's key, which is permit 0's.
+	 * @param namespace the namespace
+	 * @param scope transaction or invocation
+	 * @param waitMode block, try or skip
+	 * @param value the text of the value the limit's key was derived from
+	 * @param permitKeys the 64-bit key of each permit, permit 0 (the limit's key) first:
+	 * as many as the limit has permits (see {@link AdvisoryLockKeys#permitSlot})
+	 * @return told how the acquisition ended; {@link Acquisition#IGNORED} if the listener
+	 * does not care
+	 * @since 0.1.0
+	 */
+	default Acquisition startingLimit(String namespace, LockScope scope, WaitMode waitMode, String value,
+			List<Long> permitKeys) {
+		return starting(namespace, scope, LockMode.EXCLUSIVE, waitMode, List.of(permitKeys.get(0)), List.of(value));
+	}
+
+	/**
 	 * One acquisition in progress.
 	 */
 	@FunctionalInterface
@@ -71,6 +92,18 @@ public interface LockAcquisitionListener {
 		 * {@link Outcome#ERROR}, otherwise {@code null}
 		 */
 		void finished(Outcome outcome, @Nullable Throwable error);
+
+		/**
+		 * Called once, just before {@link #finished finished(ACQUIRED)}, when the
+		 * acquisition is one of a concurrency limit ({@link #startingLimit}): which
+		 * permit the call holds. A nested call of the same limit takes no second permit,
+		 * and is told the one its transaction holds.
+		 * @param permit the index of the permit in the {@code permitKeys} the listener
+		 * was told, from 0
+		 * @since 0.1.0
+		 */
+		default void permitTaken(int permit) {
+		}
 
 		/**
 		 * Called once, before {@link #finished} or {@link #lost}, when the acquisition is

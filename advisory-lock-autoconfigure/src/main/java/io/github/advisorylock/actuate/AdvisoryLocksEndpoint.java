@@ -158,7 +158,10 @@ public class AdvisoryLocksEndpoint {
 	 * The advisory locks of the current database; for a routing {@code DataSource}, of
 	 * each target's.
 	 *
-	 * @param locks the locks, grouped by key, holders first; {@code null} for a routing
+	 * @param locks the locks, grouped by key, holders first, but for those of the
+	 * {@code limits}; {@code null} for a routing {@code DataSource}
+	 * @param limits the concurrency limits this application took a permit of recently,
+	 * each one entry with the locks of its permits; {@code null} for a routing
 	 * {@code DataSource}
 	 * @param truncated whether there were more than
 	 * {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out (for a routing
@@ -168,19 +171,41 @@ public class AdvisoryLocksEndpoint {
 	 * @param error for a target of a routing {@code DataSource} that could not be read,
 	 * why (its {@code locks} are then {@code null}); otherwise {@code null}
 	 */
-	public record AdvisoryLocksDescriptor(@Nullable List<AdvisoryLockDescriptor> locks, boolean truncated,
+	public record AdvisoryLocksDescriptor(@Nullable List<AdvisoryLockDescriptor> locks,
+			@Nullable List<AdvisoryLimitDescriptor> limits, boolean truncated,
 			@Nullable Map<String, AdvisoryLocksDescriptor> targets,
 			@Nullable String error) implements OperationResponseBody {
 
 		/**
 		 * Create the descriptor of one database.
-		 * @param locks the locks, grouped by key, holders first
+		 * @param locks the locks, grouped by key, holders first, but for those of the
+		 * {@code limits}
+		 * @param limits the concurrency limits
 		 * @param truncated whether there were more than
 		 * {@link AdvisoryLockInspector#MAX_LOCKS}
 		 */
-		public AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks, boolean truncated) {
-			this(locks, truncated, null, null);
+		public AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks, List<AdvisoryLimitDescriptor> limits,
+				boolean truncated) {
+			this(locks, limits, truncated, null, null);
 		}
+
+	}
+
+	/**
+	 * A concurrency limit ({@code permits} above 1) this application took a permit of
+	 * recently, as one entry: the sessions that hold its permits and those that wait for
+	 * one. A limit of another application, or one not taken recently, shows as its
+	 * permits' plain locks, unlabelled.
+	 *
+	 * @param key the limit's key, which is that of its permit 0
+	 * @param label {@code namespace:value}
+	 * @param permits how many calls may hold a permit at once
+	 * @param holders the sessions holding a permit, one each, with its key
+	 * @param waiters the sessions waiting, each for one permit it chose at random for at
+	 * most a slice of its wait, after which it tries every permit again
+	 */
+	public record AdvisoryLimitDescriptor(long key, String label, int permits, List<AdvisoryLockDescriptor> holders,
+			List<AdvisoryLockDescriptor> waiters) {
 
 	}
 

@@ -42,6 +42,10 @@ import org.springframework.util.Assert;
  * updates it under one short lock.
  *
  * <p>
+ * A concurrency limit's call remembers the key of each of its permits, so that the
+ * endpoint shows the limit as one entry: a limit of {@code permits = N} takes N entries.
+ *
+ * <p>
  * Labels hold key values, which may be personal data (user ids): the endpoint that shows
  * them is not exposed over HTTP unless the application exposes it.
  *
@@ -60,7 +64,7 @@ public class KeyLabels implements LockAcquisitionListener {
 	 */
 	public static final int MAX_LABEL_LENGTH = AdvisoryLockKeys.MAX_PRINTED_LENGTH;
 
-	private final Map<Long, String> labels;
+	private final Map<Long, Label> labels;
 
 	/**
 	 * Create a registry that remembers at most {@code capacity} keys.
@@ -71,7 +75,7 @@ public class KeyLabels implements LockAcquisitionListener {
 		this.labels = new LinkedHashMap<>(16, 0.75f, true) {
 
 			@Override
-			protected boolean removeEldestEntry(Map.Entry<Long, String> eldest) {
+			protected boolean removeEldestEntry(Map.Entry<Long, Label> eldest) {
 				return size() > capacity;
 			}
 
@@ -81,19 +85,34 @@ public class KeyLabels implements LockAcquisitionListener {
 	@Override
 	public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 			List<String> values) {
-		String[] built = new String[keys.size()];
+		Label[] built = new Label[keys.size()];
 		for (int i = 0; i < built.length; i++) {
-			built[i] = label(namespace, values.get(i));
+			built[i] = new Label(text(namespace, values.get(i)), keys.get(i), 0, 1);
 		}
 		synchronized (this.labels) {
 			for (int i = 0; i < built.length; i++) {
-				this.labels.put(keys.get(i), built[i]);
+				// A plain lock of a limit's key (its permit 0) keeps what it knows of the
+				// limit.
+				this.labels.merge(keys.get(i), built[i], (known, plain) -> (known.permits() > 1) ? known : plain);
 			}
 		}
 		return Acquisition.IGNORED;
 	}
 
-	private static String label(String namespace, String value) {
+	@Override
+	public Acquisition startingLimit(String namespace, LockScope scope, WaitMode waitMode, String value,
+			List<Long> permitKeys) {
+		String text = text(namespace, value);
+		long limitKey = permitKeys.get(0);
+		synchronized (this.labels) {
+			for (int permit = 0; permit < permitKeys.size(); permit++) {
+				this.labels.put(permitKeys.get(permit), new Label(text, limitKey, permit, permitKeys.size()));
+			}
+		}
+		return Acquisition.IGNORED;
+	}
+
+	private static String text(String namespace, String value) {
 		return AdvisoryLockKeys.printable(namespace + ":" + value);
 	}
 
@@ -103,6 +122,16 @@ public class KeyLabels implements LockAcquisitionListener {
 	 * @return {@code namespace:value}, or {@code null}
 	 */
 	public @Nullable String labelOf(long key) {
+		Label label = of(key);
+		return (label != null) ? label.text() : null;
+	}
+
+	/**
+	 * Return what is known of a key, if it was derived recently.
+	 * @param key the 64-bit key
+	 * @return its label, or {@code null}
+	 */
+	@Nullable Label of(long key) {
 		synchronized (this.labels) {
 			return this.labels.get(key);
 		}
@@ -116,6 +145,19 @@ public class KeyLabels implements LockAcquisitionListener {
 		synchronized (this.labels) {
 			return this.labels.size();
 		}
+	}
+
+	/**
+	 * What is known of a key.
+	 *
+	 * @param text {@code namespace:value}
+	 * @param limitKey the key of the limit it is a permit of (its permit 0), or the key
+	 * itself for a plain lock
+	 * @param permit which permit of the limit, from 0
+	 * @param permits the limit's permits, 1 for a plain lock
+	 */
+	record Label(String text, long limitKey, int permit, int permits) {
+
 	}
 
 }

@@ -16,14 +16,35 @@
 
 package io.github.advisorylock.core;
 
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+
 /**
  * What an attempt found, and the keys it concerns: a request's keys for a plain lock; for
  * a limit, the slot taken, or every slot when none was.
  *
  * @param attempt what the attempt found
  * @param keys the keys to record, log and name in a busy error
+ * @param permit the index of the limit's permit taken, or {@value #NO_PERMIT}
  * @author advisory-lock authors
  */
-record KeyedAttempt(LockAttempt attempt, LockKeys keys) {
+record KeyedAttempt(LockAttempt attempt, LockKeys keys, int permit) {
+
+	/** The permit of an attempt that took none, or of a plain lock. */
+	static final int NO_PERMIT = -1;
+
+	KeyedAttempt(LockAttempt attempt, LockKeys keys) {
+		this(attempt, keys, NO_PERMIT);
+	}
+
+	/**
+	 * Tell the listeners the permit taken, if any, then the outcome.
+	 * @param acquisition the listeners' acquisition
+	 */
+	void tell(Acquisition acquisition) {
+		if (this.permit != NO_PERMIT) {
+			acquisition.permitTaken(this.permit);
+		}
+		acquisition.finished(this.attempt.outcome(), this.attempt.timedOut());
+	}
 
 }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
@@ -67,6 +68,27 @@ public final class LockAcquisitionListeners {
 	 */
 	public static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace, LockScope scope,
 			LockMode mode, WaitMode waitMode, List<Long> keys, List<String> values) {
+		return starting(listeners, namespace,
+				(listener) -> listener.starting(namespace, scope, mode, waitMode, keys, values));
+	}
+
+	/**
+	 * Tell each listener that an acquisition of a concurrency limit starts.
+	 * @param listeners the listeners, in order
+	 * @param namespace the namespace of the call
+	 * @param scope the scope of the call
+	 * @param waitMode the wait mode of the call
+	 * @param slots the keys of the limit's permits
+	 * @return the acquisition that tells each listener the permit taken and how it ended
+	 */
+	public static Acquisition startingLimit(List<LockAcquisitionListener> listeners, String namespace, LockScope scope,
+			WaitMode waitMode, PermitSlots slots) {
+		return starting(listeners, namespace,
+				(listener) -> listener.startingLimit(namespace, scope, waitMode, slots.value(), slots.slots()));
+	}
+
+	private static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace,
+			Function<LockAcquisitionListener, @Nullable Acquisition> starting) {
 		if (listeners.isEmpty()) {
 			return Acquisition.IGNORED;
 		}
@@ -74,7 +96,7 @@ public final class LockAcquisitionListeners {
 		List<LockAcquisitionListener> listening = new ArrayList<>(listeners.size());
 		for (LockAcquisitionListener listener : listeners) {
 			try {
-				Acquisition acquisition = listener.starting(namespace, scope, mode, waitMode, keys, values);
+				Acquisition acquisition = starting.apply(listener);
 				if (acquisition != null && acquisition != Acquisition.IGNORED) {
 					acquisitions.add(acquisition);
 					listening.add(listener);
@@ -99,6 +121,11 @@ public final class LockAcquisitionListeners {
 		@Override
 		public void finished(Outcome outcome, @Nullable Throwable error) {
 			tell("finished", (acquisition) -> acquisition.finished(outcome, error));
+		}
+
+		@Override
+		public void permitTaken(int permit) {
+			tell("permitTaken", (acquisition) -> acquisition.permitTaken(permit));
 		}
 
 		@Override

@@ -130,6 +130,22 @@ public class LockAcquisitions {
 	}
 
 	/**
+	 * Tell the listeners that an acquisition starts, as one of a concurrency limit when
+	 * it is one.
+	 * @param request the request
+	 * @param keys the keys it takes now
+	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
+	 * @return what to tell them the permit taken and how it ended
+	 */
+	public Acquisition starting(LockRequest request, LockKeys keys, @Nullable PermitSlots slots) {
+		if (slots == null) {
+			return starting(request, keys);
+		}
+		return LockAcquisitionListeners.startingLimit(this.listeners, request.namespace(), request.scope(),
+				request.waitMode(), slots);
+	}
+
+	/**
 	 * Return how long a {@code BLOCK} of the request waits: its own timeout, or the
 	 * default.
 	 * @param request the request

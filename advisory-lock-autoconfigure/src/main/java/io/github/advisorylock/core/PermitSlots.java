@@ -104,7 +104,7 @@ public record PermitSlots(List<Long> slots, String value) {
 	 * @return the attempt, with the slot as its one key
 	 */
 	KeyedAttempt acquired(long slot) {
-		return new KeyedAttempt(LockAttempt.ACQUIRED, taken(slot));
+		return new KeyedAttempt(LockAttempt.ACQUIRED, taken(slot), this.slots.indexOf(slot));
 	}
 
 	/**

@@ -116,11 +116,24 @@ public class ReactiveLockAcquisitions extends LockAcquisitions {
 	 * @return what to tell them how it ended
 	 */
 	public Acquisition starting(LockRequest request, LockKeys keys, ContextView context) {
+		return starting(request, keys, null, context);
+	}
+
+	/**
+	 * Tell the listeners that an acquisition starts, as one of a concurrency limit when
+	 * it is one, inside the subscriber's current observation, if any.
+	 * @param request the request
+	 * @param keys the keys it takes now
+	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
+	 * @param context the subscriber's context
+	 * @return what to tell them the permit taken and how it ended
+	 */
+	public Acquisition starting(LockRequest request, LockKeys keys, @Nullable PermitSlots slots, ContextView context) {
 		Object observation = OBSERVATION_PRESENT ? context.getOrDefault(OBSERVATION_KEY, null) : null;
 		if (observation != null) {
-			return Observations.inScopeOf(observation, () -> starting(request, keys));
+			return Observations.inScopeOf(observation, () -> starting(request, keys, slots));
 		}
-		return starting(request, keys);
+		return starting(request, keys, slots);
 	}
 
 	/**

@@ -136,7 +136,8 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		return TransactionSynchronizationManager.forCurrentTransaction()
 			.onErrorMap(NoTransactionException.class, (ex) -> LockFailures.noReactiveTransactionRefusal(request))
 			.flatMap((transaction) -> {
-				Acquisition acquisition = this.acquisitions.starting(request, keys, context);
+				PermitSlots slots = (request.permits() > 1) ? PermitSlots.of(request, keys) : null;
+				Acquisition acquisition = this.acquisitions.starting(request, keys, slots, context);
 				B bound;
 				try {
 					bound = this.binding.bind(transaction, request);
@@ -149,7 +150,7 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 					acquisition.finished(Outcome.ERROR, ex);
 					return Mono.error(ex);
 				}
-				Mono<KeyedAttempt> attempted = (request.permits() > 1) ? permit(transaction, bound, request, keys)
+				Mono<KeyedAttempt> attempted = (slots != null) ? permit(transaction, bound, request, slots)
 						: attempt(bound, request, keys).map((attempt) -> new KeyedAttempt(attempt, keys));
 				return attempted
 					// A wait the template's close cancelled fails as the shutdown.
@@ -162,10 +163,10 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 					.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
 					.doOnCancel(() -> acquisition.finished(Outcome.ERROR, cancelled(request)))
 					.flatMap((keyed) -> {
-						LockAttempt attempt = keyed.attempt();
 						// The listeners hear the outcome before it becomes an error.
-						acquisition.finished(attempt.outcome(), attempt.timedOut());
-						return settle(attempt, acquisition, transaction, bound, request, keyed.keys(), throwIfBusy);
+						keyed.tell(acquisition);
+						return settle(keyed.attempt(), acquisition, transaction, bound, request, keyed.keys(),
+								throwIfBusy);
 					});
 			});
 	}
@@ -235,9 +236,8 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 	 * decides, waited for in slices, busy or skipped.
 	 */
 	private Mono<KeyedAttempt> permit(TransactionSynchronizationManager transaction, B bound, LockRequest request,
-			LockKeys keys) {
+			PermitSlots slots) {
 		return Mono.defer(() -> {
-			PermitSlots slots = PermitSlots.of(request, keys);
 			for (Long slot : slots.slots()) {
 				if (ReactiveTransactionLockSynchronization.holds(transaction, slot, bound.target())) {
 					// A nested call of the same limit takes no second permit.

@@ -104,15 +104,14 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 		if (keys.keys().isEmpty()) {
 			return true;
 		}
-		Acquisition acquisition = this.acquisitions.starting(request, keys);
+		PermitSlots slots = (request.permits() > 1) ? PermitSlots.of(request, keys) : null;
+		Acquisition acquisition = this.acquisitions.starting(request, keys, slots);
 		B bound = null;
-		LockAttempt attempt;
+		KeyedAttempt attempted;
 		try {
 			bound = bind(request, request.mode(), keys);
-			KeyedAttempt attempted = (request.permits() > 1) ? permit(bound, request, keys)
+			attempted = (slots != null) ? permit(bound, request, slots)
 					: new KeyedAttempt(attempt(bound, request, keys), keys);
-			attempt = attempted.attempt();
-			keys = attempted.keys();
 		}
 		catch (RuntimeException ex) {
 			release(bound);
@@ -130,7 +129,9 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 			throw closed;
 		}
 		// The listeners hear the outcome before a diagnosis, which may take a second.
-		acquisition.finished(attempt.outcome(), attempt.timedOut());
+		attempted.tell(acquisition);
+		LockAttempt attempt = attempted.attempt();
+		keys = attempted.keys();
 		try {
 			List<Long> taken = attempt.taken(keys.keys());
 			if (!taken.isEmpty()) {
@@ -203,8 +204,7 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	 * {@link PermitSlots}), busy or skipped.
 	 * @return the attempt, with the slot taken or, when none was, every slot
 	 */
-	private KeyedAttempt permit(B bound, LockRequest request, LockKeys keys) {
-		PermitSlots slots = PermitSlots.of(request, keys);
+	private KeyedAttempt permit(B bound, LockRequest request, PermitSlots slots) {
 		for (Long slot : slots.slots()) {
 			if (TransactionLockSynchronization.holds(slot, bound.target())) {
 				// A nested call of the same limit takes no second permit.

@@ -41,18 +41,21 @@ import org.springframework.util.Assert;
  * <ul>
  * <li>{@value #ACQUIRE}: each acquisition, from the start of its statement to its
  * outcome, tagged {@code namespace}, {@code scope} ({@code transaction},
- * {@code invocation}), {@code mode} ({@code exclusive}, {@code shared}),
+ * {@code invocation}), {@code mode} ({@code exclusive}, {@code shared}), {@code permits}
+ * (a concurrency limit's number of permits, {@code 1} for a plain lock),
  * {@code wait.mode} ({@code block}, {@code try}, {@code skip}), {@code fenced}
  * ({@code true} for a fenced write, which takes the fence locks of keys an enclosing
  * invocation-scoped call holds, else {@code false}) and {@code outcome}
  * ({@code acquired}, {@code busy}, {@code skipped}, {@code timeout}, {@code error}, or
  * {@code lost} for a fenced write that found the enclosing lock lost). With a meter
  * registry it is a timer, so {@code advisory_lock_acquire_seconds_count{outcome="busy"}}
- * counts the calls turned away.</li>
+ * counts the calls turned away. A limit's acquisition that took a permit has the
+ * high-cardinality key value {@code permit}, its index from 0, which spans show and
+ * metrics leave out.</li>
  * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its
  * transaction (transaction scope) or of its call (invocation scope), tagged
- * {@code namespace}, {@code scope}, {@code mode} and {@code outcome}: {@code committed},
- * {@code rolled_back} or {@code unknown} for a transaction, or
+ * {@code namespace}, {@code scope}, {@code mode}, {@code permits} and {@code outcome}:
+ * {@code committed}, {@code rolled_back} or {@code unknown} for a transaction, or
  * {@code rolled_back_to_savepoint} when a rollback to a savepoint made before the lock
  * ({@code Propagation.NESTED}) released it while the transaction went on;
  * {@code released}, or {@code lost} when a failed heartbeat showed the lock gone while
@@ -95,16 +98,30 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 	@Override
 	public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, List<Long> keys,
 			List<String> values) {
+		return observe(namespace, scope, mode, waitMode, 1);
+	}
+
+	@Override
+	public Acquisition startingLimit(String namespace, LockScope scope, WaitMode waitMode, String value,
+			List<Long> permitKeys) {
+		return observe(namespace, scope, LockMode.EXCLUSIVE, waitMode, permitKeys.size());
+	}
+
+	private Acquisition observe(String namespace, LockScope scope, LockMode mode, WaitMode waitMode, int permits) {
 		if (this.registry.isNoop()) {
 			return Acquisition.IGNORED;
 		}
 		String scopeTag = tag(scope);
 		String modeTag = tag(mode);
+		// Every observation has the tag, 1 for a plain lock: a meter registry such as
+		// Prometheus's wants the same tag keys on every meter of a name.
+		String permitsTag = Integer.toString(permits);
 		Observation acquire = Observation.createNotStarted(ACQUIRE, this.registry)
 			.contextualName("advisory lock " + namespace)
 			.lowCardinalityKeyValue("namespace", namespace)
 			.lowCardinalityKeyValue("scope", scopeTag)
 			.lowCardinalityKeyValue("mode", modeTag)
+			.lowCardinalityKeyValue("permits", permitsTag)
 			.lowCardinalityKeyValue("wait.mode", tag(waitMode))
 			.lowCardinalityKeyValue("fenced", "false")
 			.start();
@@ -129,14 +146,20 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 				if (scope == LockScope.INVOCATION || !TransactionSynchronizationManager.isSynchronizationActive()) {
 					// Invocation scope, or a reactive transaction: its end is told by
 					// released().
-					this.held = startHeld(namespace, scopeTag, modeTag);
+					this.held = startHeld(namespace, scopeTag, modeTag, permitsTag);
 				}
 				else if (TransactionSynchronizationManager.isSynchronizationActive()) {
 					HeldInTransaction heldInTransaction = new HeldInTransaction(
-							startHeld(namespace, scopeTag, modeTag));
+							startHeld(namespace, scopeTag, modeTag, permitsTag));
 					TransactionSynchronizationManager.registerSynchronization(heldInTransaction);
 					this.heldInTransaction = heldInTransaction;
 				}
+			}
+
+			@Override
+			public void permitTaken(int permit) {
+				// Which permit is no tag: a span tells it, a metric needs no more series.
+				acquire.highCardinalityKeyValue("permit", Integer.toString(permit));
 			}
 
 			@Override
@@ -170,12 +193,13 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 		};
 	}
 
-	private Observation startHeld(String namespace, String scope, String mode) {
+	private Observation startHeld(String namespace, String scope, String mode, String permits) {
 		return Observation.createNotStarted(HELD, this.registry)
 			.contextualName("advisory lock " + namespace + " held")
 			.lowCardinalityKeyValue("namespace", namespace)
 			.lowCardinalityKeyValue("scope", scope)
 			.lowCardinalityKeyValue("mode", mode)
+			.lowCardinalityKeyValue("permits", permits)
 			.start();
 	}
 

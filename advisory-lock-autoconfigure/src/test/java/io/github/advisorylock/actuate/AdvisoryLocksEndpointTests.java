@@ -20,6 +20,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -37,6 +38,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLockDescriptor;
+import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLocksDescriptor;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
 import io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfiguration;
 import io.github.advisorylock.test.BootAutoConfigurations;
@@ -56,6 +58,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for the {@link AdvisoryLocksEndpoint}: what it shows of real held and awaited
@@ -260,6 +263,70 @@ class AdvisoryLocksEndpointTests {
 					}
 				});
 		}
+	}
+
+	@Test
+	void showsALimitAsOneEntryWithTheHoldersOfItsPermitsAndItsWaiter() {
+		LockRequest limit = LockRequest.of(this.namespace, "tenant").withPermits(2);
+		List<Long> permitKeys = List.of(AdvisoryLockKeys.permitSlot(AdvisoryLockKeys.of(this.namespace, "tenant"), 0),
+				AdvisoryLockKeys.permitSlot(AdvisoryLockKeys.of(this.namespace, "tenant"), 1));
+		this.exposed.run((context) -> {
+			AdvisoryLockOperations locks = context.getBean(AdvisoryLockOperations.class);
+			CountDownLatch locked = new CountDownLatch(2);
+			CountDownLatch release = new CountDownLatch(1);
+			List<Future<Object>> calls = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				calls.add(this.threads.inTransaction(transaction(context), () -> {
+					locks.lock(limit);
+					locked.countDown();
+					release.await(HANG_SECONDS, TimeUnit.SECONDS);
+					return null;
+				}));
+			}
+			TestThreads.await(locked);
+			calls.add(this.threads.inTransaction(transaction(context), () -> {
+				locks.lock(limit.withTimeout(PgLocks.HANG_TIMEOUT));
+				return null;
+			}));
+			try {
+				// The waiter waits for one permit a slice at a time, and tries them all
+				// between slices: read until a read falls inside a slice.
+				AdvisoryLocksDescriptor shown = await().atMost(PgLocks.HANG_TIMEOUT)
+					.until(() -> endpoint(context).advisoryLocks(),
+							(read) -> read.limits().size() == 1 && read.limits().get(0).waiters().size() == 1);
+				assertThat(shown.limits()).singleElement().satisfies((entry) -> {
+					assertThat(entry.key()).isEqualTo(permitKeys.get(0));
+					assertThat(entry.label()).isEqualTo(this.namespace + ":tenant");
+					assertThat(entry.permits()).isEqualTo(2);
+					assertThat(entry.holders()).extracting(AdvisoryLockDescriptor::key)
+						.containsExactlyInAnyOrderElementsOf(permitKeys);
+					assertThat(entry.holders()).allMatch(AdvisoryLockDescriptor::granted);
+					assertThat(entry.waiters()).singleElement().satisfies((waiting) -> {
+						assertThat(waiting.granted()).isFalse();
+						assertThat(waiting.key()).isIn(permitKeys);
+					});
+				});
+				assertThat(shown.locks()).extracting(AdvisoryLockDescriptor::key)
+					.doesNotContainAnyElementsOf(permitKeys);
+			}
+			finally {
+				release.countDown();
+			}
+			for (Future<Object> call : calls) {
+				call.get(HANG_SECONDS, TimeUnit.SECONDS);
+			}
+		});
+	}
+
+	@Test
+	void keyLabelsOfALimitKeepItWhenAPlainLockTakesItsKey() {
+		KeyLabels labels = new KeyLabels(8);
+		labels.startingLimit("a", LockScope.TRANSACTION, WaitMode.BLOCK, "one", List.of(1L, 2L));
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(1L), List.of("one"));
+		assertThat(labels.of(1L)).isEqualTo(new KeyLabels.Label("a:one", 1L, 0, 2));
+		assertThat(labels.of(2L)).isEqualTo(new KeyLabels.Label("a:one", 1L, 1, 2));
+		labels.starting("a", LockScope.TRANSACTION, LockMode.EXCLUSIVE, WaitMode.BLOCK, List.of(3L), List.of("two"));
+		assertThat(labels.of(3L)).isEqualTo(new KeyLabels.Label("a:two", 3L, 0, 1));
 	}
 
 	@Test

@@ -18,12 +18,17 @@ package io.github.advisorylock.jdbc;
 
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.JdbcLockFixture;
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderInfo;
+import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
@@ -35,6 +40,7 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -118,6 +124,56 @@ class ConcurrencyLimitTests {
 						+ slot(1) + "]) is held")
 				.withMessageEndingWith("; all 2 permits of the limit are held");
 		}
+	}
+
+	@Test
+	void listenersHearTheLimitAndWhichPermitItsCallTook() {
+		List<String> heard = new CopyOnWriteArrayList<>();
+		LockAcquisitionListener limits = new LockAcquisitionListener() {
+
+			@Override
+			public Acquisition starting(String namespace, LockScope scope, LockMode mode, WaitMode waitMode,
+					List<Long> keys, List<String> values) {
+				heard.add("plain " + keys);
+				return Acquisition.IGNORED;
+			}
+
+			@Override
+			public Acquisition startingLimit(String namespace, LockScope scope, WaitMode waitMode, String value,
+					List<Long> permitKeys) {
+				heard.add("limit " + value + " " + permitKeys);
+				return new Acquisition() {
+
+					@Override
+					public void permitTaken(int permit) {
+						heard.add("permit " + permit);
+					}
+
+					@Override
+					public void finished(Outcome outcome, @Nullable Throwable error) {
+						heard.add(outcome.name());
+					}
+
+				};
+			}
+
+		};
+		// A listener written before limits hears one as a plain lock of its key.
+		LockAcquisitionListener olderListener = (namespace, scope, mode, waitMode, keys, values) -> {
+			heard.add("older " + mode + " " + keys + " " + values);
+			return Acquisition.IGNORED;
+		};
+		this.locks.setListeners(List.of(limits, olderListener));
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(0))) {
+			this.transaction.executeWithoutResult((status) -> this.locks.lock(limit(3)));
+			try (LockHolder others = LockHolder.exclusive(TestDatabase.get().dataSource(), slot(1), slot(2))) {
+				assertThatExceptionOfType(LockBusyException.class).isThrownBy(() -> this.transaction
+					.executeWithoutResult((status) -> this.locks.lock(limit(3).withWaitMode(WaitMode.TRY))));
+			}
+		}
+		String limit = "limit tenant-1 " + List.of(slot(0), slot(1), slot(2));
+		String older = "older EXCLUSIVE " + List.of(slot(0)) + " [tenant-1]";
+		assertThat(heard).containsExactly(limit, older, "permit 1", "ACQUIRED", limit, older, "BUSY");
 	}
 
 	@Test

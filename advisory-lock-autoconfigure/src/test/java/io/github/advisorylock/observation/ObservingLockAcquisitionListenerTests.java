@@ -273,14 +273,42 @@ class ObservingLockAcquisitionListenerTests {
 			.that()
 			.hasLowCardinalityKeyValue("namespace", this.namespace)
 			.hasLowCardinalityKeyValue("mode", "exclusive")
+			.hasLowCardinalityKeyValue("permits", "1")
 			.hasLowCardinalityKeyValue("wait.mode", "block")
 			.hasLowCardinalityKeyValue("outcome", "acquired")
 			.doesNotHaveHighCardinalityKeyValueWithKey("key")
+			.doesNotHaveHighCardinalityKeyValueWithKey("permit")
 			.hasBeenStarted()
 			.hasBeenStopped();
 		TestObservationRegistryAssert.assertThat(registry)
 			.hasObservationWithNameEqualTo("advisory.lock.held")
 			.that()
+			.hasLowCardinalityKeyValue("outcome", "committed")
+			.hasBeenStopped();
+	}
+
+	@Test
+	void aLimitIsTaggedWithItsPermitsAndItsAcquisitionTellsThePermitTaken() {
+		TestObservationRegistry registry = TestObservationRegistry.create();
+		AdvisoryLockTemplate observed = new AdvisoryLockTemplate(this.dataSource);
+		observed.setListeners(List.of(new ObservingLockAcquisitionListener(registry)));
+		// Permit 0 is the limit's key: held elsewhere, so the call takes permit 1.
+		try (LockHolder holder = LockHolder.exclusive(this.dataSource, AdvisoryLockKeys.of(this.namespace, "tenant"))) {
+			this.transaction.executeWithoutResult(
+					(status) -> observed.lock(LockRequest.of(this.namespace, "tenant").withPermits(3)));
+		}
+		TestObservationRegistryAssert.assertThat(registry)
+			.hasObservationWithNameEqualTo("advisory.lock.acquire")
+			.that()
+			.hasLowCardinalityKeyValue("namespace", this.namespace)
+			.hasLowCardinalityKeyValue("permits", "3")
+			.hasLowCardinalityKeyValue("outcome", "acquired")
+			.hasHighCardinalityKeyValue("permit", "1")
+			.hasBeenStopped();
+		TestObservationRegistryAssert.assertThat(registry)
+			.hasObservationWithNameEqualTo("advisory.lock.held")
+			.that()
+			.hasLowCardinalityKeyValue("permits", "3")
 			.hasLowCardinalityKeyValue("outcome", "committed")
 			.hasBeenStopped();
 	}

@@ -20,10 +20,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
+import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.R2dbcConnectionFactories;
+import io.github.advisorylock.test.TestDatabase;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
@@ -93,6 +97,30 @@ class ReactiveObservationTests {
 			.hasObservationWithNameEqualTo(ObservingLockAcquisitionListener.ACQUIRE)
 			.that()
 			.doesNotHaveParentObservation();
+	}
+
+	@Test
+	void aLimitsObservationIsTaggedWithItsPermitsAndTellsThePermitTaken() {
+		this.locks.setListeners(List.of(new ObservingLockAcquisitionListener(this.registry)));
+		// Permit 0 is the limit's key: held elsewhere, so the call takes permit 1.
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(),
+				AdvisoryLockKeys.of(this.namespace, "tenant"))) {
+			this.locks.lock(LockRequest.of(this.namespace, "tenant").withPermits(2))
+				.as(this.transaction::transactional)
+				.block(HANG);
+		}
+		TestObservationRegistryAssert.assertThat(this.registry)
+			.hasObservationWithNameEqualTo(ObservingLockAcquisitionListener.ACQUIRE)
+			.that()
+			.hasLowCardinalityKeyValue("permits", "2")
+			.hasLowCardinalityKeyValue("outcome", "acquired")
+			.hasHighCardinalityKeyValue("permit", "1")
+			.hasBeenStopped();
+		TestObservationRegistryAssert.assertThat(this.registry)
+			.hasObservationWithNameEqualTo(ObservingLockAcquisitionListener.HELD)
+			.that()
+			.hasLowCardinalityKeyValue("permits", "2")
+			.hasBeenStopped();
 	}
 
 }
