@@ -16,6 +16,8 @@
 
 package io.github.advisorylock.sample.setup;
 
+import java.util.Optional;
+
 import com.fasterxml.jackson.annotation.JsonValue;
 
 /**
@@ -55,13 +57,22 @@ public enum Plan {
 		return this.pendingLimit;
 	}
 
-	static Plan fromId(String id) {
+	/**
+	 * Return the plan of an id.
+	 * @param id {@code "free"} or {@code "pro"}
+	 * @return the plan, or empty for another id
+	 */
+	public static Optional<Plan> of(String id) {
 		for (Plan plan : values()) {
 			if (plan.id.equals(id)) {
-				return plan;
+				return Optional.of(plan);
 			}
 		}
-		throw new IllegalArgumentException("Unknown plan '" + id + "'");
+		return Optional.empty();
+	}
+
+	static Plan fromId(String id) {
+		return of(id).orElseThrow(() -> new IllegalArgumentException("Unknown plan '" + id + "'"));
 	}
 
 }
