@@ -31,6 +31,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.core.LockSessions.Opened;
+import io.github.advisorylock.core.LockSessions.OpenedLimit;
 import io.github.advisorylock.core.LockSessions.Route;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -124,13 +125,17 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys,
 			LockCallback<T> callback) {
 		Route<C> route = this.sessions.route(request);
-		LockKeys needed = HeldLocks.notHeld(request, keys, route::target);
+		PermitSlots slots = slots(request, keys);
+		// An enclosing call of the same limit serves this one with its permit.
+		LockKeys requested = (slots != null)
+				? slots.heldOr(keys, (slot) -> HeldLocks.holdsInvocation(slot, route.target())) : keys;
+		LockKeys needed = HeldLocks.notHeld(request, requested, route::target);
 		if (needed.keys().isEmpty()) {
 			// Re-entrant: an enclosing call on this thread holds every key, and outlives
 			// this one.
 			return LockResult.executed(callback.doWithLock(HeldLocks.current()));
 		}
-		Open<C, S> open = open(route, request, needed, true);
+		Open<C, S> open = open(route, request, needed, slots, true);
 		if (open == null) {
 			return LockResult.skipped();
 		}
@@ -157,7 +162,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 */
 	public @Nullable HeldLock hold(LockRequest request, LockKeys keys) {
 		Route<C> route = this.sessions.route(request);
-		Open<C, S> open = open(route, request, keys, false);
+		Open<C, S> open = open(route, request, keys, slots(request, keys), false);
 		return (open != null) ? new AcquiredSession<>(open.session(), () -> release(route, open)) : null;
 	}
 
@@ -168,11 +173,11 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * of an {@code execute} would run in it, outside the lock's)
 	 * @return the held session, its heartbeat started, or {@code null} for a skip
 	 */
-	private @Nullable Open<C, S> open(Route<C> route, LockRequest request, LockKeys needed,
+	private @Nullable Open<C, S> open(Route<C> route, LockRequest request, LockKeys needed, @Nullable PermitSlots slots,
 			boolean refuseInTransaction) {
 		// The listeners hear every refusal as an ERROR, as they do for a
 		// transaction-scoped call.
-		Acquisition acquisition = this.acquisitions.starting(request, needed);
+		Acquisition acquisition = this.acquisitions.starting(request, needed, slots);
 		C connection;
 		try {
 			checkCanStart(route, request, needed, refuseInTransaction);
@@ -184,7 +189,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 		}
 		S session = null;
 		try {
-			session = acquire(connection, route, request, needed, acquisition);
+			session = acquire(connection, route, request, needed, slots, acquisition);
 		}
 		finally {
 			if (session == null) {
@@ -230,39 +235,33 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
 		TransactionLockRecord.checkNotSuspended(request, request.mode(), needed, route.target(), null);
-		LockFailures.checkPermitsAvailable(request, "INVOCATION scope");
 		this.acquisitions.checkOpen(request);
 	}
 
 	/**
-	 * Open the session's transaction and take its locks, and tell the listeners how it
-	 * ended.
+	 * Open the session's transaction and take its locks, or one permit of its limit, and
+	 * tell the listeners how it ended.
 	 * @return the held session, or {@code null} for a skip
 	 */
 	private @Nullable S acquire(C connection, Route<C> route, LockRequest request, LockKeys keys,
-			Acquisition acquisition) {
+			@Nullable PermitSlots slots, Acquisition acquisition) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
 		long sent = System.nanoTime();
-		Opened opened;
-		LockAttempt attempt;
+		Attempted attempted;
 		try {
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
 			// link.
-			opened = this.sessions.begin(connection, request, keys, applicationName(request.namespace()), deadMan,
-					deadMan.plus(this.acquisitions.timeout(request)));
-			if (!opened.tryResult().lockable()) {
-				throw this.sessions.refusal(connection, request);
-			}
-			Long busyKey = opened.tryResult().busyKey();
-			attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
-					() -> this.sessions.waitLock(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
-			if (attempt.outcome() == Outcome.ACQUIRED) {
-				if (busyKey != null) {
+			Duration waitBound = deadMan.plus(this.acquisitions.timeout(request));
+			String applicationName = applicationName(request.namespace());
+			attempted = (slots != null) ? attemptPermit(connection, request, slots, applicationName, deadMan, waitBound)
+					: attempt(connection, request, keys, applicationName, deadMan, waitBound);
+			if (attempted.keyed().attempt().outcome() == Outcome.ACQUIRED) {
+				if (attempted.waited()) {
 					sent = System.nanoTime();
 				}
-				this.sessions.granted(connection, request, keys, busyKey != null, deadMan);
+				this.sessions.granted(connection, request, attempted.keyed().keys(), attempted.waited(), deadMan);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -271,17 +270,63 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 			acquisition.finished(Outcome.ERROR, failure);
 			throw failure;
 		}
-		acquisition.finished(attempt.outcome(), attempt.timedOut());
+		KeyedAttempt keyed = attempted.keyed();
+		LockAttempt attempt = keyed.attempt();
+		keyed.tell(acquisition);
 		if (attempt.outcome() == Outcome.SKIPPED) {
 			this.acquisitions.logSkipped(request, keys);
 			return null;
 		}
 		if (attempt.fails(true)) {
-			throw this.sessions.busyException(connection, request, keys, attempt,
+			throw this.sessions.busyException(connection, request, keyed.keys(), attempt,
 					(attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null);
 		}
-		return this.sessions.session(connection, request, keys, route.target(), acquisition, sent, deadMan,
-				this.transactionTimeouts.read(request.namespace(), opened.transactionTimeout()));
+		return this.sessions.session(connection, request, keyed.keys(), route.target(), acquisition, sent, deadMan,
+				this.transactionTimeouts.read(request.namespace(), attempted.transactionTimeout()));
+	}
+
+	/**
+	 * Open the session's transaction with the try of its keys and, when one is found
+	 * held, do what the wait mode decides.
+	 */
+	private Attempted attempt(C connection, LockRequest request, LockKeys keys, String applicationName,
+			Duration deadMan, Duration waitBound) {
+		Opened opened = this.sessions.begin(connection, request, keys, applicationName, deadMan, waitBound);
+		if (!opened.tryResult().lockable()) {
+			throw this.sessions.refusal(connection, request);
+		}
+		Long busyKey = opened.tryResult().busyKey();
+		LockAttempt attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
+				() -> this.sessions.waitLock(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
+		return new Attempted(new KeyedAttempt(attempt, keys), busyKey != null, opened.transactionTimeout());
+	}
+
+	/**
+	 * Open the session's transaction with the try of its limit's permits and, when every
+	 * one is held, do what the wait mode decides: a {@code BLOCK} waits in slices, as a
+	 * transaction-scoped call of the limit does.
+	 */
+	private Attempted attemptPermit(C connection, LockRequest request, PermitSlots slots, String applicationName,
+			Duration deadMan, Duration waitBound) {
+		OpenedLimit opened = this.sessions.beginLimit(connection, request, slots, applicationName, deadMan, waitBound);
+		if (!opened.tried().lockable()) {
+			throw this.sessions.refusal(connection, request);
+		}
+		Long taken = opened.tried().slot();
+		if (taken != null) {
+			return new Attempted(slots.acquired(taken), false, opened.transactionTimeout());
+		}
+		KeyedAttempt keyed = LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
+				() -> slots.waitInSlices(this.acquisitions.timeout(request),
+						(resumed, slice, waited) -> this.sessions.waitPermitSlice(connection, request, slots, resumed,
+								slice, waited),
+						() -> this.sessions.endPermitWait(connection, request, slots)),
+				slots::notTaken);
+		return new Attempted(keyed, true, opened.transactionTimeout());
+	}
+
+	private static @Nullable PermitSlots slots(LockRequest request, LockKeys keys) {
+		return (request.permits() > 1) ? PermitSlots.of(request, keys) : null;
 	}
 
 	/**
@@ -309,6 +354,18 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 		IllegalStateException closing = new IllegalStateException("the application is shutting down");
 		this.held.forEach((session) -> session.lost(closing, "its template was closed while the work ran"));
 		this.sessions.close();
+	}
+
+	/**
+	 * What a session's opening and wait found.
+	 *
+	 * @param keyed the attempt and the keys it concerns
+	 * @param waited whether the keys were taken by a wait, after the opening statements
+	 * @param transactionTimeout {@code transaction_timeout} as the opening statements
+	 * read it
+	 */
+	private record Attempted(KeyedAttempt keyed, boolean waited, @Nullable String transactionTimeout) {
+
 	}
 
 	/**

@@ -24,6 +24,7 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
 import org.jspecify.annotations.Nullable;
 
@@ -70,6 +71,43 @@ public interface LockSessions<C, S extends HeldSession & LockSessions.Session> e
 	 */
 	Opened begin(C connection, LockRequest request, LockKeys keys, String applicationName, Duration deadMan,
 			Duration waitBound);
+
+	/**
+	 * Open the lock's transaction on its own connection and try the permits of a limit,
+	 * in one round trip, setting the session's dead-man switch, as {@link #begin} does
+	 * for keys.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @param applicationName the session's name for its transaction
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param waitBound how long a statement may go unanswered until a permit is held
+	 * @return what the try found
+	 */
+	OpenedLimit beginLimit(C connection, LockRequest request, PermitSlots slots, String applicationName,
+			Duration deadMan, Duration waitBound);
+
+	/**
+	 * Send one slice of a wait for any permit of a limit (see {@link PermitSlots}).
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @param resumed whether a slice that ran out of time came before
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @return the slot taken, or {@code null} when the slice ran out of time
+	 */
+	@Nullable Long waitPermitSlice(C connection, LockRequest request, PermitSlots slots, boolean resumed, Duration slice,
+			int waited);
+
+	/**
+	 * End a wait for a permit that ran out of time, leaving the session's transaction
+	 * usable and holding no permit.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 */
+	void endPermitWait(C connection, LockRequest request, PermitSlots slots);
 
 	/**
 	 * Read why the try's check refused the lock (the transaction is READ COMMITTED, so
@@ -235,6 +273,17 @@ public interface LockSessions<C, S extends HeldSession & LockSessions.Session> e
 	 * {@code null} before 17
 	 */
 	record Opened(TryResult tryResult, @Nullable String transactionTimeout) {
+
+	}
+
+	/**
+	 * What the opening statements of a limit's session found.
+	 *
+	 * @param tried what the try of the permits found
+	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
+	 * {@code null} before 17
+	 */
+	record OpenedLimit(PermitTry tried, @Nullable String transactionTimeout) {
 
 	}
 

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
@@ -78,6 +79,46 @@ public record PermitSlots(List<Long> slots, String value) {
 			slots.add(AdvisoryLockKeys.permitSlot(key, slot));
 		}
 		return new PermitSlots(List.copyOf(slots), keys.values().get(0));
+	}
+
+	/**
+	 * Return the keys a call of the limit asks for: the slot of the limit an enclosing
+	 * call holds, if one does, so that the call is served by it rather than take a second
+	 * permit; else the request's own keys.
+	 * @param keys the request's keys
+	 * @param held whether an enclosing call holds a slot
+	 * @return the keys to ask for
+	 */
+	public LockKeys heldOr(LockKeys keys, Predicate<Long> held) {
+		for (Long slot : this.slots) {
+			if (held.test(slot)) {
+				return taken(slot);
+			}
+		}
+		return keys;
+	}
+
+	/**
+	 * Wait for any permit, slice after slice, until the timeout: the loop of a blocking
+	 * driver's wait, in transaction and invocation scope alike.
+	 * @param timeout how long to wait in all
+	 * @param slice sends one slice of the wait
+	 * @param end ends a wait that ran out of time, leaving the transaction usable
+	 * @return the attempt, with the slot taken or, when none was, every slot
+	 */
+	KeyedAttempt waitInSlices(Duration timeout, Slice slice, Runnable end) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		boolean resumed = false;
+		Duration length;
+		while ((length = nextSlice(deadline, resumed)) != null) {
+			Long taken = slice.waitFor(resumed, length, chooseWaited());
+			if (taken != null) {
+				return acquired(taken);
+			}
+			resumed = true;
+		}
+		end.run();
+		return timedOut();
 	}
 
 	/**
@@ -148,6 +189,23 @@ public record PermitSlots(List<Long> slots, String value) {
 	 */
 	public int chooseWaited() {
 		return ThreadLocalRandom.current().nextInt(this.slots.size()) + 1;
+	}
+
+	/**
+	 * One slice of a blocking wait for any permit.
+	 */
+	@FunctionalInterface
+	interface Slice {
+
+		/**
+		 * Try every slot, then wait for one for at most the slice.
+		 * @param resumed whether a slice that ran out of time came before
+		 * @param slice how long to wait for the chosen slot
+		 * @param waited the index of the slot to wait for, from 1
+		 * @return the slot taken, or {@code null} when the slice ran out of time
+		 */
+		@Nullable Long waitFor(boolean resumed, Duration slice, int waited);
+
 	}
 
 }

@@ -121,7 +121,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 */
 	public <T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
 		return Flux.deferContextual((context) -> {
-			LockFailures.checkPermitsAvailable(request, "INVOCATION scope");
+			LockFailures.checkPermitsAvailable(request, "INVOCATION scope on the reactive stack");
 			List<HeldSession> enclosing = ReactiveHeldLocks.enclosing(context);
 			R resource = this.sessions.resource(request);
 			LockKeys needed = HeldLocks.notHeld(enclosing, request, keys, () -> resource);

@@ -94,6 +94,13 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	 */
 	public boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
 		this.acquisitions.checkOpen(request);
+		PermitSlots slots = (request.permits() > 1) ? PermitSlots.of(request, requested) : null;
+		if (slots != null) {
+			// Inside an invocation-scoped call of the same limit, the call is served by
+			// its permit, as a fenced write of that slot, rather than take a second.
+			Object target = this.binding.heldLocksTarget(request);
+			requested = slots.heldOr(requested, (slot) -> HeldLocks.holdsInvocation(slot, target));
+		}
 		// An enclosing session would make this one wait for itself.
 		LockKeys keys = HeldLocks.notHeld(request, requested, () -> this.binding.heldLocksTarget(request));
 		if (keys.keys().size() < requested.keys().size() && this.binding.inTransaction()) {
@@ -104,7 +111,6 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 		if (keys.keys().isEmpty()) {
 			return true;
 		}
-		PermitSlots slots = (request.permits() > 1) ? PermitSlots.of(request, keys) : null;
 		Acquisition acquisition = this.acquisitions.starting(request, keys, slots);
 		B bound = null;
 		KeyedAttempt attempted;
@@ -223,18 +229,10 @@ public final class TransactionLockFlow<B extends TransactionBinding.Bound> {
 	 * Wait for any permit of a limit, slice after slice, until the request's timeout.
 	 */
 	private KeyedAttempt waitPermit(B bound, LockRequest request, PermitSlots slots) {
-		long deadline = System.nanoTime() + this.acquisitions.timeout(request).toNanos();
-		boolean resumed = false;
-		Duration slice;
-		while ((slice = slots.nextSlice(deadline, resumed)) != null) {
-			Long taken = this.statements.waitPermitSlice(bound, request, slots, resumed, slice, slots.chooseWaited());
-			if (taken != null) {
-				return slots.acquired(taken);
-			}
-			resumed = true;
-		}
-		this.statements.endPermitWait(bound, request, slots);
-		return slots.timedOut();
+		return slots.waitInSlices(
+				this.acquisitions.timeout(request), (resumed, slice, waited) -> this.statements.waitPermitSlice(bound,
+						request, slots, resumed, slice, waited),
+				() -> this.statements.endPermitWait(bound, request, slots));
 	}
 
 	/**

@@ -326,9 +326,11 @@ class AdvisoryLockAttributeValidator {
 			throw invalid(method, given + " limits the calls on one resource, and key names " + annotation.key().length
 					+ " expressions: give one key expression, or take a plain lock (permits = 1) on several");
 		}
-		if (permits > 1 && annotation.scope() != LockScope.TRANSACTION) {
-			throw invalid(method, given + " is not available in scope " + annotation.scope() + " yet: a limit "
-					+ "takes its permits in transaction-scoped calls; use scope TRANSACTION, or a plain lock");
+		if (permits > 1 && annotation.scope() == LockScope.INVOCATION && reactiveAvailable()
+				&& ReturnedWork.reactiveReturn(method) != null) {
+			throw invalid(method, given + " is not available in scope INVOCATION on the reactive stack yet: a "
+					+ "reactive limit takes its permits in transaction-scoped calls; use scope TRANSACTION, or a "
+					+ "plain lock");
 		}
 		return permits;
 	}

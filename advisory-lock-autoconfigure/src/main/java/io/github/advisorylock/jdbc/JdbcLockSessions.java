@@ -36,6 +36,7 @@ import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSessions;
+import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.hikari.HikariPools;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -181,6 +182,32 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 	}
 
 	@Override
+	public OpenedLimit beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
+			Duration deadMan, Duration waitBound) {
+		try {
+			connection.setAutoCommit(false);
+			setNetworkTimeout(connection, waitBound);
+			return LockSessionStatements.beginLimit(connection, slots.slots(), request.namespace(), applicationName,
+					deadMan.toMillis());
+		}
+		catch (SQLException ex) {
+			throw this.support.translateLockFailure(ex, request, slots.all());
+		}
+	}
+
+	@Override
+	public @Nullable Long waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots,
+			boolean resumed, Duration slice, int waited) {
+		return TransactionLockStatements.waitPermitSlice(connection, request, slots, resumed, slice, waited,
+				this.support);
+	}
+
+	@Override
+	public void endPermitWait(Connection connection, LockRequest request, PermitSlots slots) {
+		TransactionLockStatements.endPermitWait(connection, request, slots, this.support);
+	}
+
+	@Override
 	public LockTransactionException refusal(Connection connection, LockRequest request) {
 		return AcquisitionSupport.explainRefusal(connection, request);
 	}
@@ -210,7 +237,8 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 	@Override
 	public LockBusyException busyException(Connection connection, LockRequest request, LockKeys keys,
 			LockAttempt attempt, @Nullable Duration timeout) {
-		List<Long> waitedFor = (timeout != null) ? keys.waitedFor(attempt.foundHeld()) : List.of(attempt.foundHeld());
+		List<Long> waitedFor = (timeout != null) ? keys.waitedFor(attempt.foundHeld())
+				: attempt.foundHeld(request, keys);
 		return this.support.busyException(request, keys, timeout, attempt.timedOut(), (diagnosis) -> {
 			if (timeout != null) {
 				// The timeout aborted the transaction; after its rollback the session can
@@ -218,7 +246,7 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 				rollback(connection);
 			}
 			return diagnosis.onConnection(connection, waitedFor, request.mode());
-		}, null);
+		}, LockFailures.limitHint(request, null));
 	}
 
 	@Override

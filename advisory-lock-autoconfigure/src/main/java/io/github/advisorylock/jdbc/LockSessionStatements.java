@@ -28,7 +28,10 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockSessions.Opened;
+import io.github.advisorylock.core.LockSessions.OpenedLimit;
 import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.PermitTry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The statements of an invocation-scoped lock's own session, each with the code that
@@ -85,14 +88,52 @@ final class LockSessionStatements {
 			statement.execute();
 			// SET TRANSACTION gives an update count, then come the settings' row and the
 			// try's.
-			String transactionTimeout;
-			try (ResultSet settings = nextResultSet(statement, "settings")) {
-				settings.next();
-				transactionTimeout = settings.getString(2);
-			}
+			String transactionTimeout = transactionTimeout(statement);
 			try (ResultSet result = nextResultSet(statement, "try")) {
 				return new Opened(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout);
 			}
+		}
+	}
+
+	/**
+	 * Open the transaction of an invocation-scoped limit, try its permits and set its
+	 * dead-man switch, in one round trip, as {@link #beginInvocation} does with the try
+	 * of {@link AdvisoryLockStatements#tryPermit} in place of that of keys.
+	 * @param connection the lock's own connection, with auto-commit off
+	 * @param slots the limit's slots, slot 0 first
+	 * @param namespace the namespace, named in a leading comment
+	 * @param applicationName the session's name for the transaction
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
+	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
+	 * ({@code null} before 17)
+	 * @throws SQLException if a statement fails
+	 */
+	static OpenedLimit beginLimit(Connection connection, List<Long> slots, String namespace, String applicationName,
+			long deadManMillis) throws SQLException {
+		String sql = BEGIN_INVOCATION + LockSql.JDBC.permitTrySql(slots.size(), namespace) + "; "
+				+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setString(1, applicationName);
+			for (int slot = 0; slot < slots.size(); slot++) {
+				statement.setLong(slot + 2, slots.get(slot));
+			}
+			statement.execute();
+			String transactionTimeout = transactionTimeout(statement);
+			try (ResultSet result = nextResultSet(statement, "try")) {
+				boolean row = result.next();
+				return new OpenedLimit(PermitTry.read(row, row ? result.getObject(1, Integer.class) : null, slots),
+						transactionTimeout);
+			}
+		}
+	}
+
+	/**
+	 * Read the settings' row, after {@code SET TRANSACTION}'s update count.
+	 */
+	private static @Nullable String transactionTimeout(Statement statement) throws SQLException {
+		try (ResultSet settings = nextResultSet(statement, "settings")) {
+			settings.next();
+			return settings.getString(2);
 		}
 	}
 

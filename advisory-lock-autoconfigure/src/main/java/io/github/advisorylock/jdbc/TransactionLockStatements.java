@@ -109,25 +109,43 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 	@Override
 	public @Nullable Long waitPermitSlice(TransactionConnection bound, LockRequest request, PermitSlots slots,
 			boolean resumed, Duration slice, int waited) {
+		return waitPermitSlice(bound.connection(), request, slots, resumed, slice, waited, this.support);
+	}
+
+	@Override
+	public void endPermitWait(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+		endPermitWait(bound.connection(), request, slots, this.support);
+	}
+
+	/**
+	 * Send one slice of a limit's wait on a connection in a transaction, a Spring one's
+	 * or a lock session's.
+	 * @return the slot taken, or {@code null} when the slice ran out of time
+	 */
+	static @Nullable Long waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots,
+			boolean resumed, Duration slice, int waited, AcquisitionSupport support) {
 		try {
-			return AdvisoryLockStatements.waitPermitSlice(bound.connection(), slots.slots(), resumed, slice, waited,
-					request.namespace(), this.support);
+			return AdvisoryLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
+					request.namespace(), support);
 		}
 		catch (SQLException ex) {
 			if (AcquisitionSupport.LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 				return null;
 			}
-			throw this.support.translateLockFailure(ex, request, slots.all());
+			throw support.translateLockFailure(ex, request, slots.all());
 		}
 	}
 
-	@Override
-	public void endPermitWait(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+	/**
+	 * End a limit's wait that ran out of time on a connection in a transaction.
+	 */
+	static void endPermitWait(Connection connection, LockRequest request, PermitSlots slots,
+			AcquisitionSupport support) {
 		try {
-			AdvisoryLockStatements.endPermitWait(bound.connection());
+			AdvisoryLockStatements.endPermitWait(connection);
 		}
 		catch (SQLException ex) {
-			throw this.support.translateLockFailure(ex, request, slots.all());
+			throw support.translateLockFailure(ex, request, slots.all());
 		}
 	}
 

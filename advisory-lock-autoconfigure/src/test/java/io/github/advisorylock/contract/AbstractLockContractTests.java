@@ -65,10 +65,10 @@ import static org.assertj.core.groups.Tuple.tuple;
 @ExtendWith(NoAdvisoryLocksLeft.class)
 abstract class AbstractLockContractTests {
 
-	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
+	static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
 	/** Server-side view of the locks, never through the topology under test. */
-	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+	final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
 	@RegisterExtension
 	final TestThreads threads = new TestThreads();
@@ -338,7 +338,7 @@ abstract class AbstractLockContractTests {
 	}
 
 	/** The keys of the advisory locks a session holds. */
-	private List<Long> heldBy(int pid) {
+	List<Long> heldBy(int pid) {
 		return this.pgLocks.all()
 			.stream()
 			.filter((lock) -> lock.pid() == pid && lock.granted())

@@ -301,6 +301,14 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 	}
 
 	@Test
+	void anInvocationScopedLimitIsRefusedUntilItIsAvailableOnTheReactiveStack() {
+		assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(
+				() -> this.locks.execute(invocation("tenant").withPermits(2), (handle) -> Mono.just(1)).blockLast(HANG))
+			.withMessageContaining("not available in INVOCATION scope on the reactive stack yet");
+		assertThat(this.pgLocks.all()).isEmpty();
+	}
+
+	@Test
 	void cancellingAHeldInvocationScopedLockReleasesItAtOnce() {
 		Disposable held = this.locks.execute(invocation(1), (handle) -> Flux.never()).subscribe();
 		this.pgLocks.await("the holder", (locks) -> locks.size() == 1 && locks.get(0).granted());

@@ -98,8 +98,17 @@ class AdvisoryLockPermitsValidationTests {
 	}
 
 	@Test
-	void anInvocationScopedLimitFailsAtStartupUntilItIsAvailable() {
-		assertInvalid(InvocationLimit.class, "is not available in scope INVOCATION yet");
+	void anInvocationScopedLimitIsValid() {
+		assertThat(permits(InvocationLimit.class)).isEqualTo(2);
+	}
+
+	@Test
+	void aReactiveInvocationScopedLimitFailsAtStartupUntilItIsAvailable() {
+		AdvisoryLockAttributeSource reactiveSource = reactiveSource();
+		assertThatIllegalStateException().isThrownBy(() -> reactiveSource.validate(ReactiveInvocationLimit.class))
+			.withMessageContaining(
+					"Invalid @AdvisoryLocked on " + ReactiveInvocationLimit.class.getName() + ".call(String)")
+			.withMessageContaining("is not available in scope INVOCATION on the reactive stack yet");
 	}
 
 	@Test
@@ -120,16 +129,21 @@ class AdvisoryLockPermitsValidationTests {
 
 	@Test
 	void aReactiveTransactionScopedLimitIsValid() {
-		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
-		beanFactory.registerBeanDefinition("reactiveLocks",
-				new RootBeanDefinition(ReactiveAdvisoryLockOperations.class, () -> null));
-		AdvisoryLockAttributeSource reactiveSource = new AdvisoryLockAttributeSource(this.evaluator,
-				new AdvisoryLockAttributeValidator(this.evaluator, this.environment::resolvePlaceholders, beanFactory));
+		AdvisoryLockAttributeSource reactiveSource = reactiveSource();
 		Method call = ReflectionUtils.findMethod(ReactiveLimit.class, "call", String.class);
 		AdvisoryLockAttribute attribute = reactiveSource.getAttribute(call, ReactiveLimit.class);
 		assertThat(attribute).isNotNull();
 		assertThat(attribute.reactive()).isNotNull();
 		assertThat(attribute.permits()).isEqualTo(2);
+	}
+
+	/** The source of an application with a reactive stack. */
+	private AdvisoryLockAttributeSource reactiveSource() {
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerBeanDefinition("reactiveLocks",
+				new RootBeanDefinition(ReactiveAdvisoryLockOperations.class, () -> null));
+		return new AdvisoryLockAttributeSource(this.evaluator,
+				new AdvisoryLockAttributeValidator(this.evaluator, this.environment::resolvePlaceholders, beanFactory));
 	}
 
 	static class Plain {
@@ -223,6 +237,15 @@ class AdvisoryLockPermitsValidationTests {
 	static class ReactiveLimit {
 
 		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 2)
+		public Mono<Void> call(String tenant) {
+			return Mono.empty();
+		}
+
+	}
+
+	static class ReactiveInvocationLimit {
+
+		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 2, scope = LockScope.INVOCATION)
 		public Mono<Void> call(String tenant) {
 			return Mono.empty();
 		}

@@ -17,6 +17,7 @@
 package io.github.advisorylock.interceptor;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
@@ -125,6 +127,26 @@ class AdvisoryLockedPermitsTests {
 		this.exports.tryExport(UUID.randomUUID().toString());
 	}
 
+	@Test
+	void anInvocationScopedJobRunsOnAtMostTwoCallersAtOnceAndAThirdSkips() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch twoRunning = new CountDownLatch(2);
+		Future<Optional<String>> first = this.threads.submit(() -> this.exports.job(this.tenant, twoRunning, release));
+		Future<Optional<String>> second = this.threads.submit(() -> this.exports.job(this.tenant, twoRunning, release));
+		TestThreads.await(twoRunning);
+		try {
+			assertThat(this.exports.job(this.tenant, new CountDownLatch(1), new CountDownLatch(0)))
+				.as("a third run while two hold the permits")
+				.isEmpty();
+		}
+		finally {
+			release.countDown();
+		}
+		assertThat(first.get(HANG_SECONDS, TimeUnit.SECONDS)).hasValue("ran");
+		assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS)).hasValue("ran");
+		assertThat(this.exports.mostAtOnce()).isEqualTo(2);
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class Config {
@@ -160,6 +182,18 @@ class AdvisoryLockedPermitsTests {
 		@Transactional
 		@AdvisoryLocked(namespace = "export", key = "#tenant", permits = 2, waitMode = WaitMode.TRY)
 		public void tryExport(String tenant) {
+		}
+
+		/**
+		 * A job each instance schedules and at most two run at once, each holding its
+		 * permit for the whole run; a run that finds both held is skipped, and returns
+		 * empty.
+		 */
+		@AdvisoryLocked(namespace = "export-job", key = "#tenant", permits = 2, scope = LockScope.INVOCATION,
+				waitMode = WaitMode.SKIP)
+		public Optional<String> job(String tenant, CountDownLatch started, CountDownLatch release) {
+			export(tenant, started, release);
+			return Optional.of("ran");
 		}
 
 		int mostAtOnce() {

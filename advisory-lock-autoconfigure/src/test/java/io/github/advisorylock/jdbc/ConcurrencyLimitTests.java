@@ -193,13 +193,6 @@ class ConcurrencyLimitTests {
 	}
 
 	@Test
-	void anInvocationScopedLimitIsRefusedUntilItIsAvailable() {
-		assertThatExceptionOfType(UnsupportedOperationException.class)
-			.isThrownBy(() -> this.locks.execute(limit(2).withScope(LockScope.INVOCATION), (handle) -> "ran"))
-			.withMessageContaining("not available in INVOCATION scope yet");
-	}
-
-	@Test
 	void theSlotsAreTheSameInJavaAndInSql() {
 		for (long plain : List.of(this.key, 0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)) {
 			for (int slot = 1; slot <= 5; slot++) {
