@@ -373,22 +373,6 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Refuse a limit ({@code permits > 1}) where it is not available yet: a reactive
-	 * invocation-scoped call takes no permits so far.
-	 * @param request the call
-	 * @param where what the call is, for the message:
-	 * {@code "INVOCATION scope on the reactive stack"}
-	 * @throws UnsupportedOperationException if the request has more than one permit
-	 */
-	public static void checkPermitsAvailable(LockRequest request, String where) {
-		if (request.permits() > 1) {
-			throw new UnsupportedOperationException(inCaller(request,
-					"permits = " + request.permits() + " (namespace '" + request.namespace() + "') is not available in "
-							+ where + " yet: take the limit in a transaction-scoped call, or take a plain lock"));
-		}
-	}
-
-	/**
 	 * Return a message about a call, its caller named first where the request names one,
 	 * as {@code @AdvisoryLocked} names its method.
 	 * @param request the call

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
@@ -28,8 +29,8 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveLockCallback;
-import io.github.advisorylock.core.LockSessions.Opened;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -121,10 +122,13 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 */
 	public <T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
 		return Flux.deferContextual((context) -> {
-			LockFailures.checkPermitsAvailable(request, "INVOCATION scope on the reactive stack");
 			List<HeldSession> enclosing = ReactiveHeldLocks.enclosing(context);
 			R resource = this.sessions.resource(request);
-			LockKeys needed = HeldLocks.notHeld(enclosing, request, keys, () -> resource);
+			PermitSlots slots = (request.permits() > 1) ? PermitSlots.of(request, keys) : null;
+			// An enclosing call of the same limit serves this one with its permit.
+			LockKeys requested = (slots != null)
+					? slots.heldOr(keys, (slot) -> HeldLocks.holdsInvocation(enclosing, slot, resource)) : keys;
+			LockKeys needed = HeldLocks.notHeld(enclosing, request, requested, () -> resource);
 			if (needed.keys().isEmpty()) {
 				// Re-entrant: an enclosing call of this subscriber holds every key, and
 				// outlives this one.
@@ -136,7 +140,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 				.flatMapMany((inTransaction) -> {
 					// The listeners hear every refusal as an ERROR, as on the blocking
 					// stack.
-					Acquisition acquisition = this.acquisitions.starting(request, needed, context);
+					Acquisition acquisition = this.acquisitions.starting(request, needed, slots, context);
 					RuntimeException refusal = inTransaction ? LockFailures.enclosingTransactionRefusal(request, false)
 							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
 					if (refusal != null) {
@@ -147,7 +151,8 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 						.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex));
 					return Flux
 						.usingWhen(connection,
-								(opened) -> run(resource, opened, request, needed, acquisition, enclosing, callback),
+								(opened) -> run(resource, opened, request, needed, slots, acquisition, enclosing,
+										callback),
 								(opened) -> this.sessions.close(opened, false),
 								(opened, ex) -> this.sessions.close(opened, false),
 								(opened) -> this.sessions.close(opened, true))
@@ -156,9 +161,9 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 		});
 	}
 
-	private <T> Flux<T> run(R resource, C connection, LockRequest request, LockKeys keys, Acquisition acquisition,
-			List<HeldSession> enclosing, ReactiveLockCallback<T> callback) {
-		return acquire(resource, connection, request, keys, acquisition).flatMapMany((session) -> {
+	private <T> Flux<T> run(R resource, C connection, LockRequest request, LockKeys keys, @Nullable PermitSlots slots,
+			Acquisition acquisition, List<HeldSession> enclosing, ReactiveLockCallback<T> callback) {
+		return acquire(resource, connection, request, keys, slots, acquisition).flatMapMany((session) -> {
 			RuntimeException closed = this.acquisitions.closedOr(request, null);
 			if (closed != null) {
 				// Granted as the template closed: the work must not start.
@@ -175,31 +180,22 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	}
 
 	/**
-	 * Open the lock's transaction and take its locks, and tell the listeners how it
-	 * ended.
+	 * Open the lock's transaction and take its locks, or one permit of its limit, and
+	 * tell the listeners how it ended.
 	 * @return the held session; empty for a skip
 	 */
-	private Mono<S> acquire(R resource, C connection, LockRequest request, LockKeys keys, Acquisition acquisition) {
+	private Mono<S> acquire(R resource, C connection, LockRequest request, LockKeys keys, @Nullable PermitSlots slots,
+			Acquisition acquisition) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
 		long sent = System.nanoTime();
 		AtomicBoolean told = new AtomicBoolean();
-		return this.sessions
-			.begin(connection, request, keys, "advisory-lock " + request.namespace() + " @ " + this.instanceName,
-					deadMan)
-			.flatMap((opened) -> {
-				if (!opened.tryResult().lockable()) {
-					// It set READ COMMITTED itself, so only recovery is left.
-					return this.sessions.<Attempted>refusal(connection, request);
-				}
-				Long busyKey = opened.tryResult().busyKey();
-				Mono<LockAttempt> attempt = (busyKey != null)
-						? LockAttempt.afterBusy(request.waitMode(), busyKey,
-								() -> this.sessions.waitLock(connection, request, keys, busyKey), Mono::just)
-						: Mono.just(LockAttempt.ACQUIRED);
-				return attempt.map((tried) -> new Attempted(opened, tried));
-			})
+		String applicationName = "advisory-lock " + request.namespace() + " @ " + this.instanceName;
+		Mono<Attempted> attempted = (slots != null)
+				? attemptPermit(connection, request, slots, applicationName, deadMan)
+				: attempt(connection, request, keys, applicationName, deadMan);
+		return attempted
 			// A wait the template's close cancelled fails as the shutdown.
 			.onErrorMap(RuntimeException.class, (ex) -> this.acquisitions.closedOr(request, ex))
 			.doOnError((ex) -> {
@@ -213,21 +209,76 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 							"Advisory lock '" + request.namespace() + "' was cancelled by its subscriber"));
 				}
 			})
-			.flatMap((attempted) -> {
-				LockAttempt attempt = attempted.attempt();
+			.flatMap((done) -> {
+				KeyedAttempt keyed = done.keyed();
+				LockAttempt attempt = keyed.attempt();
 				told.set(true);
-				acquisition.finished(attempt.outcome(), attempt.timedOut());
+				keyed.tell(acquisition);
 				if (attempt.outcome() == Outcome.SKIPPED) {
 					this.acquisitions.logSkipped(request, keys);
 					return Mono.empty();
 				}
 				if (attempt.fails(true)) {
-					return this.sessions.busyError(resource, connection, request, keys, attempt,
+					return this.sessions.busyError(resource, connection, request, keyed.keys(), attempt,
 							(attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null);
 				}
-				return Mono.just(this.sessions.session(resource, connection, request, keys, acquisition, sent, deadMan,
-						this.transactionTimeouts.read(request.namespace(), attempted.opened().transactionTimeout())));
+				return Mono.just(this.sessions.session(resource, connection, request, keyed.keys(), acquisition, sent,
+						deadMan, this.transactionTimeouts.read(request.namespace(), done.transactionTimeout())));
 			});
+	}
+
+	/**
+	 * Open the session's transaction with the try of its keys and, when one is found
+	 * held, do what the wait mode decides.
+	 */
+	private Mono<Attempted> attempt(C connection, LockRequest request, LockKeys keys, String applicationName,
+			Duration deadMan) {
+		return this.sessions.begin(connection, request, keys, applicationName, deadMan)
+			.flatMap((opened) -> afterOpening(connection, request, opened.tryResult().lockable(),
+					opened.transactionTimeout(), () -> {
+						Long busyKey = opened.tryResult().busyKey();
+						Mono<LockAttempt> attempt = (busyKey != null)
+								? LockAttempt.afterBusy(request.waitMode(), busyKey,
+										() -> this.sessions.waitLock(connection, request, keys, busyKey), Mono::just)
+								: Mono.just(LockAttempt.ACQUIRED);
+						return attempt.map((tried) -> new KeyedAttempt(tried, keys));
+					}));
+	}
+
+	/**
+	 * Open the session's transaction with the try of its limit's permits and, when every
+	 * one is held, do what the wait mode decides: a {@code BLOCK} waits in slices, as a
+	 * transaction-scoped call of the limit does.
+	 */
+	private Mono<Attempted> attemptPermit(C connection, LockRequest request, PermitSlots slots, String applicationName,
+			Duration deadMan) {
+		return this.sessions.beginLimit(connection, request, slots, applicationName, deadMan)
+			.flatMap((opened) -> afterOpening(connection, request, opened.tried().lockable(),
+					opened.transactionTimeout(), () -> {
+						Long taken = opened.tried().slot();
+						if (taken != null) {
+							return Mono.just(slots.acquired(taken));
+						}
+						return LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
+								() -> ReactivePermitWait.waitInSlices(slots, this.acquisitions.timeout(request),
+										(resumed, slice, waited) -> this.sessions.waitPermitSlice(connection, request,
+												slots, resumed, slice, waited),
+										() -> this.sessions.endPermitWait(connection, request, slots)),
+								(attempt) -> Mono.just(slots.notTaken(attempt)));
+					}));
+	}
+
+	/**
+	 * Go on from the session's opening statements: refused when their check refused the
+	 * lock (they set READ COMMITTED themselves, so only recovery is left), else what the
+	 * attempt makes of their try.
+	 */
+	private Mono<Attempted> afterOpening(C connection, LockRequest request, boolean lockable,
+			@Nullable String transactionTimeout, Supplier<Mono<KeyedAttempt>> attempt) {
+		if (!lockable) {
+			return this.sessions.refusal(connection, request);
+		}
+		return attempt.get().map((keyed) -> new Attempted(keyed, transactionTimeout));
 	}
 
 	private RuntimeException noConnection(LockRequest request) {
@@ -236,9 +287,13 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	}
 
 	/**
-	 * What the opening statements found, and what the wait mode made of it.
+	 * What the wait mode made of what the opening statements found.
+	 *
+	 * @param keyed the attempt and the keys it concerns
+	 * @param transactionTimeout {@code transaction_timeout} as the opening statements
+	 * read it
 	 */
-	private record Attempted(Opened opened, LockAttempt attempt) {
+	private record Attempted(KeyedAttempt keyed, @Nullable String transactionTimeout) {
 
 	}
 

@@ -21,6 +21,7 @@ import java.time.Duration;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockSessions.Opened;
+import io.github.advisorylock.core.LockSessions.OpenedLimit;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -65,6 +66,43 @@ public interface ReactiveLockSessions<R, C, S extends HeldSession & ReactiveLock
 	 * @return what the try found
 	 */
 	Mono<Opened> begin(C connection, LockRequest request, LockKeys keys, String applicationName, Duration deadMan);
+
+	/**
+	 * Open the lock's transaction and try the permits of a limit, in one round trip,
+	 * setting the session's dead-man switch, as {@link #begin} does for keys.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @param applicationName the session's name for its transaction
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @return what the try found
+	 */
+	Mono<OpenedLimit> beginLimit(C connection, LockRequest request, PermitSlots slots, String applicationName,
+			Duration deadMan);
+
+	/**
+	 * Send one slice of a wait for any permit of a limit, cancelled on the server when
+	 * its subscriber cancels (see {@link PermitSlots}).
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @param resumed whether a slice that ran out of time came before
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @return the slot taken; empty when the slice ran out of time
+	 */
+	Mono<Long> waitPermitSlice(C connection, LockRequest request, PermitSlots slots, boolean resumed, Duration slice,
+			int waited);
+
+	/**
+	 * End a wait for a permit that ran out of time, leaving the session's transaction
+	 * usable and holding no permit.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @return completes when done
+	 */
+	Mono<Void> endPermitWait(C connection, LockRequest request, PermitSlots slots);
 
 	/**
 	 * Signal why the try's check refused the lock, read on this failure path only.

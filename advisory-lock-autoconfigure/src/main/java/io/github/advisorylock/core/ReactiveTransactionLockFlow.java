@@ -18,7 +18,6 @@ package io.github.advisorylock.core;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
@@ -102,12 +101,16 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		@Nullable Object target = this.binding.heldLocksTarget(request);
 		return Mono.deferContextual((context) -> {
 			this.acquisitions.checkOpen(request);
+			// Inside an invocation-scoped call of the same limit, the call is served by
+			// its permit, as a fenced write of that slot, rather than take a second.
+			LockKeys asked = (request.permits() > 1) ? PermitSlots.of(request, requested)
+				.heldOr(requested, (slot) -> ReactiveHeldLocks.holds(context, slot, target)) : requested;
 			// An enclosing session would make this one wait for itself.
-			LockKeys keys = ReactiveHeldLocks.notHeld(context, request, requested, target);
+			LockKeys keys = ReactiveHeldLocks.notHeld(context, request, asked, target);
 			Mono<Boolean> acquired = keys.keys().isEmpty() ? Mono.just(true)
 					: acquireInTransaction(context, request, keys, throwIfBusy);
-			FencedKeys fenced = (target != null && keys != requested)
-					? FencedKeys.of(ReactiveHeldLocks.enclosing(context), request, requested, keys, target) : null;
+			FencedKeys fenced = (target != null && keys != asked)
+					? FencedKeys.of(ReactiveHeldLocks.enclosing(context), request, asked, keys, target) : null;
 			return (fenced != null) ? fence(context, request, fenced).then(acquired) : acquired;
 		});
 	}
@@ -252,21 +255,13 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 	}
 
 	/**
-	 * Wait for any permit of a limit, slice after slice (a repeat, not a recursion, so
-	 * that a long wait builds no chain of operators), until the request's timeout.
+	 * Wait for any permit of a limit, slice after slice, until the request's timeout.
 	 */
 	private Mono<KeyedAttempt> waitPermit(B bound, LockRequest request, PermitSlots slots) {
-		long deadline = System.nanoTime() + this.acquisitions.timeout(request).toNanos();
-		AtomicBoolean resumed = new AtomicBoolean();
-		return Mono.defer(() -> {
-			Duration slice = slots.nextSlice(deadline, resumed.get());
-			if (slice == null) {
-				return this.statements.endPermitWait(bound, request, slots).thenReturn(slots.timedOut());
-			}
-			return this.statements.waitPermitSlice(bound, request, slots, resumed.get(), slice, slots.chooseWaited())
-				.map(slots::acquired)
-				.doOnSuccess((taken) -> resumed.set(true));
-		}).repeatWhenEmpty((emptySlices) -> emptySlices);
+		return ReactivePermitWait.waitInSlices(
+				slots, this.acquisitions.timeout(request), (resumed, slice, waited) -> this.statements
+					.waitPermitSlice(bound, request, slots, resumed, slice, waited),
+				() -> this.statements.endPermitWait(bound, request, slots));
 	}
 
 	/**

@@ -32,7 +32,6 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
@@ -292,8 +291,8 @@ class AdvisoryLockAttributeValidator {
 	 * @param method the annotated method
 	 * @param annotation its annotation
 	 * @return the number of permits, 1 for a plain lock
-	 * @throws IllegalStateException if it is no number, out of range, or a limit where
-	 * none can be kept
+	 * @throws IllegalStateException if it is no number, out of range, or a limit of a
+	 * shared lock or of several keys
 	 */
 	int permits(Method method, AdvisoryLocked annotation) {
 		String text = annotation.permitsString();
@@ -325,12 +324,6 @@ class AdvisoryLockAttributeValidator {
 		if (permits > 1 && annotation.key().length > 1) {
 			throw invalid(method, given + " limits the calls on one resource, and key names " + annotation.key().length
 					+ " expressions: give one key expression, or take a plain lock (permits = 1) on several");
-		}
-		if (permits > 1 && annotation.scope() == LockScope.INVOCATION && reactiveAvailable()
-				&& ReturnedWork.reactiveReturn(method) != null) {
-			throw invalid(method, given + " is not available in scope INVOCATION on the reactive stack yet: a "
-					+ "reactive limit takes its permits in transaction-scoped calls; use scope TRANSACTION, or a "
-					+ "plain lock");
 		}
 		return permits;
 	}

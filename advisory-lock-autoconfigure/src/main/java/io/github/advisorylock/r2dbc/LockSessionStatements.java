@@ -25,7 +25,9 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockSessions.Opened;
+import io.github.advisorylock.core.LockSessions.OpenedLimit;
 import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.r2dbc.spi.Connection;
 import reactor.core.publisher.Flux;
@@ -95,6 +97,42 @@ final class LockSessionStatements {
 					return 1;
 				}))
 				.then(Mono.fromSupplier(() -> new Opened(tryResult(tried, keys), transactionTimeout[0])));
+		});
+	}
+
+	/**
+	 * Open the transaction of an invocation-scoped limit, try its permits and set its
+	 * dead-man switch, in one round trip, as {@link #beginInvocation} does with the try
+	 * of a limit's permits in place of that of keys.
+	 * @param connection the lock's own connection
+	 * @param slots the limit's slots, slot 0 first
+	 * @param namespace the namespace, named in a leading comment
+	 * @param applicationName the session's name for the transaction
+	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
+	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
+	 */
+	static Mono<OpenedLimit> beginLimit(Connection connection, List<Long> slots, String namespace,
+			String applicationName, long deadManMillis) {
+		return Mono.defer(() -> {
+			String[] values = slots.stream().map(String::valueOf).toArray(String[]::new);
+			String sql = BEGIN_INVOCATION.formatted(literal(applicationName))
+					+ LockSql.withValues(LockSql.JDBC.permitTrySql(slots.size(), namespace), values) + "; "
+					+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
+			List<Optional<Integer>> tried = new ArrayList<>(1);
+			String[] transactionTimeout = new String[1];
+			return Flux.from(connection.createStatement(sql).execute())
+				.concatMap((result) -> result.map((row, metadata) -> {
+					if (metadata.contains(TRANSACTION_TIMEOUT)) {
+						transactionTimeout[0] = row.get(TRANSACTION_TIMEOUT, String.class);
+					}
+					else {
+						tried.add(Optional.ofNullable(row.get(0, Integer.class)));
+					}
+					return 1;
+				}))
+				.then(Mono.fromSupplier(() -> new OpenedLimit(
+						PermitTry.read(!tried.isEmpty(), tried.isEmpty() ? null : tried.get(0).orElse(null), slots),
+						transactionTimeout[0])));
 		});
 	}
 

@@ -17,13 +17,15 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
-import java.util.List;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSessions.Opened;
+import io.github.advisorylock.core.LockSessions.OpenedLimit;
+import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.ReactiveInvocationLockFlow;
 import io.github.advisorylock.core.ReactiveLockSessions;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
@@ -77,6 +79,26 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 	}
 
 	@Override
+	public Mono<OpenedLimit> beginLimit(Connection connection, LockRequest request, PermitSlots slots,
+			String applicationName, Duration deadMan) {
+		return LockSessionStatements
+			.beginLimit(connection, slots.slots(), request.namespace(), applicationName, deadMan.toMillis())
+			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
+	}
+
+	@Override
+	public Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
+			Duration slice, int waited) {
+		return this.support.waitPermitSlice(connection, request, slots, resumed, slice, waited);
+	}
+
+	@Override
+	public Mono<Void> endPermitWait(Connection connection, LockRequest request, PermitSlots slots) {
+		return R2dbcLockStatements.endPermitWait(connection)
+			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
+	}
+
+	@Override
 	public <T> Mono<T> refusal(Connection connection, LockRequest request) {
 		return AcquisitionSupport.explainRefusal(connection, request);
 	}
@@ -89,14 +111,16 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 	@Override
 	public <T> Mono<T> busyError(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
 			LockAttempt attempt, @Nullable Duration timeout) {
+		String limitHint = LockFailures.limitHint(request, null);
 		if (timeout == null) {
 			return this.support.busyError(request, keys, null, null,
-					() -> HolderDiagnosis.onConnection(connection, List.of(attempt.foundHeld()), request.mode()), null);
+					() -> HolderDiagnosis.onConnection(connection, attempt.foundHeld(request, keys), request.mode()),
+					limitHint);
 		}
 		return this.support.busyError(
 				request, keys, timeout, attempt.timedOut(), () -> HolderDiagnosis
 					.afterTimeout(this.factories.driver(factory), keys.waitedFor(attempt.foundHeld()), request.mode()),
-				null);
+				limitHint);
 	}
 
 	@Override

@@ -16,28 +16,20 @@
 
 package io.github.advisorylock.contract;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.JdbcLockFixture;
-import io.github.advisorylock.LockBusyException;
-import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
-import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The lock contract on the JDBC stack:
@@ -106,41 +98,6 @@ abstract class AbstractJdbcLockContractTests extends AbstractLockContractTests {
 			});
 			assertThat(result.value()).isEqualTo("ran");
 			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::key).containsExactly(key("tenant"));
-		}
-	}
-
-	@Test
-	void aFullInvocationScopedLimitIsBusyForATrySkippedForASkipAndTakesAPermitThatFreesForABlock() throws Exception {
-		LockRequest invocationLimit = limit(2).withScope(LockScope.INVOCATION);
-		LockHolder first = LockHolder.exclusive(stack().holders(), slot("tenant", 0));
-		LockHolder second = LockHolder.exclusive(stack().holders(), slot("tenant", 1));
-		try (first; second) {
-			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> stack().execute(invocationLimit.withWaitMode(WaitMode.TRY), () -> "ran"))
-				.satisfies((ex) -> assertThat(ex.getKeys()).containsExactly(slot("tenant", 0), slot("tenant", 1)))
-				.withMessageEndingWith("all 2 permits of the limit are held");
-			assertThat(stack().execute(invocationLimit.withWaitMode(WaitMode.SKIP), () -> "ran").executed()).isFalse();
-			Future<LockResult<String>> waiter = this.threads
-				.submit(() -> stack().execute(invocationLimit.withTimeout(PgLocks.HANG_TIMEOUT), () -> "ran"));
-			this.pgLocks.await("the call waiting for a permit",
-					(locks) -> locks.stream()
-						.anyMatch((lock) -> !lock.granted()
-								&& (lock.key() == slot("tenant", 0) || lock.key() == slot("tenant", 1))));
-			second.commit();
-			assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("ran");
-		}
-		assertThat(this.pgLocks.all()).isEmpty();
-	}
-
-	@Test
-	void anInvocationScopedLimitsWaitThatRunsOutOfTimeHoldsNoPermit() {
-		try (LockHolder holder = LockHolder.exclusive(stack().holders(), slot("tenant", 0), slot("tenant", 1))) {
-			assertThatExceptionOfType(LockBusyException.class)
-				.isThrownBy(() -> stack()
-					.execute(limit(2).withScope(LockScope.INVOCATION).withTimeout(Duration.ofMillis(120)), () -> "ran"))
-				.withMessageContaining("not acquired within 120ms")
-				.withMessageContaining("all 2 permits of the limit are held");
-			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 		}
 	}
 

@@ -27,6 +27,7 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
@@ -301,11 +302,23 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 	}
 
 	@Test
-	void anInvocationScopedLimitIsRefusedUntilItIsAvailableOnTheReactiveStack() {
-		assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(
-				() -> this.locks.execute(invocation("tenant").withPermits(2), (handle) -> Mono.just(1)).blockLast(HANG))
-			.withMessageContaining("not available in INVOCATION scope on the reactive stack yet");
-		assertThat(this.pgLocks.all()).isEmpty();
+	void anInvocationScopedLimitServesATransactionScopedCallOfTheSameLimitInsideItWithItsPermit() {
+		LockRequest limit = LockRequest.of(this.namespace, "tenant").withPermits(3);
+		List<Long> slots = List.of(slot("tenant", 0), slot("tenant", 1), slot("tenant", 2));
+		Callable<List<Long>> slotsHeld = () -> this.pgLocks.all()
+			.stream()
+			.filter((lock) -> lock.granted() && slots.contains(lock.key()))
+			.map(AdvisoryLock::key)
+			.toList();
+		try (LockHolder plain = LockHolder.exclusive(TestDatabase.get().dataSource(), key("tenant"))) {
+			// The call's session takes permit 1; the transaction inside it is a fenced
+			// write of that permit, and takes no second one.
+			List<Long> held = this.locks.execute(limit.withScope(LockScope.INVOCATION),
+					(handle) -> this.locks.lock(limit).then(onTheSide(slotsHeld)).as(this.transaction::transactional))
+				.blockLast(HANG);
+			assertThat(held).containsExactlyInAnyOrder(slot("tenant", 0), slot("tenant", 1));
+			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::key).containsExactly(key("tenant"));
+		}
 	}
 
 	@Test

@@ -103,12 +103,13 @@ class AdvisoryLockPermitsValidationTests {
 	}
 
 	@Test
-	void aReactiveInvocationScopedLimitFailsAtStartupUntilItIsAvailable() {
+	void aReactiveInvocationScopedLimitIsValid() {
 		AdvisoryLockAttributeSource reactiveSource = reactiveSource();
-		assertThatIllegalStateException().isThrownBy(() -> reactiveSource.validate(ReactiveInvocationLimit.class))
-			.withMessageContaining(
-					"Invalid @AdvisoryLocked on " + ReactiveInvocationLimit.class.getName() + ".call(String)")
-			.withMessageContaining("is not available in scope INVOCATION on the reactive stack yet");
+		Method call = ReflectionUtils.findMethod(ReactiveInvocationLimit.class, "call", String.class);
+		AdvisoryLockAttribute attribute = reactiveSource.getAttribute(call, ReactiveInvocationLimit.class);
+		assertThat(attribute).isNotNull();
+		assertThat(attribute.reactive()).isNotNull();
+		assertThat(attribute.permits()).isEqualTo(2);
 	}
 
 	@Test
