@@ -202,6 +202,10 @@ public final class Benchmarks {
 			Map<String, NetworkBenchmark.Pass> network = new NetworkBenchmark(this.settings, database).run();
 			CrowdBenchmark crowd = new CrowdBenchmark(this.settings, database);
 			Map<Integer, List<CrowdBenchmark.Round>> crowds = crowd.run();
+			LimitBenchmark.Result limits;
+			try (LimitBenchmark limit = new LimitBenchmark(this.settings, database)) {
+				limits = limit.run();
+			}
 
 			String costSection = costSection(perCall, share);
 			String keysSection = keysSection(perKeys);
@@ -215,9 +219,10 @@ public final class Benchmarks {
 			String reactiveSection = reactiveSection(reactive);
 			String failoverSection = leaderFailoverSection(failover.failover());
 			String twoLeadersSection = twoLeadersSection(failover.twoLeaders());
+			String limitsSection = limitsSection(limits);
 			write(docs, environment, costSection, keysSection, handOffSection, capacitySection, scalingSection,
 					invocationSection, networkSection, crowdSection, reactiveSection, failoverSection,
-					twoLeadersSection, chart(scaling, perKeys));
+					twoLeadersSection, limitsSection, chart(scaling, perKeys));
 		}
 		finally {
 			peers.dropTables();
@@ -611,11 +616,25 @@ public final class Benchmarks {
 		return String.format(Locale.ROOT, pattern, arguments);
 	}
 
+	private String limitsSection(LimitBenchmark.Result limits) {
+		LimitBenchmark.Row library = limits.row(LimitBenchmark.LIBRARY, 40);
+		LimitBenchmark.Row handWritten = limits.row(LimitBenchmark.HAND_WRITTEN, 40);
+		this.headline.add(fmt(
+				"A concurrency limit of %d permits with 40 callers: %.2f of the model's throughput, hand-off p50 "
+						+ "%.2f ms, each waiter sending %.1f statements a second, against %.0f for a hand-written "
+						+ "try-sleep-retry, whose longest wait is %.0f ms to the limit's %.0f ms.",
+				LimitBenchmark.PERMITS, library.throughput() / library.model(), library.handOffP50(),
+				library.statementsPerWaiter(), handWritten.statementsPerWaiter(), handWritten.longestWait(),
+				library.longestWait()));
+		return limits.uncontendedTable() + "\n" + limits.contendedTable()
+				+ ((limits.skipped() != null) ? "\n" + limits.skipped() + "\n" : "");
+	}
+
 	private void write(Path docs, Table environment, String cost, String keys, String handOff, String capacity,
 			String scaling, String invocation, String network, String crowd, String reactive, String failover,
-			String twoLeaders, String svg) throws IOException {
+			String twoLeaders, String limits, String svg) throws IOException {
 		String document = Report.render(this.settings, environment.markdown(), this.headline, cost, keys, handOff,
-				capacity, scaling, invocation, network, crowd, reactive, failover, twoLeaders);
+				capacity, scaling, invocation, network, crowd, reactive, failover, twoLeaders, limits);
 		System.out.println();
 		System.out.println(document);
 		Files.createDirectories(docs);
