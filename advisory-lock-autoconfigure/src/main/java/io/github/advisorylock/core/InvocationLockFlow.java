@@ -292,9 +292,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	private Attempted attempt(C connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan, Duration waitBound) {
 		Opened opened = this.sessions.begin(connection, request, keys, applicationName, deadMan, waitBound);
-		if (!opened.tryResult().lockable()) {
-			throw this.sessions.refusal(connection, request);
-		}
+		checkLockable(opened.tryResult().lockable(), connection, request);
 		Long busyKey = opened.tryResult().busyKey();
 		LockAttempt attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
 				() -> this.sessions.waitLock(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
@@ -309,9 +307,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	private Attempted attemptPermit(C connection, LockRequest request, PermitSlots slots, String applicationName,
 			Duration deadMan, Duration waitBound) {
 		OpenedLimit opened = this.sessions.beginLimit(connection, request, slots, applicationName, deadMan, waitBound);
-		if (!opened.tried().lockable()) {
-			throw this.sessions.refusal(connection, request);
-		}
+		checkLockable(opened.tried().lockable(), connection, request);
 		Long taken = opened.tried().slot();
 		if (taken != null) {
 			return new Attempted(slots.acquired(taken), false, opened.transactionTimeout());
@@ -323,6 +319,16 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 						() -> this.sessions.endPermitWait(connection, request, slots)),
 				slots::notTaken);
 		return new Attempted(keyed, true, opened.transactionTimeout());
+	}
+
+	/**
+	 * Refuse the lock when the opening statements' check refused it: they set READ
+	 * COMMITTED themselves, so only recovery is left.
+	 */
+	private void checkLockable(boolean lockable, C connection, LockRequest request) {
+		if (!lockable) {
+			throw this.sessions.refusal(connection, request);
+		}
 	}
 
 	private static @Nullable PermitSlots slots(LockRequest request, LockKeys keys) {

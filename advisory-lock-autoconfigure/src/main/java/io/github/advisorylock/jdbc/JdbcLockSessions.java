@@ -170,28 +170,30 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 	@Override
 	public Opened begin(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan, Duration waitBound) {
-		try {
-			connection.setAutoCommit(false);
-			setNetworkTimeout(connection, waitBound);
-			return LockSessionStatements.beginInvocation(connection, request.mode(), keys.keys(), request.namespace(),
-					applicationName, deadMan.toMillis());
-		}
-		catch (SQLException ex) {
-			throw this.support.translateLockFailure(ex, request, keys);
-		}
+		return opening(connection, waitBound, request, keys, () -> LockSessionStatements.beginInvocation(connection,
+				request.mode(), keys.keys(), request.namespace(), applicationName, deadMan.toMillis()));
 	}
 
 	@Override
 	public OpenedLimit beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
 			Duration deadMan, Duration waitBound) {
+		return opening(connection, waitBound, request, slots.all(), () -> LockSessionStatements.beginLimit(connection,
+				slots.slots(), request.namespace(), applicationName, deadMan.toMillis()));
+	}
+
+	/**
+	 * Open a session's transaction with its opening statements, each bounded by the
+	 * wait's bound until the lock is held.
+	 */
+	private <T> T opening(Connection connection, Duration waitBound, LockRequest request, LockKeys keys,
+			OpeningStatements<T> statements) {
 		try {
 			connection.setAutoCommit(false);
 			setNetworkTimeout(connection, waitBound);
-			return LockSessionStatements.beginLimit(connection, slots.slots(), request.namespace(), applicationName,
-					deadMan.toMillis());
+			return statements.run();
 		}
 		catch (SQLException ex) {
-			throw this.support.translateLockFailure(ex, request, slots.all());
+			throw this.support.translateLockFailure(ex, request, keys);
 		}
 	}
 
@@ -334,6 +336,18 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 				this.permits.release();
 			}
 		}
+
+	}
+
+	/**
+	 * The opening statements of a session, in one round trip.
+	 *
+	 * @param <T> what they found
+	 */
+	@FunctionalInterface
+	private interface OpeningStatements<T> {
+
+		T run() throws SQLException;
 
 	}
 

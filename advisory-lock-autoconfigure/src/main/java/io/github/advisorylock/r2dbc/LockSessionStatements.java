@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql;
@@ -30,6 +31,8 @@ import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Row;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -77,27 +80,11 @@ final class LockSessionStatements {
 	 */
 	static Mono<Opened> beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) {
-		return Mono.defer(() -> {
-			String sql = BEGIN_INVOCATION.formatted(literal(applicationName))
-					+ LockSql.tryWithKeysSql(mode, keys, namespace) + "; "
-					+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
-			// Each statement gives a result of its own: the settings' row is told from
-			// the try's by its column.
-			List<Object> tried = new ArrayList<>(1);
-			String[] transactionTimeout = new String[1];
-			return Flux.from(connection.createStatement(sql).execute())
-				.concatMap((result) -> result.map((row, metadata) -> {
-					if (metadata.contains(TRANSACTION_TIMEOUT)) {
-						transactionTimeout[0] = row.get(TRANSACTION_TIMEOUT, String.class);
-					}
-					else {
-						Object value = (keys.size() == 1) ? row.get(0, Boolean.class) : row.get(0, Long.class);
-						tried.add((value != null) ? value : Boolean.TRUE);
-					}
-					return 1;
-				}))
-				.then(Mono.fromSupplier(() -> new Opened(tryResult(tried, keys), transactionTimeout[0])));
-		});
+		return open(connection, applicationName, LockSql.tryWithKeysSql(mode, keys, namespace), deadManMillis,
+				(row) -> (keys.size() == 1) ? row.get(0, Boolean.class) : row.get(0, Long.class),
+				// For several keys, NULL is "every one taken".
+				(row, value, transactionTimeout) -> new Opened(
+						TryResult.read(row, (value != null) ? value : Boolean.TRUE, keys), transactionTimeout));
 	}
 
 	/**
@@ -113,12 +100,27 @@ final class LockSessionStatements {
 	 */
 	static Mono<OpenedLimit> beginLimit(Connection connection, List<Long> slots, String namespace,
 			String applicationName, long deadManMillis) {
+		String[] values = slots.stream().map(String::valueOf).toArray(String[]::new);
+		return open(connection, applicationName,
+				LockSql.withValues(LockSql.JDBC.permitTrySql(slots.size(), namespace), values), deadManMillis,
+				(row) -> row.get(0, Integer.class),
+				(row, value, transactionTimeout) -> new OpenedLimit(PermitTry.read(row, (Integer) value, slots),
+						transactionTimeout));
+	}
+
+	/**
+	 * Send the opening batch of a lock session: the transaction, its settings' row, the
+	 * try, the keep-alive. Each statement gives a result of its own: the settings' row is
+	 * told from the try's by its column.
+	 * @param tryRow reads the try's one column
+	 * @param opened makes what was found of the try's row and {@code transaction_timeout}
+	 */
+	private static <T> Mono<T> open(Connection connection, String applicationName, String trySql, long deadManMillis,
+			Function<Row, @Nullable Object> tryRow, Opening<T> opened) {
 		return Mono.defer(() -> {
-			String[] values = slots.stream().map(String::valueOf).toArray(String[]::new);
-			String sql = BEGIN_INVOCATION.formatted(literal(applicationName))
-					+ LockSql.withValues(LockSql.JDBC.permitTrySql(slots.size(), namespace), values) + "; "
+			String sql = BEGIN_INVOCATION.formatted(literal(applicationName)) + trySql + "; "
 					+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
-			List<Optional<Integer>> tried = new ArrayList<>(1);
+			List<Optional<Object>> tried = new ArrayList<>(1);
 			String[] transactionTimeout = new String[1];
 			return Flux.from(connection.createStatement(sql).execute())
 				.concatMap((result) -> result.map((row, metadata) -> {
@@ -126,18 +128,13 @@ final class LockSessionStatements {
 						transactionTimeout[0] = row.get(TRANSACTION_TIMEOUT, String.class);
 					}
 					else {
-						tried.add(Optional.ofNullable(row.get(0, Integer.class)));
+						tried.add(Optional.ofNullable(tryRow.apply(row)));
 					}
 					return 1;
 				}))
-				.then(Mono.fromSupplier(() -> new OpenedLimit(
-						PermitTry.read(!tried.isEmpty(), tried.isEmpty() ? null : tried.get(0).orElse(null), slots),
-						transactionTimeout[0])));
+				.then(Mono.fromSupplier(() -> opened.opened(!tried.isEmpty(),
+						tried.isEmpty() ? null : tried.get(0).orElse(null), transactionTimeout[0])));
 		});
-	}
-
-	private static TryResult tryResult(List<Object> rows, List<Long> keys) {
-		return TryResult.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0), keys);
 	}
 
 	/**
@@ -196,6 +193,26 @@ final class LockSessionStatements {
 				.next()
 				.flatMap(Mono::justOrEmpty);
 		}).repeat(FenceSql.MARK_ATTEMPTS - 1).next().switchIfEmpty(Mono.error(FenceSql::noFreeMarker));
+	}
+
+	/**
+	 * Makes what a session's opening batch found.
+	 *
+	 * @param <T> what it found
+	 */
+	@FunctionalInterface
+	private interface Opening<T> {
+
+		/**
+		 * Make what was found.
+		 * @param row whether the try returned its row (none when its check refused the
+		 * lock)
+		 * @param value the row's one column, or {@code null}
+		 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it
+		 * @return what was found
+		 */
+		T opened(boolean row, @Nullable Object value, @Nullable String transactionTimeout);
+
 	}
 
 }
