@@ -130,8 +130,11 @@ class AdvisoryLockProviderTests {
 
 	@Test
 	void frozenHolderKeepsTheLockPastAShorterLockAtMostForUntilTheDeadManSwitch() {
-		// A dead-man switch of three heartbeats, 3s, against a lockAtMostFor of 100ms.
-		this.holderTemplate.setHeartbeat(Duration.ofSeconds(1));
+		// A dead-man switch of three heartbeats, 9s, against a lockAtMostFor of 100ms:
+		// the
+		// checks below run between the two, and a busy machine may stall a thread for
+		// seconds (the CI's busy run once took longer than a 3s switch).
+		this.holderTemplate.setHeartbeat(Duration.ofSeconds(3));
 		LockConfiguration configuration = config(Duration.ofMillis(100), Duration.ZERO);
 		this.holder.lock(configuration).orElseThrow();
 		this.relay.freeze();
