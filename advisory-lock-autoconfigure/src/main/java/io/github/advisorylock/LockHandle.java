@@ -83,7 +83,8 @@ public interface LockHandle {
 	 * <p>
 	 * The handle of a transaction-scoped lock, and of a reactive one, returns the task
 	 * unchanged: a transaction-scoped lock belongs to one transaction, which a worker's
-	 * transaction is not part of, and the reactive stack has no fenced writes yet.
+	 * transaction is not part of, and a reactive fenced write finds its enclosing lock in
+	 * the subscriber's Reactor context, on no thread in particular.
 	 * @param task the work of one worker
 	 * @return the task to hand to the worker's executor; when it runs after the call that
 	 * holds the locks has ended, it throws {@link IllegalStateException} without running
