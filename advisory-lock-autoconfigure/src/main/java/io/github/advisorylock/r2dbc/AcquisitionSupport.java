@@ -78,43 +78,30 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 
 	/**
 	 * Return a wait that the template's close, or its subscriber's cancel, cancels on the
-	 * server while it runs.
+	 * server while it runs. The driver stops reading at a cancel, but the server would go
+	 * on waiting and, once granted, hold the lock until the rollback queued behind the
+	 * wait: so PostgreSQL is sent a cancel request for the statement the session runs, on
+	 * a connection of its own, as {@code pg_cancel_backend} would. The wait fails, its
+	 * transaction is aborted, and the rollback Spring sends for the cancelled subscriber
+	 * ends it, once the request was answered ({@link WaitCancels}).
 	 * @param connection the connection the wait runs on
 	 * @param wait the wait
 	 */
 	private <T> Mono<T> cancellable(Connection connection, Mono<T> wait) {
-		return Mono.defer(() -> {
+		return WaitCancels.ofCurrentTransaction().flatMap((cancels) -> {
 			// Unwrapped now: a pool's connection may let go of the driver's once its
 			// subscriber cancelled, and the cancel request needs the server session's
 			// key.
 			PostgresqlConnection target = postgresConnection(connection);
 			AtomicBoolean waiting = new AtomicBoolean(true);
-			Runnable ended = whileWaiting(() -> {
-				if (waiting.get()) {
-					cancelServerWait(target);
+			Runnable cancel = () -> {
+				if (target != null && waiting.get()) {
+					cancels.send(target);
 				}
-			});
-			return wait.doOnTerminate(() -> waiting.set(false)).doFinally((signal) -> ended.run()).doOnCancel(() -> {
-				if (waiting.get()) {
-					cancelServerWait(target);
-				}
-			});
+			};
+			Runnable ended = whileWaiting(cancel);
+			return wait.doOnTerminate(() -> waiting.set(false)).doFinally((signal) -> ended.run()).doOnCancel(cancel);
 		});
-	}
-
-	/**
-	 * Stop a wait whose subscriber cancelled. The driver then stops reading, but the
-	 * server goes on waiting and, once granted, would hold the lock until the rollback
-	 * queued behind the wait: so send PostgreSQL a cancel request for the statement the
-	 * session runs, on a connection of its own, as {@code pg_cancel_backend} would. The
-	 * wait fails, its transaction is aborted, and the rollback Spring sends for the
-	 * cancelled subscriber ends it. Should the wait have been granted just before, the
-	 * request meets that rollback, which PostgreSQL does not interrupt.
-	 */
-	private static void cancelServerWait(@Nullable PostgresqlConnection target) {
-		if (target != null) {
-			target.cancelRequest().subscribe(null, (ex) -> logger.debug("Could not cancel an advisory lock wait", ex));
-		}
 	}
 
 	/**

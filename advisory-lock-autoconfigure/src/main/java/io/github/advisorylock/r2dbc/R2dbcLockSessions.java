@@ -139,12 +139,14 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 	 * wait ends: so the request goes first. On a session doing nothing it does nothing;
 	 * the connection is the session's own, so it cannot reach another's work. Closing
 	 * alone would end the server's session a moment later, and through PgBouncer later
-	 * still: so the rollback goes before it.
+	 * still: so the rollback goes before it. A request not answered in
+	 * {@link WaitCancels#ANSWER_TIMEOUT} is given up on: the close follows anyway.
 	 */
 	@Override
 	public Mono<Void> close(Connection connection, boolean cancelled) {
 		PostgresqlConnection postgres = cancelled ? AcquisitionSupport.postgresConnection(connection) : null;
-		Mono<Void> cancel = (postgres != null) ? postgres.cancelRequest().onErrorResume((ex) -> Mono.empty())
+		Mono<Void> cancel = (postgres != null)
+				? postgres.cancelRequest().timeout(WaitCancels.ANSWER_TIMEOUT).onErrorResume((ex) -> Mono.empty())
 				: Mono.empty();
 		return cancel.then(R2dbcLockStatements.drain(connection.createStatement("ROLLBACK"))).onErrorResume((ex) -> {
 			logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);

@@ -31,11 +31,14 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
+import io.github.advisorylock.test.FreezableRelay;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
+import io.github.advisorylock.test.R2dbcConnectionFactories;
 import io.github.advisorylock.test.TestDatabase;
+import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -100,6 +103,13 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 	 * @return the connection factory
 	 */
 	protected abstract ConnectionFactory connectionFactory();
+
+	/**
+	 * Return the JDBC URL of the topology under test, for a pool of its own through a
+	 * relay.
+	 * @return the URL
+	 */
+	protected abstract String jdbcUrl();
 
 	@BeforeEach
 	void wire() {
@@ -288,6 +298,58 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 					(locks) -> locks.stream().noneMatch((lock) -> !lock.granted()));
 			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 		}
+	}
+
+	@Test
+	void aLateCancelOfAWaitNeverReachesTheStatementOfTheConnectionsNextBorrower() throws Exception {
+		assertALateCancelReachesNoNextBorrower(LockRequest.of(this.namespace, 7), key(7));
+	}
+
+	@Test
+	void aLateCancelOfALimitsWaitNeverReachesTheStatementOfTheConnectionsNextBorrower() throws Exception {
+		assertALateCancelReachesNoNextBorrower(limit(2), slot("tenant", 0), slot("tenant", 1));
+	}
+
+	/**
+	 * A waiter of a pool of one connection cancels; the relay holds its cancel request
+	 * back until the pool's next borrower runs a statement, then lets it through. The
+	 * request must not cancel that statement: the waiter's rollback waits for the
+	 * request's answer, or its connection is closed rather than handed on. The wait is
+	 * granted meanwhile, as a wait ends just before its cancel arrives.
+	 */
+	private void assertALateCancelReachesNoNextBorrower(LockRequest request, long... held) throws Exception {
+		long borrowersKey = key("the next borrower");
+		try (FreezableRelay relay = new FreezableRelay(jdbcUrl())) {
+			ConnectionPool pool = R2dbcConnectionFactories.pool(relay.url(), 1);
+			R2dbcAdvisoryLockTemplate locks = new R2dbcAdvisoryLockTemplate(pool);
+			TransactionalOperator transaction = TransactionalOperator.create(new R2dbcTransactionManager(pool));
+			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), held);
+					LockHolder borrowersHolder = LockHolder.exclusive(TestDatabase.get().dataSource(), borrowersKey)) {
+				relay.holdCancelRequests();
+				Disposable waiter = locks.lock(request.withTimeout(HANG.multipliedBy(4)))
+					.as(transaction::transactional)
+					.subscribe();
+				this.pgLocks.await("the waiter", (all) -> all.stream().anyMatch((lock) -> !lock.granted()));
+				waiter.dispose();
+				await().atMost(HANG).until(relay::cancelRequestsHeld, (count) -> count == 1);
+				holder.commit();
+				CompletableFuture<Integer> borrower = DatabaseClient.create(pool)
+					.sql("SELECT 1 FROM pg_advisory_xact_lock(" + borrowersKey + ")")
+					.map((row) -> row.get(0, Integer.class))
+					.one()
+					.toFuture();
+				this.pgLocks.awaitWaiters(borrowersKey, 1);
+				relay.releaseCancelRequests();
+				await().atMost(HANG).until(relay::cancelRequestsAnswered, (count) -> count == 1);
+				borrowersHolder.commit();
+				assertThat(borrower).succeedsWithin(HANG).isEqualTo(1);
+			}
+			finally {
+				locks.close();
+				pool.dispose();
+			}
+		}
+		this.pgLocks.await("no lock left", List::isEmpty);
 	}
 
 	@Test

@@ -17,6 +17,7 @@
 package io.github.advisorylock.contract;
 
 import io.github.advisorylock.test.R2dbcConnectionFactories;
+import io.github.advisorylock.test.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -43,6 +44,11 @@ class DirectR2dbcLockContractTests extends AbstractReactiveLockContractTests {
 			pool = R2dbcConnectionFactories.direct(10);
 		}
 		return pool;
+	}
+
+	@Override
+	protected String jdbcUrl() {
+		return TestDatabase.get().url();
 	}
 
 }

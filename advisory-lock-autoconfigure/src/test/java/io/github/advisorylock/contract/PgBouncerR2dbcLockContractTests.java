@@ -53,4 +53,9 @@ class PgBouncerR2dbcLockContractTests extends AbstractReactiveLockContractTests 
 		return throughPgBouncer;
 	}
 
+	@Override
+	protected String jdbcUrl() {
+		return PgBouncer.get().url(PgBouncer.POOLED);
+	}
+
 }

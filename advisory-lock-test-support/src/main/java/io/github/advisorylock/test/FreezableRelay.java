@@ -22,8 +22,10 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -35,8 +37,19 @@ import java.util.regex.Pattern;
  * server cannot be reached (stopped, restarting) is closed at once, as a refused one
  * would be, so that the driver tries its next host. Closing the relay closes every
  * connection through it.
+ * <p>
+ * It can also hold back the protocol's cancel requests (a connection that opens with a
+ * {@code CancelRequest} rather than a startup message) while the rest flows, to show what
+ * a cancel that arrives late reaches.
  */
 public final class FreezableRelay implements AutoCloseable {
+
+	private static final int CANCEL_REQUEST_LENGTH = 16;
+
+	private static final int CANCEL_REQUEST_CODE = 80877102;
+
+	/** PostgreSQL's own bound on a startup packet. */
+	private static final int MAX_OPENING_LENGTH = 10_000;
 
 	private static final Pattern HOST_AND_PORT = Pattern.compile("(jdbc:postgresql://)([^/:]+)(?::(\\d+))?(/.*)");
 
@@ -54,6 +67,15 @@ public final class FreezableRelay implements AutoCloseable {
 	private final Object gate = new Object();
 
 	private boolean frozen;
+
+	/** Whether cancel requests are held back; guarded by the gate. */
+	private boolean holdingCancels;
+
+	/** Cancel requests that arrived while held back; guarded by the gate. */
+	private int cancelsHeld;
+
+	/** Cancel requests the server answered by closing their connection. */
+	private final AtomicInteger cancelsAnswered = new AtomicInteger();
 
 	private volatile boolean closed;
 
@@ -130,6 +152,46 @@ public final class FreezableRelay implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Hold back every cancel request that arrives from now on, until
+	 * {@link #releaseCancelRequests()}: a client sees its request sent, the server sees
+	 * nothing of it yet.
+	 */
+	public void holdCancelRequests() {
+		synchronized (this.gate) {
+			this.holdingCancels = true;
+		}
+	}
+
+	/**
+	 * Send the cancel requests held back, and those that arrive later, on to the server.
+	 */
+	public void releaseCancelRequests() {
+		synchronized (this.gate) {
+			this.holdingCancels = false;
+			this.gate.notifyAll();
+		}
+	}
+
+	/**
+	 * Return how many cancel requests arrived while they were held back.
+	 * @return the number
+	 */
+	public int cancelRequestsHeld() {
+		synchronized (this.gate) {
+			return this.cancelsHeld;
+		}
+	}
+
+	/**
+	 * Return how many cancel requests the server has answered, by closing their
+	 * connection as the protocol says: by then PostgreSQL has signalled the backend.
+	 * @return the number
+	 */
+	public int cancelRequestsAnswered() {
+		return this.cancelsAnswered.get();
+	}
+
 	private void accept() {
 		while (!this.closed) {
 			Socket client;
@@ -140,20 +202,77 @@ public final class FreezableRelay implements AutoCloseable {
 				// Closed.
 				continue;
 			}
-			try {
-				Socket upstream = new Socket(this.targetHost, this.targetPort);
-				synchronized (this.sockets) {
-					this.sockets.removeIf(Socket::isClosed);
-					this.sockets.add(client);
-					this.sockets.add(upstream);
+			daemon(() -> connect(client), "relay-connect-" + client.getPort());
+		}
+	}
+
+	/**
+	 * Connect a client to the server, after reading what the client sends first: a cancel
+	 * request's connection may have to wait.
+	 */
+	private void connect(Socket client) {
+		try {
+			byte[] opening = readOpening(client.getInputStream());
+			boolean cancel = isCancelRequest(opening);
+			if (cancel) {
+				awaitCancelsReleased();
+			}
+			Socket upstream = new Socket(this.targetHost, this.targetPort);
+			synchronized (this.sockets) {
+				this.sockets.removeIf(Socket::isClosed);
+				this.sockets.add(client);
+				this.sockets.add(upstream);
+			}
+			upstream.getOutputStream().write(opening);
+			upstream.getOutputStream().flush();
+			daemon(() -> pump(client, upstream), "relay-up-" + client.getPort());
+			daemon(() -> {
+				pump(upstream, client);
+				if (cancel) {
+					this.cancelsAnswered.incrementAndGet();
 				}
-				daemon(() -> pump(client, upstream), "relay-up-" + client.getPort());
-				daemon(() -> pump(upstream, client), "relay-down-" + client.getPort());
+			}, "relay-down-" + client.getPort());
+		}
+		catch (IOException | InterruptedException ex) {
+			// The server refused, or the relay closed: the client sees its connection
+			// closed at once.
+			closeQuietly(client);
+		}
+	}
+
+	/**
+	 * Read the client's first message whole: it starts with its length, and PgBouncer
+	 * refuses one that arrives in pieces. An SSL request is 8 bytes, and waits for the
+	 * server's answer before anything else is sent.
+	 */
+	private static byte[] readOpening(InputStream in) throws IOException {
+		byte[] head = in.readNBytes(4);
+		int length = (head.length == 4) ? ByteBuffer.wrap(head).getInt() : 0;
+		if (length < 8 || length > MAX_OPENING_LENGTH) {
+			throw new IOException("Not a PostgreSQL client's first message");
+		}
+		return ByteBuffer.allocate(length).put(head).put(in.readNBytes(length - 4)).array();
+	}
+
+	/**
+	 * A cancel request is 16 bytes: its length, the code 80877102, the backend's process
+	 * id and its secret key.
+	 */
+	private static boolean isCancelRequest(byte[] opening) {
+		return opening.length == CANCEL_REQUEST_LENGTH && ByteBuffer.wrap(opening).getInt(4) == CANCEL_REQUEST_CODE;
+	}
+
+	private void awaitCancelsReleased() throws InterruptedException, IOException {
+		synchronized (this.gate) {
+			if (this.holdingCancels) {
+				this.cancelsHeld++;
 			}
-			catch (IOException ex) {
-				// The server refused: the client sees its connection closed at once.
-				closeQuietly(client);
+			while (this.holdingCancels && !this.closed) {
+				this.gate.wait();
 			}
+		}
+		if (this.closed) {
+			throw new IOException("relay closed");
 		}
 	}
 

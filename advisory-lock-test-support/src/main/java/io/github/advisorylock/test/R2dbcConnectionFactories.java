@@ -82,7 +82,15 @@ public final class R2dbcConnectionFactories {
 			.toArray(String[]::new);
 	}
 
-	private static ConnectionPool pool(String jdbcUrl, int maxSize) {
+	/**
+	 * Create a pool of R2DBC connections to the server of a JDBC URL of the test
+	 * database, PgBouncer's, or one through a {@link FreezableRelay}; the caller disposes
+	 * of it.
+	 * @param jdbcUrl a {@code jdbc:postgresql://host:port/database} URL
+	 * @param maxSize the most connections
+	 * @return the pool
+	 */
+	public static ConnectionPool pool(String jdbcUrl, int maxSize) {
 		TestDatabase database = TestDatabase.get();
 		Target target = Target.of(jdbcUrl);
 		PostgresqlConnectionConfiguration.Builder configuration = PostgresqlConnectionConfiguration.builder()

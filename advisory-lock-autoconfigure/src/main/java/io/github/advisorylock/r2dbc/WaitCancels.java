@@ -1,0 +1,148 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import io.r2dbc.postgresql.api.PostgresqlConnection;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.reactive.TransactionSynchronization;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
+
+/**
+ * The cancel requests sent for the lock waits of one reactive transaction, which its end
+ * awaits.
+ * <p>
+ * PostgreSQL cancels whatever its backend runs when a cancel request arrives. A request
+ * sent for a wait whose subscriber cancelled can arrive after the wait ended: after the
+ * rollback, once the pool has handed the connection to its next borrower, it would cancel
+ * that borrower's statement. So the transaction's completion ({@code beforeCompletion},
+ * which Spring's reactive transaction manager awaits before it commits or rolls back and
+ * gives the connection back) waits until the server has answered each request by closing
+ * its connection; PostgreSQL has signalled the backend by then, and a cancel that finds
+ * it idle, or in the rollback, does nothing. A request that fails, or is not answered
+ * within {@link #ANSWER_TIMEOUT}, may still arrive at any time: the driver's connection
+ * is then closed, so that the pool never hands it out again.
+ * <p>
+ * A lock session of the invocation scope needs none of this: its connection is its own,
+ * and its close awaits its cancel before its rollback.
+ *
+ * @author advisory-lock authors
+ */
+final class WaitCancels implements TransactionSynchronization {
+
+	/**
+	 * How long a cancel request may take to be answered before its connection is closed:
+	 * one connection and one packet, answered in milliseconds by a server that is up.
+	 */
+	static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(2);
+
+	private static final Log logger = LogFactory.getLog(WaitCancels.class);
+
+	/** The key of a transaction's instance among its resources. */
+	private static final Object RESOURCE = new Object();
+
+	/** For a wait outside any reactive transaction: nothing awaits its requests. */
+	private static final WaitCancels UNAWAITED = new WaitCancels(null);
+
+	private final @Nullable TransactionSynchronizationManager transaction;
+
+	private final Queue<Mono<Void>> sent = new ConcurrentLinkedQueue<>();
+
+	private WaitCancels(@Nullable TransactionSynchronizationManager transaction) {
+		this.transaction = transaction;
+	}
+
+	/**
+	 * Return the instance of the subscriber's reactive transaction, registered with it at
+	 * the first call; outside one, an instance nothing awaits.
+	 * @return the instance
+	 */
+	static Mono<WaitCancels> ofCurrentTransaction() {
+		return TransactionSynchronizationManager.forCurrentTransaction().map((transaction) -> {
+			if (!transaction.isSynchronizationActive()) {
+				return UNAWAITED;
+			}
+			WaitCancels cancels = (WaitCancels) transaction.getResource(RESOURCE);
+			if (cancels == null) {
+				cancels = new WaitCancels(transaction);
+				transaction.bindResource(RESOURCE, cancels);
+				transaction.registerSynchronization(cancels);
+			}
+			return cancels;
+		}).onErrorResume(NoTransactionException.class, (ex) -> Mono.just(UNAWAITED));
+	}
+
+	/**
+	 * Send a cancel request for the statement the connection's backend runs, now, without
+	 * waiting for its answer; the transaction's completion waits for it.
+	 * @param connection the driver's connection
+	 */
+	void send(PostgresqlConnection connection) {
+		Mono<Void> answered = connection.cancelRequest()
+			.timeout(ANSWER_TIMEOUT)
+			.onErrorResume((ex) -> closeUnanswered(connection, ex))
+			.cache();
+		if (this.transaction != null) {
+			this.sent.add(answered);
+		}
+		answered.subscribe();
+	}
+
+	private static Mono<Void> closeUnanswered(PostgresqlConnection connection, Throwable ex) {
+		logger.debug("A cancel request for an advisory lock wait was not answered; closing its connection", ex);
+		return Mono.from(connection.close()).onErrorResume((closing) -> Mono.empty());
+	}
+
+	@Override
+	public Mono<Void> beforeCompletion() {
+		return Mono.when(this.sent);
+	}
+
+	// A transaction suspended around a REQUIRES_NEW one shares its synchronization
+	// manager: the inner one's waits must not find this instance, which only the outer
+	// one's end awaits.
+
+	@Override
+	public Mono<Void> suspend() {
+		return Mono.fromRunnable(() -> manager().unbindResourceIfPossible(RESOURCE));
+	}
+
+	@Override
+	public Mono<Void> resume() {
+		return Mono.fromRunnable(() -> manager().bindResource(RESOURCE, this));
+	}
+
+	@Override
+	public Mono<Void> afterCompletion(int status) {
+		return Mono.fromRunnable(() -> manager().unbindResourceIfPossible(RESOURCE));
+	}
+
+	private TransactionSynchronizationManager manager() {
+		Assert.state(this.transaction != null, "Only a transaction's instance is registered");
+		return this.transaction;
+	}
+
+}
