@@ -175,8 +175,7 @@ public @interface AdvisoryLocked {
 	 * transaction ends, and waiting ({@link WaitMode#BLOCK}), failing ({@code TRY}) or
 	 * skipping ({@code SKIP}) when all are held. At most {@link LockRequest#MAX_PERMITS}.
 	 * A limit has one key value and is {@link LockMode#EXCLUSIVE}; a plain lock on the
-	 * same namespace and value takes one of its permits. Taken in
-	 * {@link LockScope#TRANSACTION} scope for now, on both stacks.
+	 * same namespace and value takes one of its permits. Either scope, on both stacks.
 	 * @return the number of permits
 	 * @see LockRequest#withPermits(int)
 	 */
@@ -184,9 +183,10 @@ public @interface AdvisoryLocked {
 
 	/**
 	 * Return the number of permits as text, for a {@code ${...}} placeholder such as
-	 * {@code "${app.export.permits}"}, resolved at startup; in place of
-	 * {@link #permits()}, which must then be left at 1. Empty (the default) means
-	 * {@link #permits()}.
+	 * {@code "${app.export.permits}"} or a {@code #{...}} expression, resolved at startup
+	 * and read as Spring's {@code @ConcurrencyLimit(limitString)} is: a whole number with
+	 * nothing around it. It replaces {@link #permits()}, which must then be left at 1.
+	 * Empty (the default) or blank, or resolved to blank, means {@link #permits()}.
 	 * @return the number of permits, or empty
 	 */
 	String permitsString() default "";

@@ -278,6 +278,24 @@ public final class LockFailures {
 	}
 
 	/**
+	 * Refuse a call of a limit whose every permit transactions of the caller hold that
+	 * are suspended around it.
+	 * @param request the call
+	 * @param value the limit's value, as text
+	 * @param caller who the suspended transactions belong to, such as
+	 * {@code this same thread}
+	 * @return the exception to throw
+	 */
+	public static LockTransactionException suspendedLimitRefusal(LockRequest request, String value, String caller) {
+		return refused(request,
+				"Every one of the " + request.permits() + " permits of advisory lock " + request.namespace() + ":"
+						+ AdvisoryLockKeys.printable(value) + " is held by a transaction of " + caller
+						+ " that is suspended (REQUIRES_NEW or NOT_SUPPORTED), and they resume only after this call "
+						+ "returns: the call could only wait for itself. Do the limited work in the outer transaction, "
+						+ "or take the permit in the inner one only");
+	}
+
+	/**
 	 * Refuse a fenced write whose enclosing invocation-scoped call has ended, and
 	 * released its lock, before it: a task the call fanned out to and did not wait for.
 	 * @param description the enclosing lock, as {@link HeldSession#description()} gives

@@ -129,6 +129,10 @@ public final class TransactionLockRecord {
 	 */
 	public static void checkNotSuspended(Collection<TransactionLockRecord> records, String caller, LockRequest request,
 			LockMode mode, LockKeys keys, Object resource, @Nullable Object connection) {
+		if (request.permits() > 1) {
+			checkLimitNotSuspended(records, caller, request, PermitSlots.of(request, keys), resource, connection);
+			return;
+		}
 		for (TransactionLockRecord transaction : records) {
 			for (int i = 0; i < keys.keys().size(); i++) {
 				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);
@@ -137,6 +141,21 @@ public final class TransactionLockRecord {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Refuse a call of a limit only when suspended transactions hold every one of its
+	 * permits, whichever slots they are: while one permit is not theirs, its holder (or
+	 * nobody) can free it, and the call may have it.
+	 */
+	private static void checkLimitNotSuspended(Collection<TransactionLockRecord> records, String caller,
+			LockRequest request, PermitSlots slots, Object resource, @Nullable Object connection) {
+		for (Long slot : slots.slots()) {
+			if (records.stream().allMatch((transaction) -> transaction.mode(slot, resource, connection) == null)) {
+				return;
+			}
+		}
+		throw LockFailures.suspendedLimitRefusal(request, slots.value(), caller);
 	}
 
 	/**
@@ -183,10 +202,6 @@ public final class TransactionLockRecord {
 	}
 
 	/**
-	 * Note a savepoint made in the transaction.
-	 * @param savepoint the savepoint, as the transaction manager knows it
-	 */
-	/**
 	 * Return the acquisitions whose locks this transaction holds, each once, for a driver
 	 * that tells them when the transaction ends (the reactive one: a listener cannot
 	 * follow a reactive transaction from its thread).
@@ -203,6 +218,10 @@ public final class TransactionLockRecord {
 		return acquisitions;
 	}
 
+	/**
+	 * Note a savepoint made in the transaction.
+	 * @param savepoint the savepoint, as the transaction manager knows it
+	 */
 	public void savepoint(Object savepoint) {
 		this.savepoints.put(savepoint, this.taken.size());
 	}

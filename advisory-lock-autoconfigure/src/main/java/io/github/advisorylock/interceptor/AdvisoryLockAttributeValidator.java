@@ -49,6 +49,7 @@ import org.springframework.core.annotation.RepeatableContainers;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
@@ -297,14 +298,18 @@ class AdvisoryLockAttributeValidator {
 	int permits(Method method, AdvisoryLocked annotation) {
 		String text = annotation.permitsString();
 		int permits = annotation.permits();
-		if (!text.isEmpty()) {
+		// Read as Spring reads @ConcurrencyLimit(limitString): blank means the number,
+		// and the resolved text is parsed as it is.
+		if (StringUtils.hasText(text)) {
 			if (permits != 1) {
 				throw invalid(method, "permits = " + permits + " and permitsString \"" + text + "\" both set the "
 						+ "number of permits: keep one");
 			}
 			try {
 				String resolved = (this.valueResolver != null) ? this.valueResolver.resolveStringValue(text) : text;
-				permits = Integer.parseInt((resolved != null) ? resolved.trim() : "");
+				if (StringUtils.hasText(resolved)) {
+					permits = Integer.parseInt(resolved);
+				}
 			}
 			catch (IllegalArgumentException ex) {
 				// NumberFormatException, or a placeholder that does not resolve.
@@ -312,7 +317,8 @@ class AdvisoryLockAttributeValidator {
 						+ "): write a number of permits, or a ${...} placeholder that resolves to one", ex);
 			}
 		}
-		String given = text.isEmpty() ? "permits = " + permits : "permitsString \"" + text + "\" (" + permits + ")";
+		String given = !StringUtils.hasText(text) ? "permits = " + permits
+				: "permitsString \"" + text + "\" (" + permits + ")";
 		try {
 			// The request's rules for permits are the annotation's: a range, and
 			// exclusive only.

@@ -240,6 +240,28 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 	}
 
 	@Test
+	void aNewTransactionOfALimitIsRefusedOnlyWhenItsSuspendedOuterOnesHoldEveryPermit() {
+		TransactionalOperator requiresNew = TransactionalOperator.create(this.transactionManager,
+				new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW));
+		// A timeout longer than the harness waits: only the refusal ends the call in
+		// time.
+		LockRequest limit = limit(2).withTimeout(HANG.multipliedBy(4));
+		AtomicBoolean innerRan = new AtomicBoolean();
+		assertThatExceptionOfType(LockTransactionException.class)
+			.isThrownBy(() -> this.locks.lock(limit)
+				.then(this.locks.lock(limit)
+					.then(Mono.fromRunnable(() -> innerRan.set(true)))
+					.then(this.locks.lock(limit).as(requiresNew::transactional))
+					.as(requiresNew::transactional))
+				.as(this.transaction::transactional)
+				.block(HANG))
+			.withMessageContaining("Every one of the 2 permits of advisory lock " + this.namespace
+					+ ":tenant is held by a transaction of this same subscriber that is suspended");
+		assertThat(innerRan).as("the inner transaction took the other permit, whichever the outer one holds").isTrue();
+		this.pgLocks.await("no permit left held", List::isEmpty);
+	}
+
+	@Test
 	void refusesACallWithoutAReactiveTransaction() {
 		assertThatExceptionOfType(LockTransactionException.class)
 			.isThrownBy(() -> this.locks.lock(this.namespace, 1).block(HANG))

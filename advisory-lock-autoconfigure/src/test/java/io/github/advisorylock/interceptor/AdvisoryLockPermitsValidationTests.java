@@ -17,16 +17,23 @@
 package io.github.advisorylock.interceptor;
 
 import java.lang.reflect.Method;
+import java.util.Map;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.publisher.Mono;
 
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.context.expression.StandardBeanExpressionResolver;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.util.ReflectionUtils;
 
@@ -41,8 +48,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  */
 class AdvisoryLockPermitsValidationTests {
 
+	private static final Method CALL = ReflectionUtils.findMethod(Plain.class, "call", String.class);
+
 	private final MockEnvironment environment = new MockEnvironment().withProperty("app.export.permits", "3")
-		.withProperty("app.words", "three");
+		.withProperty("app.words", "three")
+		.withProperty("app.blank", "");
 
 	private final LockKeyExpressionEvaluator evaluator = new LockKeyExpressionEvaluator(null);
 
@@ -121,6 +131,40 @@ class AdvisoryLockPermitsValidationTests {
 	@Test
 	void permitsStringThatCannotResolveFailsAtStartup() {
 		assertInvalid(UnresolvablePermits.class, "permitsString \"${app.missing}\" is not a whole number");
+	}
+
+	/**
+	 * The texts Spring's {@code @ConcurrencyLimit(limitString)} accepts, resolved as a
+	 * bean factory resolves embedded values, and what each gives; a blank one leaves
+	 * {@code permits}.
+	 */
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', quoteCharacter = '"', value = { "3 | 3", "${app.export.permits} | 3", "#{1 + 2} | 3",
+			"#{'${app.export.permits}'} | 3", "\"  \" | 1", "${app.blank} | 1" })
+	void permitsStringIsReadAsSpringReadsAConcurrencyLimitsLimitString(String text, int permits) {
+		assertThat(springValidator().permits(CALL, annotation(text))).isEqualTo(permits);
+	}
+
+	/** What Spring's {@code Integer.parseInt} of the resolved text refuses. */
+	@ParameterizedTest
+	@ValueSource(strings = { " 3 ", "3 ", "+ 3", "3.0", "0x3", "three", "#{'three'}" })
+	void permitsStringThatSpringWouldRefuseFailsAtStartup(String text) {
+		assertThatIllegalStateException().isThrownBy(() -> springValidator().permits(CALL, annotation(text)))
+			.withMessageContaining("permitsString \"" + text + "\" is not a whole number");
+	}
+
+	/** A validator with the resolver of a bean factory: placeholders and expressions. */
+	private AdvisoryLockAttributeValidator springValidator() {
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.setBeanExpressionResolver(new StandardBeanExpressionResolver());
+		beanFactory.addEmbeddedValueResolver(this.environment::resolvePlaceholders);
+		return new AdvisoryLockAttributeValidator(this.evaluator, new EmbeddedValueResolver(beanFactory), null);
+	}
+
+	private static AdvisoryLocked annotation(String permitsString) {
+		return AnnotationUtils.synthesizeAnnotation(
+				Map.of("namespace", "export", "key", new String[] { "#tenant" }, "permitsString", permitsString),
+				AdvisoryLocked.class, null);
 	}
 
 	@Test

@@ -20,6 +20,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import javax.sql.DataSource;
@@ -27,6 +28,7 @@ import javax.sql.DataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
@@ -35,6 +37,7 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -107,6 +110,68 @@ class TransactionLocksTests {
 		// the key.
 		this.outer.executeWithoutResult((status) -> this.requiresNew.executeWithoutResult(
 				(inner) -> this.locks.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY))));
+	}
+
+	@Test
+	void aRequiresNewCallOfALimitTakesAnotherPermitWhicheverSlotItsSuspendedOuterTransactionHolds() {
+		LockRequest limit = LockRequest.of(this.namespace, "tenant").withPermits(3).withWaitMode(WaitMode.TRY);
+		List<Long> slots = slots("tenant", 3);
+		for (int outerSlot = 0; outerSlot <= 1; outerSlot++) {
+			int taken = outerSlot;
+			// Another session holds the slots before the one the outer transaction takes.
+			try (LockHolder other = (taken > 0) ? LockHolder.exclusive(this.pool, slots.get(0)) : null) {
+				this.outer.executeWithoutResult((status) -> {
+					this.locks.lock(limit);
+					assertThat(grantedOf(slots)).as("slots held with the outer transaction's, slot " + taken)
+						.containsExactlyElementsOf(slots.subList(0, taken + 1));
+					this.requiresNew.executeWithoutResult((inner) -> {
+						this.locks.lock(limit);
+						assertThat(grantedOf(slots)).as("slots held with the inner transaction's")
+							.containsExactlyElementsOf(slots.subList(0, taken + 2));
+					});
+				});
+			}
+		}
+	}
+
+	@Test
+	void aRequiresNewCallOfALimitIsRefusedAtOnceOnlyWhenSuspendedTransactionsHoldEveryPermit() {
+		List<Long> slots = slots("tenant", 2);
+		// A wait for itself would last the hang bound; the refusal comes before any SQL.
+		LockRequest limit = LockRequest.of(this.namespace, "tenant")
+			.withPermits(2)
+			.withTimeout(PgLocks.HANG_TIMEOUT.multipliedBy(4));
+		this.outer.executeWithoutResult((status) -> {
+			this.locks.lock(limit);
+			this.requiresNew.executeWithoutResult((inner) -> {
+				this.locks.lock(limit);
+				assertThatExceptionOfType(LockTransactionException.class)
+					.isThrownBy(() -> this.requiresNew.executeWithoutResult((innermost) -> this.locks.lock(limit)))
+					.withMessageContaining("Every one of the 2 permits of advisory lock " + this.namespace
+							+ ":tenant is held by a transaction of this same thread that is suspended");
+			});
+		});
+		// One permit held by another session, not suspended here: that one may be freed,
+		// so the call is not refused, and finds the limit full.
+		try (LockHolder other = LockHolder.exclusive(this.pool, slots.get(0))) {
+			this.outer.executeWithoutResult((status) -> {
+				this.locks.lock(limit);
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> this.requiresNew.executeWithoutResult((inner) -> this.locks
+						.lock(LockRequest.of(this.namespace, "tenant").withPermits(2).withWaitMode(WaitMode.TRY))));
+			});
+		}
+	}
+
+	private List<Long> slots(String value, int permits) {
+		long key = AdvisoryLockKeys.of(this.namespace, value);
+		return IntStream.range(0, permits).mapToObj((slot) -> AdvisoryLockKeys.permitSlot(key, slot)).toList();
+	}
+
+	/** The given slots held by any session, in the order given. */
+	private List<Long> grantedOf(List<Long> slots) {
+		List<Long> granted = this.pgLocks.all().stream().filter(AdvisoryLock::granted).map(AdvisoryLock::key).toList();
+		return slots.stream().filter(granted::contains).toList();
 	}
 
 	@Test
