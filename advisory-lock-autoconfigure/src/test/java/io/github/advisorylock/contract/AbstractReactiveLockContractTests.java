@@ -333,6 +333,18 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 	}
 
 	/**
+	 * An invocation-scoped wait runs on a connection of its own, straight from the
+	 * driver, which its close cancels, waits for, rolls back and closes: the pool's
+	 * borrowers never meet its cancel.
+	 */
+	@Test
+	void aLateCancelOfAnInvocationScopedWaitNeverReachesAStatementOfThePool() throws Exception {
+		assertALateCancelReachesNoNextBorrower(invocation(7), key(7));
+		assertALateCancelReachesNoNextBorrower(limit(2).withScope(LockScope.INVOCATION), slot("tenant", 0),
+				slot("tenant", 1));
+	}
+
+	/**
 	 * A waiter of a pool of one connection cancels; the relay holds its cancel request
 	 * back until the pool's next borrower runs a statement, then lets it through. The
 	 * request must not cancel that statement: the waiter's rollback waits for the
@@ -348,12 +360,15 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 			try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), held);
 					LockHolder borrowersHolder = LockHolder.exclusive(TestDatabase.get().dataSource(), borrowersKey)) {
 				relay.holdCancelRequests();
-				Disposable waiter = locks.lock(request.withTimeout(HANG.multipliedBy(4)))
-					.as(transaction::transactional)
-					.subscribe();
+				Disposable waiter = (request.scope() == LockScope.INVOCATION)
+						? locks.execute(request.withTimeout(HANG.multipliedBy(4)), (handle) -> Mono.never()).subscribe()
+						: locks.lock(request.withTimeout(HANG.multipliedBy(4)))
+							.as(transaction::transactional)
+							.subscribe();
 				this.pgLocks.await("the waiter", (all) -> all.stream().anyMatch((lock) -> !lock.granted()));
 				waiter.dispose();
-				await().atMost(HANG).until(relay::cancelRequestsHeld, (count) -> count == 1);
+				// An invocation-scoped wait sends one more, from its session's close.
+				await().atMost(HANG).until(relay::cancelRequestsHeld, (count) -> count >= 1);
 				holder.commit();
 				CompletableFuture<Integer> borrower = DatabaseClient.create(pool)
 					.sql("SELECT 1 FROM pg_advisory_xact_lock(" + borrowersKey + ")")
@@ -362,7 +377,8 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 					.toFuture();
 				this.pgLocks.awaitWaiters(borrowersKey, 1);
 				relay.releaseCancelRequests();
-				await().atMost(HANG).until(relay::cancelRequestsAnswered, (count) -> count == 1);
+				await().atMost(HANG)
+					.until(relay::cancelRequestsAnswered, (count) -> count == relay.cancelRequestsHeld());
 				borrowersHolder.commit();
 				assertThat(borrower).succeedsWithin(HANG).isEqualTo(1);
 			}
