@@ -51,10 +51,13 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 
 	/**
 	 * Wait for the key a try found held and those after it, within the call's timeout.
+	 * @param ofTransaction whether the connection is a transaction's, lent by a pool;
+	 * else a lock session's own
 	 * @return the attempt: acquired, or timed out with the driver's report
 	 */
-	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
-		return cancellable(connection,
+	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey,
+			boolean ofTransaction) {
+		return cancellable(connection, ofTransaction,
 				R2dbcLockStatements
 					.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request),
 							request.namespace())
@@ -65,11 +68,13 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 
 	/**
 	 * Run one slice of a limit's wait, cancelled on the server as {@link #waitFor} is.
+	 * @param ofTransaction whether the connection is a transaction's, lent by a pool;
+	 * else a lock session's own
 	 * @return the slot taken; empty when the slice ran out of time
 	 */
 	Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
-			Duration slice, int waited) {
-		return cancellable(connection,
+			Duration slice, int waited, boolean ofTransaction) {
+		return cancellable(connection, ofTransaction,
 				R2dbcLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
 						request.namespace()))
 			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.empty())
@@ -83,24 +88,35 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 	 * wait: so PostgreSQL is sent a cancel request for the statement the session runs, on
 	 * a connection of its own, as {@code pg_cancel_backend} would. The wait fails, its
 	 * transaction is aborted, and the rollback Spring sends for the cancelled subscriber
-	 * ends it, once the request was answered ({@link WaitCancels}).
+	 * ends it, once the request was answered ({@link WaitCancels}). A lock session's own
+	 * connection needs no more: its close awaits its cancel.
 	 * @param connection the connection the wait runs on
+	 * @param ofTransaction whether the connection is a transaction's
 	 * @param wait the wait
 	 */
-	private <T> Mono<T> cancellable(Connection connection, Mono<T> wait) {
-		return WaitCancels.ofCurrentTransaction().flatMap((cancels) -> {
+	private <T> Mono<T> cancellable(Connection connection, boolean ofTransaction, Mono<T> wait) {
+		Mono<WaitCancels> awaiting = ofTransaction ? WaitCancels.ofCurrentTransaction()
+				: Mono.just(WaitCancels.UNAWAITED);
+		return awaiting.flatMap((cancels) -> {
 			// Unwrapped now: a pool's connection may let go of the driver's once its
 			// subscriber cancelled, and the cancel request needs the server session's
 			// key.
 			PostgresqlConnection target = postgresConnection(connection);
-			AtomicBoolean waiting = new AtomicBoolean(true);
+			// Waiting from the statement's first request to its end: a wait cancelled as
+			// it
+			// is subscribed (its subscriber gone meanwhile) sent nothing to cancel, and a
+			// request for it could only reach what runs after.
+			AtomicBoolean waiting = new AtomicBoolean();
 			Runnable cancel = () -> {
 				if (target != null && waiting.get()) {
 					cancels.send(target);
 				}
 			};
 			Runnable ended = whileWaiting(cancel);
-			return wait.doOnTerminate(() -> waiting.set(false)).doFinally((signal) -> ended.run()).doOnCancel(cancel);
+			return wait.doOnRequest((requested) -> waiting.set(true))
+				.doOnTerminate(() -> waiting.set(false))
+				.doFinally((signal) -> ended.run())
+				.doOnCancel(cancel);
 		});
 	}
 

@@ -89,7 +89,7 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 	@Override
 	public Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
 			Duration slice, int waited) {
-		return this.support.waitPermitSlice(connection, request, slots, resumed, slice, waited);
+		return this.support.waitPermitSlice(connection, request, slots, resumed, slice, waited, false);
 	}
 
 	@Override
@@ -105,7 +105,7 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 
 	@Override
 	public Mono<LockAttempt> waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
-		return this.support.waitFor(connection, request, keys, busyKey);
+		return this.support.waitFor(connection, request, keys, busyKey, false);
 	}
 
 	@Override

@@ -83,7 +83,7 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 
 	@Override
 	public Mono<LockAttempt> waitLock(BoundConnection bound, LockRequest request, LockKeys keys, long busyKey) {
-		return this.support.waitFor(bound.connection(), request, keys, busyKey);
+		return this.support.waitFor(bound.connection(), request, keys, busyKey, true);
 	}
 
 	@Override
@@ -97,7 +97,7 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 	@Override
 	public Mono<Long> waitPermitSlice(BoundConnection bound, LockRequest request, PermitSlots slots, boolean resumed,
 			Duration slice, int waited) {
-		return this.support.waitPermitSlice(bound.connection(), request, slots, resumed, slice, waited);
+		return this.support.waitPermitSlice(bound.connection(), request, slots, resumed, slice, waited, true);
 	}
 
 	@Override

@@ -64,8 +64,11 @@ final class WaitCancels implements TransactionSynchronization {
 	/** The key of a transaction's instance among its resources. */
 	private static final Object RESOURCE = new Object();
 
-	/** For a wait outside any reactive transaction: nothing awaits its requests. */
-	private static final WaitCancels UNAWAITED = new WaitCancels(null);
+	/**
+	 * For a wait on a connection of its own (invocation scope), whose close awaits its
+	 * cancel: nothing else awaits its requests.
+	 */
+	static final WaitCancels UNAWAITED = new WaitCancels(null);
 
 	private final @Nullable TransactionSynchronizationManager transaction;
 
@@ -77,7 +80,7 @@ final class WaitCancels implements TransactionSynchronization {
 
 	/**
 	 * Return the instance of the subscriber's reactive transaction, registered with it at
-	 * the first call; outside one, an instance nothing awaits.
+	 * the first call; outside one, {@link #UNAWAITED}.
 	 * @return the instance
 	 */
 	static Mono<WaitCancels> ofCurrentTransaction() {

@@ -77,6 +77,9 @@ public final class FreezableRelay implements AutoCloseable {
 	/** Cancel requests the server answered by closing their connection. */
 	private final AtomicInteger cancelsAnswered = new AtomicInteger();
 
+	/** Connections opened through the relay, cancel requests aside. */
+	private final AtomicInteger connectionsOpened = new AtomicInteger();
+
 	private volatile boolean closed;
 
 	/**
@@ -192,6 +195,15 @@ public final class FreezableRelay implements AutoCloseable {
 		return this.cancelsAnswered.get();
 	}
 
+	/**
+	 * Return how many connections clients opened through the relay, the cancel requests'
+	 * aside: a pool that closed a connection and opened another shows one more.
+	 * @return the number
+	 */
+	public int connectionsOpened() {
+		return this.connectionsOpened.get();
+	}
+
 	private void accept() {
 		while (!this.closed) {
 			Socket client;
@@ -211,18 +223,24 @@ public final class FreezableRelay implements AutoCloseable {
 	 * request's connection may have to wait.
 	 */
 	private void connect(Socket client) {
+		synchronized (this.sockets) {
+			this.sockets.removeIf(Socket::isClosed);
+			this.sockets.add(client);
+		}
 		try {
 			byte[] opening = readOpening(client.getInputStream());
 			boolean cancel = isCancelRequest(opening);
 			if (cancel) {
 				awaitCancelsReleased();
 			}
+			else {
+				this.connectionsOpened.incrementAndGet();
+			}
 			Socket upstream = new Socket(this.targetHost, this.targetPort);
 			synchronized (this.sockets) {
-				this.sockets.removeIf(Socket::isClosed);
-				this.sockets.add(client);
 				this.sockets.add(upstream);
 			}
+			awaitThaw();
 			upstream.getOutputStream().write(opening);
 			upstream.getOutputStream().flush();
 			daemon(() -> pump(client, upstream), "relay-up-" + client.getPort());
