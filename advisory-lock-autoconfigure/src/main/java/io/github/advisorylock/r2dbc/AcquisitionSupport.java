@@ -102,10 +102,9 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 			// subscriber cancelled, and the cancel request needs the server session's
 			// key.
 			PostgresqlConnection target = postgresConnection(connection);
-			// Waiting from the statement's first request to its end: a wait cancelled as
-			// it
-			// is subscribed (its subscriber gone meanwhile) sent nothing to cancel, and a
-			// request for it could only reach what runs after.
+			// Waiting from the statement's first request to its end: a wait cancelled
+			// as it is subscribed (its subscriber gone meanwhile) sent nothing to
+			// cancel, and a request for it could only reach what runs after.
 			AtomicBoolean waiting = new AtomicBoolean();
 			Runnable cancel = () -> {
 				if (target != null && waiting.get()) {
