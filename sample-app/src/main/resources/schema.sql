@@ -56,16 +56,20 @@ CREATE TABLE IF NOT EXISTS job_claims (
     claimed_at timestamptz NOT NULL
 );
 
--- One row per run, claimed_at being its claim. started_at and finished_at are clock_timestamp(), the time of the
--- statement rather than of its transaction's start, so that runs can be compared precisely; finished_at stays NULL
--- for a run that did not finish (its instance died or stopped, or it found its lock lost).
+-- One row per run, claimed_at being its claim. started_at, finished_at and lost_at are clock_timestamp(), the time of
+-- the statement rather than of its transaction's start, so that runs can be compared precisely; finished_at stays NULL
+-- for a run that did not finish (its instance died or stopped, or it found its lock lost). lost_at is when the run's
+-- instance learned that its lock was lost before the run ended (the partner-sync job records it; its run id, chosen
+-- by the caller of the locked method, finds the row).
 CREATE TABLE IF NOT EXISTS job_runs (
     id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     job         text        NOT NULL,
     instance    text        NOT NULL,
+    run         uuid        UNIQUE,
     claimed_at  timestamptz NOT NULL,
     started_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
-    finished_at timestamptz CHECK (finished_at >= started_at)
+    finished_at timestamptz CHECK (finished_at >= started_at),
+    lost_at     timestamptz CHECK (lost_at >= started_at)
 );
 
 CREATE INDEX IF NOT EXISTS job_runs_by_job_and_start ON job_runs (job, started_at);

@@ -110,7 +110,10 @@ public interface AdvisoryLockOperations {
 	 * ends. With {@link WaitMode#SKIP} a lock found held means the callback does not run
 	 * and the result is {@link LockResult#skipped()}; nothing stays held. What the
 	 * callback throws reaches the caller unchanged, after the locks of an invocation
-	 * scope were released.
+	 * scope were released. Invocation-scoped locks lost before the call ended (a failed
+	 * heartbeat, the dead-man switch, or a rollback at the end that failed) end it with a
+	 * {@link LockLostException} once the callback has returned, even if the callback
+	 * caught the loss itself; an exception of the callback's own keeps it as suppressed.
 	 * @param request the namespace, keys, mode, wait mode, timeout and scope
 	 * @param callback the work
 	 * @param <T> the type of the result
@@ -120,6 +123,8 @@ public interface AdvisoryLockOperations {
 	 * @throws LockTransactionException if the scope's conditions are not met: no suitable
 	 * transaction to join, or, for an invocation scope, a transaction already active
 	 * @throws InvalidLockKeyException if a key value cannot be used
+	 * @throws LockLostException if invocation-scoped locks were lost before the call
+	 * ended
 	 */
 	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockCallback<T> callback);
 

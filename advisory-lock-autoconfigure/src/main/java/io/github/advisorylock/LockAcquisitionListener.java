@@ -130,15 +130,16 @@ public interface LockAcquisitionListener {
 
 		/**
 		 * Called once when the locks of an {@link LockScope#INVOCATION invocation-scoped}
-		 * acquisition end: when the call returns or throws, or earlier, when a failed
-		 * heartbeat showed them lost. Transaction-scoped locks end with their
-		 * transaction, which a listener follows with a
+		 * acquisition end: when the call returns or throws, once the rollback that
+		 * releases them has answered (a failed rollback tells them lost), or earlier,
+		 * when a failed heartbeat showed them lost. Transaction-scoped locks end with
+		 * their transaction, which a listener follows with a
 		 * {@code TransactionSynchronization}, or earlier, at a rollback to a savepoint
 		 * ({@link #releasedToSavepoint()}); those of a reactive transaction, which no
 		 * thread-bound synchronization can follow, are told here, with {@code lost}
 		 * false, when that transaction completes.
 		 * @param lost whether they were lost while the call ran, rather than released at
-		 * its end
+		 * its end; a lost call ends with a {@link LockLostException}
 		 */
 		default void released(boolean lost) {
 		}

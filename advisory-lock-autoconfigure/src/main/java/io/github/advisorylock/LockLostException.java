@@ -25,7 +25,9 @@ import org.springframework.dao.DataAccessResourceFailureException;
  * runs: its connection failed a heartbeat, was terminated, or the server restarted.
  * Another instance may already hold the lock, so long work should stop at its next safe
  * point. There is no fencing: what the work did between the loss and this exception is
- * not undone.
+ * not undone. A call whose locks were lost before it ended throws it too, once its work
+ * has ended (or keeps it as suppressed in the work's own exception), so that every lost
+ * run is known to its caller.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -88,11 +88,14 @@ public interface ReactiveAdvisoryLockOperations {
 	 * the locks are held on a connection of their own, outside any transaction (one
 	 * active in the subscriber's context is refused), from subscription until the work
 	 * completes, fails or is cancelled, with a heartbeat, as on the blocking stack; the
-	 * handle tells whether they were lost.
+	 * handle tells whether they were lost. Locks lost before the work ended end it with a
+	 * {@link LockLostException}, after its elements; an error of the work's own keeps it
+	 * as suppressed.
 	 * @param request the request
 	 * @param callback makes the work
 	 * @param <T> the type of the elements
-	 * @return the work's elements
+	 * @return the work's elements; signals {@link LockLostException} after them if
+	 * invocation-scoped locks were lost before the work ended
 	 */
 	<T> Flux<T> execute(LockRequest request, ReactiveLockCallback<T> callback);
 

@@ -27,8 +27,6 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -49,8 +47,6 @@ import org.springframework.util.Assert;
  * @author advisory-lock authors
  */
 public abstract class BlockingLockSession extends HeldSession implements LockSessions.Session {
-
-	private final Log logger = LogFactory.getLog(getClass());
 
 	/** Taken at the first fenced write, and held by the transaction until it ends. */
 	private @Nullable SessionMarker marker;
@@ -212,29 +208,29 @@ public abstract class BlockingLockSession extends HeldSession implements LockSes
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * A failure is logged, never thrown: it must not hide the call's own result or
-	 * exception, and PostgreSQL releases the locks of a connection that fails anyway.
+	 * A failed rollback is not thrown: it must not hide the call's own result or
+	 * exception, and PostgreSQL releases the locks of a connection that fails anyway. It
+	 * counts as a loss, which the call reports once it has ended.
 	 */
 	@Override
 	public boolean release() {
 		this.connectionLock.lock();
 		try {
 			stopHeartbeat();
-			if (!markReleased()) {
+			if (!releasing()) {
 				// Perhaps still alive on the server: dropping the connection releases the
 				// locks all the same.
 				return false;
 			}
 			try {
 				rollback();
-				return true;
 			}
 			catch (Exception ex) {
-				this.logger.warn("Advisory lock " + description() + " (invocation scope): rolling back its "
-						+ "transaction failed (" + ex + "); PostgreSQL releases the locks when it drops the connection",
-						ex);
+				lostAtRelease(ex);
 				return false;
 			}
+			released();
+			return true;
 		}
 		finally {
 			this.connectionLock.unlock();

@@ -180,17 +180,42 @@ public abstract class HeldSession implements LockHandle {
 	}
 
 	/**
-	 * Record that the call's end released the locks, and tell the listeners, unless they
-	 * were lost before.
-	 * @return whether they were still held (and the driver rolls the transaction back)
+	 * Begin the release at the call's end: the session no longer answers for a key
+	 * ({@link #holding}), and the driver rolls its transaction back only if it is still
+	 * held. A lock found lost now (the dead-man switch ran out, or
+	 * {@code transaction_timeout} ended it) is reported lost here.
+	 * @return whether it is still held, so that the driver rolls the transaction back and
+	 * then calls {@link #released()} or {@link #lostAtRelease}
 	 */
-	protected boolean markReleased() {
+	protected boolean releasing() {
 		held.remove(this);
-		if (isLost() || !this.state.compareAndSet(State.HELD, State.RELEASED)) {
-			return false;
+		return !isLost() && isHeld();
+	}
+
+	/**
+	 * Record that the rollback at the call's end released the locks, which proves they
+	 * were held until then, and tell the listeners; unless another thread found them lost
+	 * meanwhile, which stays reported.
+	 */
+	protected void released() {
+		if (this.state.compareAndSet(State.HELD, State.RELEASED)) {
+			this.acquisition.released(false);
 		}
-		this.acquisition.released(false);
-		return true;
+	}
+
+	/**
+	 * Record that the rollback at the call's end failed: the connection is gone, and with
+	 * it the locks, at a moment nobody knows, so they count as lost while the call ran.
+	 * The call then fails with a {@link LockLostException}.
+	 * @param cause the rollback's failure
+	 */
+	protected void lostAtRelease(Throwable cause) {
+		if (markLost(cause)) {
+			this.logger.error("Advisory lock " + description() + " (invocation scope) was lost before its call ended: "
+					+ "rolling back its transaction failed (" + cause + "). Another instance may have taken it while "
+					+ "the work ran; the call fails with a LockLostException", cause);
+			this.acquisition.released(true);
+		}
 	}
 
 	/**
@@ -200,14 +225,25 @@ public abstract class HeldSession implements LockHandle {
 	 * @param how how it was lost, for the log
 	 */
 	public void lost(Throwable cause, String how) {
+		if (markLost(cause)) {
+			this.logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: "
+					+ how + ". Another instance may take it now; the work goes on until it calls checkHeld(), and "
+					+ "its call fails with a LockLostException once the work has ended", cause);
+			this.acquisition.released(true);
+		}
+	}
+
+	/**
+	 * Record a loss, unless the lock was released or lost before.
+	 * @return whether this call recorded it (and tells it)
+	 */
+	private boolean markLost(Throwable cause) {
 		held.remove(this);
 		if (!this.state.compareAndSet(State.HELD, new State(cause))) {
-			return;
+			return false;
 		}
 		stopHeartbeat();
-		this.logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: " + how
-				+ ". Another instance may take it now; the work goes on until it calls checkHeld()", cause);
-		this.acquisition.released(true);
+		return true;
 	}
 
 	/**
@@ -240,10 +276,33 @@ public abstract class HeldSession implements LockHandle {
 	@Override
 	public void checkHeld() {
 		if (isLost()) {
-			Throwable loss = this.state.get().loss();
-			throw new LockLostException(this.namespace, this.keys.values(),
-					(loss != null) ? loss : new IllegalStateException("lost"));
+			throw lostException();
 		}
+	}
+
+	/**
+	 * Keep the loss of the locks, if they were lost, with the failure of the work that
+	 * ran under them, as a suppressed {@link LockLostException}: the work's own failure
+	 * is what its call throws. A failure that is, or was caused by, a
+	 * {@code LockLostException} tells of the loss already.
+	 * @param failure what the work threw
+	 */
+	public void addLossTo(Throwable failure) {
+		if (!isLost()) {
+			return;
+		}
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof LockLostException) {
+				return;
+			}
+		}
+		failure.addSuppressed(lostException());
+	}
+
+	private LockLostException lostException() {
+		Throwable loss = this.state.get().loss();
+		return new LockLostException(this.namespace, this.keys.values(),
+				(loss != null) ? loss : new IllegalStateException("lost"));
 	}
 
 	/**

@@ -139,18 +139,25 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 		if (open == null) {
 			return LockResult.skipped();
 		}
+		T value;
 		try {
 			HeldLocks.push(open.session());
 			try {
-				return LockResult.executed(callback.doWithLock(open.session()));
+				value = callback.doWithLock(open.session());
 			}
 			finally {
 				HeldLocks.pop(open.session());
 			}
 		}
-		finally {
+		catch (Throwable ex) {
 			release(route, open);
+			open.session().addLossTo(ex);
+			throw ex;
 		}
+		release(route, open);
+		// A loss while the work ran, or found by the release, is the call's outcome.
+		open.session().checkHeld();
+		return LockResult.executed(value);
 	}
 
 	/**

@@ -258,7 +258,7 @@ public interface LockSessions<C, S extends HeldSession & LockSessions.Session> e
 
 		/**
 		 * Stop the heartbeat and roll the session's transaction back, which releases its
-		 * locks; a failure is logged, never thrown.
+		 * locks; a failure is not thrown, but makes the locks lost.
 		 * @return whether the connection is still usable
 		 */
 		boolean release();

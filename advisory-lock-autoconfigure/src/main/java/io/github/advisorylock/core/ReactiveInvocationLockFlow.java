@@ -149,34 +149,54 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 					}
 					Mono<C> connection = this.sessions.connect(resource, request)
 						.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex));
+					// Set once a held session's release has rolled its transaction back.
+					AtomicBoolean released = new AtomicBoolean();
 					return Flux
 						.usingWhen(connection,
 								(opened) -> run(resource, opened, request, needed, slots, acquisition, enclosing,
-										callback),
-								(opened) -> this.sessions.close(opened, false),
-								(opened, ex) -> this.sessions.close(opened, false),
+										released, callback),
+								(opened) -> close(opened, released), (opened, ex) -> close(opened, released),
 								(opened) -> this.sessions.close(opened, true))
 						.doFinally((signal) -> this.permits.release());
 				});
 		});
 	}
 
+	/**
+	 * Take the locks, run the work, and release them when it completes or fails, before
+	 * the subscriber hears the end: a loss while it ran, or found by the release, is then
+	 * the call's error, or kept with the work's own as suppressed.
+	 */
 	private <T> Flux<T> run(R resource, C connection, LockRequest request, LockKeys keys, @Nullable PermitSlots slots,
-			Acquisition acquisition, List<HeldSession> enclosing, ReactiveLockCallback<T> callback) {
+			Acquisition acquisition, List<HeldSession> enclosing, AtomicBoolean released,
+			ReactiveLockCallback<T> callback) {
 		return acquire(resource, connection, request, keys, slots, acquisition).flatMapMany((session) -> {
+			Mono<Void> release = session.release().doOnTerminate(() -> released.set(true));
 			RuntimeException closed = this.acquisitions.closedOr(request, null);
 			if (closed != null) {
 				// Granted as the template closed: the work must not start.
-				session.release();
-				return Flux.error(closed);
+				return release.thenMany(Flux.error(closed));
 			}
 			session.startHeartbeat(this.heartbeat);
-			Mono<Void> released = Mono.fromRunnable(session::release);
 			return Flux.usingWhen(Mono.just(session),
 					(lock) -> Flux.defer(() -> callback.doWithLock(lock))
 						.contextWrite((context) -> ReactiveHeldLocks.holding(context, enclosing, session)),
-					(lock) -> released, (lock, ex) -> released, (lock) -> released);
+					(lock) -> release, (lock, ex) -> release.then(Mono.fromRunnable(() -> lock.addLossTo(ex))),
+					(lock) -> {
+						lock.cancelled();
+						return Mono.empty();
+					})
+				// Not in the release: Reactor wraps what a cleanup signals.
+				.concatWith(Mono.fromRunnable(session::checkHeld));
 		});
+	}
+
+	/**
+	 * Close a session's connection when its publisher completed or failed: its
+	 * transaction is rolled back first, unless the session's release did.
+	 */
+	private Mono<Void> close(C connection, AtomicBoolean released) {
+		return released.get() ? this.sessions.closeReleased(connection) : this.sessions.close(connection, false);
 	}
 
 	/**

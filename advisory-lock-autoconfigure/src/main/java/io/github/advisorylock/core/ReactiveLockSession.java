@@ -89,6 +89,12 @@ public abstract class ReactiveLockSession extends HeldSession implements Reactiv
 	protected abstract Mono<SessionMarker> mark();
 
 	/**
+	 * Roll the session's transaction back, which releases its locks.
+	 * @return completes when the server answered
+	 */
+	protected abstract Mono<Void> rollback();
+
+	/**
 	 * Return the session's marker, which a fenced write probes: taken on the session's
 	 * connection, in its transaction, the first time it is asked for. A session that
 	 * cannot take one is lost.
@@ -133,10 +139,34 @@ public abstract class ReactiveLockSession extends HeldSession implements Reactiv
 			.subscribe(null, (ex) -> lost(ex, "its connection failed a heartbeat (" + ex + ")"));
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The rollback is bounded by the dead-man interval, as a heartbeat is; a rollback
+	 * that fails or runs out of time makes the locks lost.
+	 */
 	@Override
-	public void release() {
+	public Mono<Void> release() {
+		return Mono.defer(() -> {
+			stopHeartbeat();
+			if (!releasing()) {
+				return Mono.empty();
+			}
+			return rollback().timeout(deadMan()).doOnSuccess((done) -> released()).onErrorResume((ex) -> {
+				lostAtRelease(ex);
+				return Mono.empty();
+			});
+		});
+	}
+
+	@Override
+	public void cancelled() {
 		stopHeartbeat();
-		markReleased();
+		if (releasing()) {
+			// Closing the connection rolls the transaction back; nobody waits for the
+			// outcome.
+			released();
+		}
 	}
 
 	/**

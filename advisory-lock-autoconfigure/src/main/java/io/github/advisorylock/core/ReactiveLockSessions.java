@@ -168,6 +168,14 @@ public interface ReactiveLockSessions<R, C, S extends HeldSession & ReactiveLock
 	Mono<Void> close(C connection, boolean cancelled);
 
 	/**
+	 * Close the connection of a session whose release rolled its transaction back, or
+	 * found it gone: nothing is left to roll back. A failure is logged, never signalled.
+	 * @param connection the session's connection
+	 * @return the end
+	 */
+	Mono<Void> closeReleased(C connection);
+
+	/**
 	 * What the flow asks of a held session, beside {@link HeldSession}'s state.
 	 */
 	interface Session {
@@ -179,10 +187,19 @@ public interface ReactiveLockSessions<R, C, S extends HeldSession & ReactiveLock
 		void startHeartbeat(Duration period);
 
 		/**
-		 * Stop the heartbeat and tell the listeners the locks are released, unless they
-		 * were lost; closing the connection then releases them on the server.
+		 * Stop the heartbeat and roll the session's transaction back, which releases its
+		 * locks, then tell the listeners; unless they were lost before. A failure is not
+		 * signalled, but makes the locks lost.
+		 * @return completes when the locks are released or found lost
 		 */
-		void release();
+		Mono<Void> release();
+
+		/**
+		 * Stop the heartbeat of a session whose subscriber cancelled, and tell the
+		 * listeners the locks are released, unless they were lost; closing the connection
+		 * then releases them on the server.
+		 */
+		void cancelled();
 
 	}
 

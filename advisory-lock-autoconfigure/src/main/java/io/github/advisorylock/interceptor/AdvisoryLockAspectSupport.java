@@ -136,7 +136,13 @@ public class AdvisoryLockAspectSupport {
 			});
 		}
 		catch (BodyFailure ex) {
-			throw ex.getCause();
+			// The method's own exception, with the loss of the lock the call kept with
+			// it.
+			Throwable failure = ex.getCause();
+			for (Throwable suppressed : ex.getSuppressed()) {
+				failure.addSuppressed(suppressed);
+			}
+			throw failure;
 		}
 		if (result.executed()) {
 			return checkReturned(attribute, result.value());
@@ -216,13 +222,14 @@ public class AdvisoryLockAspectSupport {
 
 	/**
 	 * Carries what the method body threw through the lock callback, which throws no
-	 * checked exception, so that the caller gets it unchanged.
+	 * checked exception, so that the caller gets it unchanged, with what the call kept
+	 * with it as suppressed (a loss of the lock).
 	 */
 	@SuppressWarnings("serial")
 	private static final class BodyFailure extends RuntimeException {
 
 		BodyFailure(Throwable cause) {
-			super(null, cause, false, false);
+			super(null, cause, true, false);
 		}
 
 	}

@@ -58,12 +58,12 @@ import org.springframework.util.Assert;
  * {@code committed}, {@code rolled_back} or {@code unknown} for a transaction, or
  * {@code rolled_back_to_savepoint} when a rollback to a savepoint made before the lock
  * ({@code Propagation.NESTED}) released it while the transaction went on;
- * {@code released}, or {@code lost} when a failed heartbeat showed the lock gone while
- * its work ran, for an invocation; {@code released} for a reactive transaction, whose
- * commit or rollback a listener is not told. Its long-task timer
- * ({@code advisory.lock.held.active}) counts the calls holding locks right now, and its
- * max is the oldest of them: one per call, whatever its number of keys, and a nested call
- * that acquires a key counts again.</li>
+ * {@code released}, or {@code lost} when a failed heartbeat (or the rollback at the
+ * call's end) showed the lock gone while its work ran, for an invocation;
+ * {@code released} for a reactive transaction, whose commit or rollback a listener is not
+ * told. Its long-task timer ({@code advisory.lock.held.active}) counts the calls holding
+ * locks right now, and its max is the oldest of them: one per call, whatever its number
+ * of keys, and a nested call that acquires a key counts again.</li>
  * </ul>
  * A namespace is a tag, so it must be a fixed word chosen in code
  * ({@code setup_request}), never built from data.

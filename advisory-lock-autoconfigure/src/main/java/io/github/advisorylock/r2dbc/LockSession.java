@@ -62,6 +62,11 @@ final class LockSession extends ReactiveLockSession {
 	}
 
 	@Override
+	protected Mono<Void> rollback() {
+		return LockSessionStatements.rollback(this.connection);
+	}
+
+	@Override
 	protected Mono<SessionMarker> mark() {
 		return LockSessionStatements.mark(this.connection);
 	}

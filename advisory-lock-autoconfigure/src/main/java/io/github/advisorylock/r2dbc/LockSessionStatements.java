@@ -109,6 +109,15 @@ final class LockSessionStatements {
 	}
 
 	/**
+	 * Roll the session's transaction back, which releases its locks.
+	 * @param connection the session's connection
+	 * @return completes when the server answered
+	 */
+	static Mono<Void> rollback(Connection connection) {
+		return R2dbcLockStatements.drain(connection.createStatement("ROLLBACK"));
+	}
+
+	/**
 	 * Send the opening batch of a lock session: the transaction, its settings' row, the
 	 * try, the keep-alive. Each statement gives a result of its own: the settings' row is
 	 * told from the try's by its column.

@@ -148,10 +148,15 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 		Mono<Void> cancel = (postgres != null)
 				? postgres.cancelRequest().timeout(WaitCancels.ANSWER_TIMEOUT).onErrorResume((ex) -> Mono.empty())
 				: Mono.empty();
-		return cancel.then(R2dbcLockStatements.drain(connection.createStatement("ROLLBACK"))).onErrorResume((ex) -> {
+		return cancel.then(LockSessionStatements.rollback(connection)).onErrorResume((ex) -> {
 			logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);
 			return Mono.empty();
-		}).then(Mono.from(connection.close())).onErrorResume((ex) -> {
+		}).then(closeReleased(connection));
+	}
+
+	@Override
+	public Mono<Void> closeReleased(Connection connection) {
+		return Mono.from(connection.close()).onErrorResume((ex) -> {
 			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
 			return Mono.empty();
 		});

@@ -52,6 +52,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
@@ -188,7 +189,7 @@ abstract class AbstractFencedWritesTests {
 		AdvisoryLockTemplate locks = this.fixture.locks();
 		JdbcTemplate jdbc = this.fixture.jdbc();
 		AtomicBoolean ran = new AtomicBoolean();
-		locks.execute(invocation(1), (handle) -> {
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> locks.execute(invocation(1), (handle) -> {
 			// A first fenced write, before the loss: the session has taken its marker.
 			this.fixture.transaction().executeWithoutResult((status) -> {
 				locks.lock(LockRequest.of(this.namespace, 1));
@@ -207,7 +208,7 @@ abstract class AbstractFencedWritesTests {
 			// Reported lost at once, not at the next heartbeat.
 			assertThat(handle.isLost()).isTrue();
 			return null;
-		});
+		}));
 		assertThat(ran).isFalse();
 		assertThat(rows(this.observer, "old-holder")).isZero();
 		assertThat(rows(this.observer, "before-loss")).isOne();
@@ -219,15 +220,17 @@ abstract class AbstractFencedWritesTests {
 		JdbcTemplate jdbc = this.fixture.jdbc();
 		CountDownLatch writing = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		Future<?> oldHolder = this.threads.submit(() -> locks.execute(invocation(1), (handle) -> {
-			this.fixture.transaction().executeWithoutResult((status) -> {
-				locks.lock(LockRequest.of(this.namespace, 1));
-				write(jdbc, "old-holder");
-				writing.countDown();
-				TestThreads.await(release);
-			});
-			return null;
-		}));
+		// Its lock is lost while its fenced transaction runs: the call reports it.
+		Future<Throwable> oldHolder = this.threads
+			.submit(() -> catchThrowable(() -> locks.execute(invocation(1), (handle) -> {
+				this.fixture.transaction().executeWithoutResult((status) -> {
+					locks.lock(LockRequest.of(this.namespace, 1));
+					write(jdbc, "old-holder");
+					writing.countDown();
+					TestThreads.await(release);
+				});
+				return null;
+			})));
 		TestThreads.await(writing);
 		terminateHolderOf(key(1));
 		try (AdvisoryLockTemplate newLocks = otherInstance(LONG_HEARTBEAT)) {
@@ -244,7 +247,7 @@ abstract class AbstractFencedWritesTests {
 			this.pgLocks.awaitFenceWaiters(key(1), 1);
 			assertThat(newHolder).isNotDone();
 			release.countDown();
-			oldHolder.get(HANG_SECONDS, TimeUnit.SECONDS);
+			assertThat(oldHolder.get(HANG_SECONDS, TimeUnit.SECONDS)).isInstanceOf(LockLostException.class);
 			assertThat(newHolder.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
 		}
 	}
@@ -322,7 +325,7 @@ abstract class AbstractFencedWritesTests {
 		AdvisoryLockTemplate locks = this.fixture.locks();
 		JdbcTemplate jdbc = this.fixture.jdbc();
 		AtomicBoolean ran = new AtomicBoolean();
-		locks.execute(invocation(1), (handle) -> {
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> locks.execute(invocation(1), (handle) -> {
 			terminateHolderOf(key(1));
 			Future<Throwable> worker = this.threads.submit(
 					handle.wrap(() -> catchThrowable(() -> this.fixture.transaction().executeWithoutResult((status) -> {
@@ -334,7 +337,7 @@ abstract class AbstractFencedWritesTests {
 			// The call's own thread learns it at once too.
 			assertThat(handle.isLost()).isTrue();
 			return null;
-		});
+		}));
 		assertThat(ran).isFalse();
 		assertThat(rows(this.observer, "worker")).isZero();
 	}
@@ -402,12 +405,15 @@ abstract class AbstractFencedWritesTests {
 			fenceHolder.setAutoCommit(false);
 			// Another transaction holds the fence of key 1: a fenced write in flight.
 			takeFence(fenceHolder, key(1));
-			Future<Throwable> fencedWrite = this.threads.submit(() -> locks.execute(invocation(1),
-					(handle) -> catchThrowable(() -> this.fixture.transaction().executeWithoutResult((status) -> {
+			// The refused write's LockLostException is the call's.
+			Future<Throwable> fencedWrite = this.threads
+				.submit(() -> catchThrowable(() -> locks.execute(invocation(1), (handle) -> {
+					this.fixture.transaction().executeWithoutResult((status) -> {
 						locks.lock(LockRequest.of(this.namespace, 1));
 						ran.set(true);
-					})))
-				.value());
+					});
+					return null;
+				})));
 			// The old holder's fenced write waits for the fence while its lock is still
 			// held; then its lock session ends.
 			this.pgLocks.awaitFenceWaiters(key(1), 1);

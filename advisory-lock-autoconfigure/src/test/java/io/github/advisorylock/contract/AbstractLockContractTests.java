@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Future;
@@ -27,7 +28,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
@@ -39,6 +44,7 @@ import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -308,6 +314,62 @@ abstract class AbstractLockContractTests {
 		release.countDown();
 		assertThat(first.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("first");
 		assertThat(second.get(HANG_SECONDS, TimeUnit.SECONDS).value()).isEqualTo("second");
+	}
+
+	@Test
+	void aSessionLostInTheWorksLastMomentsFailsTheCallOnceTheWorkHasEnded() {
+		List<Boolean> heard = new CopyOnWriteArrayList<>();
+		stack().listen(releases(heard));
+		AtomicBoolean ended = new AtomicBoolean();
+		// The work ends as soon as its session is gone, before any heartbeat could find
+		// it: only the release at the call's end can.
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> stack().execute(invocation(1), () -> {
+			this.pgLocks.terminateHolderOf(key(1));
+			ended.set(true);
+			return "done";
+		})).satisfies((ex) -> {
+			assertThat(ex.getNamespace()).isEqualTo(this.namespace);
+			assertThat(ex.getKeyValues()).containsExactly("1");
+		});
+		assertThat(ended).isTrue();
+		assertThat(heard).containsExactly(true);
+		assertThat(this.pgLocks.on(key(1))).isEmpty();
+	}
+
+	@Test
+	void aWorksOwnFailureKeepsTheLossOfItsSessionAsSuppressed() {
+		assertThatIllegalStateException().isThrownBy(() -> stack().execute(invocation(1), () -> {
+			this.pgLocks.terminateHolderOf(key(1));
+			throw new IllegalStateException("the work's own failure");
+		}))
+			.withMessage("the work's own failure")
+			// Reactor's block() adds one of its own.
+			.satisfies(
+					(ex) -> assertThat(ex.getSuppressed()).filteredOn(LockLostException.class::isInstance).hasSize(1));
+	}
+
+	@Test
+	void aCallWhoseSessionLivedToItsEndIsToldReleasedNotLost() {
+		List<Boolean> heard = new CopyOnWriteArrayList<>();
+		stack().listen(releases(heard));
+		assertThat(stack().execute(invocation(1), () -> "done").value()).isEqualTo("done");
+		assertThat(heard).containsExactly(false);
+	}
+
+	/** A listener that records, for each release, whether it was a loss. */
+	private static LockAcquisitionListener releases(List<Boolean> heard) {
+		return (namespace, scope, mode, waitMode, keys, values) -> new Acquisition() {
+
+			@Override
+			public void finished(Outcome outcome, @Nullable Throwable error) {
+			}
+
+			@Override
+			public void released(boolean lost) {
+				heard.add(lost);
+			}
+
+		};
 	}
 
 	@Test

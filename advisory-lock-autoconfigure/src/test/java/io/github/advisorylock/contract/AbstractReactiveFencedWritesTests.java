@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -231,7 +232,10 @@ abstract class AbstractReactiveFencedWritesTests {
 		this.pgLocks.awaitFenceWaiters(key(1), 1);
 		assertThat(newHolder).isNotDone();
 		release.tryEmitEmpty();
-		oldHolder.get(HANG.toSeconds(), TimeUnit.SECONDS);
+		// The old holder's call reports that its lock was lost while it wrote.
+		assertThat(oldHolder).failsWithin(HANG)
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(LockLostException.class);
 		assertThat(newHolder.get(HANG.toSeconds(), TimeUnit.SECONDS)).isOne();
 	}
 

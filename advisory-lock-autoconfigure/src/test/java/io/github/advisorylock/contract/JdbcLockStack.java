@@ -17,11 +17,13 @@
 package io.github.advisorylock.contract;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.JdbcLockFixture;
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
@@ -50,6 +52,11 @@ final class JdbcLockStack implements LockStack {
 	@Override
 	public <T> LockResult<T> execute(LockRequest request, Supplier<T> work) {
 		return this.fixture.locks().execute(request, (handle) -> work.get());
+	}
+
+	@Override
+	public void listen(LockAcquisitionListener listener) {
+		this.fixture.locks().setListeners(List.of(listener));
 	}
 
 	@Override

@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 
@@ -51,6 +52,12 @@ interface LockStack {
 	 * @return what the work returned, or that it was skipped
 	 */
 	<T> LockResult<T> execute(LockRequest request, Supplier<T> work);
+
+	/**
+	 * Tell a listener, from now on, about every acquisition of the stack's template.
+	 * @param listener the listener
+	 */
+	void listen(LockAcquisitionListener listener);
 
 	/**
 	 * Return the data source the contract's other sessions hold keys through.

@@ -24,6 +24,7 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.core.LockSql;
@@ -110,6 +111,11 @@ final class R2dbcLockStack implements LockStack {
 	private static <T> LockResult<T> result(boolean ran, List<T> values) {
 		return ran ? LockResult.executed((values == null || values.isEmpty()) ? null : values.get(0))
 				: LockResult.skipped();
+	}
+
+	@Override
+	public void listen(LockAcquisitionListener listener) {
+		this.locks.setListeners(List.of(listener));
 	}
 
 	@Override

@@ -15,6 +15,7 @@
  */
 package io.github.advisorylock.interceptor;
 
+import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -208,8 +209,33 @@ class AdvisoryLockedInvocationScopeTests {
 	void workerThreadOfAnAnnotatedJobLearnsThatTheLockWasLost() {
 		this.contextRunner.run((context) -> {
 			FanOutJob job = context.getBean(FanOutJob.class);
-			assertThat(job.run()).isInstanceOf(LockLostException.class)
+			// The job returns what its worker saw; the call then reports the loss too.
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(job::run);
+			assertThat(job.workerSaw()).isInstanceOf(LockLostException.class)
 				.hasMessageContaining(NAMESPACE + ":[job] was lost");
+		});
+	}
+
+	@Test
+	void anAnnotatedJobWhoseSessionEndedBeforeItReturnedFailsWithLockLostException() {
+		// No heartbeat notices the loss while the test runs: only the release at the
+		// call's end can.
+		this.contextRunner.withPropertyValues("advisory-lock.invocation.heartbeat=1h").run((context) -> {
+			LosingJob job = context.getBean(LosingJob.class);
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> job.returnsAfterItsSessionEnded())
+				.satisfies((ex) -> assertThat(ex.getKeyValues()).containsExactly("job"));
+			assertThat(job.ran()).isOne();
+		});
+	}
+
+	@Test
+	void anAnnotatedJobsOwnCheckedExceptionKeepsTheLossAsSuppressed() {
+		this.contextRunner.withPropertyValues("advisory-lock.invocation.heartbeat=1h").run((context) -> {
+			LosingJob job = context.getBean(LosingJob.class);
+			assertThatExceptionOfType(IOException.class).isThrownBy(() -> job.throwsAfterItsSessionEnded())
+				.withMessage("the partner's API is down")
+				.satisfies(
+						(ex) -> assertThat(ex.getSuppressed()).singleElement().isInstanceOf(LockLostException.class));
 		});
 	}
 
@@ -220,7 +246,9 @@ class AdvisoryLockedInvocationScopeTests {
 			.withUserConfiguration(FencedJobs.class)
 			.run((context) -> {
 				BatchWriter writer = context.getBean(BatchWriter.class);
-				assertThat(context.getBean(FencedJob.class).run(this.pgLocks)).isInstanceOf(LockLostException.class)
+				FencedJob job = context.getBean(FencedJob.class);
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> job.run(this.pgLocks));
+				assertThat(job.secondWrite()).isInstanceOf(LockLostException.class)
 					.hasMessageContaining(NAMESPACE + ":[job]");
 				assertThat(writer.written()).isOne();
 				assertThat(writer.fencesSeen()).isOne();
@@ -280,6 +308,11 @@ class AdvisoryLockedInvocationScopeTests {
 		@Bean
 		FanOutJob fanOutJob(AdvisoryLockOperations locks) {
 			return new FanOutJob(locks);
+		}
+
+		@Bean
+		LosingJob losingJob() {
+			return new LosingJob();
 		}
 
 	}
@@ -455,16 +488,50 @@ class AdvisoryLockedInvocationScopeTests {
 
 		private final BatchWriter writer;
 
+		private final AtomicReference<@Nullable Throwable> secondWrite = new AtomicReference<>();
+
 		FencedJob(BatchWriter writer) {
 			this.writer = writer;
 		}
 
 		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
-		public @Nullable Throwable run(PgLocks pgLocks) {
+		public void run(PgLocks pgLocks) {
 			this.writer.write();
 			// Until the backend has exited it still holds the marker the fence probes.
 			pgLocks.terminateHolderOf(KEY);
-			return catchThrowable(this.writer::write);
+			this.secondWrite.set(catchThrowable(this.writer::write));
+		}
+
+		/** What the write after the session ended threw. */
+		public @Nullable Throwable secondWrite() {
+			return this.secondWrite.get();
+		}
+
+	}
+
+	/**
+	 * A job whose lock's session ends just before the body returns, so that only the
+	 * release at the call's end can find the loss.
+	 */
+	static class LosingJob {
+
+		private final AtomicInteger ran = new AtomicInteger();
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
+		public String returnsAfterItsSessionEnded() {
+			new PgLocks(TestDatabase.get().dataSource()).terminateHolderOf(KEY);
+			this.ran.incrementAndGet();
+			return "done";
+		}
+
+		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
+		public String throwsAfterItsSessionEnded() throws IOException {
+			new PgLocks(TestDatabase.get().dataSource()).terminateHolderOf(KEY);
+			throw new IOException("the partner's API is down");
+		}
+
+		public int ran() {
+			return this.ran.get();
 		}
 
 	}
@@ -523,16 +590,18 @@ class AdvisoryLockedInvocationScopeTests {
 			this.locks = locks;
 		}
 
+		private final AtomicReference<@Nullable Throwable> workerSaw = new AtomicReference<>();
+
 		/**
-		 * Run the work on a worker thread, end the lock's session while it runs, and
-		 * return what the worker's check threw once the loss was seen.
+		 * Run the work on a worker thread, end the lock's session while it runs, and keep
+		 * what the worker's check threw once the loss was seen.
 		 */
 		@AdvisoryLocked(namespace = NAMESPACE, key = "'job'", scope = LockScope.INVOCATION)
-		public @Nullable Throwable run() throws Exception {
+		public void run() throws Exception {
 			LockHandle handle = this.locks.currentHandle();
 			ExecutorService worker = Executors.newSingleThreadExecutor();
 			try {
-				return worker.submit(() -> {
+				this.workerSaw.set(worker.submit(() -> {
 					handle.checkHeld();
 					// Gone, not just signalled: its lock is free when the test ends.
 					new PgLocks(TestDatabase.get().dataSource()).terminateHolderOf(KEY);
@@ -541,11 +610,15 @@ class AdvisoryLockedInvocationScopeTests {
 					// of its own.
 					this.locks.checkHeld();
 					return catchThrowable(handle::checkHeld);
-				}).get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+				}).get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS));
 			}
 			finally {
 				worker.shutdownNow();
 			}
+		}
+
+		public @Nullable Throwable workerSaw() {
+			return this.workerSaw.get();
 		}
 
 	}

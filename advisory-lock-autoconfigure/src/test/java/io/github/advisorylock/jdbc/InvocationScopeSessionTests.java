@@ -24,6 +24,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
@@ -125,15 +126,18 @@ class InvocationScopeSessionTests {
 		// Three heartbeats of silence make the dead-man switch: far more than the one
 		// that fails here needs.
 		this.locks.setHeartbeat(Duration.ofSeconds(5));
-		this.locks.execute(invocation(1), (handle) -> {
-			this.pgLocks.terminateHolderOf(key(1));
-			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
-			// The heartbeat's own failure, not the dead-man switch's "no heartbeat
-			// confirmed".
-			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
-				.withCauseInstanceOf(SQLException.class);
-			return null;
-		});
+		AtomicReference<@Nullable Throwable> checked = new AtomicReference<>();
+		// The call reports the loss too, once the work has ended.
+		assertThatExceptionOfType(LockLostException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(1), (handle) -> {
+				this.pgLocks.terminateHolderOf(key(1));
+				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+				checked.set(catchThrowable(handle::checkHeld));
+				return null;
+			}));
+		// The heartbeat's own failure, not the dead-man switch's "no heartbeat
+		// confirmed".
+		assertThat(checked.get()).isInstanceOf(LockLostException.class).hasCauseInstanceOf(SQLException.class);
 	}
 
 	@Test
@@ -160,13 +164,14 @@ class InvocationScopeSessionTests {
 			// The acquisition's bound, which covers a wait, is longer than the hang
 			// bound: only the heartbeat's own bound ends it in time.
 			LockRequest request = invocation(1).withTimeout(PgLocks.HANG_TIMEOUT.multipliedBy(2));
-			Future<Throwable> job = this.threads.submit(() -> locks.execute(request, (handle) -> {
+			Future<Throwable> job = this.threads.submit(() -> catchThrowable(() -> locks.execute(request, (handle) -> {
 				relay.freeze();
 				// Nothing here asks isLost(), which would apply the dead-man switch: the
 				// heartbeat must report it.
 				TestThreads.await(lost);
-				return catchThrowable(handle::checkHeld);
-			}).value());
+				return null;
+			})));
+			// The heartbeat's failure, which the call reports once its work has ended.
 			assertThat(job.get(2 * HANG_SECONDS, TimeUnit.SECONDS)).isInstanceOf(LockLostException.class)
 				.hasCauseInstanceOf(SQLException.class);
 			// The server ends the silent session at its idle timeout; closing the relay

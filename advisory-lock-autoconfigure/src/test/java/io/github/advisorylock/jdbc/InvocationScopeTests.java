@@ -293,19 +293,23 @@ class InvocationScopeTests {
 	}
 
 	@Test
-	void terminatedLockSessionIsReportedLostAndTheCallStillEndsWithTheWorksResult() {
+	void terminatedLockSessionIsReportedLostAndTheCallEndsWithTheLossOnceTheWorkHasReturned() {
 		AtomicReference<LockHandle> seen = new AtomicReference<>();
-		LockResult<String> result = this.locks.execute(invocation(1), (handle) -> {
-			seen.set(handle);
-			assertThat(handle.isLost()).isFalse();
-			this.pgLocks.terminateHolderOf(key(1));
-			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
-			assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
-				.withMessageContaining(this.namespace + ":[1] was lost");
-			assertThatExceptionOfType(LockLostException.class).isThrownBy(this.locks::checkHeld);
-			return "done";
-		});
-		assertThat(result.value()).isEqualTo("done");
+		AtomicBoolean returned = new AtomicBoolean();
+		assertThatExceptionOfType(LockLostException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(1), (handle) -> {
+				seen.set(handle);
+				assertThat(handle.isLost()).isFalse();
+				this.pgLocks.terminateHolderOf(key(1));
+				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
+					.withMessageContaining(this.namespace + ":[1] was lost");
+				assertThatExceptionOfType(LockLostException.class).isThrownBy(this.locks::checkHeld);
+				returned.set(true);
+				return "done";
+			}))
+			.withMessageContaining(this.namespace + ":[1] was lost");
+		assertThat(returned).isTrue();
 		assertThat(seen.get().isLost()).isTrue();
 		// The next call gets a healthy connection, not the dead one back from the pool.
 		assertThat(this.locks.execute(invocation(1), (handle) -> "again").value()).isEqualTo("again");
@@ -321,30 +325,33 @@ class InvocationScopeTests {
 			// A dead-man switch well past the 1s transaction_timeout, on a loaded machine
 			// too: the loss must be the timeout's.
 			locks.setHeartbeat(HEARTBEAT);
-			locks.execute(invocation(1), (handle) -> {
-				assertThat(output).contains("Invocation-scoped advisory lock '" + this.namespace + "' runs with "
-						+ "transaction_timeout = 1s");
-				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
-				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
-					.withMessageMatching("(?s).*transaction[ _]timeout.*");
-				// Counted from before the lock was sent, the loss may come before the
-				// server ends the transaction: wait for that too.
-				this.pgLocks.await("the lock's transaction ended by the server",
-						(held) -> held.stream().noneMatch((lock) -> lock.key() == key(1)));
-				return null;
-			});
+			assertThatExceptionOfType(LockLostException.class)
+				.isThrownBy(() -> locks.execute(invocation(1), (handle) -> {
+					assertThat(output).contains("Invocation-scoped advisory lock '" + this.namespace + "' runs with "
+							+ "transaction_timeout = 1s");
+					await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+					assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
+						.withMessageMatching("(?s).*transaction[ _]timeout.*");
+					// Counted from before the lock was sent, the loss may come before the
+					// server ends the transaction: wait for that too.
+					this.pgLocks.await("the lock's transaction ended by the server",
+							(held) -> held.stream().noneMatch((lock) -> lock.key() == key(1)));
+					return null;
+				}));
 		}
 	}
 
 	@Test
 	void closingTheTemplateReportsTheLocksStillHeldAsLostAndRefusesNewCalls() {
 		LockHandle[] seen = new LockHandle[1];
-		assertThat(this.locks.execute(invocation(1), (handle) -> {
-			seen[0] = handle;
-			closeQuietly(this.locks);
-			assertThat(handle.isLost()).isTrue();
-			return "done";
-		}).value()).isEqualTo("done");
+		assertThatExceptionOfType(LockLostException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(1), (handle) -> {
+				seen[0] = handle;
+				closeQuietly(this.locks);
+				assertThat(handle.isLost()).isTrue();
+				return "done";
+			}))
+			.withMessageContaining("the application is shutting down");
 		assertThat(seen[0].isLost()).isTrue();
 		assertThatExceptionOfType(CannotAcquireLockException.class)
 			.isThrownBy(() -> this.locks.execute(invocation(2), (handle) -> null))
@@ -377,25 +384,27 @@ class InvocationScopeTests {
 		// A dead-man switch of 6s: the test waits it out once, and the last call must
 		// not reach it on a loaded machine.
 		this.locks.setHeartbeat(Duration.ofSeconds(2));
-		this.locks.execute(invocation(1), (handle) -> {
-			int pid = holderPid(key(1));
-			// The heartbeat runs under the session's connection lock: holding it stalls
-			// the heartbeats, as a paused process would.
-			ReentrantLock statements = ((LockSession) handle).connectionLock();
-			statements.lock();
-			try {
-				await().atMost(PgLocks.HANG_TIMEOUT)
-					.until(() -> this.observer.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE pid = ?",
-							Integer.class, pid) == 0);
-				assertThat(handle.isLost()).isTrue();
-				assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
-					.withMessageContaining("no heartbeat confirmed for");
-			}
-			finally {
-				statements.unlock();
-			}
-			return null;
-		});
+		assertThatExceptionOfType(LockLostException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(1), (handle) -> {
+				int pid = holderPid(key(1));
+				// The heartbeat runs under the session's connection lock: holding it
+				// stalls
+				// the heartbeats, as a paused process would.
+				ReentrantLock statements = ((LockSession) handle).connectionLock();
+				statements.lock();
+				try {
+					await().atMost(PgLocks.HANG_TIMEOUT)
+						.until(() -> this.observer.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE pid = ?",
+								Integer.class, pid) == 0);
+					assertThat(handle.isLost()).isTrue();
+					assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::checkHeld)
+						.withMessageContaining("no heartbeat confirmed for");
+				}
+				finally {
+					statements.unlock();
+				}
+				return null;
+			}));
 		assertThat(this.locks.execute(invocation(1), (handle) -> handle.isLost()).value()).isFalse();
 	}
 
@@ -435,14 +444,15 @@ class InvocationScopeTests {
 			assertThat(busy.getKeyValues()).containsExactlyInAnyOrder(forging, huge);
 			holder.rollback();
 		}
-		this.locks.execute(invocation(forging, huge), (handle) -> {
-			this.pgLocks.terminateHolderOf(key(forging));
-			await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
-			LockLostException lost = catchThrowableOfType(LockLostException.class, handle::checkHeld);
-			assertThat(lost.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000);
-			assertThat(lost.getKeyValues()).containsExactlyInAnyOrder(forging, huge);
-			return null;
-		});
+		assertThatExceptionOfType(LockLostException.class)
+			.isThrownBy(() -> this.locks.execute(invocation(forging, huge), (handle) -> {
+				this.pgLocks.terminateHolderOf(key(forging));
+				await().atMost(PgLocks.HANG_TIMEOUT).until(handle::isLost);
+				LockLostException lost = catchThrowableOfType(LockLostException.class, handle::checkHeld);
+				assertThat(lost.getMessage()).doesNotContain("\n").hasSizeLessThan(2_000);
+				assertThat(lost.getKeyValues()).containsExactlyInAnyOrder(forging, huge);
+				return null;
+			}));
 		assertThat(output.getAll().lines().filter((line) -> line.contains("forged line")))
 			.anySatisfy((line) -> assertThat(line).contains("was lost while its work runs"))
 			.allSatisfy((line) -> assertThat(line).doesNotStartWith(forged).hasSizeLessThan(2_000));

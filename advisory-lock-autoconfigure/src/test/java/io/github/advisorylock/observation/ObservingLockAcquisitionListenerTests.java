@@ -130,11 +130,12 @@ class ObservingLockAcquisitionListenerTests {
 					.activeTasks()).isOne();
 				return null;
 			});
-			invocationLocks.execute(invocation, (handle) -> {
-				new PgLocks(this.dataSource).terminateHolderOf(AdvisoryLockKeys.of(this.namespace, "job"));
-				await().atMost(Duration.ofSeconds(30)).until(handle::isLost);
-				return null;
-			});
+			assertThatExceptionOfType(LockLostException.class)
+				.isThrownBy(() -> invocationLocks.execute(invocation, (handle) -> {
+					new PgLocks(this.dataSource).terminateHolderOf(AdvisoryLockKeys.of(this.namespace, "job"));
+					await().atMost(Duration.ofSeconds(30)).until(handle::isLost);
+					return null;
+				}));
 			try (LockHolder holder = LockHolder.exclusive(this.dataSource,
 					AdvisoryLockKeys.of(this.namespace, "job"))) {
 				assertThat(invocationLocks.execute(invocation.withWaitMode(WaitMode.SKIP), (handle) -> true).executed())
@@ -166,15 +167,17 @@ class ObservingLockAcquisitionListenerTests {
 			invocationLocks.setListeners(List.of(new ObservingLockAcquisitionListener(this.observations)));
 			TransactionTemplate writes = new TransactionTemplate(new DataSourceTransactionManager(pool));
 			LockRequest invocation = LockRequest.of(this.namespace, "job").withScope(LockScope.INVOCATION);
-			invocationLocks.execute(invocation, (handle) -> {
-				writes.executeWithoutResult((status) -> invocationLocks.lock(this.namespace, "job"));
-				// Until the backend has exited, its session still holds the key and its
-				// marker, and a fenced write is rightly let through.
-				new PgLocks(this.dataSource).terminateHolderOf(AdvisoryLockKeys.of(this.namespace, "job"));
-				assertThatExceptionOfType(LockLostException.class).isThrownBy(
-						() -> writes.executeWithoutResult((status) -> invocationLocks.lock(this.namespace, "job")));
-				return null;
-			});
+			assertThatExceptionOfType(LockLostException.class)
+				.isThrownBy(() -> invocationLocks.execute(invocation, (handle) -> {
+					writes.executeWithoutResult((status) -> invocationLocks.lock(this.namespace, "job"));
+					// Until the backend has exited, its session still holds the key and
+					// its
+					// marker, and a fenced write is rightly let through.
+					new PgLocks(this.dataSource).terminateHolderOf(AdvisoryLockKeys.of(this.namespace, "job"));
+					assertThatExceptionOfType(LockLostException.class).isThrownBy(
+							() -> writes.executeWithoutResult((status) -> invocationLocks.lock(this.namespace, "job")));
+					return null;
+				}));
 		}
 		assertThat(this.meters.get(ObservingLockAcquisitionListener.ACQUIRE)
 			.tags("namespace", this.namespace, "scope", "transaction", "fenced", "true", "outcome", "acquired")

@@ -98,7 +98,7 @@ class ScheduledJobMultiInstanceTests {
 	private static final String LOST = "(invocation scope) was lost while its work runs";
 
 	/**
-	 * What it logs at WARN when the session is found gone only at the release, after the
+	 * What it logs at ERROR when the session is found gone only at the release, after the
 	 * work returned.
 	 */
 	private static final String ROLLBACK_FAILED = "rolling back its transaction failed";
@@ -195,8 +195,8 @@ class ScheduledJobMultiInstanceTests {
 
 		// Resumed, the frozen instance learns that its lock is gone: checkHeld() reports
 		// a lock with no heartbeat confirmed for three of them, and the heartbeat finds
-		// the session ended (ERROR), or, should the run return first, the release does
-		// (WARN). Frozen during its work, the run stops at checkHeld(). (One frozen after
+		// the session ended, or, should the run return first, the release does (both
+		// ERROR). Frozen during its work, the run stops at checkHeld(). (One frozen after
 		// that point would update and finish while another instance runs the job: there
 		// is no fencing.)
 		int before = frozen.output().size();

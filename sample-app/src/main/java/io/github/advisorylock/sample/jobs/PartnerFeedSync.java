@@ -17,6 +17,7 @@
 package io.github.advisorylock.sample.jobs;
 
 import java.lang.management.ManagementFactory;
+import java.util.UUID;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
@@ -26,15 +27,14 @@ import io.github.advisorylock.WaitMode;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import org.springframework.util.StringUtils;
 
 /**
- * A scheduled job that syncs a partner's feed through its API, which serves at most two
- * clients at once: every instance schedules it, and a concurrency limit lets at most
- * {@code sample.jobs.partner-sync.permits} (2) instances run it at once, across the
- * cluster. A run that finds every permit held skips. Off unless
+ * A job that syncs a partner's feed through its API, which serves at most two clients at
+ * once: every instance schedules it ({@link PartnerFeedSchedule}), and a concurrency
+ * limit lets at most {@code sample.jobs.partner-sync.permits} (2) instances run it at
+ * once, across the cluster. A run that finds every permit held skips. Off unless
  * {@code sample.jobs.partner-sync.enabled} is {@code true}.
  *
  * <p>
@@ -74,18 +74,18 @@ public class PartnerFeedSync {
 	 * Sync the feed, unless as many instances run the job now as it has permits. Not
 	 * {@code @Transactional}: the permit must be held before the run's transactions
 	 * begin.
-	 * @throws io.github.advisorylock.LockLostException if the permit was lost during the
-	 * call: the run stays unfinished
+	 * @param run the run's id, chosen by its caller, so that the caller can record a loss
+	 * the call reports after the run's row was written
+	 * @throws io.github.advisorylock.LockLostException if the permit was lost before the
+	 * call ended: at the safe point the run stays unfinished, after it the run finished
+	 * but another instance may have run beside it
 	 */
-	@Scheduled(fixedDelayString = "${sample.jobs.partner-sync.period:" + PartnerSyncJobProperties.DEFAULT_PERIOD + "}")
 	@AdvisoryLocked(namespace = "job", key = "'" + JOB + "'", scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP,
 			permitsString = "${sample.jobs.partner-sync.permits:2}")
-	public void sync() {
-		long run = this.jdbc
-			.sql("INSERT INTO job_runs (job, instance, claimed_at) VALUES (?, ?, clock_timestamp()) RETURNING id")
-			.params(JOB, this.instance)
-			.query(Long.class)
-			.single();
+	public void sync(UUID run) {
+		this.jdbc.sql("INSERT INTO job_runs (job, instance, run, claimed_at) VALUES (?, ?, ?, clock_timestamp())")
+			.params(JOB, this.instance, run)
+			.update();
 		try {
 			Thread.sleep(this.properties.workTime().toMillis());
 		}
@@ -96,7 +96,7 @@ public class PartnerFeedSync {
 		}
 		// The safe point: after a loss, another instance may hold the permit already.
 		this.locks.checkHeld();
-		this.jdbc.sql("UPDATE job_runs SET finished_at = clock_timestamp() WHERE id = ?").param(run).update();
+		this.jdbc.sql("UPDATE job_runs SET finished_at = clock_timestamp() WHERE run = ?").param(run).update();
 	}
 
 }

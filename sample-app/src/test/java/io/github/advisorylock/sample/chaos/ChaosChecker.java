@@ -57,8 +57,8 @@ final class ChaosChecker {
 	static final String LOST = "(invocation scope) was lost while its work runs";
 
 	/**
-	 * What it logs at WARN when the session is found gone only at the release, after the
-	 * work returned.
+	 * What it logs at ERROR when the session is found gone only at the release, after the
+	 * work returned (the call then throws {@code LockLostException}).
 	 */
 	static final String ROLLBACK_FAILED = "rolling back its transaction failed";
 

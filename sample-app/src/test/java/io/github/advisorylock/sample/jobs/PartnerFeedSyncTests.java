@@ -16,12 +16,22 @@
 
 package io.github.advisorylock.sample.jobs;
 
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.SampleDatabaseTests;
 import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.test.TestThreads;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -29,11 +39,13 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The partner-sync job called directly in one application, with its schedule off, while
  * other sessions hold its limit's permits as other instances' runs would: with one of its
- * two permits held elsewhere it runs, with both it skips.
+ * two permits held elsewhere it runs, with both it skips; a run whose permit is lost
+ * before it ends is recorded lost.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE,
 		properties = { "sample.jobs.partner-sync.enabled=true", "sample.jobs.partner-sync.work-time=0s" })
@@ -42,7 +54,12 @@ class PartnerFeedSyncTests extends SampleDatabaseTests {
 	private static final long JOB_KEY = AdvisoryLockKeys.of("job", PartnerFeedSync.JOB);
 
 	@Autowired
-	private PartnerFeedSync sync;
+	private PartnerFeedSchedule schedule;
+
+	@RegisterExtension
+	final TestThreads threads = new TestThreads();
+
+	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
 	@Autowired
 	private JdbcClient jdbc;
@@ -56,14 +73,51 @@ class PartnerFeedSyncTests extends SampleDatabaseTests {
 	void runsBesideAnotherInstancesRunAndSkipsWhileTwoRunElsewhere() {
 		try (LockHolder first = LockHolder.exclusive(TestDatabase.get().dataSource(),
 				AdvisoryLockKeys.permitSlot(JOB_KEY, 0))) {
-			this.sync.sync();
+			this.schedule.syncFeed();
 			assertThat(finishedRuns()).isOne();
 			try (LockHolder second = LockHolder.exclusive(TestDatabase.get().dataSource(),
 					AdvisoryLockKeys.permitSlot(JOB_KEY, 1))) {
-				this.sync.sync();
+				this.schedule.syncFeed();
 				assertThat(runs()).as("runs, once both permits are held elsewhere").isOne();
 			}
 		}
+	}
+
+	@Test
+	void aRunWhoseSessionEndsAfterItsLastCheckIsRecordedLostAsWellAsFinished() throws Exception {
+		Future<?> run;
+		// The run's insert waits behind this table lock, holding its permit, until its
+		// session is gone; no heartbeat (every 10 s) notices the loss before the run
+		// ends,
+		// so only the release at the call's end can.
+		try (Connection blocker = TestDatabase.get().dataSource().getConnection();
+				Statement statement = blocker.createStatement()) {
+			blocker.setAutoCommit(false);
+			statement.execute("LOCK TABLE job_runs IN SHARE MODE");
+			run = this.threads.submit(() -> this.schedule.syncFeed());
+			await().atMost(PgLocks.HANG_TIMEOUT).until(() -> insertsWaiting() == 1);
+			List<AdvisoryLock> permits = this.pgLocks.all()
+				.stream()
+				.filter((lock) -> lock.key() == AdvisoryLockKeys.permitSlot(JOB_KEY, 0)
+						|| lock.key() == AdvisoryLockKeys.permitSlot(JOB_KEY, 1))
+				.toList();
+			assertThat(permits).singleElement().satisfies((permit) -> assertThat(permit.granted()).isTrue());
+			this.pgLocks.terminateHolderOf(permits.get(0).key());
+			blocker.rollback();
+		}
+		run.get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(this.jdbc
+			.sql("SELECT count(*) FROM job_runs WHERE job = ? AND finished_at IS NOT NULL "
+					+ "AND lost_at >= finished_at")
+			.param(PartnerFeedSync.JOB)
+			.query(Long.class)
+			.single()).isOne();
+	}
+
+	private long insertsWaiting() {
+		return this.jdbc.sql("SELECT count(*) FROM pg_locks WHERE relation = 'job_runs'::regclass AND NOT granted")
+			.query(Long.class)
+			.single();
 	}
 
 	private long runs() {
