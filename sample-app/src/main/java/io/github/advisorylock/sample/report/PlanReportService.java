@@ -16,10 +16,13 @@
 
 package io.github.advisorylock.sample.report;
 
+import java.time.Duration;
+
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.sample.setup.Plan;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -29,14 +32,20 @@ import org.springframework.transaction.annotation.Transactional;
  * few at once are fine, a burst of them would crowd out the requests that write. So at
  * most {@code sample.reports.permits-per-plan} (2) of a plan run at once, across every
  * instance, and another is turned away at once rather than queued ({@link WaitMode#TRY}).
+ * The sample's data is small, so a report is quick; {@code sample.reports.work-time}
+ * (none by default) makes each one take that long in the database, as a report on a large
+ * plan would, so that the limit turns reports away under load (the chaos run sets it).
  */
 @Service
 public class PlanReportService {
 
 	private final JdbcTemplate jdbc;
 
-	PlanReportService(JdbcTemplate jdbc) {
+	private final Duration workTime;
+
+	PlanReportService(JdbcTemplate jdbc, @Value("${sample.reports.work-time:0s}") Duration workTime) {
 		this.jdbc = jdbc;
+		this.workTime = workTime;
 	}
 
 	/**
@@ -50,6 +59,9 @@ public class PlanReportService {
 	@AdvisoryLocked(namespace = "plan_report", key = "#plan.id()", permitsString = "${sample.reports.permits-per-plan}",
 			waitMode = WaitMode.TRY)
 	public PlanReport report(Plan plan) {
+		if (!this.workTime.isZero()) {
+			this.jdbc.queryForObject("SELECT 1 FROM pg_sleep(?)", Integer.class, this.workTime.toMillis() / 1000.0);
+		}
 		return this.jdbc.queryForObject("""
 				SELECT count(DISTINCT u.id) AS users,
 				       count(r.id) FILTER (WHERE r.status = 'pending') AS pending,

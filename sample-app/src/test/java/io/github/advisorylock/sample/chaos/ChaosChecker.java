@@ -21,6 +21,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -36,6 +37,7 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.sample.jobs.FencedBatchJob;
+import io.github.advisorylock.sample.jobs.PartnerFeedSync;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
 import io.github.advisorylock.test.PgLocks;
 import org.jspecify.annotations.Nullable;
@@ -45,9 +47,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The checks after a chaos run, with SQL against the client's own log of answers: no rule
  * broken, no acknowledged write lost, no write kept that the client saw rejected, no two
- * runs of the job overlapping but after a loss the job reported, no batch of the fenced
- * job committed after a newer run's first, no batch an instance logged as committed
- * missing, no advisory lock left, and every error inside a fault's window.
+ * runs of the job overlapping but after a loss the job reported, no more runs of the
+ * limited job at once than its permits but those a known loss explains, no batch of the
+ * fenced job committed after a newer run's first, no batch an instance logged as
+ * committed missing, no advisory lock left, and every error inside a fault's window.
  *
  * @author advisory-lock authors
  */
@@ -98,12 +101,18 @@ final class ChaosChecker {
 
 	private final Findings findings = new Findings();
 
-	ChaosChecker(ChaosCluster cluster, List<Answer> answers, List<FaultWindow> windows) {
+	/**
+	 * When the run started, by this machine's clock: the origin of the windows' times.
+	 */
+	private final Instant started;
+
+	ChaosChecker(ChaosCluster cluster, ClientLog log, List<FaultWindow> windows) {
 		this.replication = cluster.replication();
 		this.findings.replication = this.replication;
 		this.observer = cluster.observer();
 		this.jdbc = JdbcClient.create(this.observer);
-		this.answers = answers;
+		this.answers = log.answers();
+		this.started = log.started();
 		this.windows = windows;
 	}
 
@@ -118,6 +127,7 @@ final class ChaosChecker {
 		checkSetupRequests();
 		checkLedger();
 		checkJobRuns(instances, failovers);
+		checkLimitedRuns(instances);
 		checkFencedBatches(instances);
 		checkInstanceLogs(instances);
 		checkNoLockLeft();
@@ -313,14 +323,7 @@ final class ChaosChecker {
 			.param(StaleRequestExpiry.JOB)
 			.query(Run.class)
 			.list();
-		Map<String, List<String>> losses = new TreeMap<>();
-		for (SampleInstance instance : instances) {
-			instance.output()
-				.stream()
-				.filter((line) -> (line.contains(LOST) || line.contains(ROLLBACK_FAILED))
-						&& !line.contains(FencedBatchJob.JOB))
-				.forEach((line) -> losses.computeIfAbsent(instance.name(), (name) -> new ArrayList<>()).add(line));
-		}
+		Map<String, List<String>> losses = losses(instances, StaleRequestExpiry.JOB);
 		this.findings.jobRuns = runs.size();
 		this.findings.unfinishedRuns = (int) runs.stream().filter((run) -> run.finishedAt() == null).count();
 		this.findings.lossesReported = losses.values().stream().mapToInt(List::size).sum();
@@ -393,6 +396,78 @@ final class ChaosChecker {
 				}
 			}
 		}
+	}
+
+	/**
+	 * At no run's start do more runs of the limited job work than it has permits, unless
+	 * leaving out the runs whose instance knew of their loss brings the count back within
+	 * them: an unexplained excess is a violation, an explained one is reported with how
+	 * long it lasted. Counted by the kind of fault in progress at each run's start.
+	 *
+	 * <p>
+	 * An instance knew of a run's loss when it recorded {@code lost_at}, or logged the
+	 * loss of the job's permit after the run started and before its own next run started:
+	 * each instance runs the job on one scheduler thread, one run at a time, and logs a
+	 * loss found at the release before the call returns. The log covers a loss the
+	 * instance could not record, the database being down.
+	 */
+	private void checkLimitedRuns(List<SampleInstance> instances) {
+		Map<String, List<String>> losses = losses(instances, PartnerFeedSync.JOB);
+		List<LimitedRow> rows = this.jdbc
+			.sql("SELECT id, instance, started_at, finished_at, lost_at FROM job_runs WHERE job = ? "
+					+ "ORDER BY started_at")
+			.param(PartnerFeedSync.JOB)
+			.query(LimitedRow.class)
+			.list();
+		List<LimitedRuns.Run> runs = new ArrayList<>();
+		for (LimitedRow row : rows) {
+			Instant next = rows.stream()
+				.filter((later) -> later.instance().equals(row.instance())
+						&& later.startedAt().isAfter(row.startedAt()))
+				.map((later) -> later.startedAt().toInstant())
+				.findFirst()
+				.orElse(Instant.MAX);
+			boolean logged = losses.getOrDefault(row.instance(), List.of())
+				.stream()
+				.anyMatch((line) -> loggedBetween(line, row.startedAt().toInstant(), next));
+			runs.add(new LimitedRuns.Run(row.id(), row.instance(), row.startedAt(), row.finishedAt(), row.lostAt(),
+					row.lostAt() != null || logged));
+		}
+		this.findings.limitedLossesReported = losses.values().stream().mapToInt(List::size).sum();
+		this.findings.limited = LimitedRuns.count(runs, ChaosCluster.LIMITED_PERMITS, this::faultsAt);
+		this.findings.limitedRuns = runs.size();
+		this.findings.limitedRunsLost = (int) runs.stream().filter(LimitedRuns.Run::lossKnown).count();
+		this.findings.limited.unexplained.forEach((excess) -> this.findings.violations
+			.add("the limited job " + PartnerFeedSync.JOB + " (" + ChaosCluster.LIMITED_PERMITS + " permits): " + excess
+					+ "; no instance of them but those marked knew that it had lost its permit"));
+	}
+
+	/**
+	 * Return the kinds of fault in progress at a moment of the database's clock, this
+	 * machine's as the client's is.
+	 */
+	private Set<FaultKind> faultsAt(OffsetDateTime moment) {
+		long millis = Duration.between(this.started, moment.toInstant()).toMillis();
+		Set<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
+		this.windows.stream()
+			.filter((window) -> window.covers(millis, millis))
+			.forEach((window) -> kinds.add(window.kind()));
+		return kinds;
+	}
+
+	/**
+	 * Return the losses of a job's lock that each instance logged, by instance: the
+	 * library names the lock, and so the job, in each such line.
+	 */
+	private static Map<String, List<String>> losses(List<SampleInstance> instances, String job) {
+		Map<String, List<String>> losses = new TreeMap<>();
+		for (SampleInstance instance : instances) {
+			instance.output()
+				.stream()
+				.filter((line) -> (line.contains(LOST) || line.contains(ROLLBACK_FAILED)) && line.contains(job))
+				.forEach((line) -> losses.computeIfAbsent(instance.name(), (name) -> new ArrayList<>()).add(line));
+		}
+		return losses;
 	}
 
 	private static boolean loggedBetween(String line, Instant from, Instant to) {
@@ -556,6 +631,13 @@ final class ChaosChecker {
 	}
 
 	/**
+	 * A row of {@code job_runs} of the limited job.
+	 */
+	private record LimitedRow(long id, String instance, OffsetDateTime startedAt, @Nullable OffsetDateTime finishedAt,
+			@Nullable OffsetDateTime lostAt) {
+	}
+
+	/**
 	 * A batch of the fenced job, from its rows.
 	 */
 	private record FencedBatch(long run, int batch, String instance, @Nullable OffsetDateTime committedAt) {
@@ -626,6 +708,18 @@ final class ChaosChecker {
 
 		/** Of those, the runs whose instance reported the loss. */
 		int runsAtFailoverReportedLost;
+
+		/** Runs of the limited job. */
+		int limitedRuns;
+
+		/** Of those, the runs whose instance knew that they lost their permit. */
+		int limitedRunsLost;
+
+		/** Losses of the limited job's permits the instances logged. */
+		int limitedLossesReported;
+
+		/** How many runs of the limited job worked at once, by fault. */
+		LimitedRuns.Counted limited = new LimitedRuns.Counted(ChaosCluster.LIMITED_PERMITS);
 
 		/** Runs of the fenced job. */
 		int fencedRuns;

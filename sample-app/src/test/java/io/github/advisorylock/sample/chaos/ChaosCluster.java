@@ -85,6 +85,27 @@ final class ChaosCluster implements AutoCloseable {
 	static final Duration HEARTBEAT = Duration.ofMillis(500);
 
 	/**
+	 * The limited job's permits: with three instances, one is nearly always turned away
+	 * while two run it, so that faults find both permits held.
+	 */
+	static final int LIMITED_PERMITS = 2;
+
+	/** How often each instance tries the limited job. */
+	static final Duration LIMITED_PERIOD = Duration.ofMillis(500);
+
+	/** How long a run of the limited job works, holding its permit. */
+	static final Duration LIMITED_WORK_TIME = Duration.ofMillis(1500);
+
+	/** How many reports of a plan may run at once, across the instances. */
+	static final int REPORT_PERMITS = 2;
+
+	/**
+	 * How long each report takes in the database: long enough that reports of a plan
+	 * often meet, and the limit turns some away.
+	 */
+	static final Duration REPORT_WORK_TIME = Duration.ofMillis(200);
+
+	/**
 	 * How the fenced-batches job runs: each instance tries it this long after its last
 	 * try.
 	 */
@@ -190,7 +211,12 @@ final class ChaosCluster implements AutoCloseable {
 				"--sample.jobs.fenced-batches.enabled=true",
 				"--sample.jobs.fenced-batches.period=" + FENCED_PERIOD.toMillis() + "ms",
 				"--sample.jobs.fenced-batches.batches=" + FENCED_BATCHES, "--sample.jobs.fenced-batches.batch-size=5",
-				"--sample.jobs.fenced-batches.pause=" + FENCED_PAUSE.toMillis() + "ms");
+				"--sample.jobs.fenced-batches.pause=" + FENCED_PAUSE.toMillis() + "ms",
+				"--sample.jobs.partner-sync.enabled=true", "--sample.jobs.partner-sync.permits=" + LIMITED_PERMITS,
+				"--sample.jobs.partner-sync.period=" + LIMITED_PERIOD.toMillis() + "ms",
+				"--sample.jobs.partner-sync.work-time=" + LIMITED_WORK_TIME.toMillis() + "ms",
+				"--sample.reports.permits-per-plan=" + REPORT_PERMITS,
+				"--sample.reports.work-time=" + REPORT_WORK_TIME.toMillis() + "ms");
 		ChaosCluster cluster;
 		try {
 			cluster = new ChaosCluster(logs, servers, arguments);

@@ -75,7 +75,7 @@ class ChaosTests {
 			// Once more, after the last write.
 			sampler.sample();
 			cluster.stopInstances();
-			ChaosChecker.Findings findings = new ChaosChecker(cluster, log.answers(), faults.windows())
+			ChaosChecker.Findings findings = new ChaosChecker(cluster, log, faults.windows())
 				.check(cluster.everStarted(), faults.failovers());
 			findings.violations.addAll(0, sampler.violations());
 			findings.violations.addAll(faults.failures());

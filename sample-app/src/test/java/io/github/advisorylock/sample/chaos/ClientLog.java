@@ -15,6 +15,7 @@
  */
 package io.github.advisorylock.sample.chaos;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Queue;
 import java.util.UUID;
@@ -31,6 +32,8 @@ final class ClientLog {
 
 	private final long startNanos = System.nanoTime();
 
+	private final Instant started = Instant.now();
+
 	private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
 
 	/**
@@ -45,6 +48,15 @@ final class ClientLog {
 	 */
 	long now() {
 		return (System.nanoTime() - this.startNanos) / 1_000_000;
+	}
+
+	/**
+	 * Return this machine's clock when the run started, so that a time of the database's
+	 * clock (the same machine's) can be placed in the run's.
+	 * @return when the run started
+	 */
+	Instant started() {
+		return this.started;
 	}
 
 	/**

@@ -27,8 +27,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.sample.setup.Plan;
+import io.github.advisorylock.test.PgLocks;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -43,6 +48,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 final class InvariantSampler {
 
 	private static final Duration INTERVAL = Duration.ofMillis(200);
+
+	/** The namespace of the report's limit ({@code PlanReportService}). */
+	private static final String REPORT_NAMESPACE = "plan_report";
 
 	/** Pending requests per user, and every user's plan. */
 	private static final String PENDING = "SELECT u.id, count(r.id) FROM users u LEFT JOIN setup_requests r "
@@ -69,6 +77,18 @@ final class InvariantSampler {
 			+ "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'), "
 			+ "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
 			+ "AND application_name <> '" + ChaosCluster.OBSERVER + "')";
+
+	/**
+	 * The granted advisory locks on each plan's report slots, one more slot than the
+	 * limit has permits, so that a slot taken beyond the permits would show too.
+	 */
+	private final String reportSlots;
+
+	/** The most report slots of one plan seen held at once. */
+	private final AtomicInteger mostReportSlots = new AtomicInteger();
+
+	/** The checks that saw some report slot held. */
+	private final AtomicInteger reportSlotsSeen = new AtomicInteger();
 
 	private final JdbcClient jdbc;
 
@@ -100,6 +120,23 @@ final class InvariantSampler {
 		this.log = log;
 		this.limits = limits;
 		this.money = money;
+		this.reportSlots = reportSlotsSql();
+	}
+
+	private static String reportSlotsSql() {
+		StringBuilder sql = new StringBuilder("SELECT ");
+		for (Plan plan : Plan.values()) {
+			long key = AdvisoryLockKeys.of(REPORT_NAMESPACE, plan.id());
+			String slots = IntStream.rangeClosed(0, ChaosCluster.REPORT_PERMITS)
+				.mapToObj((slot) -> Long.toString(AdvisoryLockKeys.permitSlot(key, slot)))
+				.collect(Collectors.joining(", "));
+			sql.append("count(*) FILTER (WHERE key IN (").append(slots).append(")), ");
+		}
+		return sql.append("0 FROM (SELECT ")
+			.append(PgLocks.KEY_EXPRESSION)
+			.append(" AS key FROM pg_locks ")
+			.append("WHERE locktype = 'advisory' AND objsubid = 1 AND granted) advisory")
+			.toString();
 	}
 
 	/**
@@ -159,6 +196,23 @@ final class InvariantSampler {
 				}
 				return null;
 			}).list();
+			this.jdbc.sql(this.reportSlots).query((rs, row) -> {
+				int most = 0;
+				for (Plan plan : Plan.values()) {
+					int held = rs.getInt(plan.ordinal() + 1);
+					most = Math.max(most, held);
+					if (held > ChaosCluster.REPORT_PERMITS) {
+						this.violations.add("at " + at + " ms " + held + " reports of plan " + plan.id()
+								+ " held a slot of its limit at once, over its " + ChaosCluster.REPORT_PERMITS
+								+ " permits");
+					}
+				}
+				this.mostReportSlots.accumulateAndGet(most, Math::max);
+				if (most > 0) {
+					this.reportSlotsSeen.incrementAndGet();
+				}
+				return null;
+			}).list();
 			this.samples.incrementAndGet();
 		}
 		catch (RuntimeException ex) {
@@ -212,6 +266,22 @@ final class InvariantSampler {
 	 */
 	int standbySessionsSeen() {
 		return this.standbySessionsSeen.get();
+	}
+
+	/**
+	 * Return the most slots of one plan's report limit seen held at once.
+	 * @return the count
+	 */
+	int mostReportSlots() {
+		return this.mostReportSlots.get();
+	}
+
+	/**
+	 * Return how many checks saw some slot of a report limit held.
+	 * @return the count
+	 */
+	int reportSlotsSeen() {
+		return this.reportSlotsSeen.get();
 	}
 
 	/**

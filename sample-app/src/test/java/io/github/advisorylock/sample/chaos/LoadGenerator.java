@@ -38,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  * The chaos run's clients: a fixed number of threads, each sending one request at a time
  * to a random instance, its choices drawn from a generator seeded from the run's seed.
  * Users on both plans create, complete and cancel setup requests (two hot users get a
- * large share); accounts see withdrawals and transfers in both directions; one request in
- * ten is malformed or hostile. Every answer goes to the {@link ClientLog}.
+ * large share); plans are reported on, a few reports of a plan at once; accounts see
+ * withdrawals and transfers in both directions; one request in ten is malformed or
+ * hostile. Every answer goes to the {@link ClientLog}.
  *
  * @author advisory-lock authors
  */
@@ -205,7 +206,11 @@ final class LoadGenerator {
 				requests.remove(request);
 			}
 		}
-		else if (choice < 80) {
+		else if (choice < 68) {
+			String plan = random.nextBoolean() ? "free" : "pro";
+			send(Operation.PLAN_REPORT, instance, null, null, (http) -> http.get("/plans/" + plan + "/report"));
+		}
+		else if (choice < 82) {
 			UUID account = this.accounts.get(random.nextInt(ACCOUNTS));
 			long amount = 1 + random.nextInt(2_000);
 			send(Operation.WITHDRAW, instance, account, null,

@@ -52,6 +52,12 @@ enum Operation {
 	 */
 	TRANSFER(false, 201, 409),
 
+	/**
+	 * Report on a plan, read-only under a limit of reports per plan (TRY, transaction
+	 * scope): 200, or 429 while as many run as the limit allows.
+	 */
+	PLAN_REPORT(false, 200, 429),
+
 	/** A user id that is no UUID. */
 	BAD_ID(true, 400),
 

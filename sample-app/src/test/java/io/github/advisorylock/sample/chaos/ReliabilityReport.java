@@ -30,6 +30,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import io.github.advisorylock.sample.jobs.FencedBatchJob;
+import io.github.advisorylock.sample.jobs.PartnerFeedSync;
 
 /**
  * Writes the report of a chaos run as Markdown: the command, seed and environment, the
@@ -68,8 +69,10 @@ final class ReliabilityReport {
 				+ "URL (`targetServerType=primary`), `instance-" + ChaosCluster.THROUGH_PGBOUNCER
 				+ "` through a real PgBouncer in `pool_mode = transaction` (re-pointed at the new primary after each "
 				+ "failover), the scheduled job (`expire-stale-requests`,"
-				+ " invocation scope, SKIP) and the fenced job (`" + FencedBatchJob.JOB + "`, batches in fenced "
-				+ "transactions) on every instance, each instance's connections through a relay of its own that a "
+				+ " invocation scope, SKIP), the limited job (`" + PartnerFeedSync.JOB
+				+ "`, invocation scope, SKIP, `permits = " + ChaosCluster.LIMITED_PERMITS + "`) and the fenced job (`"
+				+ FencedBatchJob.JOB + "`, batches in "
+				+ "fenced transactions) on every instance, each instance's connections through a relay of its own that a "
 				+ "fault can cut, a seeded mixed HTTP load of " + LoadGenerator.CLIENTS
 				+ " clients, and one fault at a time, each injected only after every instance answered again after "
 				+ "the previous one.");
@@ -92,6 +95,11 @@ final class ReliabilityReport {
 		line("| job | period " + ChaosCluster.JOB_PERIOD.toMillis() + " ms, work "
 				+ ChaosCluster.JOB_WORK_TIME.toMillis() + " ms, heartbeat " + ChaosCluster.HEARTBEAT.toMillis()
 				+ " ms (a silent lock session ends after three)" + " |");
+		line("| limited job | " + ChaosCluster.LIMITED_PERMITS + " permits, period "
+				+ ChaosCluster.LIMITED_PERIOD.toMillis() + " ms, work " + ChaosCluster.LIMITED_WORK_TIME.toMillis()
+				+ " ms, the same heartbeat |");
+		line("| plan report | at most " + ChaosCluster.REPORT_PERMITS + " of a plan at once (TRY, transaction scope), "
+				+ "each taking " + ChaosCluster.REPORT_WORK_TIME.toMillis() + " ms in the database |");
 		line("| fenced job | period " + ChaosCluster.FENCED_PERIOD.toMillis() + " ms, " + ChaosCluster.FENCED_BATCHES
 				+ " batches a run, each waiting " + ChaosCluster.FENCED_PAUSE.toMillis()
 				+ " ms between its insert and its commit; a fenced transaction idle for three heartbeats is ended |");
@@ -146,6 +154,7 @@ final class ReliabilityReport {
 		if (!findings.overlapsAfterLoss.isEmpty()) {
 			line("");
 		}
+		limits(findings, sampler, answers);
 		line("### The fenced job");
 		line("");
 		line("| | |");
@@ -203,6 +212,55 @@ final class ReliabilityReport {
 				+ "this run's first version: 15 s recoveries from a 0.3 s restart). Operators: lower it, or expect "
 				+ "that.");
 		return this.text.toString();
+	}
+
+	/**
+	 * The limits: the limited job's runs at once, overall and by the kind of fault in
+	 * progress at each run's start, with each excess a known loss explains; and the
+	 * report's slots seen held.
+	 */
+	private void limits(ChaosChecker.Findings findings, InvariantSampler sampler, List<Answer> answers) {
+		LimitedRuns.Counted limited = findings.limited;
+		line("### The limits");
+		line("");
+		line("The limited job: " + findings.limitedRuns + " runs, at most **" + limited.mostAtOnce + "** at once ("
+				+ limited.permits + " permits), counted at each run's start; " + findings.limitedRunsLost
+				+ " runs whose instance knew that they lost their permit (`lost_at`, or a loss logged during the "
+				+ "run); " + findings.limitedLossesReported + " losses of a permit in the instances' logs. "
+				+ "More runs at once than permits that no known loss explains: **" + limited.unexplained.size()
+				+ "**; explained by a known loss: " + limited.explained.size() + ", the longest lasting "
+				+ limited.longestExplained().toMillis() + " ms.");
+		line("");
+		line("| fault in progress at a run's start | runs | unexplained excess | explained excess | longest explained |");
+		line("| --- | --- | --- | --- | --- |");
+		for (FaultKind kind : FaultKind.values()) {
+			LimitedRuns.ByFault byFault = limited.byFault.get(kind);
+			if (byFault == null) {
+				line("| " + kind.description() + " | 0 | - | - | - |");
+				continue;
+			}
+			line("| " + kind.description() + " | " + byFault.runs + " | **" + byFault.unexplained + "** | "
+					+ byFault.explained + " | "
+					+ ((byFault.explained > 0) ? byFault.longestExplained.toMillis() + " ms" : "-") + " |");
+		}
+		line("");
+		line("A run whose start falls inside the windows of several faults (tails included) counts under each.");
+		line("");
+		limited.explained.forEach((excess) -> line("- explained: " + excess));
+		if (!limited.explained.isEmpty()) {
+			line("");
+		}
+		line("The plan report: its limit's slots in `pg_locks` at every check of the rules, one slot beyond its "
+				+ ChaosCluster.REPORT_PERMITS + " permits included; at most **" + sampler.mostReportSlots()
+				+ "** of one plan held at once, " + sampler.reportSlotsSeen() + " checks saw a slot held; reports "
+				+ "answered: " + reports(answers, 200) + ", turned away (429): " + reports(answers, 429) + ".");
+		line("");
+	}
+
+	private static long reports(List<Answer> answers, int status) {
+		return answers.stream()
+			.filter((answer) -> answer.operation() == Operation.PLAN_REPORT && answer.status() == status)
+			.count();
 	}
 
 	/**
