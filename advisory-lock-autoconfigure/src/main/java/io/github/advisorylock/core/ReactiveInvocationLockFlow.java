@@ -171,7 +171,10 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 			Acquisition acquisition, List<HeldSession> enclosing, AtomicBoolean released,
 			ReactiveLockCallback<T> callback) {
 		return acquire(resource, connection, request, keys, slots, acquisition).flatMapMany((session) -> {
-			Mono<Void> release = session.release().doOnTerminate(() -> released.set(true));
+			// A lost session's connection still gets a rollback before its close: the
+			// loss may be only this side's (a dead-man switch run out while the server
+			// kept the session).
+			Mono<Void> release = session.release().doOnSuccess((done) -> released.set(session.isReleased()));
 			RuntimeException closed = this.acquisitions.closedOr(request, null);
 			if (closed != null) {
 				// Granted as the template closed: the work must not start.

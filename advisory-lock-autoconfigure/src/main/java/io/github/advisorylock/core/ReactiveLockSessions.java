@@ -168,8 +168,8 @@ public interface ReactiveLockSessions<R, C, S extends HeldSession & ReactiveLock
 	Mono<Void> close(C connection, boolean cancelled);
 
 	/**
-	 * Close the connection of a session whose release rolled its transaction back, or
-	 * found it gone: nothing is left to roll back. A failure is logged, never signalled.
+	 * Close the connection of a session whose release rolled its transaction back:
+	 * nothing is left to roll back. A failure is logged, never signalled.
 	 * @param connection the session's connection
 	 * @return the end
 	 */

@@ -20,6 +20,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +47,9 @@ final class ReliabilityReport {
 
 	/** Where it ends. */
 	static final String END = "<!-- chaos-report:end -->";
+
+	/** How many of the limited job's explained excesses the report lists, the longest. */
+	private static final int LONGEST_SHOWN = 5;
 
 	private final StringBuilder text = new StringBuilder();
 
@@ -246,8 +250,13 @@ final class ReliabilityReport {
 		line("");
 		line("A run whose start falls inside the windows of several faults (tails included) counts under each.");
 		line("");
-		limited.explained.forEach((excess) -> line("- explained: " + excess));
 		if (!limited.explained.isEmpty()) {
+			line("The longest explained excesses (of " + limited.explained.size() + "):");
+			line("");
+			limited.explained.stream()
+				.sorted(Comparator.comparing(LimitedRuns.Excess::duration).reversed())
+				.limit(LONGEST_SHOWN)
+				.forEach((excess) -> line("- " + excess));
 			line("");
 		}
 		line("The plan report: its limit's slots in `pg_locks` at every check of the rules, one slot beyond its "
