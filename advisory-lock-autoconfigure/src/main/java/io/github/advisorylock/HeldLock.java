@@ -70,7 +70,8 @@ public interface HeldLock extends LockHandle, AutoCloseable {
 	 * back. Idempotent, from any thread: a second call, or one after the locks were lost,
 	 * does nothing; a call while another thread releases them returns once they are
 	 * released. A failure is logged, never thrown: PostgreSQL releases the locks of a
-	 * connection that fails anyway.
+	 * connection that fails anyway. A rollback that fails means the locks were lost
+	 * before it, so {@link #isLost()} answers {@code true} afterwards.
 	 */
 	void release();
 
