@@ -17,6 +17,8 @@
 package io.github.advisorylock.core;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -213,7 +215,7 @@ public abstract class HeldSession implements LockHandle {
 		if (markLost(cause)) {
 			this.logger.error("Advisory lock " + description() + " (invocation scope) was lost before its call ended: "
 					+ "rolling back its transaction failed (" + cause + "). Another instance may have taken it while "
-					+ "the work ran; the call fails with a LockLostException", cause);
+					+ "the work ran; a call fails with a LockLostException, a held lock answers isLost()", cause);
 			this.acquisition.released(true);
 		}
 	}
@@ -227,8 +229,8 @@ public abstract class HeldSession implements LockHandle {
 	public void lost(Throwable cause, String how) {
 		if (markLost(cause)) {
 			this.logger.error("Advisory lock " + description() + " (invocation scope) was lost while its work runs: "
-					+ how + ". Another instance may take it now; the work goes on until it calls checkHeld(), and "
-					+ "its call fails with a LockLostException once the work has ended", cause);
+					+ how + ". Another instance may take it now; the work goes on until it calls checkHeld(), and a "
+					+ "call fails with a LockLostException once its work has ended", cause);
 			this.acquisition.released(true);
 		}
 	}
@@ -291,7 +293,8 @@ public abstract class HeldSession implements LockHandle {
 		if (!isLost()) {
 			return;
 		}
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (Throwable cause = failure; cause != null && seen.add(cause); cause = cause.getCause()) {
 			if (cause instanceof LockLostException) {
 				return;
 			}

@@ -114,7 +114,7 @@ final class LockSessionStatements {
 	 * @return completes when the server answered
 	 */
 	static Mono<Void> rollback(Connection connection) {
-		return R2dbcLockStatements.drain(connection.createStatement("ROLLBACK"));
+		return Mono.defer(() -> R2dbcLockStatements.drain(connection.createStatement("ROLLBACK")));
 	}
 
 	/**

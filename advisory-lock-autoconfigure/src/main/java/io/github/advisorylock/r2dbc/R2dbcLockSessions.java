@@ -139,8 +139,9 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 	 * wait ends: so the request goes first. On a session doing nothing it does nothing;
 	 * the connection is the session's own, so it cannot reach another's work. Closing
 	 * alone would end the server's session a moment later, and through PgBouncer later
-	 * still: so the rollback goes before it. A request not answered in
-	 * {@link WaitCancels#ANSWER_TIMEOUT} is given up on: the close follows anyway.
+	 * still: so the rollback goes before it. A request or a rollback not answered in
+	 * {@link WaitCancels#ANSWER_TIMEOUT} is given up on (a frozen link, which a lost
+	 * session's often is): the close follows anyway.
 	 */
 	@Override
 	public Mono<Void> close(Connection connection, boolean cancelled) {
@@ -148,10 +149,12 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 		Mono<Void> cancel = (postgres != null)
 				? postgres.cancelRequest().timeout(WaitCancels.ANSWER_TIMEOUT).onErrorResume((ex) -> Mono.empty())
 				: Mono.empty();
-		return cancel.then(LockSessionStatements.rollback(connection)).onErrorResume((ex) -> {
-			logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);
-			return Mono.empty();
-		}).then(closeReleased(connection));
+		return cancel.then(LockSessionStatements.rollback(connection).timeout(WaitCancels.ANSWER_TIMEOUT))
+			.onErrorResume((ex) -> {
+				logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);
+				return Mono.empty();
+			})
+			.then(closeReleased(connection));
 	}
 
 	@Override

@@ -491,6 +491,32 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 	}
 
 	@Test
+	void anInvocationScopedCallWhoseLinkFrozeEndsWithTheLossRatherThanWaitForTheLink() throws Exception {
+		try (FreezableRelay relay = new FreezableRelay(jdbcUrl())) {
+			ConnectionPool pool = R2dbcConnectionFactories.pool(relay.url(), 1);
+			try {
+				R2dbcAdvisoryLockTemplate locks = new R2dbcAdvisoryLockTemplate(pool);
+				// A dead-man switch of 600 ms: the heartbeat on the frozen link soon
+				// gives up.
+				locks.setHeartbeat(Duration.ofMillis(200));
+				// Nothing on the frozen link answers: neither the release's rollback nor
+				// the close's may wait for it.
+				assertThatExceptionOfType(LockLostException.class)
+					.isThrownBy(() -> locks.execute(invocation(1), (handle) -> onTheSide(() -> {
+						relay.freeze();
+						await().atMost(HANG).until(handle::isLost);
+						return "done";
+					})).blockLast(HANG));
+				// The server ends the silent session at its idle timeout.
+				this.pgLocks.await("the frozen lock session ended by the server", List::isEmpty);
+			}
+			finally {
+				pool.dispose();
+			}
+		}
+	}
+
+	@Test
 	void cancellingAHeldInvocationScopedLockReleasesItAtOnce() {
 		Disposable held = this.locks.execute(invocation(1), (handle) -> Flux.never()).subscribe();
 		this.pgLocks.await("the holder", (locks) -> locks.size() == 1 && locks.get(0).granted());
