@@ -20,18 +20,15 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
+import io.github.advisorylock.sample.JobInstances.Frozen;
+import io.github.advisorylock.sample.JobInstances.JobRun;
 import io.github.advisorylock.sample.jobs.PartnerFeedSync;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -85,18 +82,12 @@ class LimitedJobMultiInstanceTests {
 
 	private static final Duration PATIENCE = WORK_TIME.multipliedBy(STEADY_RUNS).plus(PgLocks.HANG_TIMEOUT);
 
-	/**
-	 * What the library logs at ERROR when it finds a lock lost: by a heartbeat, a check,
-	 * or the release at the call's end.
-	 */
-	private static final String LOST = "(invocation scope) was lost";
-
 	private static final String RUNS = "SELECT id, instance, started_at, finished_at, lost_at FROM job_runs "
 			+ "WHERE job = ? ORDER BY started_at";
 
 	private final JdbcClient jdbc = JdbcClient.create(TestDatabase.get().dataSource());
 
-	private final List<SampleInstance> instances = new ArrayList<>();
+	private final JobInstances instances = new JobInstances(Path.of("target", "limited-job"));
 
 	/**
 	 * Runs whose instance the test froze or killed while they worked: their permit is
@@ -111,23 +102,17 @@ class LimitedJobMultiInstanceTests {
 		// the same moment can collide.
 		new ResourceDatabasePopulator(new ClassPathResource("schema.sql")).execute(TestDatabase.get().dataSource());
 		this.jdbc.sql("DELETE FROM job_runs WHERE job = ?").param(PartnerFeedSync.JOB).update();
-		for (int i = 0; i < INSTANCES; i++) {
-			this.instances.add(SampleInstance.start("instance-" + i, Path.of("target", "limited-job"),
-					"--sample.jobs.partner-sync.enabled=true", "--sample.jobs.partner-sync.permits=" + PERMITS,
-					"--sample.jobs.partner-sync.period=" + PERIOD.toMillis() + "ms",
-					"--sample.jobs.partner-sync.work-time=" + WORK_TIME.toMillis() + "ms",
-					"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms"));
-		}
-		this.instances.forEach(SampleInstance::awaitStarted);
+		this.instances.start(INSTANCES, "--sample.jobs.partner-sync.enabled=true",
+				"--sample.jobs.partner-sync.permits=" + PERMITS,
+				"--sample.jobs.partner-sync.period=" + PERIOD.toMillis() + "ms",
+				"--sample.jobs.partner-sync.work-time=" + WORK_TIME.toMillis() + "ms",
+				"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms");
 	}
 
 	@AfterEach
 	void stopInstances() {
-		SampleInstance.stopAll(this.instances);
-		// PostgreSQL ends the sessions of an ended process once it reads their closed
-		// sockets: wait for that before NoAdvisoryLocksLeft checks.
-		new PgLocks(TestDatabase.get().dataSource()).await("the advisory locks of the stopped instances to end",
-				List::isEmpty);
+		// Before NoAdvisoryLocksLeft, which runs after this method, checks what is left.
+		this.instances.stop();
 	}
 
 	@Test
@@ -137,7 +122,7 @@ class LimitedJobMultiInstanceTests {
 
 		// SIGSTOP: the instance's sockets stay open and silent, until PostgreSQL's
 		// idle_in_transaction_session_timeout of three heartbeats ends its lock session.
-		Frozen freeze = freezeWhileItWorks();
+		Frozen<Run> freeze = freezeWhileItWorks();
 		Run frozenRun = freeze.run();
 		SampleInstance frozen = freeze.instance();
 		OffsetDateTime frozenAt = freeze.at();
@@ -158,15 +143,15 @@ class LimitedJobMultiInstanceTests {
 		// SIGKILL: the kernel closes the instance's sockets, and PostgreSQL ends its lock
 		// session, permit and all.
 		// Frozen first, so that the run is known to be still working when it is killed.
-		Frozen kill = freezeWhileItWorks();
+		Frozen<Run> kill = freezeWhileItWorks();
 		Run killedRun = kill.run();
 		kill.instance().kill();
-		OffsetDateTime killedAt = databaseNow();
+		OffsetDateTime killedAt = this.instances.databaseNow();
 		List<Run> all = awaitRuns("two runs at once that started after the kill",
 				(runs) -> mostAtOnce(startedAfter(runs, killedAt)) == PERMITS);
 		assertThat(all.stream().filter((run) -> run.id() == killedRun.id())).singleElement()
 			.satisfies((run) -> assertThat(run.finishedAt()).as("the killed run's end").isNull());
-		System.out.println("== limited job: " + all.size() + " runs " + runsPerInstance(all) + ", at most "
+		System.out.println("== limited job: " + all.size() + " runs " + JobInstances.perInstance(all) + ", at most "
 				+ mostAtOnce(all) + " at once (" + PERMITS + " permits, " + INSTANCES + " instances); the frozen "
 				+ "run " + lost.id() + " recorded lost " + Duration.between(lost.startedAt(), lost.lostAt()).toMillis()
 				+ " ms after its start, and two at once again after the freeze and after the kill");
@@ -180,7 +165,7 @@ class LimitedJobMultiInstanceTests {
 	private void assertAtMostPermitsAtOnce(List<Run> runs) {
 		for (Run run : runs) {
 			assertThat(workingAt(runs, run.startedAt()))
-				.as("runs working at the start of %s, among %s; %s", run, runs, lossesLogged())
+				.as("runs working at the start of %s, among %s; %s", run, runs, this.instances.lossesLogged())
 				.hasSizeLessThanOrEqualTo(PERMITS);
 		}
 	}
@@ -207,35 +192,17 @@ class LimitedJobMultiInstanceTests {
 	}
 
 	/**
-	 * Freeze the instance of a run while the run still works. That it came in time is a
-	 * fact, not a guess of how long the test takes: a process runs nothing more once its
-	 * SIGSTOP is sent, and a run's work starts after its recorded start, so a run whose
-	 * work time had not passed by the database's clock after the signal was frozen in its
-	 * work. A run frozen too late (the test starved) is resumed, and the next one frozen.
-	 * Either is left out of the count: the test stopped it.
+	 * Freeze the instance of a run while the run still works (see
+	 * {@link JobInstances#freezeWhileItWorks}).
 	 * @return the run, its instance, frozen, and when it was frozen
 	 */
-	private Frozen freezeWhileItWorks() {
-		long deadline = System.nanoTime() + PgLocks.HANG_TIMEOUT.toNanos();
-		while (true) {
-			Run run = await("a run in progress",
-					() -> runs().stream()
-						.filter((candidate) -> !candidate.finished() && candidate.lostAt() == null
-								&& !this.stopped.contains(candidate.id()))
-						.findFirst());
-			SampleInstance instance = instance(run);
-			instance.suspend();
-			OffsetDateTime frozenAt = databaseNow();
-			this.stopped.add(run.id());
-			if (frozenAt.isBefore(run.startedAt().plus(WORK_TIME))) {
-				return new Frozen(run, instance, frozenAt);
-			}
-			instance.resume();
-			if (System.nanoTime() > deadline) {
-				throw new AssertionError("No run was still working once its instance was frozen, within "
-						+ PgLocks.HANG_TIMEOUT + "; runs: " + runs() + "; logs in target/limited-job");
-			}
-		}
+	private Frozen<Run> freezeWhileItWorks() {
+		return this.instances.freezeWhileItWorks(() -> await("a run in progress",
+				() -> runs().stream()
+					.filter((candidate) -> !candidate.finished() && candidate.lostAt() == null
+							&& !this.stopped.contains(candidate.id()))
+					.findFirst()),
+				WORK_TIME, this.stopped, this::runs);
 	}
 
 	/**
@@ -252,60 +219,11 @@ class LimitedJobMultiInstanceTests {
 	}
 
 	private <T> T await(String description, Supplier<Optional<T>> fact) {
-		long deadline = System.nanoTime() + PATIENCE.toNanos();
-		Optional<T> value = fact.get();
-		while (value.isEmpty()) {
-			if (System.nanoTime() > deadline) {
-				throw new AssertionError("Timed out after " + PATIENCE + " waiting for " + description + "; runs: "
-						+ runs() + "; " + lossesLogged() + "; logs in target/limited-job");
-			}
-			LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-			value = fact.get();
-		}
-		return value.get();
+		return this.instances.await(description, PATIENCE, fact, this::runs);
 	}
 
 	private List<Run> runs() {
 		return this.jdbc.sql(RUNS).param(PartnerFeedSync.JOB).query(Run.class).list();
-	}
-
-	private SampleInstance instance(Run run) {
-		return this.instances.stream()
-			.filter((instance) -> instance.name().equals(run.instance()))
-			.findFirst()
-			.orElseThrow();
-	}
-
-	private OffsetDateTime databaseNow() {
-		return this.jdbc.sql("SELECT clock_timestamp()").query(OffsetDateTime.class).single();
-	}
-
-	private static Map<String, Long> runsPerInstance(List<Run> runs) {
-		return runs.stream().collect(Collectors.groupingBy(Run::instance, TreeMap::new, Collectors.counting()));
-	}
-
-	/**
-	 * Return the permit losses the instances logged, which explain an excess the test did
-	 * not cause: a lock session ended after a heartbeat starved for three beats.
-	 */
-	private String lossesLogged() {
-		return "lock losses logged: " + this.instances.stream()
-			.flatMap((instance) -> instance.output()
-				.stream()
-				.filter((line) -> line.contains(LOST))
-				.map((line) -> instance.name() + ": " + line))
-			.toList();
-	}
-
-	/**
-	 * A run whose instance the test froze while the run worked.
-	 *
-	 * @param run the run
-	 * @param instance its instance, frozen
-	 * @param at when it was frozen, by the database's clock
-	 */
-	record Frozen(Run run, SampleInstance instance, OffsetDateTime at) {
-
 	}
 
 	/**
@@ -318,7 +236,7 @@ class LimitedJobMultiInstanceTests {
 	 * @param lostAt when its instance learned that it lost its permit, or {@code null}
 	 */
 	record Run(long id, String instance, OffsetDateTime startedAt, @Nullable OffsetDateTime finishedAt,
-			@Nullable OffsetDateTime lostAt) {
+			@Nullable OffsetDateTime lostAt) implements JobRun {
 
 		boolean finished() {
 			return this.finishedAt != null;

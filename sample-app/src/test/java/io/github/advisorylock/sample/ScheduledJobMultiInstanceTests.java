@@ -20,20 +20,17 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 
+import io.github.advisorylock.sample.JobInstances.Frozen;
+import io.github.advisorylock.sample.JobInstances.JobRun;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -94,21 +91,12 @@ class ScheduledJobMultiInstanceTests {
 	/** Ten runs of two periods each: at least 20 periods. */
 	private static final int STEADY_RUNS = 10;
 
-	/** What the library logs at ERROR when a heartbeat finds the lock's session gone. */
-	private static final String LOST = "(invocation scope) was lost while its work runs";
-
-	/**
-	 * What it logs at ERROR when the session is found gone only at the release, after the
-	 * work returned.
-	 */
-	private static final String ROLLBACK_FAILED = "rolling back its transaction failed";
-
 	private static final String RUNS = "SELECT id, instance, claimed_at, started_at, finished_at FROM job_runs "
 			+ "WHERE job = ? ORDER BY started_at";
 
 	private final JdbcClient jdbc = JdbcClient.create(TestDatabase.get().dataSource());
 
-	private final List<SampleInstance> instances = new ArrayList<>();
+	private final JobInstances instances = new JobInstances(Path.of("target", "scheduled-job"));
 
 	/**
 	 * Runs whose instance was killed or frozen while they ran: they lost the lock, and
@@ -135,24 +123,15 @@ class ScheduledJobMultiInstanceTests {
 					+ "(?, ?, 'pending', now() - interval '2 hours'), (?, ?, 'pending', now() - interval '30 minutes')")
 			.params(this.staleRequest, user, this.freshRequest, user)
 			.update();
-		for (int i = 0; i < INSTANCES; i++) {
-			this.instances.add(SampleInstance.start("instance-" + i, Path.of("target", "scheduled-job"),
-					"--sample.jobs.expiry.period=" + PERIOD.toMillis() + "ms",
-					"--sample.jobs.expiry.work-time=" + WORK_TIME.toMillis() + "ms",
-					"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms"));
-		}
-		this.instances.forEach(SampleInstance::awaitStarted);
+		this.instances.start(INSTANCES, "--sample.jobs.expiry.period=" + PERIOD.toMillis() + "ms",
+				"--sample.jobs.expiry.work-time=" + WORK_TIME.toMillis() + "ms",
+				"--advisory-lock.invocation.heartbeat=" + HEARTBEAT.toMillis() + "ms");
 	}
 
 	@AfterEach
 	void stopInstances() {
-		SampleInstance.stopAll(this.instances);
-		// PostgreSQL ends the sessions of an ended process as soon as it reads their
-		// closed sockets, which can be a moment after the process has gone: wait for
-		// that, so that NoAdvisoryLocksLeft, which runs after this method, checks what is
-		// left for good.
-		new PgLocks(TestDatabase.get().dataSource()).await("the advisory locks of the stopped instances to end",
-				List::isEmpty);
+		// Before NoAdvisoryLocksLeft, which runs after this method, checks what is left.
+		this.instances.stop();
 	}
 
 	@Test
@@ -166,10 +145,10 @@ class ScheduledJobMultiInstanceTests {
 		// SIGKILL: the kernel closes the instance's sockets, and PostgreSQL ends its lock
 		// session at once. Frozen first, so that the run is known to be still working
 		// when it is killed.
-		Frozen killedWhileWorking = freezeWhileItWorks();
+		Frozen<Run> killedWhileWorking = freezeWhileItWorks();
 		Run killed = killedWhileWorking.run();
 		killedWhileWorking.instance().kill();
-		OffsetDateTime killedAt = databaseNow();
+		OffsetDateTime killedAt = this.instances.databaseNow();
 		Run afterKill = awaitRunAfter(killed);
 		assertThat(run(killed.id()).finishedAt()).as("the killed instance's run").isNull();
 		Duration killTakeover = Duration.between(killedAt, afterKill.startedAt());
@@ -180,7 +159,7 @@ class ScheduledJobMultiInstanceTests {
 
 		// SIGSTOP: the instance's sockets stay open and silent, until PostgreSQL's
 		// idle_in_transaction_session_timeout of three heartbeats ends its lock session.
-		Frozen frozenWhileWorking = freezeWhileItWorks();
+		Frozen<Run> frozenWhileWorking = freezeWhileItWorks();
 		Run frozenRun = frozenWhileWorking.run();
 		SampleInstance frozen = frozenWhileWorking.instance();
 		OffsetDateTime frozenAt = frozenWhileWorking.at();
@@ -201,9 +180,9 @@ class ScheduledJobMultiInstanceTests {
 		// is no fencing.)
 		int before = frozen.output().size();
 		frozen.resume();
-		OffsetDateTime resumedAt = databaseNow();
+		OffsetDateTime resumedAt = this.instances.databaseNow();
 		String noticed = frozen.awaitOutput(before, "that its lock session had ended",
-				(line) -> line.contains(LOST) || line.contains(ROLLBACK_FAILED));
+				(line) -> line.contains(JobInstances.LOST));
 		List<Run> all = awaitRuns("2 finished runs after the resume",
 				PERIOD.plus(WORK_TIME).multipliedBy(2).plus(PgLocks.HANG_TIMEOUT),
 				(runs) -> runs.stream()
@@ -216,7 +195,7 @@ class ScheduledJobMultiInstanceTests {
 		assertThat(all.stream().map(Run::instance).distinct()).as("instances that ran the job").hasSizeGreaterThan(1);
 		assertThat(status(this.staleRequest)).isEqualTo("expired");
 		assertThat(status(this.freshRequest)).isEqualTo("pending");
-		System.out.println("== scheduled job: " + all.size() + " runs " + runsPerInstance(all) + "; next run "
+		System.out.println("== scheduled job: " + all.size() + " runs " + JobInstances.perInstance(all) + "; next run "
 				+ killTakeover.toMillis() + " ms after a SIGKILL (bound " + killBound.toMillis() + " ms), "
 				+ freezeTakeover.toMillis() + " ms after a SIGSTOP (bound " + freezeBound.toMillis() + " ms); "
 				+ "resumed instance logged: " + noticed.strip());
@@ -236,7 +215,7 @@ class ScheduledJobMultiInstanceTests {
 			}
 			if (previous != null) {
 				assertThat(previous.finishedAt())
-					.as("%s must have finished before %s started; %s", previous, run, lossesLogged())
+					.as("%s must have finished before %s started; %s", previous, run, this.instances.lossesLogged())
 					.isNotNull()
 					.isBeforeOrEqualTo(run.startedAt());
 			}
@@ -260,32 +239,12 @@ class ScheduledJobMultiInstanceTests {
 	}
 
 	/**
-	 * Freeze the instance of a run while the run still works. That it came in time is a
-	 * fact, not a guess of how long the test takes: a process runs nothing more once its
-	 * SIGSTOP is sent, and a run's work starts after its recorded start, so a run whose
-	 * work time had not passed by the database's clock after the signal was frozen in its
-	 * work, before its {@code checkHeld()}. A run frozen too late (the test starved) is
-	 * resumed, and the next one frozen. Either is left out of the overlap check: the test
-	 * stopped it.
+	 * Freeze the instance of a run while the run still works, before its
+	 * {@code checkHeld()} (see {@link JobInstances#freezeWhileItWorks}).
 	 * @return the run, its instance, frozen, and when it was frozen
 	 */
-	private Frozen freezeWhileItWorks() {
-		long deadline = System.nanoTime() + PgLocks.HANG_TIMEOUT.toNanos();
-		while (true) {
-			Run run = awaitRunInProgress();
-			SampleInstance instance = instance(run);
-			instance.suspend();
-			OffsetDateTime frozenAt = databaseNow();
-			this.lost.add(run.id());
-			if (frozenAt.isBefore(run.startedAt().plus(WORK_TIME))) {
-				return new Frozen(run, instance, frozenAt);
-			}
-			instance.resume();
-			if (System.nanoTime() > deadline) {
-				throw new AssertionError("No run was still working once its instance was frozen, within "
-						+ PgLocks.HANG_TIMEOUT + "; runs: " + runs() + "; logs in target/scheduled-job");
-			}
-		}
+	private Frozen<Run> freezeWhileItWorks() {
+		return this.instances.freezeWhileItWorks(this::awaitRunInProgress, WORK_TIME, this.lost, this::runs);
 	}
 
 	/**
@@ -320,22 +279,8 @@ class ScheduledJobMultiInstanceTests {
 		return await(description, timeout, () -> Optional.of(runs()).filter(condition));
 	}
 
-	/**
-	 * Poll the database until a fact holds: the job's runs are what the test waits for,
-	 * never a sleep.
-	 */
 	private <T> T await(String description, Duration timeout, Supplier<Optional<T>> fact) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		Optional<T> value = fact.get();
-		while (value.isEmpty()) {
-			if (System.nanoTime() > deadline) {
-				throw new AssertionError("Timed out after " + timeout + " waiting for " + description + "; runs: "
-						+ runs() + "; " + lossesLogged() + "; logs in target/scheduled-job");
-			}
-			LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-			value = fact.get();
-		}
-		return value.get();
+		return this.instances.await(description, timeout, fact, this::runs);
 	}
 
 	private List<Run> runs() {
@@ -346,50 +291,11 @@ class ScheduledJobMultiInstanceTests {
 		return runs().stream().filter((run) -> run.id() == id).findFirst().orElseThrow();
 	}
 
-	private SampleInstance instance(Run run) {
-		return this.instances.stream()
-			.filter((instance) -> instance.name().equals(run.instance()))
-			.findFirst()
-			.orElseThrow();
-	}
-
-	private OffsetDateTime databaseNow() {
-		return this.jdbc.sql("SELECT clock_timestamp()").query(OffsetDateTime.class).single();
-	}
-
 	private String status(UUID request) {
 		return this.jdbc.sql("SELECT status FROM setup_requests WHERE id = ?")
 			.param(request)
 			.query(String.class)
 			.single();
-	}
-
-	private static Map<String, Long> runsPerInstance(List<Run> runs) {
-		return runs.stream().collect(Collectors.groupingBy(Run::instance, TreeMap::new, Collectors.counting()));
-	}
-
-	/**
-	 * Return the lock losses the instances logged, which explain an overlap that the test
-	 * did not cause: a heartbeat starved for three beats on an overloaded machine.
-	 */
-	private String lossesLogged() {
-		return "lock losses logged: " + this.instances.stream()
-			.flatMap((instance) -> instance.output()
-				.stream()
-				.filter((line) -> line.contains(LOST))
-				.map((line) -> instance.name() + ": " + line))
-			.toList();
-	}
-
-	/**
-	 * A run whose instance the test froze while the run worked.
-	 *
-	 * @param run the run
-	 * @param instance its instance, frozen
-	 * @param at when it was frozen, by the database's clock
-	 */
-	record Frozen(Run run, SampleInstance instance, OffsetDateTime at) {
-
 	}
 
 	/**
@@ -402,7 +308,7 @@ class ScheduledJobMultiInstanceTests {
 	 * @param finishedAt when it finished, or {@code null}
 	 */
 	record Run(long id, String instance, OffsetDateTime claimedAt, OffsetDateTime startedAt,
-			@Nullable OffsetDateTime finishedAt) {
+			@Nullable OffsetDateTime finishedAt) implements JobRun {
 
 		boolean finished() {
 			return this.finishedAt != null;
