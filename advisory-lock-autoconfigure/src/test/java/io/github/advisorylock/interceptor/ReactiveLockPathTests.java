@@ -34,6 +34,8 @@ import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryMetadata;
 import io.r2dbc.spi.Statement;
 import io.r2dbc.spi.Wrapped;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -47,15 +49,17 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * How deep an annotated {@code Mono} call goes before its lock statement executes, at its
- * subscription: the library methods on the stack then, at most 15, as the issue "One lock
- * flow" bounds them.
+ * The path of an annotated {@code Mono} call to its lock statement, counted as
+ * {@link LockPathTests} counts a blocking call's: from
+ * {@link AdvisoryLockInterceptor#invoke}, which runs at subscription inside the
+ * transaction that Spring's reactive transaction interceptor begins, until the statement
+ * executes, on whichever threads the call moves to.
  *
- * @see LockFlowDepthTests
+ * @see LockPathTests
  */
 @Tag("reactive")
 @ExtendWith(NoAdvisoryLocksLeft.class)
-class ReactiveLockFlowDepthTests {
+class ReactiveLockPathTests {
 
 	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
 
@@ -65,12 +69,26 @@ class ReactiveLockFlowDepthTests {
 				AdvisoryLockR2dbcAutoConfiguration.class, AdvisoryLockPrerequisitesAutoConfiguration.class))
 		.withUserConfiguration(Config.class);
 
+	private static LibraryPath.Installed instrumented;
+
+	@BeforeAll
+	static void instrument() {
+		instrumented = LibraryPath.install();
+	}
+
+	@AfterAll
+	static void restore() {
+		instrumented.uninstall();
+	}
+
 	@Test
-	void aMonoCallReachesItsLockStatementWithinFifteenMethods() {
+	void aMonoCallEntersAtMost47MethodsIn23Classes() {
 		this.contextRunner.run((context) -> {
-			LockStatementStacks stacks = context.getBean(LockStatementStacks.class);
-			context.getBean(Locked.class).inTransaction("a").block(HANG);
-			LockFlowDepthTests.assertDepth(stacks.first(), 15, 15);
+			Locked locked = context.getBean(Locked.class);
+			locked.inTransaction("a").block(HANG);
+			LibraryPath.arm();
+			locked.inTransaction("a").block(HANG);
+			LockPathTests.assertPath("Mono call", LibraryPath.path(), 47, 23);
 		});
 	}
 
@@ -78,18 +96,13 @@ class ReactiveLockFlowDepthTests {
 	static class Config {
 
 		@Bean
-		LockStatementStacks lockStatementStacks() {
-			return new LockStatementStacks();
-		}
-
-		@Bean
-		ConnectionFactory connectionFactory(LockStatementStacks stacks) {
+		ConnectionFactory connectionFactory() {
 			ConnectionFactory target = R2dbcConnectionFactories.direct(2);
 			return new ConnectionFactory() {
 
 				@Override
 				public Publisher<? extends Connection> create() {
-					return Mono.from(target.create()).map((connection) -> capturing(connection, stacks));
+					return Mono.from(target.create()).map(ReactiveLockPathTests::capturing);
 				}
 
 				@Override
@@ -110,7 +123,7 @@ class ReactiveLockFlowDepthTests {
 	static class Locked {
 
 		@Transactional
-		@AdvisoryLocked(namespace = "flow-depth", key = "#name")
+		@AdvisoryLocked(namespace = "lock-path", key = "#name")
 		public Mono<String> inTransaction(String name) {
 			return Mono.just(name);
 		}
@@ -118,10 +131,10 @@ class ReactiveLockFlowDepthTests {
 	}
 
 	/**
-	 * Return a connection that tells the capture of each statement it executes, and
+	 * Return a connection that tells the record of each statement it executes, and
 	 * unwraps to the driver's, as a pool's does.
 	 */
-	static Connection capturing(Connection connection, LockStatementStacks stacks) {
+	static Connection capturing(Connection connection) {
 		InvocationHandler handler = (proxy, method, args) -> {
 			if (method.getName().equals("unwrap") && method.getParameterCount() == 0) {
 				return connection;
@@ -129,10 +142,10 @@ class ReactiveLockFlowDepthTests {
 			Object result = invoke(method, connection, args);
 			if (method.getName().equals("createStatement") && result instanceof Statement statement) {
 				String sql = (String) args[0];
-				return Proxy.newProxyInstance(ReactiveLockFlowDepthTests.class.getClassLoader(),
+				return Proxy.newProxyInstance(ReactiveLockPathTests.class.getClassLoader(),
 						new Class<?>[] { Statement.class }, (statementProxy, statementMethod, statementArgs) -> {
 							if (statementMethod.getName().equals("execute")) {
-								stacks.onExecute(sql);
+								LibraryPath.onExecute(sql);
 							}
 							Object returned = invoke(statementMethod, statement, statementArgs);
 							// Statement's builders return the statement: keep the proxy.
@@ -141,7 +154,7 @@ class ReactiveLockFlowDepthTests {
 			}
 			return result;
 		};
-		return (Connection) Proxy.newProxyInstance(ReactiveLockFlowDepthTests.class.getClassLoader(),
+		return (Connection) Proxy.newProxyInstance(ReactiveLockPathTests.class.getClassLoader(),
 				new Class<?>[] { Connection.class, Wrapped.class }, handler);
 	}
 

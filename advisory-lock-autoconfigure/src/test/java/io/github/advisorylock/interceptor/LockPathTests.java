@@ -1,0 +1,158 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.interceptor;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
+import io.github.advisorylock.autoconfigure.InvocationLockDataSource;
+import io.github.advisorylock.test.BootAutoConfigurations;
+import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.annotation.Transactional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The path of an annotated blocking call to its lock statement: the distinct library
+ * methods and classes it enters from {@link AdvisoryLockInterceptor#invoke} until the
+ * statement executes, as {@link LibraryPath} counts them, and the call stacks on which a
+ * package is entered again after another one. Each call is made once before it is
+ * counted, so that what a first call fills (the parsed annotation, the parsed
+ * expressions) is not counted: the path is the one every later call takes. The bounds are
+ * the issue's "Core decides, each stack executes", so that a reader follows a call in a
+ * few files; a method or a class added on the way fails this test, whose output prints
+ * the path, the counts and the packages crossed.
+ *
+ * @see ReactiveLockPathTests
+ */
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class LockPathTests {
+
+	private static LibraryPath.Installed instrumented;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
+				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class))
+		.withUserConfiguration(Config.class);
+
+	@BeforeAll
+	static void instrument() {
+		instrumented = LibraryPath.install();
+	}
+
+	@AfterAll
+	static void restore() {
+		instrumented.uninstall();
+	}
+
+	@Test
+	void aTransactionScopedCallWithANameKeyAndAnExpressionKeyEntersAtMost44MethodsIn25Classes() {
+		this.contextRunner.run((context) -> {
+			Locked locked = context.getBean(Locked.class);
+			locked.inTransaction("a", 7);
+			LibraryPath.arm();
+			locked.inTransaction("a", 7);
+			assertPath("transaction-scoped JDBC call", LibraryPath.path(), 44, 25);
+		});
+	}
+
+	@Test
+	void anInvocationScopedCallEntersAtMost46MethodsIn20Classes() {
+		this.contextRunner.run((context) -> {
+			Locked locked = context.getBean(Locked.class);
+			locked.forTheCall("a");
+			LibraryPath.arm();
+			locked.forTheCall("a");
+			assertPath("invocation-scoped JDBC call", LibraryPath.path(), 46, 20);
+		});
+	}
+
+	static void assertPath(String call, LibraryPath.Path path, int maxMethods, int maxClasses) {
+		String described = path.describe();
+		// Printed for the record (the note gives the paths), whatever the
+		// outcome.
+		System.out.println("== path of a " + call + ":" + described);
+		assertThat(path.methods()).as("library methods entered on the way to the lock statement:%s", described)
+			.isLessThanOrEqualTo(maxMethods);
+		assertThat(path.classes()).as("library classes entered on the way to the lock statement:%s", described)
+			.isLessThanOrEqualTo(maxClasses);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Config {
+
+		@Bean
+		DataSource dataSource() {
+			return new CapturingDataSource(TestDatabase.get().dataSource());
+		}
+
+		@Bean(defaultCandidate = false)
+		@InvocationLockDataSource
+		DataSource lockDataSource() {
+			return new CapturingDataSource(TestDatabase.get().dataSource());
+		}
+
+		@Bean
+		Locked locked() {
+			return new Locked();
+		}
+
+	}
+
+	static class Locked {
+
+		@Transactional
+		@AdvisoryLocked(namespace = "lock-path", key = { "#name", "'region-' + #region" })
+		public void inTransaction(String name, int region) {
+		}
+
+		@AdvisoryLocked(namespace = "lock-path", key = "#name", scope = LockScope.INVOCATION)
+		public void forTheCall(String name) {
+		}
+
+	}
+
+	static final class CapturingDataSource extends DelegatingDataSource {
+
+		CapturingDataSource(DataSource target) {
+			super(target);
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			return LibraryPath.capturing(super.getConnection());
+		}
+
+	}
+
+}
