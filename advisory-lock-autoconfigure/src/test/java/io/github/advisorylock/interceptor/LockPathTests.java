@@ -30,6 +30,7 @@ import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -55,6 +56,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * @see ReactiveLockPathTests
  */
+@Tag("lock-path")
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class LockPathTests {
 

@@ -57,7 +57,7 @@ import org.springframework.transaction.annotation.Transactional;
  *
  * @see LockPathTests
  */
-@Tag("reactive")
+@Tag("lock-path")
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class ReactiveLockPathTests {
 
