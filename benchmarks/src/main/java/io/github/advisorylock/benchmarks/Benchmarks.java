@@ -56,6 +56,10 @@ public final class Benchmarks {
 	 */
 	static final double SHARE_GOAL = 1.03;
 
+	private static final int SHARE_BLOCKS = 100;
+
+	private static final int SHARE_PAIRS = 200;
+
 	/**
 	 * What the library may add on R2DBC to the same statement written by hand inside
 	 * {@code TransactionalOperator}.
@@ -137,6 +141,23 @@ public final class Benchmarks {
 	}
 
 	/**
+	 * Run the library's share alone and print its table, writing nothing: for a change of
+	 * the lock's path, measured before and after ({@link ShareBenchmark#main}).
+	 */
+	static void shareOnly() throws Exception {
+		Settings settings = Settings.fromSystemProperties();
+		Benchmarks benchmarks = new Benchmarks(settings);
+		try (ConfigurableApplicationContext context = BenchmarkApplication.start(database(settings))) {
+			System.out
+				.println(benchmarks.share(
+						CostBenchmark.share(context.getBean(AnnotatedCalls.class),
+								context.getBean(HandWrittenCalls.class), settings.count(SHARE_BLOCKS), SHARE_PAIRS),
+						"on loopback", JDBC_BASELINE, SHARE_GOAL));
+		}
+		System.exit(0);
+	}
+
+	/**
 	 * Run the leader election's failover alone and print its table, writing nothing: for
 	 * work on it ({@link LeaderFailoverBenchmark#main}).
 	 */
@@ -175,7 +196,8 @@ public final class Benchmarks {
 			CostBenchmark cost = new CostBenchmark(this.settings, annotated, handWritten,
 					peers.lockRegistry(Duration.ofMillis(100)), peers.shedLock());
 			Map<String, double[]> perCall = cost.perCall();
-			Map<String, PairedShare.Blocks> share = cost.share(this.settings.count(100), 200);
+			Map<String, PairedShare.Blocks> share = CostBenchmark.share(annotated, handWritten,
+					this.settings.count(SHARE_BLOCKS), SHARE_PAIRS);
 			PairedShare.Blocks fenced = CostBenchmark.fenced(handWritten, this.settings.count(FENCED_BLOCKS),
 					FENCED_PAIRS);
 			Map<String, double[]> perKeys = cost.perKeys();

@@ -119,17 +119,20 @@ final class CostBenchmark {
 
 	/**
 	 * Measure the library's share in pairs (see {@link PairedShare}).
+	 * @param annotated the annotated calls
+	 * @param handWritten the hand-written ones, the programmatic API's among them
 	 * @param blocks how many blocks
 	 * @param pairs pairs per block
 	 * @return by variant, its blocks
 	 */
-	Map<String, PairedShare.Blocks> share(int blocks, int pairs) throws Exception {
+	static Map<String, PairedShare.Blocks> share(AnnotatedCalls annotated, HandWrittenCalls handWritten, int blocks,
+			int pairs) throws Exception {
 		Map<String, Rounds.Operation> variants = new LinkedHashMap<>();
-		variants.put(ANNOTATION, () -> this.annotated.lockOne(random()));
-		variants.put(OPERATIONS, () -> this.handWritten.operations(random()));
+		variants.put(ANNOTATION, () -> annotated.lockOne(random()));
+		variants.put(OPERATIONS, () -> handWritten.operations(random()));
 		// Against the same statement written by hand, so that the share is what the
 		// library adds around it.
-		return PairedShare.measure(() -> this.handWritten.fullyCheckedFloor(random()), variants, blocks, pairs);
+		return PairedShare.measure(() -> handWritten.fullyCheckedFloor(random()), variants, blocks, pairs);
 	}
 
 	/**

@@ -79,11 +79,13 @@ final class NetworkBenchmark {
 				Peers peers = new Peers(context.getBean(DataSource.class),
 						context.getBean(PlatformTransactionManager.class));
 				try {
-					CostBenchmark cost = new CostBenchmark(this.settings, context.getBean(AnnotatedCalls.class),
-							context.getBean(HandWrittenCalls.class), peers.lockRegistry(Duration.ofMillis(100)),
-							peers.shedLock());
+					AnnotatedCalls annotated = context.getBean(AnnotatedCalls.class);
+					HandWrittenCalls handWritten = context.getBean(HandWrittenCalls.class);
+					CostBenchmark cost = new CostBenchmark(this.settings, annotated, handWritten,
+							peers.lockRegistry(Duration.ofMillis(100)), peers.shedLock());
 					Map<String, double[]> perCall = cost.perCall(this.settings.rounds(11));
-					Map<String, PairedShare.Blocks> share = cost.share(this.settings.count(60), 40);
+					Map<String, PairedShare.Blocks> share = CostBenchmark.share(annotated, handWritten,
+							this.settings.count(60), 40);
 					passes.put(pass.getKey(), new Pass(perCall, share, relay.latenessMicros()));
 				}
 				finally {
