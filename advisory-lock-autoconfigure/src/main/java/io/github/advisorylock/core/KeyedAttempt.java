@@ -27,12 +27,17 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
  * @param permit the index of the limit's permit taken, or {@value #NO_PERMIT}
  * @author advisory-lock authors
  */
-record KeyedAttempt(LockAttempt attempt, LockKeys keys, int permit) {
+public record KeyedAttempt(LockAttempt attempt, LockKeys keys, int permit) {
 
 	/** The permit of an attempt that took none, or of a plain lock. */
-	static final int NO_PERMIT = -1;
+	public static final int NO_PERMIT = -1;
 
-	KeyedAttempt(LockAttempt attempt, LockKeys keys) {
+	/**
+	 * Create the attempt of a plain lock.
+	 * @param attempt what the attempt found
+	 * @param keys the request's keys
+	 */
+	public KeyedAttempt(LockAttempt attempt, LockKeys keys) {
 		this(attempt, keys, NO_PERMIT);
 	}
 
@@ -40,7 +45,7 @@ record KeyedAttempt(LockAttempt attempt, LockKeys keys, int permit) {
 	 * Tell the listeners the permit taken, if any, then the outcome.
 	 * @param acquisition the listeners' acquisition
 	 */
-	void tell(Acquisition acquisition) {
+	public void tell(Acquisition acquisition) {
 		if (this.permit != NO_PERMIT) {
 			acquisition.permitTaken(this.permit);
 		}

@@ -139,7 +139,8 @@ public class LockAcquisitions {
 	 */
 	public Acquisition starting(LockRequest request, LockKeys keys, @Nullable PermitSlots slots) {
 		if (slots == null) {
-			return starting(request, keys);
+			return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(),
+					request.mode(), request.waitMode(), keys.keys(), keys.values());
 		}
 		return LockAcquisitionListeners.startingLimit(this.listeners, request.namespace(), request.scope(),
 				request.waitMode(), slots);

@@ -339,6 +339,19 @@ public final class LockFailures {
 	}
 
 	/**
+	 * Return what a busy error says when the key found held is one an invocation-scoped
+	 * call of this application holds, one the caller is not inside.
+	 * @param attempt the attempt that found the key held
+	 * @param resource what the key is held on
+	 * @return the end of the message, or {@code null} when no call of this application
+	 * holds the key
+	 */
+	public static @Nullable String holderHint(LockAttempt attempt, Object resource) {
+		HeldSession own = HeldSession.holding(attempt.foundHeld(), resource);
+		return (own != null) ? ownHolderHint(own) : null;
+	}
+
+	/**
 	 * Return what a busy error says when the key is held by an invocation-scoped call of
 	 * this application that the caller is not inside: a task that call started, without
 	 * its handle, waits for that call's own key.

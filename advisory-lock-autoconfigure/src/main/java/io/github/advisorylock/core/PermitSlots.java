@@ -106,7 +106,7 @@ public record PermitSlots(List<Long> slots, String value) {
 	 * @param end ends a wait that ran out of time, leaving the transaction usable
 	 * @return the attempt, with the slot taken or, when none was, every slot
 	 */
-	KeyedAttempt waitInSlices(Duration timeout, Slice slice, Runnable end) {
+	public KeyedAttempt waitInSlices(Duration timeout, Slice slice, Runnable end) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		boolean resumed = false;
 		Duration length;
@@ -144,7 +144,7 @@ public record PermitSlots(List<Long> slots, String value) {
 	 * @param slot the slot taken
 	 * @return the attempt, with the slot as its one key
 	 */
-	KeyedAttempt acquired(long slot) {
+	public KeyedAttempt acquired(long slot) {
 		return new KeyedAttempt(LockAttempt.ACQUIRED, taken(slot), this.slots.indexOf(slot));
 	}
 
@@ -153,7 +153,7 @@ public record PermitSlots(List<Long> slots, String value) {
 	 * @param attempt busy, skipped or timed out
 	 * @return the attempt, with every slot as its keys
 	 */
-	KeyedAttempt notTaken(LockAttempt attempt) {
+	public KeyedAttempt notTaken(LockAttempt attempt) {
 		return new KeyedAttempt(attempt, all());
 	}
 
@@ -195,7 +195,7 @@ public record PermitSlots(List<Long> slots, String value) {
 	 * One slice of a blocking wait for any permit.
 	 */
 	@FunctionalInterface
-	interface Slice {
+	public interface Slice {
 
 		/**
 		 * Try every slot, then wait for one for at most the slice.

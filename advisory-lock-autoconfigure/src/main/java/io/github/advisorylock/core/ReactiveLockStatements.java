@@ -26,8 +26,9 @@ import reactor.core.publisher.Mono;
  * The statements a reactive driver runs for {@link ReactiveTransactionLockFlow}, each
  * binding its parameters beside its SQL text, signalling a failure as the driver's
  * exception translated (naming {@link LockAcquisitions#task}) and a refused lock with the
- * reason read from the server; none blocks a thread. The twin of {@link LockStatements}.
- * Loaded only for reactive calls. Internal: used by the driver adapters, not API.
+ * reason read from the server; none blocks a thread. The twin of the JDBC driver's
+ * {@code TransactionLockStatements}. Loaded only for reactive calls. Internal: used by
+ * the driver adapters, not API.
  *
  * @param <B> the driver's bound connection
  * @author advisory-lock authors
@@ -66,9 +67,9 @@ public interface ReactiveLockStatements<B> {
 	Mono<Long> tryPermit(B bound, LockRequest request, PermitSlots slots);
 
 	/**
-	 * Run one slice of a limit's wait, in one round trip, as
-	 * {@link LockStatements#waitPermitSlice} does; a subscriber that cancels cancels the
-	 * wait on the server too.
+	 * Run one slice of a limit's wait, in one round trip, as the JDBC driver's
+	 * {@code TransactionLockStatements.waitPermitSlice} does; a subscriber that cancels
+	 * cancels the wait on the server too.
 	 * @param bound the transaction's connection
 	 * @param request the request, with more than one permit
 	 * @param slots the limit's slots

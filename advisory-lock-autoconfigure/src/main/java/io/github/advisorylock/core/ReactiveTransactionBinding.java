@@ -32,7 +32,7 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
  * @param <B> the driver's bound connection
  * @author advisory-lock authors
  */
-public interface ReactiveTransactionBinding<B extends TransactionBinding.Bound> {
+public interface ReactiveTransactionBinding<B extends ReactiveTransactionBinding.Bound> {
 
 	/**
 	 * Return the connection factory a call locks on, as the enclosing invocation-scoped
@@ -55,5 +55,24 @@ public interface ReactiveTransactionBinding<B extends TransactionBinding.Bound> 
 	 * protect nothing
 	 */
 	B bind(TransactionSynchronizationManager transaction, LockRequest request);
+
+	/**
+	 * A connection bound to the subscriber's transaction.
+	 */
+	interface Bound {
+
+		/**
+		 * Return what a lock taken on the connection is known by, resolved once.
+		 * @return the innermost resource
+		 */
+		Object target();
+
+		/**
+		 * Return the transaction's holder of the connection, which a suspension moves.
+		 * @return the holder
+		 */
+		Object holder();
+
+	}
 
 }

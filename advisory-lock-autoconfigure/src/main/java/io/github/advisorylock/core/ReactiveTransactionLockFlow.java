@@ -37,21 +37,22 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
 
 /**
  * The sequence of a {@link LockScope#TRANSACTION transaction-scoped} lock request on the
- * reactive stack, written once, the twin of {@link TransactionLockFlow}: at subscription,
- * the keys an enclosing invocation-scoped call of the subscriber holds are not asked for
- * again (inside a reactive transaction they are fenced instead), the listeners hear the
- * start, the driver binds the subscriber's reactive transaction (found in the Reactor
- * context), the keys are tried in one statement and, for a {@link WaitMode#BLOCK} that
- * found one held, waited for in a second; the listeners hear the outcome, and the keys
- * taken are recorded in the transaction, which releases them at COMMIT or ROLLBACK
- * (Spring rolls a reactive transaction back when its subscriber cancels). Nothing here
- * blocks a thread. Loaded only for reactive calls, as Spring's
- * {@code ReactiveTransactionSupport} is. Internal: used by the driver adapters, not API.
+ * reactive stack, written once, the twin of the blocking one
+ * ({@code jdbc.TransactionLockExecutor}): at subscription, the keys an enclosing
+ * invocation-scoped call of the subscriber holds are not asked for again (inside a
+ * reactive transaction they are fenced instead), the listeners hear the start, the driver
+ * binds the subscriber's reactive transaction (found in the Reactor context), the keys
+ * are tried in one statement and, for a {@link WaitMode#BLOCK} that found one held,
+ * waited for in a second; the listeners hear the outcome, and the keys taken are recorded
+ * in the transaction, which releases them at COMMIT or ROLLBACK (Spring rolls a reactive
+ * transaction back when its subscriber cancels). Nothing here blocks a thread. Loaded
+ * only for reactive calls, as Spring's {@code ReactiveTransactionSupport} is. Internal:
+ * used by the driver adapters, not API.
  *
  * @param <B> the driver's bound connection
  * @author advisory-lock authors
  */
-public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Bound> {
+public final class ReactiveTransactionLockFlow<B extends ReactiveTransactionBinding.Bound> {
 
 	private final ReactiveLockAcquisitions acquisitions;
 
@@ -234,9 +235,9 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 	}
 
 	/**
-	 * Take one permit of a limit, as {@link TransactionLockFlow} does: served from a slot
-	 * the transaction holds already, else the first free one, else, as the wait mode
-	 * decides, waited for in slices, busy or skipped.
+	 * Take one permit of a limit, as the blocking stack does: served from a slot the
+	 * transaction holds already, else the first free one, else, as the wait mode decides,
+	 * waited for in slices, busy or skipped.
 	 */
 	private Mono<KeyedAttempt> permit(TransactionSynchronizationManager transaction, B bound, LockRequest request,
 			PermitSlots slots) {
@@ -281,7 +282,7 @@ public final class ReactiveTransactionLockFlow<B extends TransactionBinding.Boun
 		if (attempt.fails(throwIfBusy)) {
 			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null;
 			return this.statements.busyError(bound, request, keys, attempt, timeout,
-					LockFailures.limitHint(request, TransactionLockFlow.holderHint(attempt, bound)));
+					LockFailures.limitHint(request, LockFailures.holderHint(attempt, bound.target())));
 		}
 		return Mono.just(attempt.outcome() == Outcome.ACQUIRED);
 	}

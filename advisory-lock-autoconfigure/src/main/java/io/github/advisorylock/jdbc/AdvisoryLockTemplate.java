@@ -43,8 +43,6 @@ import io.github.advisorylock.core.InvocationLockFlow;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
-import io.github.advisorylock.core.TransactionLockFlow;
-import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -136,7 +134,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	private final AcquisitionSupport support = new AcquisitionSupport();
 
-	private final TransactionLockFlow<TransactionConnection> transactionLocks;
+	private final TransactionLockExecutor transactionLocks;
 
 	private final JdbcLockSessions lockSessions;
 
@@ -164,9 +162,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
-		this.transactionLocks = new TransactionLockFlow<>(this.support,
-				new JdbcTransactionBinding(this.dataSources, this.support),
-				new TransactionLockStatements(this.support));
+		this.transactionLocks = new TransactionLockExecutor(this.dataSources, this.support);
 		this.lockSessions = new JdbcLockSessions(this.dataSources, this.support);
 		this.invocationLocks = new InvocationLockFlow<>(this.support, this.lockSessions);
 	}

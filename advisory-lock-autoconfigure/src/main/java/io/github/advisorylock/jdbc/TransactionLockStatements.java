@@ -35,9 +35,8 @@ import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
-import io.github.advisorylock.core.LockStatements;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.jdbc.JdbcTransactionBinding.TransactionConnection;
+import io.github.advisorylock.jdbc.TransactionLockExecutor.TransactionConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @author advisory-lock authors
  */
-final class TransactionLockStatements implements LockStatements<TransactionConnection> {
+final class TransactionLockStatements {
 
 	private final AcquisitionSupport support;
 
@@ -63,8 +62,7 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 	 * back with a savepoint around the try, rolled back then (SKIP calls are rare enough
 	 * to pay its two round trips).
 	 */
-	@Override
-	public @Nullable Long tryLock(TransactionConnection bound, LockRequest request, LockKeys keys) {
+	@Nullable Long tryLock(TransactionConnection bound, LockRequest request, LockKeys keys) {
 		Connection connection = bound.connection();
 		try {
 			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
@@ -87,13 +85,7 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 		}
 	}
 
-	@Override
-	public @Nullable Throwable waitLock(TransactionConnection bound, LockRequest request, LockKeys keys, long busyKey) {
-		return this.support.waitFor(bound.connection(), request, keys, busyKey);
-	}
-
-	@Override
-	public @Nullable Long tryPermit(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+	@Nullable Long tryPermit(TransactionConnection bound, LockRequest request, PermitSlots slots) {
 		try {
 			PermitTry tried = AdvisoryLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace());
 			if (!tried.lockable()) {
@@ -104,17 +96,6 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 		catch (SQLException ex) {
 			throw this.support.translateLockFailure(ex, request, slots.all());
 		}
-	}
-
-	@Override
-	public @Nullable Long waitPermitSlice(TransactionConnection bound, LockRequest request, PermitSlots slots,
-			boolean resumed, Duration slice, int waited) {
-		return waitPermitSlice(bound.connection(), request, slots, resumed, slice, waited, this.support);
-	}
-
-	@Override
-	public void endPermitWait(TransactionConnection bound, LockRequest request, PermitSlots slots) {
-		endPermitWait(bound.connection(), request, slots, this.support);
 	}
 
 	/**
@@ -149,8 +130,7 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 		}
 	}
 
-	@Override
-	public @Nullable Long fence(TransactionConnection bound, LockRequest request, FencedKeys fenced) {
+	@Nullable Long fence(TransactionConnection bound, LockRequest request, FencedKeys fenced) {
 		List<SessionMarker> markers = new ArrayList<>();
 		for (HeldSession held : fenced.sessions()) {
 			markers.add(((LockSession) held).marker());
@@ -168,8 +148,7 @@ final class TransactionLockStatements implements LockStatements<TransactionConne
 		}
 	}
 
-	@Override
-	public LockBusyException busyException(TransactionConnection bound, LockRequest request, LockKeys keys,
+	LockBusyException busyException(TransactionConnection bound, LockRequest request, LockKeys keys,
 			LockAttempt attempt, @Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();
 		if (attempt.outcome() == Outcome.TIMEOUT) {

@@ -26,7 +26,6 @@ import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.NamedResources;
 import io.github.advisorylock.core.ReactiveTransactionBinding;
-import io.github.advisorylock.core.TransactionBinding;
 import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
@@ -40,7 +39,7 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
  * The R2DBC connection factories locks may be taken on, by bean name, and how a
  * transaction-scoped lock joins the connection a reactive transaction bound for one of
  * them. The twin of the JDBC path's {@code LockDataSources} and
- * {@code JdbcTransactionBinding}: a request's {@code dataSource} names a
+ * {@code TransactionLockExecutor}: a request's {@code dataSource} names a
  * {@link ConnectionFactory} bean here.
  *
  * @author advisory-lock authors
@@ -134,7 +133,8 @@ final class LockConnectionFactories extends NamedResources<ConnectionFactory>
 	 * resource
 	 * @param connection the connection
 	 */
-	record BoundConnection(ConnectionFactory factory, Connection connection) implements TransactionBinding.Bound {
+	record BoundConnection(ConnectionFactory factory,
+			Connection connection) implements ReactiveTransactionBinding.Bound {
 
 		@Override
 		public Object target() {

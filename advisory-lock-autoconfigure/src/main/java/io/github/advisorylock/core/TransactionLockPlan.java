@@ -1,0 +1,72 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.util.Collection;
+
+import io.github.advisorylock.LockRequest;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@link io.github.advisorylock.LockScope#TRANSACTION transaction-scoped} lock
+ * request asks of the statements, decided before any is sent and without I/O, from what
+ * the executor found: the keys the enclosing invocation-scoped calls already hold are not
+ * asked for again, since the enclosing session would make this one wait for itself;
+ * inside a transaction they are fenced instead; a limit's call is served by a slot an
+ * enclosing call holds rather than take a second permit.
+ *
+ * @param keys the keys to try; none when enclosing calls hold every one, and then no
+ * statement is sent
+ * @param slots the slots of a limit, or {@code null} for a plain lock
+ * @param fence the keys to fence, with the sessions that hold them, or {@code null}
+ * @author advisory-lock authors
+ */
+public record TransactionLockPlan(LockKeys keys, @Nullable PermitSlots slots, @Nullable FencedKeys fence) {
+
+	/**
+	 * Decide what a request asks for.
+	 * @param request the request, of transaction scope
+	 * @param requested its keys
+	 * @param enclosing the invocation-scoped locks that enclose the call, the innermost
+	 * last
+	 * @param target what the locks of the call's database are known by, or {@code null}
+	 * when it is not known (no transaction, several bound, no default); not asked for
+	 * when no lock encloses the call
+	 * @param inTransaction whether the call runs in an actual transaction, the only place
+	 * a write can be fenced
+	 * @return the plan
+	 * @throws io.github.advisorylock.LockLostException if an enclosing lock holding one
+	 * of the keys was lost
+	 * @throws io.github.advisorylock.LockTransactionException if the call asks EXCLUSIVE
+	 * for a key an enclosing call holds SHARED
+	 */
+	public static TransactionLockPlan of(LockRequest request, LockKeys requested,
+			Collection<? extends HeldSession> enclosing, @Nullable Object target, boolean inTransaction) {
+		if (enclosing.isEmpty() && request.permits() == 1) {
+			return new TransactionLockPlan(requested, null, null);
+		}
+		PermitSlots slots = (request.permits() > 1) ? PermitSlots.of(request, requested) : null;
+		LockKeys asked = (slots != null)
+				? slots.heldOr(requested, (slot) -> HeldLocks.holdsInvocation(enclosing, slot, target)) : requested;
+		LockKeys keys = HeldLocks.notHeld(enclosing, request, asked, () -> target);
+		// Outside a transaction there is no write to fence: the call stays re-entrant.
+		FencedKeys fence = (keys.keys().size() < asked.keys().size() && inTransaction && target != null)
+				? FencedKeys.of(enclosing, request, asked, keys, target) : null;
+		return new TransactionLockPlan(keys, slots, fence);
+	}
+
+}

@@ -1,0 +1,349 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockCallback;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockResult;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.FencedKeys;
+import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.HeldSession;
+import io.github.advisorylock.core.KeyedAttempt;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.TransactionLockPlan;
+import io.github.advisorylock.core.TransactionLockRecord;
+import io.github.advisorylock.core.TransactionLockSynchronization;
+import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Runs a {@link LockScope#TRANSACTION transaction-scoped} lock request on JDBC, in the
+ * thread's Spring transaction: it asks {@link TransactionLockPlan} which keys to try and
+ * which to fence, tells the listeners of the start, joins the transaction's connection of
+ * one of the template's {@link LockDataSources} through {@link DataSourceUtils}, tries
+ * the keys in one statement and, for a {@link WaitMode#BLOCK} that found one held, waits
+ * for them in a second; the listeners hear the outcome, and the keys taken are recorded
+ * in {@link TransactionLockSynchronization}, which follows the transaction through
+ * suspension and savepoints until COMMIT or ROLLBACK releases them. Once the template is
+ * closed, no acquisition starts and none in progress lets its work run.
+ *
+ * @author advisory-lock authors
+ */
+final class TransactionLockExecutor {
+
+	private final LockDataSources dataSources;
+
+	private final AcquisitionSupport support;
+
+	private final TransactionLockStatements statements;
+
+	TransactionLockExecutor(LockDataSources dataSources, AcquisitionSupport support) {
+		this.dataSources = dataSources;
+		this.support = support;
+		this.statements = new TransactionLockStatements(support);
+	}
+
+	/**
+	 * Run a callback under the locks of a request, taken in the current transaction.
+	 * @param <T> what the work returns
+	 * @param request the request, of transaction scope
+	 * @param keys its keys
+	 * @param callback the work
+	 * @return what the work returned, or that it was skipped
+	 */
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
+		if (!acquire(request, keys, true)) {
+			return LockResult.skipped();
+		}
+		return LockResult.executed(callback.doWithLock(HeldLocks.transactionHandle()));
+	}
+
+	/**
+	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
+	 * @param request the request, of transaction scope
+	 * @param requested its keys
+	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than
+	 * return {@code false}
+	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
+	 * {@code TRY} that does not throw, that found one held
+	 * @throws LockLostException if a fenced key's enclosing lock is found lost
+	 */
+	boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
+		this.support.checkOpen(request);
+		Collection<HeldSession> enclosing = HeldLocks.enclosing();
+		TransactionLockPlan plan = TransactionLockPlan.of(request, requested, enclosing,
+				enclosing.isEmpty() ? null : heldLocksTarget(request),
+				TransactionSynchronizationManager.isActualTransactionActive());
+		if (plan.fence() != null) {
+			fence(request, plan.fence());
+		}
+		if (plan.keys().keys().isEmpty()) {
+			// The enclosing calls hold every key.
+			return true;
+		}
+		Acquisition acquisition = this.support.starting(request, plan.keys(), plan.slots());
+		TransactionConnection bound = null;
+		KeyedAttempt attempted;
+		try {
+			bound = bind(request, request.mode(), plan.keys());
+			attempted = (plan.slots() != null) ? permit(bound, request, plan.slots())
+					: new KeyedAttempt(attempt(bound, request, plan.keys()), plan.keys());
+		}
+		catch (RuntimeException ex) {
+			release(bound);
+			// A wait the template's close cancelled fails as the shutdown.
+			RuntimeException failure = this.support.closedOr(request, ex);
+			acquisition.finished(Outcome.ERROR, failure);
+			throw failure;
+		}
+		try {
+			return settle(request, bound, attempted, acquisition, throwIfBusy);
+		}
+		finally {
+			release(bound);
+		}
+	}
+
+	/**
+	 * Tell the listeners what the attempt found, record what it took, and fail as its
+	 * outcome and the wait mode say.
+	 */
+	private boolean settle(LockRequest request, TransactionConnection bound, KeyedAttempt attempted,
+			Acquisition acquisition, boolean throwIfBusy) {
+		RuntimeException closed = this.support.closedOr(request, null);
+		if (closed != null) {
+			// Granted as the template closed: the work must not start. The keys stay held
+			// until the transaction ends.
+			acquisition.finished(Outcome.ERROR, closed);
+			throw closed;
+		}
+		// The listeners hear the outcome before a diagnosis, which may take a second.
+		attempted.tell(acquisition);
+		LockAttempt attempt = attempted.attempt();
+		LockKeys keys = attempted.keys();
+		List<Long> taken = attempt.taken(keys.keys());
+		if (!taken.isEmpty()) {
+			TransactionLockSynchronization.record(request.mode(), taken, bound.target(), bound.holder(),
+					(attempt.outcome() == Outcome.ACQUIRED) ? acquisition : Acquisition.IGNORED);
+		}
+		if (attempt.outcome() == Outcome.SKIPPED) {
+			this.support.logSkipped(request, keys);
+		}
+		if (attempt.fails(throwIfBusy)) {
+			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null;
+			throw this.statements.busyException(bound, request, keys, attempt, timeout,
+					LockFailures.limitHint(request, LockFailures.holderHint(attempt, bound.target())));
+		}
+		return attempt.outcome() == Outcome.ACQUIRED;
+	}
+
+	/**
+	 * Return whether the current transaction, or an enclosing invocation-scoped call,
+	 * took every key on the data source the request would lock on, or on any when that is
+	 * not known (no transaction, several bound, no default).
+	 * @param request names the keys' data source, or not
+	 * @param keys the keys
+	 * @return whether it did
+	 */
+	boolean holds(LockRequest request, LockKeys keys) {
+		@Nullable Object target = heldLocksTarget(request);
+		return keys.keys()
+			.stream()
+			.allMatch((key) -> HeldLocks.holdsInvocation(key, target)
+					|| TransactionLockSynchronization.holds(key, target));
+	}
+
+	/**
+	 * Try the keys and, when one is found held, do what the wait mode decides (see
+	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
+	 */
+	private LockAttempt attempt(TransactionConnection bound, LockRequest request, LockKeys keys) {
+		Long busyKey = this.statements.tryLock(bound, request, keys);
+		if (busyKey == null) {
+			return LockAttempt.ACQUIRED;
+		}
+		return LockAttempt.afterBusy(request.waitMode(), busyKey,
+				() -> this.support.waitFor(bound.connection(), request, keys, busyKey));
+	}
+
+	/**
+	 * Take one permit of a limit: served from a slot this transaction holds already, else
+	 * the first free one, else, as the wait mode decides, waited for in slices (see
+	 * {@link PermitSlots}), busy or skipped.
+	 * @return the attempt, with the slot taken or, when none was, every slot
+	 */
+	private KeyedAttempt permit(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+		for (Long slot : slots.slots()) {
+			if (TransactionLockSynchronization.holds(slot, bound.target())) {
+				// A nested call of the same limit takes no second permit.
+				return slots.acquired(slot);
+			}
+		}
+		Long taken = this.statements.tryPermit(bound, request, slots);
+		if (taken != null) {
+			return slots.acquired(taken);
+		}
+		return LockAttempt
+			.afterBusy(request.waitMode(), slots.slots().get(0), () -> slots.waitInSlices(this.support.timeout(request),
+					(resumed, slice, waited) -> TransactionLockStatements.waitPermitSlice(bound.connection(), request,
+							slots, resumed, slice, waited, this.support),
+					() -> TransactionLockStatements.endPermitWait(bound.connection(), request, slots, this.support)),
+					slots::notTaken);
+	}
+
+	/**
+	 * Make the transaction a fenced write for the keys an enclosing invocation-scoped
+	 * call of this thread holds: take their fence locks, then check that the enclosing
+	 * sessions still hold them. A key found no longer held is a loss the enclosing lock
+	 * is told of at once, and the call fails before its work runs.
+	 * @throws LockLostException if an enclosing lock is lost
+	 */
+	private void fence(LockRequest request, FencedKeys fenced) {
+		Acquisition acquisition = this.support.starting(request, fenced.keys());
+		acquisition.fenced();
+		TransactionConnection bound = null;
+		Long lostKey;
+		try {
+			// A suspended transaction of this thread that holds the fence (a REQUIRES_NEW
+			// inside a fenced transaction) keeps it until after this one ends.
+			bound = bind(request, LockMode.EXCLUSIVE, fenced.keys());
+			lostKey = this.statements.fence(bound, request, fenced);
+		}
+		catch (RuntimeException ex) {
+			acquisition.finished(Outcome.ERROR, ex);
+			throw ex;
+		}
+		finally {
+			release(bound);
+		}
+		if (lostKey != null) {
+			throw fenced.lost(lostKey, request, acquisition);
+		}
+		acquisition.finished(Outcome.ACQUIRED, null);
+		// The transaction holds the fences: recorded as its keys, exclusive, so that a
+		// suspension or a savepoint follows them.
+		TransactionLockSynchronization.record(LockMode.EXCLUSIVE, fenced.keys().keys(), bound.target(), bound.holder(),
+				acquisition);
+	}
+
+	/**
+	 * Return what the enclosing invocation-scoped locks of a call on the same database
+	 * are known by: the data source the call would lock on; without a transaction to
+	 * tell, the one it names or the default.
+	 * @throws IllegalArgumentException if the request names an unknown data source
+	 */
+	private @Nullable DataSource heldLocksTarget(LockRequest request) {
+		BoundConnection bound = this.dataSources.boundIfUnique(request);
+		if (bound != null) {
+			return DataSourceUnwrapping.target(bound.resource());
+		}
+		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
+		return (name != null) ? DataSourceUnwrapping.target(this.dataSources.named(request.namespace(), name)) : null;
+	}
+
+	/**
+	 * Find the connection of the current transaction that a call joins, after checking
+	 * that the transaction is actual, READ COMMITTED, and managed for that connection;
+	 * then refuse keys a suspended transaction of this thread holds: it resumes only
+	 * after this call, which could only wait for itself.
+	 * @return the bound connection, to give back with {@link #release}
+	 * @throws LockTransactionException if a lock there would protect nothing
+	 */
+	private TransactionConnection bind(LockRequest request, LockMode mode, LockKeys keys) {
+		String namespace = request.namespace();
+		if (request.dataSource() != null) {
+			// A wrong name is a mistake in the code, whatever the transaction: say it
+			// first.
+			this.dataSources.named(namespace, request.dataSource());
+		}
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw LockFailures.noTransactionRefusal(request);
+		}
+		LockFailures.checkReadCommitted(request,
+				TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
+		BoundConnection bound = this.dataSources.bound(request);
+		Connection connection = DataSourceUtils.getConnection(bound.resource());
+		try {
+			// A holder bound by a JdbcTemplate call outside this DataSource's
+			// transaction: the lock would end with its statement. Drivers answer this
+			// from local state, without a round trip. (A pool that hands out connections
+			// with auto-commit off defeats this check; the transaction manager check
+			// above remains.)
+			if (connection.getAutoCommit()) {
+				throw LockFailures.autoCommitRefusal(request, "DataSource", "a transaction manager");
+			}
+			DataSource target = DataSourceUnwrapping.target(bound.resource());
+			TransactionLockRecord.checkNotSuspended(request, mode, keys, target, bound.holder());
+			return new TransactionConnection(bound.dataSource(), bound.resource(), bound.holder(), connection, target);
+		}
+		catch (SQLException ex) {
+			DataSourceUtils.releaseConnection(connection, bound.resource());
+			throw this.support.translate(ex, "Check the transaction of advisory lock '" + namespace + "'");
+		}
+		catch (RuntimeException ex) {
+			DataSourceUtils.releaseConnection(connection, bound.resource());
+			throw ex;
+		}
+	}
+
+	/**
+	 * Give the connection back to the transaction; the locks stay until it ends.
+	 */
+	private void release(@Nullable TransactionConnection bound) {
+		if (bound != null) {
+			DataSourceUtils.releaseConnection(bound.connection(), bound.resource());
+		}
+	}
+
+	/**
+	 * The connection of the current transaction a call joins.
+	 *
+	 * @param dataSource the known data source it belongs to
+	 * @param resource the key it is bound under, which {@code DataSourceUtils} gets and
+	 * releases it by
+	 * @param holder its holder
+	 * @param connection the connection
+	 * @param target the innermost data source, which the locks are known by
+	 */
+	record TransactionConnection(DataSource dataSource, DataSource resource, ConnectionHolder holder,
+			Connection connection, DataSource target) {
+
+	}
+
+}
