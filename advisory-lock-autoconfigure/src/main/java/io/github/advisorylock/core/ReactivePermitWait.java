@@ -30,7 +30,7 @@ import reactor.core.publisher.Mono;
  *
  * @author advisory-lock authors
  */
-final class ReactivePermitWait {
+public final class ReactivePermitWait {
 
 	private ReactivePermitWait() {
 	}
@@ -43,7 +43,8 @@ final class ReactivePermitWait {
 	 * @param end ends a wait that ran out of time, leaving the transaction usable
 	 * @return the attempt, with the slot taken or, when none was, every slot
 	 */
-	static Mono<KeyedAttempt> waitInSlices(PermitSlots slots, Duration timeout, Slice slice, Supplier<Mono<Void>> end) {
+	public static Mono<KeyedAttempt> waitInSlices(PermitSlots slots, Duration timeout, Slice slice,
+			Supplier<Mono<Void>> end) {
 		return Mono.defer(() -> {
 			long deadline = System.nanoTime() + timeout.toNanos();
 			AtomicBoolean resumed = new AtomicBoolean();
@@ -63,7 +64,7 @@ final class ReactivePermitWait {
 	 * One slice of a non-blocking wait for any permit.
 	 */
 	@FunctionalInterface
-	interface Slice {
+	public interface Slice {
 
 		/**
 		 * Try every slot, then wait for one for at most the slice.

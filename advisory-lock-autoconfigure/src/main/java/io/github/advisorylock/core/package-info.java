@@ -17,12 +17,10 @@
 /**
  * What a lock request means, decided once for the driver adapters ({@code jdbc} and
  * {@code r2dbc}): the plan of a transaction-scoped request
- * ({@link io.github.advisorylock.core.TransactionLockPlan}), which the blocking stack
- * executes in {@code jdbc} and the reactive one in
- * {@link io.github.advisorylock.core.ReactiveTransactionLockFlow}; and beside it the keys
- * of a call, the text of the lock, fence and {@code pg_locks} statements, the wait
- * decision, the failure messages, the fan-out to the
- * {@link io.github.advisorylock.LockAcquisitionListener listeners}, the template's
+ * ({@link io.github.advisorylock.core.TransactionLockPlan}), which each stack executes in
+ * its own package; and beside it the keys of a call, the text of the lock, fence and
+ * {@code pg_locks} statements, the wait decision, the failure messages, the fan-out to
+ * the {@link io.github.advisorylock.LockAcquisitionListener listeners}, the template's
  * shutdown, what makes a lock session lost, and the registry of the locks a caller holds.
  * Depends on the root package only and names no JDBC or R2DBC type; only its
  * {@code Reactive*} classes name Reactor, and they are loaded only for reactive calls.

@@ -56,11 +56,9 @@ final class TransactionLockStatements {
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * The keys a {@code SKIP} of several keys took before the one found held are given
-	 * back with a savepoint around the try, rolled back then (SKIP calls are rare enough
-	 * to pay its two round trips).
+	 * Try every key, in order, in the transaction. A {@code SKIP} of several keys that
+	 * finds one held gives back those taken before it, with a savepoint around the try.
+	 * @return the first key found held, or {@code null} when every one was taken
 	 */
 	@Nullable Long tryLock(TransactionConnection bound, LockRequest request, LockKeys keys) {
 		Connection connection = bound.connection();
@@ -85,6 +83,11 @@ final class TransactionLockStatements {
 		}
 	}
 
+	/**
+	 * Take one free permit of a limit: try every slot, in order, in one statement that
+	 * takes one at most.
+	 * @return the slot taken, or {@code null} when every one is held
+	 */
 	@Nullable Long tryPermit(TransactionConnection bound, LockRequest request, PermitSlots slots) {
 		try {
 			PermitTry tried = AdvisoryLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace());
@@ -130,6 +133,11 @@ final class TransactionLockStatements {
 		}
 	}
 
+	/**
+	 * Make the transaction a fenced write: take the fence of each key and check that the
+	 * enclosing sessions still hold them, in one round trip.
+	 * @return the first key whose session no longer holds it, or {@code null}
+	 */
 	@Nullable Long fence(TransactionConnection bound, LockRequest request, FencedKeys fenced) {
 		List<SessionMarker> markers = new ArrayList<>();
 		for (HeldSession held : fenced.sessions()) {
@@ -148,6 +156,10 @@ final class TransactionLockStatements {
 		}
 	}
 
+	/**
+	 * Make the exception of a lock not acquired, naming its holders where a diagnosis is
+	 * configured (asked here, on the failure path only).
+	 */
 	LockBusyException busyException(TransactionConnection bound, LockRequest request, LockKeys keys,
 			LockAttempt attempt, @Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();

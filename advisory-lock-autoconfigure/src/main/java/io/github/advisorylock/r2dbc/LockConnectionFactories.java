@@ -23,10 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
-import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.NamedResources;
-import io.github.advisorylock.core.ReactiveTransactionBinding;
-import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Wrapped;
@@ -38,47 +35,18 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
 /**
  * The R2DBC connection factories locks may be taken on, by bean name, and how a
  * transaction-scoped lock joins the connection a reactive transaction bound for one of
- * them. The twin of the JDBC path's {@code LockDataSources} and
- * {@code TransactionLockExecutor}: a request's {@code dataSource} names a
- * {@link ConnectionFactory} bean here.
+ * them. The twin of the JDBC path's {@code LockDataSources}: a request's
+ * {@code dataSource} names a {@link ConnectionFactory} bean here.
  *
  * @author advisory-lock authors
  */
-final class LockConnectionFactories extends NamedResources<ConnectionFactory>
-		implements ReactiveTransactionBinding<BoundConnection> {
+final class LockConnectionFactories extends NamedResources<ConnectionFactory> {
 
 	/** The drivers' connection factories, by the application's. */
 	private final Map<ConnectionFactory, ConnectionFactory> drivers = new ConcurrentHashMap<>();
 
 	LockConnectionFactories(Map<String, ConnectionFactory> byName, @Nullable String defaultName) {
 		super("ConnectionFactory", byName, defaultName);
-	}
-
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * The name is checked at assembly: a wrong one is a mistake in the code, whatever the
-	 * transaction.
-	 */
-	@Override
-	public @Nullable ConnectionFactory heldLocksTarget(LockRequest request) {
-		String name = (request.dataSource() != null) ? request.dataSource() : defaultName();
-		return (name != null) ? named(request.namespace(), name) : null;
-	}
-
-	@Override
-	public BoundConnection bind(TransactionSynchronizationManager transaction, LockRequest request) {
-		if (!transaction.isActualTransactionActive()) {
-			throw LockFailures.noReactiveTransactionRefusal(request);
-		}
-		LockFailures.checkReadCommitted(request, transaction.getCurrentTransactionIsolationLevel());
-		BoundConnection bound = bound(transaction, request);
-		// A connection bound outside a transaction of its own: the lock would end with
-		// its statement. The driver answers from the last status the server sent.
-		if (bound.connection().isAutoCommit()) {
-			throw LockFailures.autoCommitRefusal(request, "ConnectionFactory", "an R2dbcTransactionManager");
-		}
-		return bound;
 	}
 
 	/**
@@ -89,7 +57,7 @@ final class LockConnectionFactories extends NamedResources<ConnectionFactory>
 	 * @return the connection factory and the connection
 	 * @throws LockTransactionException if there is none, or several and no name
 	 */
-	private BoundConnection bound(TransactionSynchronizationManager transaction, LockRequest request) {
+	BoundConnection bound(TransactionSynchronizationManager transaction, LockRequest request) {
 		String name = request.dataSource();
 		List<BoundConnection> bound = new ArrayList<>(1);
 		List<String> boundNames = new ArrayList<>(1);
@@ -133,18 +101,7 @@ final class LockConnectionFactories extends NamedResources<ConnectionFactory>
 	 * resource
 	 * @param connection the connection
 	 */
-	record BoundConnection(ConnectionFactory factory,
-			Connection connection) implements ReactiveTransactionBinding.Bound {
-
-		@Override
-		public Object target() {
-			return this.factory;
-		}
-
-		@Override
-		public Object holder() {
-			return this.connection;
-		}
+	record BoundConnection(ConnectionFactory factory, Connection connection) {
 
 	}
 

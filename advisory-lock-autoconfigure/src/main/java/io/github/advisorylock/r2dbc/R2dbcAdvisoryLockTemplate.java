@@ -30,8 +30,6 @@ import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactiveInvocationLockFlow;
-import io.github.advisorylock.core.ReactiveTransactionLockFlow;
-import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
@@ -71,7 +69,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	private final AcquisitionSupport support = new AcquisitionSupport();
 
-	private final ReactiveTransactionLockFlow<BoundConnection> transactionLocks;
+	private final TransactionLockExecutor transactionLocks;
 
 	private final ReactiveInvocationLockFlow<ConnectionFactory, Connection, LockSession> invocationLocks;
 
@@ -97,8 +95,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			@Nullable String defaultConnectionFactory) {
 		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
 		LockConnectionFactories factories = new LockConnectionFactories(connectionFactories, defaultConnectionFactory);
-		this.transactionLocks = new ReactiveTransactionLockFlow<>(this.support, factories,
-				new TransactionLockStatements(factories, this.support));
+		this.transactionLocks = new TransactionLockExecutor(factories, this.support);
 		this.invocationLocks = new ReactiveInvocationLockFlow<>(this.support,
 				new R2dbcLockSessions(factories, this.support));
 	}

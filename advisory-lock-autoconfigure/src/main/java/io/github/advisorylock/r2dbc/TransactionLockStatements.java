@@ -27,7 +27,6 @@ import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.ReactiveLockStatements;
 import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
 import org.jspecify.annotations.Nullable;
@@ -41,7 +40,7 @@ import reactor.core.publisher.Mono;
  *
  * @author advisory-lock authors
  */
-final class TransactionLockStatements implements ReactiveLockStatements<BoundConnection> {
+final class TransactionLockStatements {
 
 	private final LockConnectionFactories factories;
 
@@ -53,13 +52,11 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * The keys a {@code SKIP} of several keys took before the one found held are given
-	 * back with a savepoint around the try, rolled back then.
+	 * Try every key, in order, in the transaction. A {@code SKIP} of several keys that
+	 * finds one held gives back those taken before it, with a savepoint around the try.
+	 * @return the first key found held; empty when every one was taken
 	 */
-	@Override
-	public Mono<Long> tryLock(BoundConnection bound, LockRequest request, LockKeys keys) {
+	Mono<Long> tryLock(BoundConnection bound, LockRequest request, LockKeys keys) {
 		Connection connection = bound.connection();
 		Mono<TryResult> tried = R2dbcLockStatements.tryLock(connection, request.mode(), keys.keys(),
 				request.namespace());
@@ -81,33 +78,52 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 			});
 	}
 
-	@Override
-	public Mono<LockAttempt> waitLock(BoundConnection bound, LockRequest request, LockKeys keys, long busyKey) {
+	/**
+	 * Wait for the key a try found held and those after it, bounded by the request's
+	 * timeout; a subscriber that cancels cancels the wait on the server too.
+	 * @return the attempt: acquired, or timed out with the driver's report
+	 */
+	Mono<LockAttempt> waitLock(BoundConnection bound, LockRequest request, LockKeys keys, long busyKey) {
 		return this.support.waitFor(bound.connection(), request, keys, busyKey, true);
 	}
 
-	@Override
-	public Mono<Long> tryPermit(BoundConnection bound, LockRequest request, PermitSlots slots) {
+	/**
+	 * Take one free permit of a limit: try every slot, in order, in one statement that
+	 * takes one at most.
+	 * @return the slot taken; empty when every one is held
+	 */
+	Mono<Long> tryPermit(BoundConnection bound, LockRequest request, PermitSlots slots) {
 		return R2dbcLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace())
 			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()))
 			.flatMap((tried) -> tried.lockable() ? Mono.justOrEmpty(tried.slot())
 					: AcquisitionSupport.explainRefusal(bound.connection(), request));
 	}
 
-	@Override
-	public Mono<Long> waitPermitSlice(BoundConnection bound, LockRequest request, PermitSlots slots, boolean resumed,
+	/**
+	 * Run one slice of a limit's wait, in one round trip, as the JDBC driver's does; a
+	 * subscriber that cancels cancels the wait on the server too.
+	 * @return the slot taken; empty when the slice ran out of time
+	 */
+	Mono<Long> waitPermitSlice(BoundConnection bound, LockRequest request, PermitSlots slots, boolean resumed,
 			Duration slice, int waited) {
 		return this.support.waitPermitSlice(bound.connection(), request, slots, resumed, slice, waited, true);
 	}
 
-	@Override
-	public Mono<Void> endPermitWait(BoundConnection bound, LockRequest request, PermitSlots slots) {
+	/**
+	 * End a limit's wait whose last slice ran out of time: roll back to its savepoint and
+	 * release it, so that the transaction goes on without the permit.
+	 */
+	Mono<Void> endPermitWait(BoundConnection bound, LockRequest request, PermitSlots slots) {
 		return R2dbcLockStatements.endPermitWait(bound.connection())
 			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
-	@Override
-	public Mono<Long> fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
+	/**
+	 * Make the transaction a fenced write: take the fence of each key and check that the
+	 * enclosing sessions still hold them, in one round trip.
+	 * @return the first key whose session no longer holds it; empty when every one does
+	 */
+	Mono<Long> fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
 		return Flux.fromIterable(fenced.sessions())
 			.concatMap((held) -> ((LockSession) held).marker())
 			.collectList()
@@ -118,8 +134,11 @@ final class TransactionLockStatements implements ReactiveLockStatements<BoundCon
 					: AcquisitionSupport.explainRefusal(bound.connection(), request));
 	}
 
-	@Override
-	public <T> Mono<T> busyError(BoundConnection bound, LockRequest request, LockKeys keys, LockAttempt attempt,
+	/**
+	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
+	 * is on (asked here, on the failure path only).
+	 */
+	<T> Mono<T> busyError(BoundConnection bound, LockRequest request, LockKeys keys, LockAttempt attempt,
 			@Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();
 		if (attempt.outcome() == Outcome.TIMEOUT) {

@@ -1,0 +1,325 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.r2dbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
+import io.github.advisorylock.LockAcquisitionListener.Outcome;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.ReactiveLockCallback;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.FencedKeys;
+import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.KeyedAttempt;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.ReactiveHeldLocks;
+import io.github.advisorylock.core.ReactivePermitWait;
+import io.github.advisorylock.core.ReactiveTransactionLockSynchronization;
+import io.github.advisorylock.core.TransactionLockPlan;
+import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
+import io.r2dbc.spi.ConnectionFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+
+/**
+ * Runs a {@link LockScope#TRANSACTION transaction-scoped} lock request on R2DBC, in the
+ * subscriber's reactive transaction, found in the Reactor context: at subscription it
+ * asks {@link TransactionLockPlan} which keys to try and which to fence (the enclosing
+ * invocation-scoped calls are the subscriber's, in its context too), tells the listeners
+ * of the start, joins the connection the transaction bound for one of the template's
+ * {@link LockConnectionFactories}, tries the keys in one statement and, for a
+ * {@link WaitMode#BLOCK} that found one held, waits for them in a second; the listeners
+ * hear the outcome, and the keys taken are recorded in
+ * {@link ReactiveTransactionLockSynchronization}, released at COMMIT or ROLLBACK (Spring
+ * rolls a reactive transaction back when its subscriber cancels). Nothing here blocks a
+ * thread. The twin of the JDBC driver's {@code TransactionLockExecutor}.
+ *
+ * @author advisory-lock authors
+ */
+final class TransactionLockExecutor {
+
+	private final LockConnectionFactories factories;
+
+	private final AcquisitionSupport support;
+
+	private final TransactionLockStatements statements;
+
+	TransactionLockExecutor(LockConnectionFactories factories, AcquisitionSupport support) {
+		this.factories = factories;
+		this.support = support;
+		this.statements = new TransactionLockStatements(factories, support);
+	}
+
+	/**
+	 * Run a publisher under the locks of a request, taken in the subscriber's reactive
+	 * transaction.
+	 * @param <T> the type of its elements
+	 * @param request the request, of transaction scope
+	 * @param keys its keys
+	 * @param callback makes the work
+	 * @return the work's elements; none for a {@code SKIP} that found a key held
+	 */
+	<T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
+		return acquire(request, keys, true)
+			.flatMapMany((held) -> held ? Flux.from(callback.doWithLock(HeldLocks.transactionHandle())) : Flux.empty());
+	}
+
+	/**
+	 * Acquire the locks in the subscriber's reactive transaction, and tell the listeners
+	 * how it ended.
+	 * @param request the request, of transaction scope
+	 * @param requested its keys
+	 * @param throwIfBusy whether a {@code TRY} that finds a lock held signals an error
+	 * rather than {@code false}
+	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
+	 * {@code TRY} that does not signal, that found one held
+	 */
+	Mono<Boolean> acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
+		// A wrong name is a mistake in the code, whatever the transaction: say it first.
+		@Nullable ConnectionFactory target = heldLocksTarget(request);
+		return Mono.deferContextual((context) -> {
+			this.support.checkOpen(request);
+			return currentTransaction().flatMap((found) -> {
+				TransactionSynchronizationManager transaction = found.orElse(null);
+				TransactionLockPlan plan = TransactionLockPlan.of(request, requested,
+						ReactiveHeldLocks.enclosing(context), target,
+						transaction != null && transaction.isActualTransactionActive());
+				Mono<Boolean> acquired;
+				if (plan.keys().keys().isEmpty()) {
+					// The enclosing calls hold every key.
+					acquired = Mono.just(true);
+				}
+				else if (transaction == null) {
+					acquired = Mono.error(LockFailures.noReactiveTransactionRefusal(request));
+				}
+				else {
+					acquired = Mono.defer(() -> take(context, transaction, request, plan, throwIfBusy));
+				}
+				FencedKeys fence = plan.fence();
+				// A fence is planned inside an actual transaction only.
+				return (fence != null) ? Mono.defer(() -> fence(context, transaction, request, fence)).then(acquired)
+						: acquired;
+			});
+		});
+	}
+
+	/**
+	 * Return whether the subscriber's reactive transaction, or an enclosing
+	 * invocation-scoped call, took every key on the connection factory the request would
+	 * lock on.
+	 * @param request names the keys' connection factory, or not
+	 * @param keys the keys
+	 * @return whether it did
+	 */
+	Mono<Boolean> holds(LockRequest request, LockKeys keys) {
+		@Nullable Object target = heldLocksTarget(request);
+		return Mono
+			.deferContextual((context) -> currentTransaction().map((transaction) -> keys.keys()
+				.stream()
+				.allMatch((key) -> ReactiveHeldLocks.holds(context, key, target) || transaction
+					.map((current) -> ReactiveTransactionLockSynchronization.holds(current, key, target))
+					.orElse(false))));
+	}
+
+	/**
+	 * Take the plan's keys, or a permit of its limit, in the transaction, telling the
+	 * listeners.
+	 */
+	private Mono<Boolean> take(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
+			TransactionLockPlan plan, boolean throwIfBusy) {
+		Acquisition acquisition = this.support.starting(request, plan.keys(), plan.slots(), context);
+		BoundConnection bound;
+		try {
+			bound = bind(transaction, request, request.mode(), plan.keys());
+		}
+		catch (RuntimeException ex) {
+			acquisition.finished(Outcome.ERROR, ex);
+			return Mono.error(ex);
+		}
+		PermitSlots slots = plan.slots();
+		Mono<KeyedAttempt> attempted = (slots != null) ? permit(transaction, bound, request, slots)
+				: attempt(bound, request, plan.keys()).map((attempt) -> new KeyedAttempt(attempt, plan.keys()));
+		return attempted
+			// A wait the template's close cancelled fails as the shutdown.
+			.onErrorMap(RuntimeException.class, (ex) -> this.support.closedOr(request, ex))
+			.flatMap((keyed) -> {
+				// Granted as the template closed: the work must not start.
+				RuntimeException closed = this.support.closedOr(request, null);
+				return (closed != null) ? Mono.<KeyedAttempt>error(closed) : Mono.just(keyed);
+			})
+			.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
+			.doOnCancel(() -> acquisition.finished(Outcome.ERROR, cancelled(request)))
+			.flatMap((keyed) -> {
+				// The listeners hear the outcome before it becomes an error.
+				keyed.tell(acquisition);
+				return settle(keyed.attempt(), acquisition, transaction, bound, request, keyed.keys(), throwIfBusy);
+			});
+	}
+
+	/**
+	 * Make the subscriber's transaction a fenced write for the keys an enclosing
+	 * invocation-scoped call of the subscriber holds: take their fence locks, then check
+	 * that the enclosing sessions still hold them. A key found no longer held is a loss
+	 * the enclosing lock is told of at once, and the call fails before its work runs.
+	 * @return completes when the fences are held
+	 */
+	private Mono<Void> fence(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
+			FencedKeys fenced) {
+		Acquisition acquisition = this.support.starting(request, fenced.keys(), context);
+		acquisition.fenced();
+		BoundConnection bound;
+		try {
+			// A suspended transaction of this subscriber that holds the fence (a
+			// REQUIRES_NEW inside a fenced transaction) keeps it until after this one
+			// ends.
+			bound = bind(transaction, request, LockMode.EXCLUSIVE, fenced.keys());
+		}
+		catch (RuntimeException ex) {
+			acquisition.finished(Outcome.ERROR, ex);
+			return Mono.error(ex);
+		}
+		return this.statements.fence(bound, request, fenced)
+			.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
+			.doOnCancel(() -> acquisition.finished(Outcome.ERROR, cancelled(request)))
+			.flatMap((lostKey) -> Mono.<Void>error(fenced.lost(lostKey, request, acquisition)))
+			.then(Mono.fromRunnable(() -> {
+				acquisition.finished(Outcome.ACQUIRED, null);
+				// The transaction holds the fences: recorded as its keys, exclusive, so
+				// that a suspension follows them.
+				ReactiveTransactionLockSynchronization.record(transaction, LockMode.EXCLUSIVE, fenced.keys().keys(),
+						bound.factory(), bound.connection(), acquisition);
+			}));
+	}
+
+	/**
+	 * Try the keys and, when one is found held, do what the wait mode decides (see
+	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
+	 */
+	private Mono<LockAttempt> attempt(BoundConnection bound, LockRequest request, LockKeys keys) {
+		return this.statements.tryLock(bound, request, keys)
+			.flatMap((busyKey) -> LockAttempt.afterBusy(request.waitMode(), busyKey,
+					() -> this.statements.waitLock(bound, request, keys, busyKey), Mono::just))
+			.switchIfEmpty(Mono.just(LockAttempt.ACQUIRED));
+	}
+
+	/**
+	 * Take one permit of a limit: served from a slot the transaction holds already, else
+	 * the first free one, else, as the wait mode decides, waited for in slices (see
+	 * {@link PermitSlots}), busy or skipped.
+	 */
+	private Mono<KeyedAttempt> permit(TransactionSynchronizationManager transaction, BoundConnection bound,
+			LockRequest request, PermitSlots slots) {
+		return Mono.defer(() -> {
+			for (Long slot : slots.slots()) {
+				if (ReactiveTransactionLockSynchronization.holds(transaction, slot, bound.factory())) {
+					// A nested call of the same limit takes no second permit.
+					return Mono.just(slots.acquired(slot));
+				}
+			}
+			return this.statements.tryPermit(bound, request, slots)
+				.map(slots::acquired)
+				.switchIfEmpty(Mono.defer(() -> LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
+						() -> ReactivePermitWait.waitInSlices(slots, this.support.timeout(request),
+								(resumed, slice, waited) -> this.statements.waitPermitSlice(bound, request, slots,
+										resumed, slice, waited),
+								() -> this.statements.endPermitWait(bound, request, slots)),
+						(attempt) -> Mono.just(slots.notTaken(attempt)))));
+		});
+	}
+
+	/**
+	 * Act on what an attempt found, after the listeners heard it.
+	 */
+	private Mono<Boolean> settle(LockAttempt attempt, Acquisition acquisition,
+			TransactionSynchronizationManager transaction, BoundConnection bound, LockRequest request, LockKeys keys,
+			boolean throwIfBusy) {
+		List<Long> taken = attempt.taken(keys.keys());
+		if (!taken.isEmpty()) {
+			ReactiveTransactionLockSynchronization.record(transaction, request.mode(), taken, bound.factory(),
+					bound.connection(), (attempt.outcome() == Outcome.ACQUIRED) ? acquisition : Acquisition.IGNORED);
+		}
+		if (attempt.outcome() == Outcome.SKIPPED) {
+			this.support.logSkipped(request, keys);
+		}
+		if (attempt.fails(throwIfBusy)) {
+			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null;
+			return this.statements.busyError(bound, request, keys, attempt, timeout,
+					LockFailures.limitHint(request, LockFailures.holderHint(attempt, bound.factory())));
+		}
+		return Mono.just(attempt.outcome() == Outcome.ACQUIRED);
+	}
+
+	/**
+	 * Return the connection factory a call locks on, as the enclosing invocation-scoped
+	 * locks are known by: the one it names, or the default.
+	 * @throws IllegalArgumentException if the request names an unknown one
+	 */
+	private @Nullable ConnectionFactory heldLocksTarget(LockRequest request) {
+		String name = (request.dataSource() != null) ? request.dataSource() : this.factories.defaultName();
+		return (name != null) ? this.factories.named(request.namespace(), name) : null;
+	}
+
+	/**
+	 * Find the connection of the subscriber's reactive transaction that a call joins,
+	 * after checking that the transaction is actual, READ COMMITTED, and managed for that
+	 * connection; then refuse keys a suspended transaction of the subscriber holds: it
+	 * resumes only after this call, which could only wait for itself.
+	 * @throws LockTransactionException if a lock there would protect nothing
+	 */
+	private BoundConnection bind(TransactionSynchronizationManager transaction, LockRequest request, LockMode mode,
+			LockKeys keys) {
+		if (!transaction.isActualTransactionActive()) {
+			throw LockFailures.noReactiveTransactionRefusal(request);
+		}
+		LockFailures.checkReadCommitted(request, transaction.getCurrentTransactionIsolationLevel());
+		BoundConnection bound = this.factories.bound(transaction, request);
+		// A connection bound outside a transaction of its own: the lock would end with
+		// its statement. The driver answers from the last status the server sent.
+		if (bound.connection().isAutoCommit()) {
+			throw LockFailures.autoCommitRefusal(request, "ConnectionFactory", "an R2dbcTransactionManager");
+		}
+		ReactiveTransactionLockSynchronization.checkNotSuspended(transaction, request, mode, keys, bound.factory(),
+				bound.connection());
+		return bound;
+	}
+
+	private static Mono<Optional<TransactionSynchronizationManager>> currentTransaction() {
+		return TransactionSynchronizationManager.forCurrentTransaction()
+			.map(Optional::of)
+			.onErrorResume(NoTransactionException.class, (ex) -> Mono.just(Optional.empty()));
+	}
+
+	private static LockTransactionException cancelled(LockRequest request) {
+		return new LockTransactionException(
+				"Advisory lock '" + request.namespace() + "' was cancelled by its subscriber");
+	}
+
+}
