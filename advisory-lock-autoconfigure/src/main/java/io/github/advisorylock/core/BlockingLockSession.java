@@ -46,7 +46,7 @@ import org.springframework.util.Assert;
  *
  * @author advisory-lock authors
  */
-public abstract class BlockingLockSession extends HeldSession implements LockSessions.Session {
+public abstract class BlockingLockSession extends HeldSession {
 
 	/** Taken at the first fenced write, and held by the transaction until it ends. */
 	private @Nullable SessionMarker marker;
@@ -133,7 +133,11 @@ public abstract class BlockingLockSession extends HeldSession implements LockSes
 		return this.connectionLock;
 	}
 
-	@Override
+	/**
+	 * Keep the session alive at a fixed delay until it is released or lost.
+	 * @param scheduler where the heartbeats run, one thread per session at most
+	 * @param period the delay between two heartbeats
+	 */
 	public void startHeartbeat(ScheduledExecutorService scheduler, Duration period) {
 		this.heartbeat = scheduler.scheduleWithFixedDelay(this::beat, period.toMillis(), period.toMillis(),
 				TimeUnit.MILLISECONDS);
@@ -160,14 +164,14 @@ public abstract class BlockingLockSession extends HeldSession implements LockSes
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * The heartbeat's statement, after a heartbeat in flight, within the given time. A
-	 * session that does not answer in time counts as lost, as a frozen link would be.
+	 * Ask the server now whether the session still holds its locks (see
+	 * {@link io.github.advisorylock.HeldLock#confirmHeld}): the heartbeat's statement,
+	 * after a heartbeat in flight, within the given time. A session that does not answer
+	 * in time counts as lost, as a frozen link would be.
+	 * @param timeout how long to wait for the answer
 	 * @throws LockLostException if the locks were lost, or are found lost now
 	 * @throws IllegalStateException if they were released
 	 */
-	@Override
 	public void confirm(Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		boolean locked;
@@ -206,13 +210,12 @@ public abstract class BlockingLockSession extends HeldSession implements LockSes
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * A failed rollback is not thrown: it must not hide the call's own result or
+	 * Stop the heartbeat and roll the session's transaction back, which releases its
+	 * locks. A failed rollback is not thrown: it must not hide the call's own result or
 	 * exception, and PostgreSQL releases the locks of a connection that fails anyway. It
 	 * counts as a loss, which the call reports once it has ended.
+	 * @return whether the connection is still usable
 	 */
-	@Override
 	public boolean release() {
 		this.connectionLock.lock();
 		try {

@@ -557,4 +557,26 @@ public final class LockSql {
 
 	}
 
+	/**
+	 * What a session's opening statements found.
+	 *
+	 * @param tryResult what the try found
+	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
+	 * {@code null} before 17
+	 */
+	public record Opened(TryResult tryResult, @Nullable String transactionTimeout) {
+
+	}
+
+	/**
+	 * What the opening statements of a limit's session found.
+	 *
+	 * @param tried what the try of the permits found
+	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
+	 * {@code null} before 17
+	 */
+	public record OpenedLimit(PermitTry tried, @Nullable String transactionTimeout) {
+
+	}
+
 }

@@ -43,7 +43,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  *
  * @author advisory-lock authors
  */
-public abstract class ReactiveLockSession extends HeldSession implements ReactiveLockSessions.Session {
+public abstract class ReactiveLockSession extends HeldSession {
 
 	/**
 	 * Where the heartbeats tick: an executor that does not remove a cancelled task from
@@ -122,12 +122,10 @@ public abstract class ReactiveLockSession extends HeldSession implements Reactiv
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * A heartbeat the server has not confirmed within the dead-man interval counts as
-	 * failed.
+	 * Keep the session alive every period until it is released or lost. A heartbeat the
+	 * server has not confirmed within the dead-man interval counts as failed.
+	 * @param period the delay between two heartbeats
 	 */
-	@Override
 	public void startHeartbeat(Duration period) {
 		this.heartbeat = Flux.interval(period, period, HEARTBEATS)
 			// A tick while the previous heartbeat is still out is dropped, not queued.
@@ -140,12 +138,12 @@ public abstract class ReactiveLockSession extends HeldSession implements Reactiv
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * The rollback is bounded by the dead-man interval, as a heartbeat is; a rollback
-	 * that fails or runs out of time makes the locks lost.
+	 * Stop the heartbeat and roll the session's transaction back, which releases its
+	 * locks, then tell the listeners; unless they were lost before. The rollback is
+	 * bounded by the dead-man interval, as a heartbeat is; a rollback that fails or runs
+	 * out of time is not signalled, but makes the locks lost.
+	 * @return completes when the locks are released or found lost
 	 */
-	@Override
 	public Mono<Void> release() {
 		return Mono.defer(() -> {
 			stopHeartbeat();
@@ -159,7 +157,11 @@ public abstract class ReactiveLockSession extends HeldSession implements Reactiv
 		});
 	}
 
-	@Override
+	/**
+	 * Stop the heartbeat of a session whose subscriber cancelled, and tell the listeners
+	 * the locks are released, unless they were lost; closing the connection then releases
+	 * them on the server.
+	 */
 	public void cancelled() {
 		stopHeartbeat();
 		if (releasing()) {

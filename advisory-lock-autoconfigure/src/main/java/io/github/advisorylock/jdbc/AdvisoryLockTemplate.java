@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.jdbc;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
@@ -39,7 +38,6 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.HeldLocks;
-import io.github.advisorylock.core.InvocationLockFlow;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSettings;
@@ -138,7 +136,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private final JdbcLockSessions lockSessions;
 
-	private final InvocationLockFlow<Connection, LockSession> invocationLocks;
+	private final InvocationLockExecutor invocationLocks;
 
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource},
@@ -164,7 +162,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
 		this.transactionLocks = new TransactionLockExecutor(this.dataSources, this.support);
 		this.lockSessions = new JdbcLockSessions(this.dataSources, this.support);
-		this.invocationLocks = new InvocationLockFlow<>(this.support, this.lockSessions);
+		this.invocationLocks = new InvocationLockExecutor(this.support, this.lockSessions);
 	}
 
 	/**

@@ -30,12 +30,11 @@ import javax.sql.DataSource;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.LockTransactionException;
-import io.github.advisorylock.core.InvocationLockFlow;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.LockSessions;
+import io.github.advisorylock.core.LockSql.Opened;
+import io.github.advisorylock.core.LockSql.OpenedLimit;
 import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.hikari.HikariPools;
 import org.apache.commons.logging.Log;
@@ -45,7 +44,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
- * The lock sessions of the JDBC stack, for {@link InvocationLockFlow}: each holds the
+ * The lock sessions of the JDBC stack, for {@link InvocationLockExecutor}: each holds the
  * locks of one invocation-scoped call in the transaction of a connection of its own,
  * never one of the application's pool that the work itself needs. That connection comes
  * from the {@code @InvocationLockDataSource} for the default {@code DataSource}, or else
@@ -58,7 +57,7 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  *
  * @author advisory-lock authors
  */
-final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
+final class JdbcLockSessions implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockSessions.class);
 
@@ -72,6 +71,12 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 
 	/** The bound of each {@code DataSource}, by name. */
 	private final Map<String, Semaphore> permits = new ConcurrentHashMap<>();
+
+	/**
+	 * The innermost data source of each {@code DataSource}, by name: what the locks of a
+	 * configured source's sessions are known by, unwrapped once.
+	 */
+	private final Map<String, DataSource> innermost = new ConcurrentHashMap<>();
 
 	/**
 	 * The pools derived from the application's, by identity; guarded by itself. Once
@@ -94,8 +99,11 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 		this.maxConnections = maxConnections;
 	}
 
-	@Override
-	public Route<Connection> route(LockRequest request) {
+	/**
+	 * Return where a call's session opens: the data source its locks are known by, and
+	 * the pool its connection comes from, derived at the first call that needs it.
+	 */
+	SessionRoute route(LockRequest request) {
 		String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
 		DataSource dataSource = this.dataSources.byName().get(name);
 		Semaphore permits = this.permits.computeIfAbsent(name, (key) -> new Semaphore(this.maxConnections));
@@ -103,15 +111,18 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 		// source routes to.
 		DataSource configured = name.equals(this.dataSources.defaultName()) ? this.invocationDataSource : null;
 		if (configured != null) {
-			return new SessionRoute(DataSourceUnwrapping.innermost(dataSource), configured, false, permits,
-					this.maxConnections);
+			return new SessionRoute(
+					this.innermost.computeIfAbsent(name, (key) -> DataSourceUnwrapping.innermost(dataSource)),
+					configured, false, permits, this.maxConnections);
 		}
 		DataSource pool = derivedPool(request.namespace(), applicationPool(request.namespace(), name, dataSource));
 		return new SessionRoute(DataSourceUnwrapping.target(dataSource), pool, true, permits, this.maxConnections);
 	}
 
-	@Override
-	public int maxSessions() {
+	/**
+	 * Return how many sessions may be held at once, over every data source.
+	 */
+	int maxSessions() {
 		return this.maxConnections * this.dataSources.names().size();
 	}
 
@@ -167,15 +178,19 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 				: "make that DataSource a Hikari pool, or hold the lock on the default DataSource";
 	}
 
-	@Override
-	public Opened begin(Connection connection, LockRequest request, LockKeys keys, String applicationName,
-			Duration deadMan, Duration waitBound) {
+	/**
+	 * Open a session's transaction and try its keys, in one round trip.
+	 */
+	Opened begin(Connection connection, LockRequest request, LockKeys keys, String applicationName, Duration deadMan,
+			Duration waitBound) {
 		return opening(connection, waitBound, request, keys, () -> LockSessionStatements.beginInvocation(connection,
 				request.mode(), keys.keys(), request.namespace(), applicationName, deadMan.toMillis()));
 	}
 
-	@Override
-	public OpenedLimit beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
+	/**
+	 * Open a limit's session's transaction and try its permits, in one round trip.
+	 */
+	OpenedLimit beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
 			Duration deadMan, Duration waitBound) {
 		return opening(connection, waitBound, request, slots.all(), () -> LockSessionStatements.beginLimit(connection,
 				slots.slots(), request.namespace(), applicationName, deadMan.toMillis()));
@@ -197,30 +212,11 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 		}
 	}
 
-	@Override
-	public @Nullable Long waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots,
-			boolean resumed, Duration slice, int waited) {
-		return TransactionLockStatements.waitPermitSlice(connection, request, slots, resumed, slice, waited,
-				this.support);
-	}
-
-	@Override
-	public void endPermitWait(Connection connection, LockRequest request, PermitSlots slots) {
-		TransactionLockStatements.endPermitWait(connection, request, slots, this.support);
-	}
-
-	@Override
-	public LockTransactionException refusal(Connection connection, LockRequest request) {
-		return AcquisitionSupport.explainRefusal(connection, request);
-	}
-
-	@Override
-	public @Nullable Throwable waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
-		return this.support.waitFor(connection, request, keys, busyKey);
-	}
-
-	@Override
-	public void granted(Connection connection, LockRequest request, LockKeys keys, boolean waited, Duration deadMan) {
+	/**
+	 * Make a granted session ready to hold its locks while the work runs: a fresh
+	 * snapshot after a wait, and the network timeout of a heartbeat.
+	 */
+	void granted(Connection connection, LockRequest request, LockKeys keys, boolean waited, Duration deadMan) {
 		try {
 			if (waited) {
 				// The wait's portal would keep its snapshot: replace it, as the opening
@@ -236,9 +232,12 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 		}
 	}
 
-	@Override
-	public LockBusyException busyException(Connection connection, LockRequest request, LockKeys keys,
-			LockAttempt attempt, @Nullable Duration timeout) {
+	/**
+	 * Make the exception of a session's lock not acquired, naming its holders where a
+	 * diagnosis is configured.
+	 */
+	LockBusyException busyException(Connection connection, LockRequest request, LockKeys keys, LockAttempt attempt,
+			@Nullable Duration timeout) {
 		List<Long> waitedFor = (timeout != null) ? keys.waitedFor(attempt.foundHeld())
 				: attempt.foundHeld(request, keys);
 		return this.support.busyException(request, keys, timeout, attempt.timedOut(), (diagnosis) -> {
@@ -251,16 +250,20 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 		}, LockFailures.limitHint(request, null));
 	}
 
-	@Override
-	public LockSession session(Connection connection, LockRequest request, LockKeys keys, Object target,
+	/**
+	 * Return the held session of a call whose locks were granted.
+	 */
+	LockSession session(Connection connection, LockRequest request, LockKeys keys, DataSource target,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
-		return new LockSession(request.namespace(), request.mode(), keys, (DataSource) target, connection, acquisition,
+		return new LockSession(request.namespace(), request.mode(), keys, target, connection, acquisition,
 				LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos, deadMan,
 				transactionTimeout);
 	}
 
-	@Override
-	public boolean rollback(Connection connection) {
+	/**
+	 * Roll a session's transaction back, telling whether its connection is still usable.
+	 */
+	boolean rollback(Connection connection) {
 		try {
 			connection.rollback();
 			return true;
@@ -287,18 +290,39 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 			this.closed = true;
 			pools = List.copyOf(this.derivedPools.values());
 		}
-		LockSessions.closeAll(pools);
+		Exception failure = null;
+		for (DataSource pool : pools) {
+			try {
+				if (pool instanceof AutoCloseable closeable) {
+					closeable.close();
+				}
+			}
+			catch (Exception ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
 	}
 
 	/**
 	 * Where a session opens: the data source its locks are known by, and the pool its
 	 * connection comes from under its {@code DataSource}'s bound.
 	 */
-	private record SessionRoute(DataSource target, DataSource pool, boolean derived, Semaphore permits,
-			int maxConnections) implements Route<Connection> {
+	record SessionRoute(DataSource target, DataSource pool, boolean derived, Semaphore permits, int maxConnections) {
 
-		@Override
-		public Connection obtain(String namespace) {
+		/**
+		 * Take a connection for a session, within its data source's bound.
+		 * @param namespace the lock's namespace, for the error
+		 * @return the connection, to give back with {@link #release}
+		 */
+		Connection obtain(String namespace) {
 			if (!this.permits.tryAcquire()) {
 				throw new CannotGetJdbcConnectionException(
 						LockFailures.noSessionConnectionLeft(namespace, this.maxConnections));
@@ -319,8 +343,12 @@ final class JdbcLockSessions implements LockSessions<Connection, LockSession> {
 			}
 		}
 
-		@Override
-		public void release(Connection connection, boolean usable) {
+		/**
+		 * Give a session's connection back, evicting it when it is no longer usable.
+		 * @param connection the connection
+		 * @param usable whether its transaction was rolled back
+		 */
+		void release(Connection connection, boolean usable) {
 			try {
 				if (!usable) {
 					// A pool would lend a dead session again; abort() makes Hikari evict

@@ -27,9 +27,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
-import io.github.advisorylock.core.LockSessions.Opened;
-import io.github.advisorylock.core.LockSessions.OpenedLimit;
 import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.Opened;
+import io.github.advisorylock.core.LockSql.OpenedLimit;
 import io.github.advisorylock.core.LockSql.PermitTry;
 import org.jspecify.annotations.Nullable;
 

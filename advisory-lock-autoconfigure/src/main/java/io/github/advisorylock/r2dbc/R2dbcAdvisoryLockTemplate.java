@@ -29,8 +29,6 @@ import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.ReactiveHeldLocks;
-import io.github.advisorylock.core.ReactiveInvocationLockFlow;
-import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -71,7 +69,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	private final TransactionLockExecutor transactionLocks;
 
-	private final ReactiveInvocationLockFlow<ConnectionFactory, Connection, LockSession> invocationLocks;
+	private final InvocationLockExecutor invocationLocks;
 
 	/**
 	 * Create a template that takes its locks on one connection factory's transactions.
@@ -96,8 +94,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
 		LockConnectionFactories factories = new LockConnectionFactories(connectionFactories, defaultConnectionFactory);
 		this.transactionLocks = new TransactionLockExecutor(factories, this.support);
-		this.invocationLocks = new ReactiveInvocationLockFlow<>(this.support,
-				new R2dbcLockSessions(factories, this.support));
+		this.invocationLocks = new InvocationLockExecutor(this.support, new R2dbcLockSessions(factories, this.support));
 	}
 
 	/**

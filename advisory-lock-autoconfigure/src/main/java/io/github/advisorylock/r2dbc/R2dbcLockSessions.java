@@ -23,11 +23,9 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.LockSessions.Opened;
-import io.github.advisorylock.core.LockSessions.OpenedLimit;
+import io.github.advisorylock.core.LockSql.Opened;
+import io.github.advisorylock.core.LockSql.OpenedLimit;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.ReactiveInvocationLockFlow;
-import io.github.advisorylock.core.ReactiveLockSessions;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
@@ -37,14 +35,14 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
- * The lock sessions of the R2DBC stack, for {@link ReactiveInvocationLockFlow}: each on a
+ * The lock sessions of the R2DBC stack, for {@link InvocationLockExecutor}: each on a
  * connection of its own, straight from the driver (the application's pool unwrapped), so
  * that closing it when the publisher ends ends the server's session and its locks at
  * once.
  *
  * @author advisory-lock authors
  */
-final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory, Connection, LockSession> {
+final class R2dbcLockSessions {
 
 	private static final Log logger = LogFactory.getLog(R2dbcLockSessions.class);
 
@@ -57,20 +55,39 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 		this.support = support;
 	}
 
-	@Override
-	public ConnectionFactory resource(LockRequest request) {
+	/**
+	 * Return the resource a request's session opens on: the one it names or the default
+	 * one. It is also what a nested call finds the session's locks by.
+	 * @param request the request, of invocation scope
+	 * @return the resource
+	 */
+	ConnectionFactory resource(LockRequest request) {
 		return this.factories.byName().get(this.factories.invocationName(request.namespace(), request.dataSource()));
 	}
 
-	@Override
-	public Mono<Connection> connect(ConnectionFactory factory, LockRequest request) {
+	/**
+	 * Open a connection of the session's own, straight from the driver.
+	 * @param resource the resource
+	 * @param request the request
+	 * @return the connection
+	 */
+	Mono<Connection> connect(ConnectionFactory factory, LockRequest request) {
 		return Mono.<Connection>from(this.factories.driver(factory).create())
 			.onErrorMap((ex) -> R2dbcExceptions.translate(
 					"Open the connection of invocation-scoped advisory lock '" + request.namespace() + "'", null, ex));
 	}
 
-	@Override
-	public Mono<Opened> begin(Connection connection, LockRequest request, LockKeys keys, String applicationName,
+	/**
+	 * Open the lock's transaction and try its keys, in one round trip, setting the
+	 * session's dead-man switch.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param keys the keys to take, sorted
+	 * @param applicationName the session's name for its transaction
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @return what the try found
+	 */
+	Mono<Opened> begin(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan) {
 		return LockSessionStatements
 			.beginInvocation(connection, request.mode(), keys.keys(), request.namespace(), applicationName,
@@ -78,38 +95,89 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, keys));
 	}
 
-	@Override
-	public Mono<OpenedLimit> beginLimit(Connection connection, LockRequest request, PermitSlots slots,
-			String applicationName, Duration deadMan) {
+	/**
+	 * Open the lock's transaction and try the permits of a limit, in one round trip,
+	 * setting the session's dead-man switch, as {@link #begin} does for keys.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @param applicationName the session's name for its transaction
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @return what the try found
+	 */
+	Mono<OpenedLimit> beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
+			Duration deadMan) {
 		return LockSessionStatements
 			.beginLimit(connection, slots.slots(), request.namespace(), applicationName, deadMan.toMillis())
 			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
-	@Override
-	public Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
+	/**
+	 * Send one slice of a wait for any permit of a limit, cancelled on the server when
+	 * its subscriber cancels (see {@link PermitSlots}).
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @param resumed whether a slice that ran out of time came before
+	 * @param slice how long to wait for the chosen slot
+	 * @param waited the index of the slot to wait for, from 1
+	 * @return the slot taken; empty when the slice ran out of time
+	 */
+	Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
 			Duration slice, int waited) {
 		return this.support.waitPermitSlice(connection, request, slots, resumed, slice, waited, false);
 	}
 
-	@Override
-	public Mono<Void> endPermitWait(Connection connection, LockRequest request, PermitSlots slots) {
+	/**
+	 * End a wait for a permit that ran out of time, leaving the session's transaction
+	 * usable and holding no permit.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param slots the limit's permits
+	 * @return completes when done
+	 */
+	Mono<Void> endPermitWait(Connection connection, LockRequest request, PermitSlots slots) {
 		return R2dbcLockStatements.endPermitWait(connection)
 			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
-	@Override
-	public <T> Mono<T> refusal(Connection connection, LockRequest request) {
+	/**
+	 * Signal why the try's check refused the lock, read on this failure path only.
+	 * @param <T> the element type of the error
+	 * @param connection the session's connection
+	 * @param request the call, for the message
+	 * @return the refusal, signalled
+	 */
+	<T> Mono<T> refusal(Connection connection, LockRequest request) {
 		return AcquisitionSupport.explainRefusal(connection, request);
 	}
 
-	@Override
-	public Mono<LockAttempt> waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
+	/**
+	 * Wait for the key the try found held and those after it, within the request's
+	 * timeout; the wait is cancelled on the server when its subscriber cancels.
+	 * @param connection the session's connection
+	 * @param request the request
+	 * @param keys the keys of the request
+	 * @param busyKey the key found held
+	 * @return the attempt: acquired, or timed out with the driver's report
+	 */
+	Mono<LockAttempt> waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
 		return this.support.waitFor(connection, request, keys, busyKey, false);
 	}
 
-	@Override
-	public <T> Mono<T> busyError(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
+	/**
+	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
+	 * is on.
+	 * @param <T> the element type of the error
+	 * @param resource the resource
+	 * @param connection the session's connection, its transaction aborted after a timeout
+	 * @param request the request
+	 * @param keys its keys
+	 * @param attempt what the attempt found: busy, or timed out
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @return the error
+	 */
+	<T> Mono<T> busyError(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
 			LockAttempt attempt, @Nullable Duration timeout) {
 		String limitHint = LockFailures.limitHint(request, null);
 		if (timeout == null) {
@@ -123,8 +191,21 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 				limitHint);
 	}
 
-	@Override
-	public LockSession session(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
+	/**
+	 * Make the session of keys just taken.
+	 * @param resource what its locks are known by
+	 * @param connection its connection
+	 * @param request the request
+	 * @param keys the keys taken
+	 * @param acquisition the acquisition, told when the locks end
+	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
+	 * locks was sent
+	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
+	 * for none
+	 * @return the session
+	 */
+	LockSession session(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
 		return new LockSession(request.namespace(), request.mode(), keys, factory, connection, acquisition,
 				LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos, deadMan,
@@ -143,8 +224,7 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 	 * {@link WaitCancels#ANSWER_TIMEOUT} is given up on (a frozen link, which a lost
 	 * session's often is): the close follows anyway.
 	 */
-	@Override
-	public Mono<Void> close(Connection connection, boolean cancelled) {
+	Mono<Void> close(Connection connection, boolean cancelled) {
 		PostgresqlConnection postgres = cancelled ? AcquisitionSupport.postgresConnection(connection) : null;
 		Mono<Void> cancel = (postgres != null)
 				? postgres.cancelRequest().timeout(WaitCancels.ANSWER_TIMEOUT).onErrorResume((ex) -> Mono.empty())
@@ -157,8 +237,13 @@ final class R2dbcLockSessions implements ReactiveLockSessions<ConnectionFactory,
 			.then(closeReleased(connection));
 	}
 
-	@Override
-	public Mono<Void> closeReleased(Connection connection) {
+	/**
+	 * Close the connection of a session whose release rolled its transaction back:
+	 * nothing is left to roll back. A failure is logged, never signalled.
+	 * @param connection the session's connection
+	 * @return the end
+	 */
+	Mono<Void> closeReleased(Connection connection) {
 		return Mono.from(connection.close()).onErrorResume((ex) -> {
 			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
 			return Mono.empty();

@@ -16,11 +16,8 @@
 
 package io.github.advisorylock.core;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
-import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -46,12 +43,11 @@ class TransactionLockPlanTests {
 
 	private static final LockKeys KEYS = new LockKeys(List.of(1L, 2L), List.of("a", "b"));
 
-	private final List<Session> sessions = new ArrayList<>();
+	private final EnclosingSessions sessions = new EnclosingSessions();
 
 	@AfterEach
 	void releaseSessions() {
-		// A session registers itself among those of the process until released.
-		this.sessions.forEach(HeldSession::released);
+		this.sessions.releaseAll();
 	}
 
 	@Test
@@ -64,7 +60,7 @@ class TransactionLockPlanTests {
 
 	@Test
 	void aKeyAnEnclosingCallHoldsIsNotTriedAgainAndIsFencedInATransaction() {
-		Session enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L);
+		HeldSession enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L);
 		TransactionLockPlan plan = TransactionLockPlan.of(REQUEST, KEYS, List.of(enclosing), DATABASE, true);
 		assertThat(plan.keys().keys()).containsExactly(2L);
 		assertThat(plan.fence()).isNotNull();
@@ -75,7 +71,7 @@ class TransactionLockPlanTests {
 
 	@Test
 	void outsideATransactionAKeyAnEnclosingCallHoldsIsNeitherTriedNorFenced() {
-		Session enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L);
+		HeldSession enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L);
 		TransactionLockPlan plan = TransactionLockPlan.of(REQUEST, KEYS, List.of(enclosing), DATABASE, false);
 		assertThat(plan.keys().keys()).containsExactly(2L);
 		assertThat(plan.fence()).isNull();
@@ -83,7 +79,7 @@ class TransactionLockPlanTests {
 
 	@Test
 	void whenEnclosingCallsHoldEveryKeyNoneIsTried() {
-		Session enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L, 2L);
+		HeldSession enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L, 2L);
 		TransactionLockPlan plan = TransactionLockPlan.of(REQUEST, KEYS, List.of(enclosing), DATABASE, true);
 		assertThat(plan.keys().keys()).isEmpty();
 		assertThat(plan.fence().keys()).isEqualTo(KEYS);
@@ -91,7 +87,7 @@ class TransactionLockPlanTests {
 
 	@Test
 	void aKeyHeldOnAnotherDatabaseIsTried() {
-		Session enclosing = session(LockMode.EXCLUSIVE, OTHER_DATABASE, 1L);
+		HeldSession enclosing = session(LockMode.EXCLUSIVE, OTHER_DATABASE, 1L);
 		TransactionLockPlan plan = TransactionLockPlan.of(REQUEST, KEYS, List.of(enclosing), DATABASE, true);
 		assertThat(plan.keys()).isEqualTo(KEYS);
 		assertThat(plan.fence()).isNull();
@@ -102,7 +98,7 @@ class TransactionLockPlanTests {
 		LockRequest limited = LockRequest.of("exports", "tenant-1").withPermits(3);
 		LockKeys key = new LockKeys(List.of(7L), List.of("tenant-1"));
 		long secondSlot = PermitSlots.of(limited, key).slots().get(1);
-		Session enclosing = session(LockMode.EXCLUSIVE, DATABASE, secondSlot);
+		HeldSession enclosing = session(LockMode.EXCLUSIVE, DATABASE, secondSlot);
 		TransactionLockPlan plan = TransactionLockPlan.of(limited, key, List.of(enclosing), DATABASE, true);
 		assertThat(plan.slots().slots()).hasSize(3).contains(secondSlot);
 		assertThat(plan.keys().keys()).isEmpty();
@@ -121,7 +117,7 @@ class TransactionLockPlanTests {
 
 	@Test
 	void anExclusiveCallInsideASharedOneOfTheSameKeyIsRefused() {
-		Session enclosing = session(LockMode.SHARED, DATABASE, 1L);
+		HeldSession enclosing = session(LockMode.SHARED, DATABASE, 1L);
 		assertThatExceptionOfType(LockTransactionException.class)
 			.isThrownBy(() -> TransactionLockPlan.of(REQUEST, KEYS, List.of(enclosing), DATABASE, true))
 			.withMessageContaining("held SHARED by an enclosing invocation-scoped call")
@@ -130,35 +126,14 @@ class TransactionLockPlanTests {
 
 	@Test
 	void aLostEnclosingLockFailsTheCallBeforeAnyStatement() {
-		Session enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L);
+		HeldSession enclosing = session(LockMode.EXCLUSIVE, DATABASE, 1L);
 		enclosing.lost(new IllegalStateException("connection reset"), "its heartbeat failed");
 		assertThatExceptionOfType(LockLostException.class)
 			.isThrownBy(() -> TransactionLockPlan.of(REQUEST, KEYS, List.of(enclosing), DATABASE, true));
 	}
 
-	private Session session(LockMode mode, Object database, Long... keys) {
-		List<String> values = new ArrayList<>();
-		for (Long key : keys) {
-			values.add("value-" + key);
-		}
-		Session session = new Session(mode, new LockKeys(List.of(keys), values), database);
-		this.sessions.add(session);
-		return session;
-	}
-
-	/**
-	 * An invocation-scoped lock as the plan sees one: its keys, mode and database.
-	 */
-	private static final class Session extends HeldSession {
-
-		Session(LockMode mode, LockKeys keys, Object database) {
-			super("orders", mode, keys, database, Acquisition.IGNORED, System.nanoTime(), Duration.ofSeconds(30), null);
-		}
-
-		@Override
-		protected void stopHeartbeat() {
-		}
-
+	private HeldSession session(LockMode mode, Object database, Long... keys) {
+		return this.sessions.holding(mode, database, keys);
 	}
 
 }

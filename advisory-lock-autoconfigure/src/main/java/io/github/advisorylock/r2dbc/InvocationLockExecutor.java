@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.r2dbc;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -29,6 +29,19 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveLockCallback;
+import io.github.advisorylock.core.HeldSession;
+import io.github.advisorylock.core.InvocationLockPlan;
+import io.github.advisorylock.core.KeyedAttempt;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSettings;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.ReactiveHeldLocks;
+import io.github.advisorylock.core.ReactivePermitWait;
+import io.github.advisorylock.core.TransactionTimeouts;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -39,35 +52,28 @@ import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 
 /**
- * The sequence of an {@link LockScope#INVOCATION invocation-scoped} lock request on the
- * reactive stack, written once: each subscription runs in a lock session of its own,
- * whose connection the driver's {@link ReactiveLockSessions} open straight from the
- * driver; one round trip opens a READ COMMITTED, READ ONLY transaction with a dead-man
+ * Runs an {@link LockScope#INVOCATION invocation-scoped} lock request on R2DBC: at
+ * subscription it asks {@link InvocationLockPlan} which keys the call still needs (those
+ * of the subscriber's enclosing calls, kept in its Reactor context by
+ * {@link ReactiveHeldLocks}, it does not); each subscription runs in a lock session of
+ * its own, whose connection {@link R2dbcLockSessions} open straight from the driver; one
+ * round trip opens a READ COMMITTED, READ ONLY transaction with a dead-man
  * {@code idle_in_transaction_session_timeout} of three heartbeats and tries the keys; a
  * heartbeat keeps it alive while the publisher runs; and the session ends when the
  * publisher completes, fails or is cancelled. A cancel during the wait is cancelled on
- * the server too.
+ * the server too. At most {@code max-connections} sessions are open at once; one more is
+ * refused at once, never queued.
  *
- * <p>
- * The sessions a subscriber holds are kept in its Reactor context
- * ({@link ReactiveHeldLocks}), so that a nested call for a key an enclosing one holds
- * runs without asking again, and {@code checkHeld()} finds them. At most
- * {@code max-connections} sessions are open at once; one more is refused at once, never
- * queued. Internal: used by the driver adapters, not API.
- *
- * @param <R> the driver's resource (a connection factory)
- * @param <C> the driver's connection
- * @param <S> the driver's lock session
  * @author advisory-lock authors
  */
-public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & ReactiveLockSessions.Session> {
+final class InvocationLockExecutor {
 
-	private final ReactiveLockAcquisitions acquisitions;
+	private final AcquisitionSupport support;
 
-	private final ReactiveLockSessions<R, C, S> sessions;
+	private final R2dbcLockSessions sessions;
 
 	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(
-			LogFactory.getLog(ReactiveInvocationLockFlow.class));
+			LogFactory.getLog(InvocationLockExecutor.class));
 
 	private Duration heartbeat = Duration.ofSeconds(10);
 
@@ -77,13 +83,8 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
-	/**
-	 * Create the flow of one template.
-	 * @param acquisitions the listeners, timeout and shutdown of the template
-	 * @param sessions the driver's lock sessions
-	 */
-	public ReactiveInvocationLockFlow(ReactiveLockAcquisitions acquisitions, ReactiveLockSessions<R, C, S> sessions) {
-		this.acquisitions = acquisitions;
+	InvocationLockExecutor(AcquisitionSupport support, R2dbcLockSessions sessions) {
+		this.support = support;
 		this.sessions = sessions;
 	}
 
@@ -91,7 +92,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * Set how often a held session is kept alive; three of them make the dead-man switch.
 	 * @param heartbeat the interval (see {@link LockSettings#heartbeat})
 	 */
-	public void setHeartbeat(Duration heartbeat) {
+	void setHeartbeat(Duration heartbeat) {
 		this.heartbeat = LockSettings.heartbeat(heartbeat);
 	}
 
@@ -99,7 +100,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * Set the most sessions open at once.
 	 * @param maxConnections the bound (see {@link LockSettings#maxConnections})
 	 */
-	public void setMaxConnections(int maxConnections) {
+	void setMaxConnections(int maxConnections) {
 		this.maxConnections = LockSettings.maxConnections(maxConnections);
 		this.permits = new Semaphore(maxConnections);
 	}
@@ -108,7 +109,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * Set the name of this instance in each session's {@code application_name}.
 	 * @param instanceName the name
 	 */
-	public void setInstanceName(String instanceName) {
+	void setInstanceName(String instanceName) {
 		this.instanceName = instanceName;
 	}
 
@@ -120,15 +121,13 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * @param callback makes the work
 	 * @return the work's elements; none for a {@code SKIP} that found a key held
 	 */
-	public <T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
+	<T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
 		return Flux.deferContextual((context) -> {
 			List<HeldSession> enclosing = ReactiveHeldLocks.enclosing(context);
-			R resource = this.sessions.resource(request);
-			PermitSlots slots = (request.permits() > 1) ? PermitSlots.of(request, keys) : null;
-			// An enclosing call of the same limit serves this one with its permit.
-			LockKeys requested = (slots != null)
-					? slots.heldOr(keys, (slot) -> HeldLocks.holdsInvocation(enclosing, slot, resource)) : keys;
-			LockKeys needed = HeldLocks.notHeld(enclosing, request, requested, () -> resource);
+			ConnectionFactory resource = this.sessions.resource(request);
+			InvocationLockPlan plan = InvocationLockPlan.of(request, keys, enclosing, resource);
+			LockKeys needed = plan.keys();
+			PermitSlots slots = plan.slots();
 			if (needed.keys().isEmpty()) {
 				// Re-entrant: an enclosing call of this subscriber holds every key, and
 				// outlives this one.
@@ -140,14 +139,14 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 				.flatMapMany((inTransaction) -> {
 					// The listeners hear every refusal as an ERROR, as on the blocking
 					// stack.
-					Acquisition acquisition = this.acquisitions.starting(request, needed, slots, context);
+					Acquisition acquisition = this.support.starting(request, needed, slots, context);
 					RuntimeException refusal = inTransaction ? LockFailures.enclosingTransactionRefusal(request, false)
 							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
 					if (refusal != null) {
 						acquisition.finished(Outcome.ERROR, refusal);
 						return Flux.error(refusal);
 					}
-					Mono<C> connection = this.sessions.connect(resource, request)
+					Mono<Connection> connection = this.sessions.connect(resource, request)
 						.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex));
 					// Set once a held session's release has rolled its transaction back.
 					AtomicBoolean released = new AtomicBoolean();
@@ -167,15 +166,15 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * the subscriber hears the end: a loss while it ran, or found by the release, is then
 	 * the call's error, or kept with the work's own as suppressed.
 	 */
-	private <T> Flux<T> run(R resource, C connection, LockRequest request, LockKeys keys, @Nullable PermitSlots slots,
-			Acquisition acquisition, List<HeldSession> enclosing, AtomicBoolean released,
+	private <T> Flux<T> run(ConnectionFactory resource, Connection connection, LockRequest request, LockKeys keys,
+			@Nullable PermitSlots slots, Acquisition acquisition, List<HeldSession> enclosing, AtomicBoolean released,
 			ReactiveLockCallback<T> callback) {
 		return acquire(resource, connection, request, keys, slots, acquisition).flatMapMany((session) -> {
 			// A lost session's connection still gets a rollback before its close: the
 			// loss may be only this side's (a dead-man switch run out while the server
 			// kept the session).
 			Mono<Void> release = session.release().doOnSuccess((done) -> released.set(session.isReleased()));
-			RuntimeException closed = this.acquisitions.closedOr(request, null);
+			RuntimeException closed = this.support.closedOr(request, null);
 			if (closed != null) {
 				// Granted as the template closed: the work must not start.
 				return release.thenMany(Flux.error(closed));
@@ -198,7 +197,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * Close a session's connection when its publisher completed or failed: its
 	 * transaction is rolled back first, unless the session's release did.
 	 */
-	private Mono<Void> close(C connection, AtomicBoolean released) {
+	private Mono<Void> close(Connection connection, AtomicBoolean released) {
 		return released.get() ? this.sessions.closeReleased(connection) : this.sessions.close(connection, false);
 	}
 
@@ -207,8 +206,8 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * tell the listeners how it ended.
 	 * @return the held session; empty for a skip
 	 */
-	private Mono<S> acquire(R resource, C connection, LockRequest request, LockKeys keys, @Nullable PermitSlots slots,
-			Acquisition acquisition) {
+	private Mono<LockSession> acquire(ConnectionFactory resource, Connection connection, LockRequest request,
+			LockKeys keys, @Nullable PermitSlots slots, Acquisition acquisition) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
@@ -220,7 +219,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 				: attempt(connection, request, keys, applicationName, deadMan);
 		return attempted
 			// A wait the template's close cancelled fails as the shutdown.
-			.onErrorMap(RuntimeException.class, (ex) -> this.acquisitions.closedOr(request, ex))
+			.onErrorMap(RuntimeException.class, (ex) -> this.support.closedOr(request, ex))
 			.doOnError((ex) -> {
 				if (told.compareAndSet(false, true)) {
 					acquisition.finished(Outcome.ERROR, ex);
@@ -238,12 +237,12 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 				told.set(true);
 				keyed.tell(acquisition);
 				if (attempt.outcome() == Outcome.SKIPPED) {
-					this.acquisitions.logSkipped(request, keys);
+					this.support.logSkipped(request, keys);
 					return Mono.empty();
 				}
 				if (attempt.fails(true)) {
 					return this.sessions.busyError(resource, connection, request, keyed.keys(), attempt,
-							(attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null);
+							(attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null);
 				}
 				return Mono.just(this.sessions.session(resource, connection, request, keyed.keys(), acquisition, sent,
 						deadMan, this.transactionTimeouts.read(request.namespace(), done.transactionTimeout())));
@@ -254,7 +253,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * Open the session's transaction with the try of its keys and, when one is found
 	 * held, do what the wait mode decides.
 	 */
-	private Mono<Attempted> attempt(C connection, LockRequest request, LockKeys keys, String applicationName,
+	private Mono<Attempted> attempt(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan) {
 		return this.sessions.begin(connection, request, keys, applicationName, deadMan)
 			.flatMap((opened) -> afterOpening(connection, request, opened.tryResult().lockable(),
@@ -273,8 +272,8 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * one is held, do what the wait mode decides: a {@code BLOCK} waits in slices, as a
 	 * transaction-scoped call of the limit does.
 	 */
-	private Mono<Attempted> attemptPermit(C connection, LockRequest request, PermitSlots slots, String applicationName,
-			Duration deadMan) {
+	private Mono<Attempted> attemptPermit(Connection connection, LockRequest request, PermitSlots slots,
+			String applicationName, Duration deadMan) {
 		return this.sessions.beginLimit(connection, request, slots, applicationName, deadMan)
 			.flatMap((opened) -> afterOpening(connection, request, opened.tried().lockable(),
 					opened.transactionTimeout(), () -> {
@@ -283,7 +282,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 							return Mono.just(slots.acquired(taken));
 						}
 						return LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
-								() -> ReactivePermitWait.waitInSlices(slots, this.acquisitions.timeout(request),
+								() -> ReactivePermitWait.waitInSlices(slots, this.support.timeout(request),
 										(resumed, slice, waited) -> this.sessions.waitPermitSlice(connection, request,
 												slots, resumed, slice, waited),
 										() -> this.sessions.endPermitWait(connection, request, slots)),
@@ -296,7 +295,7 @@ public final class ReactiveInvocationLockFlow<R, C, S extends HeldSession & Reac
 	 * lock (they set READ COMMITTED themselves, so only recovery is left), else what the
 	 * attempt makes of their try.
 	 */
-	private Mono<Attempted> afterOpening(C connection, LockRequest request, boolean lockable,
+	private Mono<Attempted> afterOpening(Connection connection, LockRequest request, boolean lockable,
 			@Nullable String transactionTimeout, Supplier<Mono<KeyedAttempt>> attempt) {
 		if (!lockable) {
 			return this.sessions.refusal(connection, request);

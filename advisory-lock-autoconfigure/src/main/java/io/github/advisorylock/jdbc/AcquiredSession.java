@@ -13,7 +13,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.github.advisorylock.core;
+package io.github.advisorylock.jdbc;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -26,19 +26,17 @@ import org.springframework.util.Assert;
  * The locks of an {@code acquire} call: a lock session bound to no thread, released once,
  * by whichever thread comes first, while a concurrent caller waits until the release has
  * ended (so that a lock reported released is free in the database).
- *
- * @param <S> the driver's lock session
  */
-final class AcquiredSession<S extends HeldSession & LockSessions.Session> implements HeldLock {
+final class AcquiredSession implements HeldLock {
 
-	private final S session;
+	private final LockSession session;
 
 	/**
 	 * Rolls the session back and gives its connection back; guarded by this object.
 	 */
 	private Runnable release;
 
-	AcquiredSession(S session, Runnable release) {
+	AcquiredSession(LockSession session, Runnable release) {
 		this.session = session;
 		this.release = release;
 	}

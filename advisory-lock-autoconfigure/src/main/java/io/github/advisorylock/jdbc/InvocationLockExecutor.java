@@ -14,10 +14,12 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.jdbc;
 
 import java.lang.management.ManagementFactory;
+import java.sql.Connection;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -30,9 +32,19 @@ import io.github.advisorylock.LockCallback;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
-import io.github.advisorylock.core.LockSessions.Opened;
-import io.github.advisorylock.core.LockSessions.OpenedLimit;
-import io.github.advisorylock.core.LockSessions.Route;
+import io.github.advisorylock.core.HeldLocks;
+import io.github.advisorylock.core.InvocationLockPlan;
+import io.github.advisorylock.core.KeyedAttempt;
+import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSettings;
+import io.github.advisorylock.core.LockSql.Opened;
+import io.github.advisorylock.core.LockSql.OpenedLimit;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.TransactionLockRecord;
+import io.github.advisorylock.core.TransactionTimeouts;
+import io.github.advisorylock.jdbc.JdbcLockSessions.SessionRoute;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -41,12 +53,12 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The sequence of an {@link LockScope#INVOCATION invocation-scoped} lock request on the
- * blocking stack, written once: keys an enclosing call of the thread holds are not asked
- * for again; the listeners hear the start; a call inside a transaction, or for keys a
- * suspended transaction of the thread holds, is refused; the driver's
- * {@link LockSessions} give the session a connection of its own, on which one round trip
- * opens a READ COMMITTED, READ ONLY transaction with a dead-man
+ * Runs an {@link LockScope#INVOCATION invocation-scoped} lock request on JDBC: it asks
+ * {@link InvocationLockPlan} which keys the call still needs (those of the thread's
+ * enclosing calls it does not); the listeners hear the start; a call inside a
+ * transaction, or for keys a suspended transaction of the thread holds, is refused;
+ * {@link JdbcLockSessions} give the session a connection of its own, on which one round
+ * trip opens a READ COMMITTED, READ ONLY transaction with a dead-man
  * {@code idle_in_transaction_session_timeout} of three heartbeats and tries the keys, and
  * a {@link io.github.advisorylock.WaitMode#BLOCK} that found one held waits for it; the
  * listeners hear the outcome; a heartbeat keeps the session alive while the work runs,
@@ -54,23 +66,20 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * releases the locks then, or as soon as the connection dies, or when the holder stops
  * sending heartbeats (a hung process, a cut network) for three of them. {@link #hold}
  * opens the same session for locks bound to no thread, released when the caller says.
- * Internal: used by the driver adapters, not API.
  *
- * @param <C> the driver's connection
- * @param <S> the driver's lock session
  * @author advisory-lock authors
  */
-public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Session> implements AutoCloseable {
+final class InvocationLockExecutor implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(InvocationLockFlow.class);
+	private static final Log logger = LogFactory.getLog(InvocationLockExecutor.class);
 
-	private final LockAcquisitions acquisitions;
+	private final AcquisitionSupport support;
 
-	private final LockSessions<C, S> sessions;
+	private final JdbcLockSessions sessions;
 
 	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(logger);
 
-	private final Set<S> held = ConcurrentHashMap.newKeySet();
+	private final Set<LockSession> held = ConcurrentHashMap.newKeySet();
 
 	private Duration heartbeat = Duration.ofSeconds(10);
 
@@ -82,13 +91,8 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 */
 	private final ScheduledThreadPoolExecutor scheduler;
 
-	/**
-	 * Create the flow of one template.
-	 * @param acquisitions the listeners, timeout and shutdown of the template
-	 * @param sessions the driver's lock sessions
-	 */
-	public InvocationLockFlow(LockAcquisitions acquisitions, LockSessions<C, S> sessions) {
-		this.acquisitions = acquisitions;
+	InvocationLockExecutor(AcquisitionSupport support, JdbcLockSessions sessions) {
+		this.support = support;
 		this.sessions = sessions;
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-heartbeat-");
 		threads.setDaemon(true);
@@ -102,7 +106,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * Set how often a held session is kept alive; three of them make the dead-man switch.
 	 * @param heartbeat the interval (see {@link LockSettings#heartbeat})
 	 */
-	public void setHeartbeat(Duration heartbeat) {
+	void setHeartbeat(Duration heartbeat) {
 		this.heartbeat = LockSettings.heartbeat(heartbeat);
 	}
 
@@ -110,7 +114,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * Set the name of this instance in each session's {@code application_name}.
 	 * @param instanceName the name
 	 */
-	public void setInstanceName(String instanceName) {
+	void setInstanceName(String instanceName) {
 		this.instanceName = instanceName;
 	}
 
@@ -122,20 +126,15 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * @param callback the work
 	 * @return what the work returned, or that it was skipped
 	 */
-	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys,
-			LockCallback<T> callback) {
-		Route<C> route = this.sessions.route(request);
-		PermitSlots slots = slots(request, keys);
-		// An enclosing call of the same limit serves this one with its permit.
-		LockKeys requested = (slots != null)
-				? slots.heldOr(keys, (slot) -> HeldLocks.holdsInvocation(slot, route.target())) : keys;
-		LockKeys needed = HeldLocks.notHeld(request, requested, route::target);
-		if (needed.keys().isEmpty()) {
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
+		SessionRoute route = this.sessions.route(request);
+		InvocationLockPlan plan = InvocationLockPlan.of(request, keys, HeldLocks.enclosing(), route.target());
+		if (plan.keys().keys().isEmpty()) {
 			// Re-entrant: an enclosing call on this thread holds every key, and outlives
 			// this one.
 			return LockResult.executed(callback.doWithLock(HeldLocks.current()));
 		}
-		Open<C, S> open = open(route, request, needed, slots, true);
+		Open open = open(route, request, plan, true);
 		if (open == null) {
 			return LockResult.skipped();
 		}
@@ -167,10 +166,11 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * @param keys its keys
 	 * @return the held locks, or {@code null} for a skip
 	 */
-	public @Nullable HeldLock hold(LockRequest request, LockKeys keys) {
-		Route<C> route = this.sessions.route(request);
-		Open<C, S> open = open(route, request, keys, slots(request, keys), false);
-		return (open != null) ? new AcquiredSession<>(open.session(), () -> release(route, open)) : null;
+	@Nullable HeldLock hold(LockRequest request, LockKeys keys) {
+		SessionRoute route = this.sessions.route(request);
+		// Bound to no thread: no call encloses it.
+		Open open = open(route, request, InvocationLockPlan.of(request, keys, List.of(), route.target()), false);
+		return (open != null) ? new AcquiredSession(open.session(), () -> release(route, open)) : null;
 	}
 
 	/**
@@ -180,12 +180,13 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * of an {@code execute} would run in it, outside the lock's)
 	 * @return the held session, its heartbeat started, or {@code null} for a skip
 	 */
-	private @Nullable Open<C, S> open(Route<C> route, LockRequest request, LockKeys needed, @Nullable PermitSlots slots,
+	private @Nullable Open open(SessionRoute route, LockRequest request, InvocationLockPlan plan,
 			boolean refuseInTransaction) {
+		LockKeys needed = plan.keys();
 		// The listeners hear every refusal as an ERROR, as they do for a
 		// transaction-scoped call.
-		Acquisition acquisition = this.acquisitions.starting(request, needed, slots);
-		C connection;
+		Acquisition acquisition = this.support.starting(request, needed, plan.slots());
+		Connection connection;
 		try {
 			checkCanStart(route, request, needed, refuseInTransaction);
 			connection = route.obtain(request.namespace());
@@ -194,9 +195,9 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
-		S session = null;
+		LockSession session = null;
 		try {
-			session = acquire(connection, route, request, needed, slots, acquisition);
+			session = acquire(connection, route, request, needed, plan.slots(), acquisition);
 		}
 		finally {
 			if (session == null) {
@@ -206,8 +207,8 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 		if (session == null) {
 			return null;
 		}
-		Open<C, S> open = new Open<>(session, connection);
-		RuntimeException closed = this.acquisitions.closedOr(request, null);
+		Open open = new Open(session, connection);
+		RuntimeException closed = this.support.closedOr(request, null);
 		if (closed != null) {
 			// Granted as the template closed: the work must not start.
 			release(route, open);
@@ -233,7 +234,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * Refuse a call that could protect nothing, or only wait for itself, before any
 	 * connection is taken.
 	 */
-	private void checkCanStart(Route<C> route, LockRequest request, LockKeys needed, boolean refuseInTransaction) {
+	private void checkCanStart(SessionRoute route, LockRequest request, LockKeys needed, boolean refuseInTransaction) {
 		if (refuseInTransaction && TransactionSynchronizationManager.isActualTransactionActive()) {
 			// After completion (an AFTER_COMMIT listener) the ended transaction still
 			// shows, its synchronizations cleared; one that an inner REQUIRES_NEW
@@ -242,7 +243,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
 		TransactionLockRecord.checkNotSuspended(request, request.mode(), needed, route.target(), null);
-		this.acquisitions.checkOpen(request);
+		this.support.checkOpen(request);
 	}
 
 	/**
@@ -250,7 +251,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * tell the listeners how it ended.
 	 * @return the held session, or {@code null} for a skip
 	 */
-	private @Nullable S acquire(C connection, Route<C> route, LockRequest request, LockKeys keys,
+	private @Nullable LockSession acquire(Connection connection, SessionRoute route, LockRequest request, LockKeys keys,
 			@Nullable PermitSlots slots, Acquisition acquisition) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken
@@ -260,8 +261,9 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 		try {
 			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
 			// link.
-			Duration waitBound = deadMan.plus(this.acquisitions.timeout(request));
-			String applicationName = applicationName(request.namespace());
+			Duration waitBound = deadMan.plus(this.support.timeout(request));
+			// PostgreSQL keeps 63 bytes and shows other than printable ASCII as '?'.
+			String applicationName = "advisory-lock " + request.namespace() + " @ " + this.instanceName;
 			attempted = (slots != null) ? attemptPermit(connection, request, slots, applicationName, deadMan, waitBound)
 					: attempt(connection, request, keys, applicationName, deadMan, waitBound);
 			if (attempted.keyed().attempt().outcome() == Outcome.ACQUIRED) {
@@ -273,7 +275,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 		}
 		catch (RuntimeException ex) {
 			// A wait the template's close cancelled fails as the shutdown.
-			RuntimeException failure = this.acquisitions.closedOr(request, ex);
+			RuntimeException failure = this.support.closedOr(request, ex);
 			acquisition.finished(Outcome.ERROR, failure);
 			throw failure;
 		}
@@ -281,12 +283,12 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 		LockAttempt attempt = keyed.attempt();
 		keyed.tell(acquisition);
 		if (attempt.outcome() == Outcome.SKIPPED) {
-			this.acquisitions.logSkipped(request, keys);
+			this.support.logSkipped(request, keys);
 			return null;
 		}
 		if (attempt.fails(true)) {
 			throw this.sessions.busyException(connection, request, keyed.keys(), attempt,
-					(attempt.outcome() == Outcome.TIMEOUT) ? this.acquisitions.timeout(request) : null);
+					(attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null);
 		}
 		return this.sessions.session(connection, request, keyed.keys(), route.target(), acquisition, sent, deadMan,
 				this.transactionTimeouts.read(request.namespace(), attempted.transactionTimeout()));
@@ -296,13 +298,13 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * Open the session's transaction with the try of its keys and, when one is found
 	 * held, do what the wait mode decides.
 	 */
-	private Attempted attempt(C connection, LockRequest request, LockKeys keys, String applicationName,
+	private Attempted attempt(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan, Duration waitBound) {
 		Opened opened = this.sessions.begin(connection, request, keys, applicationName, deadMan, waitBound);
 		checkLockable(opened.tryResult().lockable(), connection, request);
 		Long busyKey = opened.tryResult().busyKey();
 		LockAttempt attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
-				() -> this.sessions.waitLock(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
+				() -> this.support.waitFor(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
 		return new Attempted(new KeyedAttempt(attempt, keys), busyKey != null, opened.transactionTimeout());
 	}
 
@@ -311,8 +313,8 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * one is held, do what the wait mode decides: a {@code BLOCK} waits in slices, as a
 	 * transaction-scoped call of the limit does.
 	 */
-	private Attempted attemptPermit(C connection, LockRequest request, PermitSlots slots, String applicationName,
-			Duration deadMan, Duration waitBound) {
+	private Attempted attemptPermit(Connection connection, LockRequest request, PermitSlots slots,
+			String applicationName, Duration deadMan, Duration waitBound) {
 		OpenedLimit opened = this.sessions.beginLimit(connection, request, slots, applicationName, deadMan, waitBound);
 		checkLockable(opened.tried().lockable(), connection, request);
 		Long taken = opened.tried().slot();
@@ -320,10 +322,10 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 			return new Attempted(slots.acquired(taken), false, opened.transactionTimeout());
 		}
 		KeyedAttempt keyed = LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
-				() -> slots.waitInSlices(this.acquisitions.timeout(request),
-						(resumed, slice, waited) -> this.sessions.waitPermitSlice(connection, request, slots, resumed,
-								slice, waited),
-						() -> this.sessions.endPermitWait(connection, request, slots)),
+				() -> slots.waitInSlices(this.support.timeout(request),
+						(resumed, slice, waited) -> TransactionLockStatements.waitPermitSlice(connection, request,
+								slots, resumed, slice, waited, this.support),
+						() -> TransactionLockStatements.endPermitWait(connection, request, slots, this.support)),
 				slots::notTaken);
 		return new Attempted(keyed, true, opened.transactionTimeout());
 	}
@@ -332,33 +334,24 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	 * Refuse the lock when the opening statements' check refused it: they set READ
 	 * COMMITTED themselves, so only recovery is left.
 	 */
-	private void checkLockable(boolean lockable, C connection, LockRequest request) {
+	private void checkLockable(boolean lockable, Connection connection, LockRequest request) {
 		if (!lockable) {
-			throw this.sessions.refusal(connection, request);
+			throw AcquisitionSupport.explainRefusal(connection, request);
 		}
-	}
-
-	private static @Nullable PermitSlots slots(LockRequest request, LockKeys keys) {
-		return (request.permits() > 1) ? PermitSlots.of(request, keys) : null;
 	}
 
 	/**
 	 * Release a session's locks and give its connection back.
 	 */
-	private void release(Route<C> route, Open<C, S> open) {
+	private void release(SessionRoute route, Open open) {
 		this.held.remove(open.session());
 		route.release(open.connection(), open.session().release());
 	}
 
-	private String applicationName(String namespace) {
-		// PostgreSQL keeps 63 bytes and shows other than printable ASCII as '?'.
-		return "advisory-lock " + namespace + " @ " + this.instanceName;
-	}
-
 	/**
 	 * Stop the heartbeats, report the locks still held as lost (their connections close
-	 * with their pools), and close the driver's sessions. The template's
-	 * {@link LockAcquisitions} are closed first, so that no session opens meanwhile.
+	 * with their pools), and close the derived pools. The template's
+	 * {@link AcquisitionSupport} is closed first, so that no session opens meanwhile.
 	 * @throws Exception if closing a derived pool fails
 	 */
 	@Override
@@ -384,7 +377,7 @@ public final class InvocationLockFlow<C, S extends HeldSession & LockSessions.Se
 	/**
 	 * A held session and the connection it holds its locks on.
 	 */
-	private record Open<C, S>(S session, C connection) {
+	private record Open(LockSession session, Connection connection) {
 
 	}
 
