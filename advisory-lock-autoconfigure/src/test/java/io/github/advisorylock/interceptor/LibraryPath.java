@@ -52,6 +52,9 @@ import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Records the library methods that a call enters on its way to its lock statement, as the
@@ -395,6 +398,30 @@ public final class LibraryPath {
 		void uninstall() {
 			state = State.OFF;
 			this.transformer.reset(this.instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+		}
+
+	}
+
+	/**
+	 * Instruments the library's classes before the first test of a class and restores
+	 * them after its last: {@code @ExtendWith(LibraryPath.Instrumented.class)}.
+	 */
+	static final class Instrumented implements BeforeAllCallback, AfterAllCallback {
+
+		private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace
+			.create(Instrumented.class);
+
+		@Override
+		public void beforeAll(ExtensionContext context) {
+			context.getStore(NAMESPACE).put(Installed.class, install());
+		}
+
+		@Override
+		public void afterAll(ExtensionContext context) {
+			Installed installed = context.getStore(NAMESPACE).remove(Installed.class, Installed.class);
+			if (installed != null) {
+				installed.uninstall();
+			}
 		}
 
 	}

@@ -28,8 +28,6 @@ import io.github.advisorylock.autoconfigure.InvocationLockDataSource;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,25 +55,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @see ReactiveLockPathTests
  */
 @Tag("lock-path")
-@ExtendWith(NoAdvisoryLocksLeft.class)
+@ExtendWith({ NoAdvisoryLocksLeft.class, LibraryPath.Instrumented.class })
 class LockPathTests {
-
-	private static LibraryPath.Installed instrumented;
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class))
 		.withUserConfiguration(Config.class);
-
-	@BeforeAll
-	static void instrument() {
-		instrumented = LibraryPath.install();
-	}
-
-	@AfterAll
-	static void restore() {
-		instrumented.uninstall();
-	}
 
 	@Test
 	void aTransactionScopedCallWithANameKeyAndAnExpressionKeyEntersAtMost44MethodsIn25ClassesAndNoPackageTwice() {

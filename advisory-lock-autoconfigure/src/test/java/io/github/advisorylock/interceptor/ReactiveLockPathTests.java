@@ -34,8 +34,6 @@ import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryMetadata;
 import io.r2dbc.spi.Statement;
 import io.r2dbc.spi.Wrapped;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -60,7 +58,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @see LockPathTests
  */
 @Tag("lock-path")
-@ExtendWith(NoAdvisoryLocksLeft.class)
+@ExtendWith({ NoAdvisoryLocksLeft.class, LibraryPath.Instrumented.class })
 class ReactiveLockPathTests {
 
 	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
@@ -70,18 +68,6 @@ class ReactiveLockPathTests {
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class,
 				AdvisoryLockR2dbcAutoConfiguration.class, AdvisoryLockPrerequisitesAutoConfiguration.class))
 		.withUserConfiguration(Config.class);
-
-	private static LibraryPath.Installed instrumented;
-
-	@BeforeAll
-	static void instrument() {
-		instrumented = LibraryPath.install();
-	}
-
-	@AfterAll
-	static void restore() {
-		instrumented.uninstall();
-	}
 
 	@Test
 	void aMonoCallEntersAtMost45MethodsIn23ClassesAndNoPackageTwice() {
