@@ -32,6 +32,10 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import io.github.advisorylock.autoconfigure.AdvisoryLockProperties;
+import io.github.advisorylock.integration.AdvisoryLockRegistry;
+import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
+import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
+import io.github.advisorylock.shedlock.AdvisoryLockProvider;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,11 +52,12 @@ class PublicApiTests {
 	private static final Path RECORD = Path.of("src/test/resources/public-api.txt");
 
 	/**
-	 * The public classes outside the root package whose signatures name no type that
-	 * differs between the Spring Boot lines (the bridges implement Spring Integration's
-	 * and ShedLock's interfaces, whose generics do).
+	 * The public classes outside the root package: the auto-configuration's properties,
+	 * the two templates, and the bridges to ShedLock and Spring Integration.
 	 */
-	private static final List<Class<?>> OUTSIDE_THE_ROOT = List.of(AdvisoryLockProperties.class);
+	private static final List<Class<?>> OUTSIDE_THE_ROOT = List.of(AdvisoryLockProperties.class,
+			AdvisoryLockTemplate.class, R2dbcAdvisoryLockTemplate.class, AdvisoryLockProvider.class,
+			AdvisoryLockRegistry.class);
 
 	@Test
 	void thePublicSignaturesAreTheOnesOnRecord() throws Exception {
