@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The slots of a concurrency limit: the keys of its permits, slot 0 (the plain key of the
  * request's one value) first, then those {@link AdvisoryLockKeys#permitSlot} derives from
- * it. A call holds one of them. Internal: used by the flows and the driver adapters, not
+ * it. A call holds one of them. Internal: used by the plans and the driver adapters, not
  * API.
  *
  * <p>

@@ -16,8 +16,9 @@
 
 /**
  * What a lock request means, decided once for the driver adapters ({@code jdbc} and
- * {@code r2dbc}): the plan of a transaction-scoped request
- * ({@link io.github.advisorylock.core.TransactionLockPlan}), which each stack executes in
+ * {@code r2dbc}): the plans of a transaction-scoped and of an invocation-scoped request
+ * ({@link io.github.advisorylock.core.TransactionLockPlan},
+ * {@link io.github.advisorylock.core.InvocationLockPlan}), which each stack executes in
  * its own package; and beside it the keys of a call, the text of the lock, fence and
  * {@code pg_locks} statements, the wait decision, the failure messages, the fan-out to
  * the {@link io.github.advisorylock.LockAcquisitionListener listeners}, the template's

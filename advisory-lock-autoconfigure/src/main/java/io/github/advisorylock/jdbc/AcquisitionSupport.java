@@ -36,12 +36,12 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * What the transaction-scoped and the invocation-scoped flow add, on a JDBC connection,
- * to the {@link LockAcquisitions} of every driver: the bounded wait, and the exceptions
- * of an acquisition that failed, translated by the template's
+ * What the transaction-scoped and the invocation-scoped executors add, on a JDBC
+ * connection, to the {@link LockAcquisitions} of every driver: the bounded wait, and the
+ * exceptions of an acquisition that failed, translated by the template's
  * {@link SQLExceptionTranslator} and naming the holders where a
  * {@link LockHolderDiagnosis} is set. The template sets it up (its setters check the
- * values) and hands it to both flows.
+ * values) and hands it to both executors.
  */
 final class AcquisitionSupport extends LockAcquisitions {
 

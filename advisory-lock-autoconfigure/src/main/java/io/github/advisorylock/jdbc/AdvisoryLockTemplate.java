@@ -128,7 +128,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	private final LockDataSources dataSources;
 
 	/**
-	 * The listeners, timeout and failures of both flows, set by the setters below.
+	 * The listeners, timeout and failures of both executors, set by the setters below.
 	 */
 	private final AcquisitionSupport support = new AcquisitionSupport();
 

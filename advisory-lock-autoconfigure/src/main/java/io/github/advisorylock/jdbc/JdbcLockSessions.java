@@ -73,12 +73,6 @@ final class JdbcLockSessions implements AutoCloseable {
 	private final Map<String, Semaphore> permits = new ConcurrentHashMap<>();
 
 	/**
-	 * The innermost data source of each {@code DataSource}, by name: what the locks of a
-	 * configured source's sessions are known by, unwrapped once.
-	 */
-	private final Map<String, DataSource> innermost = new ConcurrentHashMap<>();
-
-	/**
 	 * The pools derived from the application's, by identity; guarded by itself. Once
 	 * closed, none is added, as nothing would close it.
 	 */
@@ -111,9 +105,10 @@ final class JdbcLockSessions implements AutoCloseable {
 		// source routes to.
 		DataSource configured = name.equals(this.dataSources.defaultName()) ? this.invocationDataSource : null;
 		if (configured != null) {
-			return new SessionRoute(
-					this.innermost.computeIfAbsent(name, (key) -> DataSourceUnwrapping.innermost(dataSource)),
-					configured, false, permits, this.maxConnections);
+			// Unwrapped at each call, as the transaction scope does: a scoped proxy's
+			// target changes when it is refreshed.
+			return new SessionRoute(DataSourceUnwrapping.innermost(dataSource), configured, false, permits,
+					this.maxConnections);
 		}
 		DataSource pool = derivedPool(request.namespace(), applicationPool(request.namespace(), name, dataSource));
 		return new SessionRoute(DataSourceUnwrapping.target(dataSource), pool, true, permits, this.maxConnections);

@@ -33,8 +33,8 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
- * What the two scopes' flows over R2DBC add to the {@link ReactiveLockAcquisitions} of
- * every reactive driver: the bounded wait (cancelled on the server when its subscriber
+ * What the two scopes' executors over R2DBC add to the {@link ReactiveLockAcquisitions}
+ * of every reactive driver: the bounded wait (cancelled on the server when its subscriber
  * cancels), and the refusal and failure exceptions of R2DBC. The twin of the JDBC path's
  * {@code AcquisitionSupport}.
  *

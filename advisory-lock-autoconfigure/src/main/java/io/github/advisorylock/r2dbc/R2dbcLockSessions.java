@@ -67,7 +67,7 @@ final class R2dbcLockSessions {
 
 	/**
 	 * Open a connection of the session's own, straight from the driver.
-	 * @param resource the resource
+	 * @param factory the connection factory
 	 * @param request the request
 	 * @return the connection
 	 */
@@ -169,7 +169,7 @@ final class R2dbcLockSessions {
 	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
 	 * is on.
 	 * @param <T> the element type of the error
-	 * @param resource the resource
+	 * @param factory the connection factory
 	 * @param connection the session's connection, its transaction aborted after a timeout
 	 * @param request the request
 	 * @param keys its keys
@@ -193,7 +193,7 @@ final class R2dbcLockSessions {
 
 	/**
 	 * Make the session of keys just taken.
-	 * @param resource what its locks are known by
+	 * @param factory what its locks are known by
 	 * @param connection its connection
 	 * @param request the request
 	 * @param keys the keys taken

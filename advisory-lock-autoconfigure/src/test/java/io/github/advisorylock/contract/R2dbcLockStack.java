@@ -119,6 +119,11 @@ final class R2dbcLockStack implements LockStack {
 	}
 
 	@Override
+	public void heartbeat(Duration heartbeat) {
+		this.locks.setHeartbeat(heartbeat);
+	}
+
+	@Override
 	public DataSource holders() {
 		return TestDatabase.get().dataSource();
 	}

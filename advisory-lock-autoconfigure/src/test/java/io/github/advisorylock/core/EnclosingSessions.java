@@ -50,10 +50,14 @@ final class EnclosingSessions {
 	}
 
 	/**
-	 * Release every session made.
+	 * Release every session made, which takes it off the sessions of the process.
 	 */
 	void releaseAll() {
-		this.sessions.forEach(HeldSession::released);
+		this.sessions.forEach((session) -> {
+			if (session.releasing()) {
+				session.released();
+			}
+		});
 	}
 
 	private static final class Session extends HeldSession {
