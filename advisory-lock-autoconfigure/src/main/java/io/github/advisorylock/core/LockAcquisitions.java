@@ -125,8 +125,7 @@ public class LockAcquisitions {
 	 * @return what to tell them how it ended
 	 */
 	public Acquisition starting(LockRequest request, LockKeys keys) {
-		return LockAcquisitionListeners.starting(this.listeners, request.namespace(), request.scope(), request.mode(),
-				request.waitMode(), keys.keys(), keys.values());
+		return starting(request, keys, null);
 	}
 
 	/**
