@@ -73,8 +73,8 @@ final class HolderDiagnosis {
 	 */
 	static Mono<Diagnosis> afterTimeout(ConnectionFactory driver, List<Long> keys, LockMode mode) {
 		return diagnose(Mono.usingWhen(Mono.from(driver.create()), (connection) -> query(connection, keys, mode),
-				(connection) -> connection.close(), (connection, ex) -> connection.close(),
-				(connection) -> connection.close()));
+				DriverConnections::close, (connection, ex) -> DriverConnections.close(connection),
+				DriverConnections::close));
 	}
 
 	private static Mono<Diagnosis> diagnose(Mono<List<LockHolderInfo>> holders) {

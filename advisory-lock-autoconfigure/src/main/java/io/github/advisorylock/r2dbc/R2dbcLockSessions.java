@@ -244,7 +244,7 @@ final class R2dbcLockSessions {
 	 * @return the end
 	 */
 	Mono<Void> closeReleased(Connection connection) {
-		return Mono.from(connection.close()).onErrorResume((ex) -> {
+		return DriverConnections.close(connection).onErrorResume((ex) -> {
 			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
 			return Mono.empty();
 		});

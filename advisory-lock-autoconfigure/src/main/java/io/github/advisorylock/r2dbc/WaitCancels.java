@@ -116,7 +116,7 @@ final class WaitCancels implements TransactionSynchronization {
 
 	private static Mono<Void> closeUnanswered(PostgresqlConnection connection, Throwable ex) {
 		logger.debug("A cancel request for an advisory lock wait was not answered; closing its connection", ex);
-		return Mono.from(connection.close()).onErrorResume((closing) -> Mono.empty());
+		return DriverConnections.close(connection).onErrorResume((closing) -> Mono.empty());
 	}
 
 	@Override

@@ -73,14 +73,6 @@ abstract class AbstractLockContractTests {
 
 	static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
 
-	/**
-	 * The heartbeat of a test whose session is ended under its work: the release's
-	 * rollback, bounded by three heartbeats, may get no answer from a terminated session
-	 * (through PgBouncer, now and then), and three default heartbeats would be the hang
-	 * bound itself.
-	 */
-	static final Duration RELEASE_BOUND = Duration.ofSeconds(2);
-
 	/** Server-side view of the locks, never through the topology under test. */
 	final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 
@@ -326,7 +318,6 @@ abstract class AbstractLockContractTests {
 
 	@Test
 	void aSessionLostInTheWorksLastMomentsFailsTheCallOnceTheWorkHasEnded() {
-		stack().heartbeat(RELEASE_BOUND);
 		List<Boolean> heard = new CopyOnWriteArrayList<>();
 		stack().listen(releases(heard));
 		AtomicBoolean ended = new AtomicBoolean();
@@ -347,7 +338,6 @@ abstract class AbstractLockContractTests {
 
 	@Test
 	void aWorksOwnFailureKeepsTheLossOfItsSessionAsSuppressed() {
-		stack().heartbeat(RELEASE_BOUND);
 		assertThatIllegalStateException().isThrownBy(() -> stack().execute(invocation(1), () -> {
 			this.pgLocks.terminateHolderOf(key(1));
 			throw new IllegalStateException("the work's own failure");

@@ -17,7 +17,6 @@
 package io.github.advisorylock.contract;
 
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -58,11 +57,6 @@ final class JdbcLockStack implements LockStack {
 	@Override
 	public void listen(LockAcquisitionListener listener) {
 		this.fixture.locks().setListeners(List.of(listener));
-	}
-
-	@Override
-	public void heartbeat(Duration heartbeat) {
-		this.fixture.locks().setHeartbeat(heartbeat);
 	}
 
 	@Override

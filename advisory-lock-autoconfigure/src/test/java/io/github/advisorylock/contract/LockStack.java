@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.contract;
 
-import java.time.Duration;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -59,13 +58,6 @@ interface LockStack {
 	 * @param listener the listener
 	 */
 	void listen(LockAcquisitionListener listener);
-
-	/**
-	 * Set how often the stack's template keeps an invocation-scoped session alive; three
-	 * of them bound a session's statements, its final rollback too.
-	 * @param heartbeat the interval
-	 */
-	void heartbeat(Duration heartbeat);
 
 	/**
 	 * Return the data source the contract's other sessions hold keys through.

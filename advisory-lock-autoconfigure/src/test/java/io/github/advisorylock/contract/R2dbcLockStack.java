@@ -119,11 +119,6 @@ final class R2dbcLockStack implements LockStack {
 	}
 
 	@Override
-	public void heartbeat(Duration heartbeat) {
-		this.locks.setHeartbeat(heartbeat);
-	}
-
-	@Override
 	public DataSource holders() {
 		return TestDatabase.get().dataSource();
 	}
