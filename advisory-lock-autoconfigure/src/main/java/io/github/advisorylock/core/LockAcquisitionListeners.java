@@ -27,22 +27,24 @@ import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockLostException;
-import io.github.advisorylock.LockMode;
-import io.github.advisorylock.LockScope;
-import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.LockRequest;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Tells every {@link LockAcquisitionListener} about an acquisition, each on its own: a
- * listener that throws, against its contract, is logged and skipped, so that the other
- * listeners still hear and the caller's call, whose lock may already be held, is not
- * turned into a failure. Internal: used by the driver adapters, not API.
+ * The listeners of a template, each told about an acquisition on its own: a listener that
+ * throws, against its contract, is logged and skipped, so that the other listeners still
+ * hear and the caller's call, whose lock may already be held, is not turned into a
+ * failure. Immutable, part of the template's {@link LockSettings}. Internal: used by the
+ * driver adapters, not API.
  *
  * @author advisory-lock authors
  */
 public final class LockAcquisitionListeners {
+
+	/** No listener: every acquisition is {@link Acquisition#IGNORED}. */
+	public static final LockAcquisitionListeners NONE = new LockAcquisitionListeners(List.of());
 
 	private static final Log logger = LogFactory.getLog(LockAcquisitionListeners.class);
 
@@ -52,49 +54,43 @@ public final class LockAcquisitionListeners {
 	 */
 	private static final Set<Class<?>> reported = ConcurrentHashMap.newKeySet();
 
-	private LockAcquisitionListeners() {
+	private final List<LockAcquisitionListener> listeners;
+
+	private LockAcquisitionListeners(List<LockAcquisitionListener> listeners) {
+		this.listeners = listeners;
 	}
 
 	/**
-	 * Tell each listener that an acquisition starts.
-	 * @param listeners the listeners, in order
-	 * @param namespace the namespace of the call
-	 * @param scope the scope of the call
-	 * @param mode the mode of the call
-	 * @param waitMode the wait mode of the call
-	 * @param keys the keys to acquire, ascending
-	 * @param values the text of the value of each key, in the same order
-	 * @return the acquisition that tells each listener how it ended
+	 * Return the listeners, told in this order.
+	 * @param listeners the listeners
+	 * @return them
 	 */
-	public static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace, LockScope scope,
-			LockMode mode, WaitMode waitMode, List<Long> keys, List<String> values) {
-		return starting(listeners, namespace,
-				(listener) -> listener.starting(namespace, scope, mode, waitMode, keys, values));
+	public static LockAcquisitionListeners of(List<LockAcquisitionListener> listeners) {
+		return listeners.isEmpty() ? NONE : new LockAcquisitionListeners(List.copyOf(listeners));
 	}
 
 	/**
-	 * Tell each listener that an acquisition of a concurrency limit starts.
-	 * @param listeners the listeners, in order
-	 * @param namespace the namespace of the call
-	 * @param scope the scope of the call
-	 * @param waitMode the wait mode of the call
-	 * @param slots the keys of the limit's permits
-	 * @return the acquisition that tells each listener the permit taken and how it ended
+	 * Tell each listener that an acquisition starts, as one of a concurrency limit when
+	 * it is one.
+	 * @param request the request
+	 * @param keys the keys it takes now
+	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
+	 * @return the acquisition that tells each listener the permit taken, if any, and how
+	 * it ended
 	 */
-	public static Acquisition startingLimit(List<LockAcquisitionListener> listeners, String namespace, LockScope scope,
-			WaitMode waitMode, PermitSlots slots) {
-		return starting(listeners, namespace,
-				(listener) -> listener.startingLimit(namespace, scope, waitMode, slots.value(), slots.slots()));
-	}
-
-	private static Acquisition starting(List<LockAcquisitionListener> listeners, String namespace,
-			Function<LockAcquisitionListener, @Nullable Acquisition> starting) {
-		if (listeners.isEmpty()) {
+	public Acquisition starting(LockRequest request, LockKeys keys, @Nullable PermitSlots slots) {
+		if (this.listeners.isEmpty()) {
 			return Acquisition.IGNORED;
 		}
-		List<Acquisition> acquisitions = new ArrayList<>(listeners.size());
-		List<LockAcquisitionListener> listening = new ArrayList<>(listeners.size());
-		for (LockAcquisitionListener listener : listeners) {
+		String namespace = request.namespace();
+		Function<LockAcquisitionListener, @Nullable Acquisition> starting = (slots != null)
+				? (listener) -> listener.startingLimit(namespace, request.scope(), request.waitMode(), slots.value(),
+						slots.slots())
+				: (listener) -> listener.starting(namespace, request.scope(), request.mode(), request.waitMode(),
+						keys.keys(), keys.values());
+		List<Acquisition> acquisitions = new ArrayList<>(this.listeners.size());
+		List<LockAcquisitionListener> listening = new ArrayList<>(this.listeners.size());
+		for (LockAcquisitionListener listener : this.listeners) {
 			try {
 				Acquisition acquisition = starting.apply(listener);
 				if (acquisition != null && acquisition != Acquisition.IGNORED) {

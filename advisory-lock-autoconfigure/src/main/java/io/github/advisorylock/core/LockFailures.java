@@ -29,6 +29,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
+import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
@@ -364,6 +365,30 @@ public final class LockFailures {
 				+ "starts holds its locks only when it runs wrapped, LockHandle.wrap(task) (HeldLock.wrap for a lock "
 				+ "held beyond one call), and then its transaction-scoped lock is a fenced write rather than a wait "
 				+ "for that call";
+	}
+
+	/**
+	 * Tell a template's DEBUG log that a {@code SKIP} found a key held.
+	 * @param logger the template's log, where users look for it
+	 * @param request the request
+	 * @param keys the keys it asked for
+	 */
+	public static void logSkipped(Log logger, LockRequest request, LockKeys keys) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(skippedMessage(request.namespace(), request.scope(), keys.values()));
+		}
+	}
+
+	/**
+	 * Return what a lock statement that failed was doing, for the driver's translated
+	 * exception.
+	 * @param request the request
+	 * @param keys the keys the statement took
+	 * @return the task, naming the lock and its keys
+	 */
+	public static String task(LockRequest request, LockKeys keys) {
+		return "Acquire advisory lock " + AdvisoryLockKeys.printable(request.namespace(), keys.values()) + " (keys "
+				+ keys.keys() + ")";
 	}
 
 	/**

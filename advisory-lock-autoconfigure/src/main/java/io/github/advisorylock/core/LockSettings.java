@@ -17,29 +17,101 @@
 package io.github.advisorylock.core;
 
 import java.time.Duration;
+import java.util.List;
+
+import io.github.advisorylock.LockAcquisitionListener;
+import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.LockRequest;
 
 import org.springframework.util.Assert;
 
 /**
- * The checks of the settings both drivers' templates take, each naming the property to
- * correct, so that the JDBC and the R2DBC template refuse the same values with the same
- * words. Internal: used by the driver adapters, not API.
+ * The settings every acquisition of a template reads, the same value on both stacks: how
+ * its keys are derived and how many it may take, the timeout of a {@code BLOCK} that
+ * gives none, and the listeners told of it. Immutable: a template's setter replaces its
+ * value, and a call reads one value from its start to its end. The checks name the
+ * property to correct, so that the JDBC and the R2DBC template refuse the same values
+ * with the same words. Internal: used by the driver adapters, not API.
  *
+ * @param defaultTimeout the timeout of a {@code BLOCK} that gives none
+ * @param keyStrategy how key values become keys
+ * @param maxKeys the most distinct keys one call may lock
+ * @param listeners the listeners told of every acquisition
  * @author advisory-lock authors
  */
-public final class LockSettings {
+public record LockSettings(Duration defaultTimeout, LockKeyStrategy keyStrategy, int maxKeys,
+		LockAcquisitionListeners listeners) {
 
-	private LockSettings() {
+	/** As both templates' {@code DEFAULT_MAX_KEYS}. */
+	private static final int DEFAULT_MAX_KEYS = 64;
+
+	/**
+	 * Return the settings of a new template: the standard key derivation, 64 keys at
+	 * most, no listener.
+	 * @param defaultTimeout the timeout of a {@code BLOCK} that gives none
+	 * @return the settings
+	 */
+	public static LockSettings of(Duration defaultTimeout) {
+		return new LockSettings(defaultTimeout, LockKeyStrategy.standard(), DEFAULT_MAX_KEYS,
+				LockAcquisitionListeners.NONE);
 	}
 
 	/**
-	 * Check {@code advisory-lock.max-keys}.
-	 * @param maxKeys the most keys one call may take
-	 * @return it, positive
+	 * Return these settings with another default timeout.
+	 * @param defaultTimeout the timeout, checked by the template
+	 * @return the settings
 	 */
-	public static int maxKeys(int maxKeys) {
+	public LockSettings withDefaultTimeout(Duration defaultTimeout) {
+		return new LockSettings(defaultTimeout, this.keyStrategy, this.maxKeys, this.listeners);
+	}
+
+	/**
+	 * Return these settings with another key derivation.
+	 * @param keyStrategy the key derivation
+	 * @return the settings
+	 */
+	public LockSettings withKeyStrategy(LockKeyStrategy keyStrategy) {
+		Assert.notNull(keyStrategy, "LockKeyStrategy must not be null");
+		return new LockSettings(this.defaultTimeout, keyStrategy, this.maxKeys, this.listeners);
+	}
+
+	/**
+	 * Return these settings with another limit of keys per call.
+	 * @param maxKeys the limit, positive ({@code advisory-lock.max-keys})
+	 * @return the settings
+	 */
+	public LockSettings withMaxKeys(int maxKeys) {
 		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
-		return maxKeys;
+		return new LockSettings(this.defaultTimeout, this.keyStrategy, maxKeys, this.listeners);
+	}
+
+	/**
+	 * Return these settings with other listeners.
+	 * @param listeners the listeners, in the order they hear of an acquisition
+	 * @return the settings
+	 */
+	public LockSettings withListeners(List<LockAcquisitionListener> listeners) {
+		return new LockSettings(this.defaultTimeout, this.keyStrategy, this.maxKeys,
+				LockAcquisitionListeners.of(listeners));
+	}
+
+	/**
+	 * Derive the keys of a request.
+	 * @param request the request
+	 * @return its keys, sorted and without repeats
+	 */
+	public LockKeys resolve(LockRequest request) {
+		return LockKeys.resolve(request, this.keyStrategy, this.maxKeys);
+	}
+
+	/**
+	 * Return how long a {@code BLOCK} of the request waits: its own timeout, or the
+	 * default.
+	 * @param request the request
+	 * @return the timeout
+	 */
+	public Duration timeout(LockRequest request) {
+		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;
 	}
 
 	/**
@@ -47,7 +119,7 @@ public final class LockSettings {
 	 * @param heartbeat how often a lock session is kept alive
 	 * @return it, between 100ms and 1h
 	 */
-	public static Duration heartbeat(Duration heartbeat) {
+	public static Duration checkHeartbeat(Duration heartbeat) {
 		Assert.isTrue(heartbeat.toMillis() >= 100 && heartbeat.compareTo(Duration.ofHours(1)) <= 0,
 				() -> "advisory-lock.invocation.heartbeat must be between 100ms and 1h, was " + heartbeat);
 		return heartbeat;
@@ -58,7 +130,7 @@ public final class LockSettings {
 	 * @param maxConnections the most invocation-scoped locks held at once
 	 * @return it, positive
 	 */
-	public static int maxConnections(int maxConnections) {
+	public static int checkMaxConnections(int maxConnections) {
 		Assert.isTrue(maxConnections > 0,
 				() -> "advisory-lock.invocation.max-connections must be positive, was " + maxConnections);
 		return maxConnections;

@@ -26,9 +26,10 @@ import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
-import io.github.advisorylock.core.LockAcquisitions;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
+import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -36,14 +37,15 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * What the transaction-scoped and the invocation-scoped executors add, on a JDBC
- * connection, to the {@link LockAcquisitions} of every driver: the bounded wait, and the
+ * What the transaction-scoped and the invocation-scoped executors need on a JDBC
+ * connection beyond the template's {@link io.github.advisorylock.core.LockSettings}: the
+ * bounded wait, which the template's close cancels, the DEBUG line of a skip, and the
  * exceptions of an acquisition that failed, translated by the template's
  * {@link SQLExceptionTranslator} and naming the holders where a
  * {@link LockHolderDiagnosis} is set. The template sets it up (its setters check the
  * values) and hands it to both executors.
  */
-final class AcquisitionSupport extends LockAcquisitions {
+final class AcquisitionSupport {
 
 	/**
 	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
@@ -51,13 +53,24 @@ final class AcquisitionSupport extends LockAcquisitions {
 	 */
 	static final String LOCK_NOT_AVAILABLE = "55P03";
 
+	/** The template's log, where users look for a skip. */
+	private static final Log logger = LogFactory.getLog(AdvisoryLockTemplate.class);
+
+	private final LockLifecycle lifecycle;
+
 	private SQLExceptionTranslator exceptionTranslator = SqlExceptions.postgresTranslator();
 
 	private @Nullable LockHolderDiagnosis holderDiagnosis;
 
-	AcquisitionSupport() {
-		// The template's log, where a skip has always been told.
-		super(LogFactory.getLog(AdvisoryLockTemplate.class), AdvisoryLockTemplate.DEFAULT_TIMEOUT);
+	AcquisitionSupport(LockLifecycle lifecycle) {
+		this.lifecycle = lifecycle;
+	}
+
+	/**
+	 * Return the template's lifecycle, where a wait is registered while it runs.
+	 */
+	LockLifecycle lifecycle() {
+		return this.lifecycle;
 	}
 
 	void setExceptionTranslator(SQLExceptionTranslator exceptionTranslator) {
@@ -69,16 +82,16 @@ final class AcquisitionSupport extends LockAcquisitions {
 	}
 
 	/**
-	 * Wait for the key a try found held and those after it, bounded by the request's
-	 * timeout.
+	 * Wait for the key a try found held and those after it, bounded by a timeout.
+	 * @param timeout the request's timeout, or the template's default
 	 * @return {@code null} when they were taken, or the driver's report of a wait that
 	 * ran out of time
 	 * @throws DataAccessException for any other failure
 	 */
-	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
+	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout) {
 		try {
-			AdvisoryLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request),
-					request.namespace(), this);
+			AdvisoryLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
+					request.namespace(), this.lifecycle);
 			return null;
 		}
 		catch (SQLException ex) {
@@ -107,7 +120,14 @@ final class AcquisitionSupport extends LockAcquisitions {
 	 * Translate a failure of the lock statements into Spring's vocabulary.
 	 */
 	DataAccessException translateLockFailure(SQLException ex, LockRequest request, LockKeys keys) {
-		return translate(ex, task(request, keys));
+		return translate(ex, LockFailures.task(request, keys));
+	}
+
+	/**
+	 * Tell the template's DEBUG log that a {@code SKIP} found a key held.
+	 */
+	void logSkipped(LockRequest request, LockKeys keys) {
+		LockFailures.logSkipped(logger, request, keys);
 	}
 
 	/**

@@ -25,7 +25,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.LockAcquisitions;
+import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.RefusalReason;
@@ -81,7 +81,7 @@ final class AdvisoryLockStatements {
 	 * ran out of time, {@code 57014} when it was cancelled
 	 */
 	static void waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace,
-			LockAcquisitions waits) throws SQLException {
+			LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitSql(mode, namespace))) {
 			statement.setLong(1, Math.max(1, timeout.toMillis()));
 			bindKeys(connection, statement, 2, keys, true);
@@ -133,7 +133,7 @@ final class AdvisoryLockStatements {
 	 * ran out of time, {@code 57014} when it was cancelled
 	 */
 	static long waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice, int waited,
-			String namespace, LockAcquisitions waits) throws SQLException {
+			String namespace, LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection
 			.prepareStatement(LockSql.JDBC.permitSliceSql(slots.size(), resumed, namespace))) {
 			statement.setLong(1, Math.max(1, slice.toMillis()));

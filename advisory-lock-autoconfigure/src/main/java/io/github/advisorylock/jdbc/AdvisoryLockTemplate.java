@@ -40,6 +40,7 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
 import org.jspecify.annotations.Nullable;
 
@@ -128,9 +129,15 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	private final LockDataSources dataSources;
 
 	/**
-	 * The listeners, timeout and failures of both executors, set by the setters below.
+	 * What every call reads, replaced by the setters below: a call reads it once, at its
+	 * start.
 	 */
-	private final AcquisitionSupport support = new AcquisitionSupport();
+	private volatile LockSettings settings = LockSettings.of(DEFAULT_TIMEOUT);
+
+	private final LockLifecycle lifecycle = new LockLifecycle();
+
+	/** The waits and failures of both executors, set by the setters below. */
+	private final AcquisitionSupport support = new AcquisitionSupport(this.lifecycle);
 
 	private final TransactionLockExecutor transactionLocks;
 
@@ -160,9 +167,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
 		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
-		this.transactionLocks = new TransactionLockExecutor(this.dataSources, this.support);
+		this.transactionLocks = new TransactionLockExecutor(this.dataSources, this.support, this.lifecycle);
 		this.lockSessions = new JdbcLockSessions(this.dataSources, this.support);
-		this.invocationLocks = new InvocationLockExecutor(this.support, this.lockSessions);
+		this.invocationLocks = new InvocationLockExecutor(this.support, this.lifecycle, this.lockSessions);
 	}
 
 	/**
@@ -170,7 +177,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param keyStrategy the key derivation
 	 */
 	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
-		this.support.setKeyStrategy(keyStrategy);
+		this.settings = this.settings.withKeyStrategy(keyStrategy);
 	}
 
 	/**
@@ -180,7 +187,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
 		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
-		this.support.setDefaultTimeout(defaultTimeout);
+		this.settings = this.settings.withDefaultTimeout(defaultTimeout);
 	}
 
 	/**
@@ -189,7 +196,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param maxKeys the limit, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		this.support.setMaxKeys(maxKeys);
+		this.settings = this.settings.withMaxKeys(maxKeys);
 	}
 
 	/**
@@ -219,7 +226,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");
-		this.support.setListeners(listeners);
+		this.settings = this.settings.withListeners(listeners);
 	}
 
 	/**
@@ -261,7 +268,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
-		this.lockSessions.setMaxConnections(LockSettings.maxConnections(maxInvocationConnections));
+		this.lockSessions.setMaxConnections(LockSettings.checkMaxConnections(maxInvocationConnections));
 	}
 
 	/**
@@ -288,7 +295,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public void close() throws Exception {
 		// First, so that no call starts and no wait goes on while the sessions close.
-		this.support.close();
+		this.lifecycle.close();
 		this.invocationLocks.close();
 	}
 
@@ -300,7 +307,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean tryLock(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
-		return this.transactionLocks.acquire(request, this.support.resolve(request), false);
+		LockSettings settings = this.settings;
+		return this.transactionLocks.acquire(request, settings.resolve(request), settings, false);
 	}
 
 	@Override
@@ -309,18 +317,20 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				+ "locks; run the work of an invocation-scoped lock with execute(request, callback)");
 		Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and lock(LockRequest) "
 				+ "has none: use execute(request, callback), or tryLock");
-		this.transactionLocks.acquire(request, this.support.resolve(request), true);
+		LockSettings settings = this.settings;
+		this.transactionLocks.acquire(request, settings.resolve(request), settings, true);
 	}
 
 	@Override
 	public <T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockCallback<T> callback) {
 		Assert.notNull(callback, "LockCallback must not be null");
-		this.support.checkOpen(request);
-		LockKeys keys = this.support.resolve(request);
+		this.lifecycle.checkOpen(request);
+		LockSettings settings = this.settings;
+		LockKeys keys = settings.resolve(request);
 		if (request.scope() == LockScope.INVOCATION) {
-			return this.invocationLocks.execute(request, keys, callback);
+			return this.invocationLocks.execute(request, keys, settings, callback);
 		}
-		return this.transactionLocks.execute(request, keys, callback);
+		return this.transactionLocks.execute(request, keys, settings, callback);
 	}
 
 	/**
@@ -337,8 +347,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 				() -> "acquire(LockRequest) holds invocation-scoped "
 						+ "locks until they are released: give the request withScope(LockScope.INVOCATION) (a "
 						+ "transaction-scoped lock is taken with lock(request), and its transaction releases it)");
-		this.support.checkOpen(request);
-		return Optional.ofNullable(this.invocationLocks.hold(request, this.support.resolve(request)));
+		this.lifecycle.checkOpen(request);
+		LockSettings settings = this.settings;
+		return Optional.ofNullable(this.invocationLocks.hold(request, settings.resolve(request), settings));
 	}
 
 	@Override
@@ -354,13 +365,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		return this.transactionLocks.holds(request, this.support.resolve(request));
+		return this.transactionLocks.holds(request, this.settings.resolve(request));
 	}
 
 	@Override
 	public void assertHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		LockKeys resolved = this.support.resolve(request);
+		LockKeys resolved = this.settings.resolve(request);
 		if (!this.transactionLocks.holds(request, resolved)) {
 			throw LockFailures.notHeld(namespace, resolved.values());
 		}

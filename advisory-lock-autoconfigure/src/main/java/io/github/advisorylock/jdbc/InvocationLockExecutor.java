@@ -38,6 +38,7 @@ import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.LockSql.Opened;
 import io.github.advisorylock.core.LockSql.OpenedLimit;
@@ -75,6 +76,8 @@ final class InvocationLockExecutor implements AutoCloseable {
 
 	private final AcquisitionSupport support;
 
+	private final LockLifecycle lifecycle;
+
 	private final JdbcLockSessions sessions;
 
 	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(logger);
@@ -91,8 +94,9 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 */
 	private final ScheduledThreadPoolExecutor scheduler;
 
-	InvocationLockExecutor(AcquisitionSupport support, JdbcLockSessions sessions) {
+	InvocationLockExecutor(AcquisitionSupport support, LockLifecycle lifecycle, JdbcLockSessions sessions) {
 		this.support = support;
+		this.lifecycle = lifecycle;
 		this.sessions = sessions;
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("advisory-lock-heartbeat-");
 		threads.setDaemon(true);
@@ -104,10 +108,10 @@ final class InvocationLockExecutor implements AutoCloseable {
 
 	/**
 	 * Set how often a held session is kept alive; three of them make the dead-man switch.
-	 * @param heartbeat the interval (see {@link LockSettings#heartbeat})
+	 * @param heartbeat the interval (see {@link LockSettings#checkHeartbeat})
 	 */
 	void setHeartbeat(Duration heartbeat) {
-		this.heartbeat = LockSettings.heartbeat(heartbeat);
+		this.heartbeat = LockSettings.checkHeartbeat(heartbeat);
 	}
 
 	/**
@@ -123,10 +127,12 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 * @param <T> what the work returns
 	 * @param request the request, of invocation scope
 	 * @param keys its keys
+	 * @param settings the template's settings at the call's start
 	 * @param callback the work
 	 * @return what the work returned, or that it was skipped
 	 */
-	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockSettings settings,
+			LockCallback<T> callback) {
 		SessionRoute route = this.sessions.route(request);
 		InvocationLockPlan plan = InvocationLockPlan.of(request, keys, HeldLocks.enclosing(), route.target());
 		if (plan.keys().keys().isEmpty()) {
@@ -134,7 +140,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 			// this one.
 			return LockResult.executed(callback.doWithLock(HeldLocks.current()));
 		}
-		Open open = open(route, request, plan, true);
+		Open open = open(route, request, plan, settings, true);
 		if (open == null) {
 			return LockResult.skipped();
 		}
@@ -164,12 +170,14 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 * lock is released.
 	 * @param request the request, of invocation scope
 	 * @param keys its keys
+	 * @param settings the template's settings at the call's start
 	 * @return the held locks, or {@code null} for a skip
 	 */
-	@Nullable HeldLock hold(LockRequest request, LockKeys keys) {
+	@Nullable HeldLock hold(LockRequest request, LockKeys keys, LockSettings settings) {
 		SessionRoute route = this.sessions.route(request);
 		// Bound to no thread: no call encloses it.
-		Open open = open(route, request, InvocationLockPlan.of(request, keys, List.of(), route.target()), false);
+		Open open = open(route, request, InvocationLockPlan.of(request, keys, List.of(), route.target()), settings,
+				false);
 		return (open != null) ? new AcquiredSession(open.session(), () -> release(route, open)) : null;
 	}
 
@@ -180,12 +188,12 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 * of an {@code execute} would run in it, outside the lock's)
 	 * @return the held session, its heartbeat started, or {@code null} for a skip
 	 */
-	private @Nullable Open open(SessionRoute route, LockRequest request, InvocationLockPlan plan,
+	private @Nullable Open open(SessionRoute route, LockRequest request, InvocationLockPlan plan, LockSettings settings,
 			boolean refuseInTransaction) {
 		LockKeys needed = plan.keys();
 		// The listeners hear every refusal as an ERROR, as they do for a
 		// transaction-scoped call.
-		Acquisition acquisition = this.support.starting(request, needed, plan.slots());
+		Acquisition acquisition = settings.listeners().starting(request, needed, plan.slots());
 		Connection connection;
 		try {
 			checkCanStart(route, request, needed, refuseInTransaction);
@@ -197,7 +205,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 		}
 		LockSession session = null;
 		try {
-			session = acquire(connection, route, request, needed, plan.slots(), acquisition);
+			session = acquire(connection, route, request, needed, plan.slots(), acquisition, settings.timeout(request));
 		}
 		finally {
 			if (session == null) {
@@ -208,7 +216,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 			return null;
 		}
 		Open open = new Open(session, connection);
-		RuntimeException closed = this.support.closedOr(request, null);
+		RuntimeException closed = this.lifecycle.closedOr(request, null);
 		if (closed != null) {
 			// Granted as the template closed: the work must not start.
 			release(route, open);
@@ -243,7 +251,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 					!TransactionSynchronizationManager.isSynchronizationActive());
 		}
 		TransactionLockRecord.checkNotSuspended(request, request.mode(), needed, route.target(), null);
-		this.support.checkOpen(request);
+		this.lifecycle.checkOpen(request);
 	}
 
 	/**
@@ -252,20 +260,17 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 * @return the held session, or {@code null} for a skip
 	 */
 	private @Nullable LockSession acquire(Connection connection, SessionRoute route, LockRequest request, LockKeys keys,
-			@Nullable PermitSlots slots, Acquisition acquisition) {
+			@Nullable PermitSlots slots, Acquisition acquisition, Duration timeout) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
 		long sent = System.nanoTime();
 		Attempted attempted;
 		try {
-			// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
-			// link.
-			Duration waitBound = deadMan.plus(this.support.timeout(request));
 			// PostgreSQL keeps 63 bytes and shows other than printable ASCII as '?'.
 			String applicationName = "advisory-lock " + request.namespace() + " @ " + this.instanceName;
-			attempted = (slots != null) ? attemptPermit(connection, request, slots, applicationName, deadMan, waitBound)
-					: attempt(connection, request, keys, applicationName, deadMan, waitBound);
+			attempted = (slots != null) ? attemptPermit(connection, request, slots, applicationName, deadMan, timeout)
+					: attempt(connection, request, keys, applicationName, deadMan, timeout);
 			if (attempted.keyed().attempt().outcome() == Outcome.ACQUIRED) {
 				if (attempted.waited()) {
 					sent = System.nanoTime();
@@ -275,7 +280,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			// A wait the template's close cancelled fails as the shutdown.
-			RuntimeException failure = this.support.closedOr(request, ex);
+			RuntimeException failure = this.lifecycle.closedOr(request, ex);
 			acquisition.finished(Outcome.ERROR, failure);
 			throw failure;
 		}
@@ -288,7 +293,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 		}
 		if (attempt.fails(true)) {
 			throw this.sessions.busyException(connection, request, keyed.keys(), attempt,
-					(attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null);
+					(attempt.outcome() == Outcome.TIMEOUT) ? timeout : null);
 		}
 		return this.sessions.session(connection, request, keyed.keys(), route.target(), acquisition, sent, deadMan,
 				this.transactionTimeouts.read(request.namespace(), attempted.transactionTimeout()));
@@ -299,12 +304,14 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 * held, do what the wait mode decides.
 	 */
 	private Attempted attempt(Connection connection, LockRequest request, LockKeys keys, String applicationName,
-			Duration deadMan, Duration waitBound) {
-		Opened opened = this.sessions.begin(connection, request, keys, applicationName, deadMan, waitBound);
+			Duration deadMan, Duration timeout) {
+		// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
+		// link.
+		Opened opened = this.sessions.begin(connection, request, keys, applicationName, deadMan, deadMan.plus(timeout));
 		checkLockable(opened.tryResult().lockable(), connection, request);
 		Long busyKey = opened.tryResult().busyKey();
 		LockAttempt attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(), busyKey,
-				() -> this.support.waitFor(connection, request, keys, busyKey)) : LockAttempt.ACQUIRED;
+				() -> this.support.waitFor(connection, request, keys, busyKey, timeout)) : LockAttempt.ACQUIRED;
 		return new Attempted(new KeyedAttempt(attempt, keys), busyKey != null, opened.transactionTimeout());
 	}
 
@@ -314,15 +321,16 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 * transaction-scoped call of the limit does.
 	 */
 	private Attempted attemptPermit(Connection connection, LockRequest request, PermitSlots slots,
-			String applicationName, Duration deadMan, Duration waitBound) {
-		OpenedLimit opened = this.sessions.beginLimit(connection, request, slots, applicationName, deadMan, waitBound);
+			String applicationName, Duration deadMan, Duration timeout) {
+		OpenedLimit opened = this.sessions.beginLimit(connection, request, slots, applicationName, deadMan,
+				deadMan.plus(timeout));
 		checkLockable(opened.tried().lockable(), connection, request);
 		Long taken = opened.tried().slot();
 		if (taken != null) {
 			return new Attempted(slots.acquired(taken), false, opened.transactionTimeout());
 		}
 		KeyedAttempt keyed = LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
-				() -> slots.waitInSlices(this.support.timeout(request),
+				() -> slots.waitInSlices(timeout,
 						(resumed, slice, waited) -> TransactionLockStatements.waitPermitSlice(connection, request,
 								slots, resumed, slice, waited, this.support),
 						() -> TransactionLockStatements.endPermitWait(connection, request, slots, this.support)),

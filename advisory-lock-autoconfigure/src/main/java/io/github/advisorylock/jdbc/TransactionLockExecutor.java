@@ -18,7 +18,6 @@ package io.github.advisorylock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 
@@ -38,9 +37,12 @@ import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.KeyedAttempt;
+import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
+import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.TransactionLockPlan;
 import io.github.advisorylock.core.TransactionLockRecord;
@@ -71,11 +73,14 @@ final class TransactionLockExecutor {
 
 	private final AcquisitionSupport support;
 
+	private final LockLifecycle lifecycle;
+
 	private final TransactionLockStatements statements;
 
-	TransactionLockExecutor(LockDataSources dataSources, AcquisitionSupport support) {
+	TransactionLockExecutor(LockDataSources dataSources, AcquisitionSupport support, LockLifecycle lifecycle) {
 		this.dataSources = dataSources;
 		this.support = support;
+		this.lifecycle = lifecycle;
 		this.statements = new TransactionLockStatements(support);
 	}
 
@@ -84,11 +89,13 @@ final class TransactionLockExecutor {
 	 * @param <T> what the work returns
 	 * @param request the request, of transaction scope
 	 * @param keys its keys
+	 * @param settings the template's settings at the call's start
 	 * @param callback the work
 	 * @return what the work returned, or that it was skipped
 	 */
-	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockCallback<T> callback) {
-		if (!acquire(request, keys, true)) {
+	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockSettings settings,
+			LockCallback<T> callback) {
+		if (!acquire(request, keys, settings, true)) {
 			return LockResult.skipped();
 		}
 		return LockResult.executed(callback.doWithLock(HeldLocks.transactionHandle()));
@@ -98,42 +105,43 @@ final class TransactionLockExecutor {
 	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
 	 * @param request the request, of transaction scope
 	 * @param requested its keys
+	 * @param settings the template's settings at the call's start
 	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than
 	 * return {@code false}
 	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
 	 * {@code TRY} that does not throw, that found one held
 	 * @throws LockLostException if a fenced key's enclosing lock is found lost
 	 */
-	boolean acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
-		this.support.checkOpen(request);
+	boolean acquire(LockRequest request, LockKeys requested, LockSettings settings, boolean throwIfBusy) {
+		this.lifecycle.checkOpen(request);
 		Collection<HeldSession> enclosing = HeldLocks.enclosing();
 		TransactionLockPlan plan = TransactionLockPlan.of(request, requested, enclosing,
 				enclosing.isEmpty() ? null : heldLocksTarget(request),
 				TransactionSynchronizationManager.isActualTransactionActive());
 		if (plan.fence() != null) {
-			fence(request, plan.fence());
+			fence(request, plan.fence(), settings.listeners());
 		}
 		if (plan.keys().keys().isEmpty()) {
 			// The enclosing calls hold every key.
 			return true;
 		}
-		Acquisition acquisition = this.support.starting(request, plan.keys(), plan.slots());
+		Acquisition acquisition = settings.listeners().starting(request, plan.keys(), plan.slots());
 		TransactionConnection bound = null;
 		KeyedAttempt attempted;
 		try {
 			bound = bind(request, request.mode(), plan.keys());
-			attempted = (plan.slots() != null) ? permit(bound, request, plan.slots())
-					: new KeyedAttempt(attempt(bound, request, plan.keys()), plan.keys());
+			attempted = (plan.slots() != null) ? permit(bound, request, plan.slots(), settings)
+					: new KeyedAttempt(attempt(bound, request, plan.keys(), settings), plan.keys());
 		}
 		catch (RuntimeException ex) {
 			release(bound);
 			// A wait the template's close cancelled fails as the shutdown.
-			RuntimeException failure = this.support.closedOr(request, ex);
+			RuntimeException failure = this.lifecycle.closedOr(request, ex);
 			acquisition.finished(Outcome.ERROR, failure);
 			throw failure;
 		}
 		try {
-			return settle(request, bound, attempted, acquisition, throwIfBusy);
+			return settle(request, bound, attempted, acquisition, settings, throwIfBusy);
 		}
 		finally {
 			release(bound);
@@ -145,8 +153,8 @@ final class TransactionLockExecutor {
 	 * outcome and the wait mode say.
 	 */
 	private boolean settle(LockRequest request, TransactionConnection bound, KeyedAttempt attempted,
-			Acquisition acquisition, boolean throwIfBusy) {
-		RuntimeException closed = this.support.closedOr(request, null);
+			Acquisition acquisition, LockSettings settings, boolean throwIfBusy) {
+		RuntimeException closed = this.lifecycle.closedOr(request, null);
 		if (closed != null) {
 			// Granted as the template closed: the work must not start. The keys stay held
 			// until the transaction ends.
@@ -166,8 +174,8 @@ final class TransactionLockExecutor {
 			this.support.logSkipped(request, keys);
 		}
 		if (attempt.fails(throwIfBusy)) {
-			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null;
-			throw this.statements.busyException(bound, request, keys, attempt, timeout,
+			throw this.statements.busyException(bound, request, keys, attempt,
+					(attempt.outcome() == Outcome.TIMEOUT) ? settings.timeout(request) : null,
 					LockFailures.limitHint(request, LockFailures.holderHint(attempt, bound.target())));
 		}
 		return attempt.outcome() == Outcome.ACQUIRED;
@@ -193,13 +201,14 @@ final class TransactionLockExecutor {
 	 * Try the keys and, when one is found held, do what the wait mode decides (see
 	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
 	 */
-	private LockAttempt attempt(TransactionConnection bound, LockRequest request, LockKeys keys) {
+	private LockAttempt attempt(TransactionConnection bound, LockRequest request, LockKeys keys,
+			LockSettings settings) {
 		Long busyKey = this.statements.tryLock(bound, request, keys);
 		if (busyKey == null) {
 			return LockAttempt.ACQUIRED;
 		}
 		return LockAttempt.afterBusy(request.waitMode(), busyKey,
-				() -> this.support.waitFor(bound.connection(), request, keys, busyKey));
+				() -> this.support.waitFor(bound.connection(), request, keys, busyKey, settings.timeout(request)));
 	}
 
 	/**
@@ -208,7 +217,8 @@ final class TransactionLockExecutor {
 	 * {@link PermitSlots}), busy or skipped.
 	 * @return the attempt, with the slot taken or, when none was, every slot
 	 */
-	private KeyedAttempt permit(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+	private KeyedAttempt permit(TransactionConnection bound, LockRequest request, PermitSlots slots,
+			LockSettings settings) {
 		for (Long slot : slots.slots()) {
 			if (TransactionLockSynchronization.holds(slot, bound.target())) {
 				// A nested call of the same limit takes no second permit.
@@ -220,7 +230,7 @@ final class TransactionLockExecutor {
 			return slots.acquired(taken);
 		}
 		return LockAttempt
-			.afterBusy(request.waitMode(), slots.slots().get(0), () -> slots.waitInSlices(this.support.timeout(request),
+			.afterBusy(request.waitMode(), slots.slots().get(0), () -> slots.waitInSlices(settings.timeout(request),
 					(resumed, slice, waited) -> TransactionLockStatements.waitPermitSlice(bound.connection(), request,
 							slots, resumed, slice, waited, this.support),
 					() -> TransactionLockStatements.endPermitWait(bound.connection(), request, slots, this.support)),
@@ -234,8 +244,8 @@ final class TransactionLockExecutor {
 	 * is told of at once, and the call fails before its work runs.
 	 * @throws LockLostException if an enclosing lock is lost
 	 */
-	private void fence(LockRequest request, FencedKeys fenced) {
-		Acquisition acquisition = this.support.starting(request, fenced.keys());
+	private void fence(LockRequest request, FencedKeys fenced, LockAcquisitionListeners listeners) {
+		Acquisition acquisition = listeners.starting(request, fenced.keys(), null);
 		acquisition.fenced();
 		TransactionConnection bound = null;
 		Long lostKey;

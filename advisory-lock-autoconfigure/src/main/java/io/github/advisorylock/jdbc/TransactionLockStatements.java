@@ -110,7 +110,7 @@ final class TransactionLockStatements {
 			boolean resumed, Duration slice, int waited, AcquisitionSupport support) {
 		try {
 			return AdvisoryLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
-					request.namespace(), support);
+					request.namespace(), support.lifecycle());
 		}
 		catch (SQLException ex) {
 			if (AcquisitionSupport.LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {

@@ -18,12 +18,16 @@ package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
+import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.ReactiveLockAcquisitions;
+import io.github.advisorylock.core.ReactiveAcquisitions;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Wrapped;
@@ -33,34 +37,64 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
- * What the two scopes' executors over R2DBC add to the {@link ReactiveLockAcquisitions}
- * of every reactive driver: the bounded wait (cancelled on the server when its subscriber
- * cancels), and the refusal and failure exceptions of R2DBC. The twin of the JDBC path's
- * {@code AcquisitionSupport}.
+ * What the two scopes' executors over R2DBC need beyond the template's
+ * {@link io.github.advisorylock.core.LockSettings}: the bounded wait (cancelled on the
+ * server when its subscriber cancels, or the template closes), the DEBUG line of a skip,
+ * and the refusal and failure exceptions of R2DBC, naming the holders where the diagnosis
+ * is on. The twin of the JDBC path's {@code AcquisitionSupport}.
  *
  * @author advisory-lock authors
  */
-final class AcquisitionSupport extends ReactiveLockAcquisitions {
+final class AcquisitionSupport {
 
-	/** The template's log, where a skip has always been told. */
+	/** The template's log, where users look for a skip. */
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
 
-	AcquisitionSupport() {
-		super(logger, R2dbcAdvisoryLockTemplate.DEFAULT_TIMEOUT);
+	private final LockLifecycle lifecycle;
+
+	private boolean holderDiagnosis = true;
+
+	AcquisitionSupport(LockLifecycle lifecycle) {
+		this.lifecycle = lifecycle;
+	}
+
+	/**
+	 * Set whether a busy error names the sessions holding the lock.
+	 * @param holderDiagnosis whether to ask
+	 */
+	void setHolderDiagnosis(boolean holderDiagnosis) {
+		this.holderDiagnosis = holderDiagnosis;
+	}
+
+	/**
+	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
+	 * is on (see {@link ReactiveAcquisitions#busyError}).
+	 */
+	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
+			Supplier<Mono<Diagnosis>> diagnose, @Nullable String holderHint) {
+		return ReactiveAcquisitions.busyError(this.holderDiagnosis, request, keys, timeout, cause, diagnose,
+				holderHint);
+	}
+
+	/**
+	 * Tell the template's DEBUG log that a {@code SKIP} found a key held.
+	 */
+	void logSkipped(LockRequest request, LockKeys keys) {
+		LockFailures.logSkipped(logger, request, keys);
 	}
 
 	/**
 	 * Wait for the key a try found held and those after it, within the call's timeout.
+	 * @param timeout the request's timeout, or the template's default
 	 * @param ofTransaction whether the connection is a transaction's, lent by a pool;
 	 * else a lock session's own
 	 * @return the attempt: acquired, or timed out with the driver's report
 	 */
-	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey,
+	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout,
 			boolean ofTransaction) {
 		return cancellable(connection, ofTransaction,
 				R2dbcLockStatements
-					.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout(request),
-							request.namespace())
+					.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout, request.namespace())
 					.thenReturn(LockAttempt.ACQUIRED))
 			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
 			.onErrorMap((ex) -> translateLockFailure(ex, request, keys));
@@ -111,7 +145,7 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 					cancels.send(target);
 				}
 			};
-			Runnable ended = whileWaiting(cancel);
+			Runnable ended = this.lifecycle.whileWaiting(cancel);
 			return wait.doOnRequest((requested) -> waiting.set(true))
 				.doOnTerminate(() -> waiting.set(false))
 				.doFinally((signal) -> ended.run())
@@ -137,11 +171,11 @@ final class AcquisitionSupport extends ReactiveLockAcquisitions {
 	 * @return the refusal, signalled
 	 */
 	static <T> Mono<T> explainRefusal(Connection connection, LockRequest request) {
-		return refusal(request, R2dbcLockStatements.readRefusalReason(connection));
+		return ReactiveAcquisitions.refusal(request, R2dbcLockStatements.readRefusalReason(connection));
 	}
 
 	static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {
-		return R2dbcExceptions.translate(task(request, keys), null, ex);
+		return R2dbcExceptions.translate(LockFailures.task(request, keys), null, ex);
 	}
 
 }

@@ -35,8 +35,10 @@ import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.ReactiveAcquisitions;
 import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactivePermitWait;
 import io.github.advisorylock.core.TransactionTimeouts;
@@ -70,6 +72,8 @@ final class InvocationLockExecutor {
 
 	private final AcquisitionSupport support;
 
+	private final LockLifecycle lifecycle;
+
 	private final R2dbcLockSessions sessions;
 
 	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(
@@ -83,25 +87,26 @@ final class InvocationLockExecutor {
 
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
-	InvocationLockExecutor(AcquisitionSupport support, R2dbcLockSessions sessions) {
+	InvocationLockExecutor(AcquisitionSupport support, LockLifecycle lifecycle, R2dbcLockSessions sessions) {
 		this.support = support;
+		this.lifecycle = lifecycle;
 		this.sessions = sessions;
 	}
 
 	/**
 	 * Set how often a held session is kept alive; three of them make the dead-man switch.
-	 * @param heartbeat the interval (see {@link LockSettings#heartbeat})
+	 * @param heartbeat the interval (see {@link LockSettings#checkHeartbeat})
 	 */
 	void setHeartbeat(Duration heartbeat) {
-		this.heartbeat = LockSettings.heartbeat(heartbeat);
+		this.heartbeat = LockSettings.checkHeartbeat(heartbeat);
 	}
 
 	/**
 	 * Set the most sessions open at once.
-	 * @param maxConnections the bound (see {@link LockSettings#maxConnections})
+	 * @param maxConnections the bound (see {@link LockSettings#checkMaxConnections})
 	 */
 	void setMaxConnections(int maxConnections) {
-		this.maxConnections = LockSettings.maxConnections(maxConnections);
+		this.maxConnections = LockSettings.checkMaxConnections(maxConnections);
 		this.permits = new Semaphore(maxConnections);
 	}
 
@@ -118,10 +123,11 @@ final class InvocationLockExecutor {
 	 * @param <T> the element type
 	 * @param request the request, of invocation scope
 	 * @param keys its keys
+	 * @param settings the template's settings at the call's start
 	 * @param callback makes the work
 	 * @return the work's elements; none for a {@code SKIP} that found a key held
 	 */
-	<T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
+	<T> Flux<T> execute(LockRequest request, LockKeys keys, LockSettings settings, ReactiveLockCallback<T> callback) {
 		return Flux.deferContextual((context) -> {
 			List<HeldSession> enclosing = ReactiveHeldLocks.enclosing(context);
 			ConnectionFactory resource = this.sessions.resource(request);
@@ -139,7 +145,8 @@ final class InvocationLockExecutor {
 				.flatMapMany((inTransaction) -> {
 					// The listeners hear every refusal as an ERROR, as on the blocking
 					// stack.
-					Acquisition acquisition = this.support.starting(request, needed, slots, context);
+					Acquisition acquisition = ReactiveAcquisitions.starting(settings.listeners(), request, needed,
+							slots, context);
 					RuntimeException refusal = inTransaction ? LockFailures.enclosingTransactionRefusal(request, false)
 							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
 					if (refusal != null) {
@@ -152,8 +159,8 @@ final class InvocationLockExecutor {
 					AtomicBoolean released = new AtomicBoolean();
 					return Flux
 						.usingWhen(connection,
-								(opened) -> run(resource, opened, request, needed, slots, acquisition, enclosing,
-										released, callback),
+								(opened) -> run(resource, opened, request, needed, slots, acquisition,
+										settings.timeout(request), enclosing, released, callback),
 								(opened) -> close(opened, released), (opened, ex) -> close(opened, released),
 								(opened) -> this.sessions.close(opened, true))
 						.doFinally((signal) -> this.permits.release());
@@ -167,14 +174,14 @@ final class InvocationLockExecutor {
 	 * the call's error, or kept with the work's own as suppressed.
 	 */
 	private <T> Flux<T> run(ConnectionFactory resource, Connection connection, LockRequest request, LockKeys keys,
-			@Nullable PermitSlots slots, Acquisition acquisition, List<HeldSession> enclosing, AtomicBoolean released,
-			ReactiveLockCallback<T> callback) {
-		return acquire(resource, connection, request, keys, slots, acquisition).flatMapMany((session) -> {
+			@Nullable PermitSlots slots, Acquisition acquisition, Duration timeout, List<HeldSession> enclosing,
+			AtomicBoolean released, ReactiveLockCallback<T> callback) {
+		return acquire(resource, connection, request, keys, slots, acquisition, timeout).flatMapMany((session) -> {
 			// A lost session's connection still gets a rollback before its close: the
 			// loss may be only this side's (a dead-man switch run out while the server
 			// kept the session).
 			Mono<Void> release = session.release().doOnSuccess((done) -> released.set(session.isReleased()));
-			RuntimeException closed = this.support.closedOr(request, null);
+			RuntimeException closed = this.lifecycle.closedOr(request, null);
 			if (closed != null) {
 				// Granted as the template closed: the work must not start.
 				return release.thenMany(Flux.error(closed));
@@ -207,7 +214,7 @@ final class InvocationLockExecutor {
 	 * @return the held session; empty for a skip
 	 */
 	private Mono<LockSession> acquire(ConnectionFactory resource, Connection connection, LockRequest request,
-			LockKeys keys, @Nullable PermitSlots slots, Acquisition acquisition) {
+			LockKeys keys, @Nullable PermitSlots slots, Acquisition acquisition, Duration timeout) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
@@ -215,11 +222,11 @@ final class InvocationLockExecutor {
 		AtomicBoolean told = new AtomicBoolean();
 		String applicationName = "advisory-lock " + request.namespace() + " @ " + this.instanceName;
 		Mono<Attempted> attempted = (slots != null)
-				? attemptPermit(connection, request, slots, applicationName, deadMan)
-				: attempt(connection, request, keys, applicationName, deadMan);
+				? attemptPermit(connection, request, slots, applicationName, deadMan, timeout)
+				: attempt(connection, request, keys, applicationName, deadMan, timeout);
 		return attempted
 			// A wait the template's close cancelled fails as the shutdown.
-			.onErrorMap(RuntimeException.class, (ex) -> this.support.closedOr(request, ex))
+			.onErrorMap(RuntimeException.class, (ex) -> this.lifecycle.closedOr(request, ex))
 			.doOnError((ex) -> {
 				if (told.compareAndSet(false, true)) {
 					acquisition.finished(Outcome.ERROR, ex);
@@ -242,7 +249,7 @@ final class InvocationLockExecutor {
 				}
 				if (attempt.fails(true)) {
 					return this.sessions.busyError(resource, connection, request, keyed.keys(), attempt,
-							(attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null);
+							(attempt.outcome() == Outcome.TIMEOUT) ? timeout : null);
 				}
 				return Mono.just(this.sessions.session(resource, connection, request, keyed.keys(), acquisition, sent,
 						deadMan, this.transactionTimeouts.read(request.namespace(), done.transactionTimeout())));
@@ -254,15 +261,14 @@ final class InvocationLockExecutor {
 	 * held, do what the wait mode decides.
 	 */
 	private Mono<Attempted> attempt(Connection connection, LockRequest request, LockKeys keys, String applicationName,
-			Duration deadMan) {
+			Duration deadMan, Duration timeout) {
 		return this.sessions.begin(connection, request, keys, applicationName, deadMan)
 			.flatMap((opened) -> afterOpening(connection, request, opened.tryResult().lockable(),
 					opened.transactionTimeout(), () -> {
 						Long busyKey = opened.tryResult().busyKey();
-						Mono<LockAttempt> attempt = (busyKey != null)
-								? LockAttempt.afterBusy(request.waitMode(), busyKey,
-										() -> this.sessions.waitLock(connection, request, keys, busyKey), Mono::just)
-								: Mono.just(LockAttempt.ACQUIRED);
+						Mono<LockAttempt> attempt = (busyKey != null) ? LockAttempt.afterBusy(request.waitMode(),
+								busyKey, () -> this.sessions.waitLock(connection, request, keys, busyKey, timeout),
+								Mono::just) : Mono.just(LockAttempt.ACQUIRED);
 						return attempt.map((tried) -> new KeyedAttempt(tried, keys));
 					}));
 	}
@@ -273,7 +279,7 @@ final class InvocationLockExecutor {
 	 * transaction-scoped call of the limit does.
 	 */
 	private Mono<Attempted> attemptPermit(Connection connection, LockRequest request, PermitSlots slots,
-			String applicationName, Duration deadMan) {
+			String applicationName, Duration deadMan, Duration timeout) {
 		return this.sessions.beginLimit(connection, request, slots, applicationName, deadMan)
 			.flatMap((opened) -> afterOpening(connection, request, opened.tried().lockable(),
 					opened.transactionTimeout(), () -> {
@@ -282,7 +288,7 @@ final class InvocationLockExecutor {
 							return Mono.just(slots.acquired(taken));
 						}
 						return LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
-								() -> ReactivePermitWait.waitInSlices(slots, this.support.timeout(request),
+								() -> ReactivePermitWait.waitInSlices(slots, timeout,
 										(resumed, slice, waited) -> this.sessions.waitPermitSlice(connection, request,
 												slots, resumed, slice, waited),
 										() -> this.sessions.endPermitWait(connection, request, slots)),

@@ -28,6 +28,9 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
+import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
@@ -65,7 +68,16 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	/** The bean name the single-factory constructor gives its connection factory. */
 	public static final String DEFAULT_CONNECTION_FACTORY_NAME = "connectionFactory";
 
-	private final AcquisitionSupport support = new AcquisitionSupport();
+	/**
+	 * What every call reads, replaced by the setters below: a call reads it once, at its
+	 * subscription.
+	 */
+	private volatile LockSettings settings = LockSettings.of(DEFAULT_TIMEOUT);
+
+	private final LockLifecycle lifecycle = new LockLifecycle();
+
+	/** The waits and failures of both executors, set by the setters below. */
+	private final AcquisitionSupport support = new AcquisitionSupport(this.lifecycle);
 
 	private final TransactionLockExecutor transactionLocks;
 
@@ -93,8 +105,9 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			@Nullable String defaultConnectionFactory) {
 		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
 		LockConnectionFactories factories = new LockConnectionFactories(connectionFactories, defaultConnectionFactory);
-		this.transactionLocks = new TransactionLockExecutor(factories, this.support);
-		this.invocationLocks = new InvocationLockExecutor(this.support, new R2dbcLockSessions(factories, this.support));
+		this.transactionLocks = new TransactionLockExecutor(factories, this.support, this.lifecycle);
+		this.invocationLocks = new InvocationLockExecutor(this.support, this.lifecycle,
+				new R2dbcLockSessions(factories, this.support));
 	}
 
 	/**
@@ -102,7 +115,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param keyStrategy the strategy
 	 */
 	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
-		this.support.setKeyStrategy(keyStrategy);
+		this.settings = this.settings.withKeyStrategy(keyStrategy);
 	}
 
 	/**
@@ -111,7 +124,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 */
 	public void setDefaultTimeout(Duration defaultTimeout) {
 		LockRequest.checkTimeout(defaultTimeout, "advisory-lock.default-timeout");
-		this.support.setDefaultTimeout(defaultTimeout);
+		this.settings = this.settings.withDefaultTimeout(defaultTimeout);
 	}
 
 	/**
@@ -119,7 +132,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * @param maxKeys the bound, positive
 	 */
 	public void setMaxKeys(int maxKeys) {
-		this.support.setMaxKeys(maxKeys);
+		this.settings = this.settings.withMaxKeys(maxKeys);
 	}
 
 	/**
@@ -138,7 +151,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");
-		this.support.setListeners(listeners);
+		this.settings = this.settings.withListeners(listeners);
 	}
 
 	/**
@@ -178,7 +191,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 */
 	@Override
 	public void close() {
-		this.support.close();
+		this.lifecycle.close();
 	}
 
 	@Override
@@ -190,7 +203,8 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public Mono<Boolean> tryLock(String namespace, @Nullable Object... keys) {
 		return Mono.defer(() -> {
 			LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
-			return this.transactionLocks.acquire(request, this.support.resolve(request), false);
+			LockSettings settings = this.settings;
+			return this.transactionLocks.acquire(request, settings.resolve(request), settings, false);
 		});
 	}
 
@@ -202,7 +216,8 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 					+ "callback)");
 			Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and "
 					+ "lock(LockRequest) has none: use execute(request, callback), or tryLock");
-			return this.transactionLocks.acquire(request, this.support.resolve(request), true).then();
+			LockSettings settings = this.settings;
+			return this.transactionLocks.acquire(request, settings.resolve(request), settings, true).then();
 		});
 	}
 
@@ -210,11 +225,13 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public <T> Flux<T> execute(LockRequest request, ReactiveLockCallback<T> callback) {
 		return Flux.defer(() -> {
 			Assert.notNull(callback, "ReactiveLockCallback must not be null");
-			this.support.checkOpen(request);
+			this.lifecycle.checkOpen(request);
+			LockSettings settings = this.settings;
+			LockKeys keys = settings.resolve(request);
 			if (request.scope() == LockScope.INVOCATION) {
-				return this.invocationLocks.execute(request, this.support.resolve(request), callback);
+				return this.invocationLocks.execute(request, keys, settings, callback);
 			}
-			return this.transactionLocks.execute(request, this.support.resolve(request), callback);
+			return this.transactionLocks.execute(request, keys, settings, callback);
 		});
 	}
 
@@ -232,7 +249,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public Mono<Boolean> isHeld(String namespace, @Nullable Object... keys) {
 		return Mono.defer(() -> {
 			LockRequest request = LockRequest.of(namespace, keys);
-			return this.transactionLocks.holds(request, this.support.resolve(request));
+			return this.transactionLocks.holds(request, this.settings.resolve(request));
 		});
 	}
 

@@ -159,10 +159,12 @@ final class R2dbcLockSessions {
 	 * @param request the request
 	 * @param keys the keys of the request
 	 * @param busyKey the key found held
+	 * @param timeout the request's timeout, or the template's default
 	 * @return the attempt: acquired, or timed out with the driver's report
 	 */
-	Mono<LockAttempt> waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey) {
-		return this.support.waitFor(connection, request, keys, busyKey, false);
+	Mono<LockAttempt> waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey,
+			Duration timeout) {
+		return this.support.waitFor(connection, request, keys, busyKey, timeout, false);
 	}
 
 	/**

@@ -34,7 +34,10 @@ import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockLifecycle;
+import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.ReactiveAcquisitions;
 import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactivePermitWait;
 import io.github.advisorylock.core.ReactiveTransactionLockSynchronization;
@@ -70,11 +73,14 @@ final class TransactionLockExecutor {
 
 	private final AcquisitionSupport support;
 
+	private final LockLifecycle lifecycle;
+
 	private final TransactionLockStatements statements;
 
-	TransactionLockExecutor(LockConnectionFactories factories, AcquisitionSupport support) {
+	TransactionLockExecutor(LockConnectionFactories factories, AcquisitionSupport support, LockLifecycle lifecycle) {
 		this.factories = factories;
 		this.support = support;
+		this.lifecycle = lifecycle;
 		this.statements = new TransactionLockStatements(factories, support);
 	}
 
@@ -84,11 +90,12 @@ final class TransactionLockExecutor {
 	 * @param <T> the type of its elements
 	 * @param request the request, of transaction scope
 	 * @param keys its keys
+	 * @param settings the template's settings at the call's start
 	 * @param callback makes the work
 	 * @return the work's elements; none for a {@code SKIP} that found a key held
 	 */
-	<T> Flux<T> execute(LockRequest request, LockKeys keys, ReactiveLockCallback<T> callback) {
-		return acquire(request, keys, true)
+	<T> Flux<T> execute(LockRequest request, LockKeys keys, LockSettings settings, ReactiveLockCallback<T> callback) {
+		return acquire(request, keys, settings, true)
 			.flatMapMany((held) -> held ? Flux.from(callback.doWithLock(HeldLocks.transactionHandle())) : Flux.empty());
 	}
 
@@ -97,16 +104,17 @@ final class TransactionLockExecutor {
 	 * how it ended.
 	 * @param request the request, of transaction scope
 	 * @param requested its keys
+	 * @param settings the template's settings at the call's start
 	 * @param throwIfBusy whether a {@code TRY} that finds a lock held signals an error
 	 * rather than {@code false}
 	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
 	 * {@code TRY} that does not signal, that found one held
 	 */
-	Mono<Boolean> acquire(LockRequest request, LockKeys requested, boolean throwIfBusy) {
+	Mono<Boolean> acquire(LockRequest request, LockKeys requested, LockSettings settings, boolean throwIfBusy) {
 		// A wrong name is a mistake in the code, whatever the transaction: say it first.
 		@Nullable ConnectionFactory target = heldLocksTarget(request);
 		return Mono.deferContextual((context) -> {
-			this.support.checkOpen(request);
+			this.lifecycle.checkOpen(request);
 			return currentTransaction().flatMap((found) -> {
 				TransactionSynchronizationManager transaction = found.orElse(null);
 				TransactionLockPlan plan = TransactionLockPlan.of(request, requested,
@@ -121,11 +129,12 @@ final class TransactionLockExecutor {
 					acquired = Mono.error(LockFailures.noReactiveTransactionRefusal(request));
 				}
 				else {
-					acquired = Mono.defer(() -> take(context, transaction, request, plan, throwIfBusy));
+					acquired = Mono.defer(() -> take(context, transaction, request, plan, settings, throwIfBusy));
 				}
 				FencedKeys fence = plan.fence();
 				// A fence is planned inside an actual transaction only.
-				return (fence != null) ? Mono.defer(() -> fence(context, transaction, request, fence)).then(acquired)
+				return (fence != null)
+						? Mono.defer(() -> fence(context, transaction, request, fence, settings)).then(acquired)
 						: acquired;
 			});
 		});
@@ -154,8 +163,9 @@ final class TransactionLockExecutor {
 	 * listeners.
 	 */
 	private Mono<Boolean> take(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
-			TransactionLockPlan plan, boolean throwIfBusy) {
-		Acquisition acquisition = this.support.starting(request, plan.keys(), plan.slots(), context);
+			TransactionLockPlan plan, LockSettings settings, boolean throwIfBusy) {
+		Acquisition acquisition = ReactiveAcquisitions.starting(settings.listeners(), request, plan.keys(),
+				plan.slots(), context);
 		BoundConnection bound;
 		try {
 			bound = bind(transaction, request, request.mode(), plan.keys());
@@ -165,14 +175,15 @@ final class TransactionLockExecutor {
 			return Mono.error(ex);
 		}
 		PermitSlots slots = plan.slots();
-		Mono<KeyedAttempt> attempted = (slots != null) ? permit(transaction, bound, request, slots)
-				: attempt(bound, request, plan.keys()).map((attempt) -> new KeyedAttempt(attempt, plan.keys()));
+		Mono<KeyedAttempt> attempted = (slots != null) ? permit(transaction, bound, request, slots, settings)
+				: attempt(bound, request, plan.keys(), settings)
+					.map((attempt) -> new KeyedAttempt(attempt, plan.keys()));
 		return attempted
 			// A wait the template's close cancelled fails as the shutdown.
-			.onErrorMap(RuntimeException.class, (ex) -> this.support.closedOr(request, ex))
+			.onErrorMap(RuntimeException.class, (ex) -> this.lifecycle.closedOr(request, ex))
 			.flatMap((keyed) -> {
 				// Granted as the template closed: the work must not start.
-				RuntimeException closed = this.support.closedOr(request, null);
+				RuntimeException closed = this.lifecycle.closedOr(request, null);
 				return (closed != null) ? Mono.<KeyedAttempt>error(closed) : Mono.just(keyed);
 			})
 			.doOnError((ex) -> acquisition.finished(Outcome.ERROR, ex))
@@ -180,7 +191,8 @@ final class TransactionLockExecutor {
 			.flatMap((keyed) -> {
 				// The listeners hear the outcome before it becomes an error.
 				keyed.tell(acquisition);
-				return settle(keyed.attempt(), acquisition, transaction, bound, request, keyed.keys(), throwIfBusy);
+				return settle(keyed.attempt(), acquisition, transaction, bound, request, keyed.keys(), settings,
+						throwIfBusy);
 			});
 	}
 
@@ -192,8 +204,9 @@ final class TransactionLockExecutor {
 	 * @return completes when the fences are held
 	 */
 	private Mono<Void> fence(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
-			FencedKeys fenced) {
-		Acquisition acquisition = this.support.starting(request, fenced.keys(), context);
+			FencedKeys fenced, LockSettings settings) {
+		Acquisition acquisition = ReactiveAcquisitions.starting(settings.listeners(), request, fenced.keys(), null,
+				context);
 		acquisition.fenced();
 		BoundConnection bound;
 		try {
@@ -223,10 +236,12 @@ final class TransactionLockExecutor {
 	 * Try the keys and, when one is found held, do what the wait mode decides (see
 	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
 	 */
-	private Mono<LockAttempt> attempt(BoundConnection bound, LockRequest request, LockKeys keys) {
+	private Mono<LockAttempt> attempt(BoundConnection bound, LockRequest request, LockKeys keys,
+			LockSettings settings) {
 		return this.statements.tryLock(bound, request, keys)
 			.flatMap((busyKey) -> LockAttempt.afterBusy(request.waitMode(), busyKey,
-					() -> this.statements.waitLock(bound, request, keys, busyKey), Mono::just))
+					() -> this.statements.waitLock(bound, request, keys, busyKey, settings.timeout(request)),
+					Mono::just))
 			.switchIfEmpty(Mono.just(LockAttempt.ACQUIRED));
 	}
 
@@ -236,7 +251,7 @@ final class TransactionLockExecutor {
 	 * {@link PermitSlots}), busy or skipped.
 	 */
 	private Mono<KeyedAttempt> permit(TransactionSynchronizationManager transaction, BoundConnection bound,
-			LockRequest request, PermitSlots slots) {
+			LockRequest request, PermitSlots slots, LockSettings settings) {
 		return Mono.defer(() -> {
 			for (Long slot : slots.slots()) {
 				if (ReactiveTransactionLockSynchronization.holds(transaction, slot, bound.factory())) {
@@ -247,7 +262,7 @@ final class TransactionLockExecutor {
 			return this.statements.tryPermit(bound, request, slots)
 				.map(slots::acquired)
 				.switchIfEmpty(Mono.defer(() -> LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
-						() -> ReactivePermitWait.waitInSlices(slots, this.support.timeout(request),
+						() -> ReactivePermitWait.waitInSlices(slots, settings.timeout(request),
 								(resumed, slice, waited) -> this.statements.waitPermitSlice(bound, request, slots,
 										resumed, slice, waited),
 								() -> this.statements.endPermitWait(bound, request, slots)),
@@ -260,7 +275,7 @@ final class TransactionLockExecutor {
 	 */
 	private Mono<Boolean> settle(LockAttempt attempt, Acquisition acquisition,
 			TransactionSynchronizationManager transaction, BoundConnection bound, LockRequest request, LockKeys keys,
-			boolean throwIfBusy) {
+			LockSettings settings, boolean throwIfBusy) {
 		List<Long> taken = attempt.taken(keys.keys());
 		if (!taken.isEmpty()) {
 			ReactiveTransactionLockSynchronization.record(transaction, request.mode(), taken, bound.factory(),
@@ -270,7 +285,7 @@ final class TransactionLockExecutor {
 			this.support.logSkipped(request, keys);
 		}
 		if (attempt.fails(throwIfBusy)) {
-			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? this.support.timeout(request) : null;
+			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? settings.timeout(request) : null;
 			return this.statements.busyError(bound, request, keys, attempt, timeout,
 					LockFailures.limitHint(request, LockFailures.holderHint(attempt, bound.factory())));
 		}

@@ -81,10 +81,12 @@ final class TransactionLockStatements {
 	/**
 	 * Wait for the key a try found held and those after it, bounded by the request's
 	 * timeout; a subscriber that cancels cancels the wait on the server too.
+	 * @param timeout the request's timeout, or the template's default
 	 * @return the attempt: acquired, or timed out with the driver's report
 	 */
-	Mono<LockAttempt> waitLock(BoundConnection bound, LockRequest request, LockKeys keys, long busyKey) {
-		return this.support.waitFor(bound.connection(), request, keys, busyKey, true);
+	Mono<LockAttempt> waitLock(BoundConnection bound, LockRequest request, LockKeys keys, long busyKey,
+			Duration timeout) {
+		return this.support.waitFor(bound.connection(), request, keys, busyKey, timeout, true);
 	}
 
 	/**

@@ -23,7 +23,6 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
 import io.micrometer.observation.Observation;
-import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
@@ -31,17 +30,17 @@ import reactor.util.context.ContextView;
 import org.springframework.util.ClassUtils;
 
 /**
- * The {@link LockAcquisitions} of a reactive template: a thread of the reactive stack
- * carries no current observation, so the subscriber's one (which Spring's WebFlux and
- * Micrometer keep in the Reactor context) is made current while the listeners hear an
- * acquisition start. The lock's observation is then a child of the request's, and a trace
- * shows the lock inside the request's span; and the error of a lock not acquired, which
- * names its holders where the diagnosis is on. Loaded only for reactive calls. Internal:
- * used by the driver adapters, not API.
+ * What an acquisition on the reactive stack needs beyond its settings: the listeners told
+ * inside the subscriber's observation, and the errors of a lock not acquired or refused,
+ * as publishers. A thread of the reactive stack carries no current observation, so the
+ * subscriber's one (which Spring's WebFlux and Micrometer keep in the Reactor context) is
+ * made current while the listeners hear an acquisition start: the lock's observation is
+ * then a child of the request's, and a trace shows the lock inside the request's span.
+ * Loaded only for reactive calls. Internal: used by the driver adapters, not API.
  *
  * @author advisory-lock authors
  */
-public class ReactiveLockAcquisitions extends LockAcquisitions {
+public final class ReactiveAcquisitions {
 
 	/**
 	 * The Reactor context key of the current observation, as Micrometer's
@@ -51,31 +50,35 @@ public class ReactiveLockAcquisitions extends LockAcquisitions {
 	private static final String OBSERVATION_KEY = "micrometer.observation";
 
 	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
-			ReactiveLockAcquisitions.class.getClassLoader());
+			ReactiveAcquisitions.class.getClassLoader());
 
-	private boolean holderDiagnosis = true;
-
-	/**
-	 * Create the settings of one template.
-	 * @param logger where a skip is told: the template's own log
-	 * @param defaultTimeout the timeout of a {@code BLOCK} that gives none
-	 */
-	public ReactiveLockAcquisitions(Log logger, Duration defaultTimeout) {
-		super(logger, defaultTimeout);
+	private ReactiveAcquisitions() {
 	}
 
 	/**
-	 * Set whether a busy error names the sessions holding the lock.
-	 * @param holderDiagnosis whether to ask
+	 * Tell the listeners that an acquisition starts, as one of a concurrency limit when
+	 * it is one, inside the subscriber's current observation, if any.
+	 * @param listeners the template's listeners
+	 * @param request the request
+	 * @param keys the keys it takes now
+	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
+	 * @param context the subscriber's context
+	 * @return what to tell them the permit taken and how it ended
 	 */
-	public void setHolderDiagnosis(boolean holderDiagnosis) {
-		this.holderDiagnosis = holderDiagnosis;
+	public static Acquisition starting(LockAcquisitionListeners listeners, LockRequest request, LockKeys keys,
+			@Nullable PermitSlots slots, ContextView context) {
+		Object observation = OBSERVATION_PRESENT ? context.getOrDefault(OBSERVATION_KEY, null) : null;
+		if (observation != null) {
+			return Observations.inScopeOf(observation, () -> listeners.starting(request, keys, slots));
+		}
+		return listeners.starting(request, keys, slots);
 	}
 
 	/**
 	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
 	 * is on, and ending with what the library knows of the holder.
 	 * @param <T> the type of the publisher that fails
+	 * @param holderDiagnosis whether to ask who holds the keys
 	 * @param request the request
 	 * @param keys its keys
 	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
@@ -84,9 +87,10 @@ public class ReactiveLockAcquisitions extends LockAcquisitions {
 	 * @param holderHint the end of the message, or {@code null}
 	 * @return the error
 	 */
-	public <T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout,
-			@Nullable Throwable cause, Supplier<Mono<Diagnosis>> diagnose, @Nullable String holderHint) {
-		Mono<@Nullable Diagnosis> diagnosis = this.holderDiagnosis ? diagnose.get() : Mono.empty();
+	public static <T> Mono<T> busyError(boolean holderDiagnosis, LockRequest request, LockKeys keys,
+			@Nullable Duration timeout, @Nullable Throwable cause, Supplier<Mono<Diagnosis>> diagnose,
+			@Nullable String holderHint) {
+		Mono<@Nullable Diagnosis> diagnosis = holderDiagnosis ? diagnose.get() : Mono.empty();
 		return diagnosis
 			.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found, holderHint))
 			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause, null, holderHint))
@@ -105,35 +109,6 @@ public class ReactiveLockAcquisitions extends LockAcquisitions {
 		return reason.map((refusal) -> LockFailures.refusal(request, refusal))
 			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(request, ex)))
 			.flatMap(Mono::error);
-	}
-
-	/**
-	 * Tell the listeners that an acquisition starts, in the scope of the subscriber's
-	 * observation.
-	 * @param request the request
-	 * @param keys the keys it takes now
-	 * @param context the subscriber's context
-	 * @return what to tell them how it ended
-	 */
-	public Acquisition starting(LockRequest request, LockKeys keys, ContextView context) {
-		return starting(request, keys, null, context);
-	}
-
-	/**
-	 * Tell the listeners that an acquisition starts, as one of a concurrency limit when
-	 * it is one, inside the subscriber's current observation, if any.
-	 * @param request the request
-	 * @param keys the keys it takes now
-	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
-	 * @param context the subscriber's context
-	 * @return what to tell them the permit taken and how it ended
-	 */
-	public Acquisition starting(LockRequest request, LockKeys keys, @Nullable PermitSlots slots, ContextView context) {
-		Object observation = OBSERVATION_PRESENT ? context.getOrDefault(OBSERVATION_KEY, null) : null;
-		if (observation != null) {
-			return Observations.inScopeOf(observation, () -> starting(request, keys, slots));
-		}
-		return starting(request, keys, slots);
 	}
 
 	/**
