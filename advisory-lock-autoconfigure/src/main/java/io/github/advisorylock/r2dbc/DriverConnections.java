@@ -21,13 +21,15 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The close of a connection the library took from the driver itself, which runs off the
- * thread that asks for it. That thread is often the one delivering the driver's last
- * signal, and r2dbc-postgresql 1.1 spins for ever in a close called from inside its own
- * delivery while more of the server's messages wait behind the one delivered: which
- * happens when a session's rollback fails because PgBouncer or the server ended the
- * connection, and then that thread, often a driver's event loop, never comes back.
- * Elsewhere the close waits at most until the delivery returns.
+ * The last statements and the close of a connection the library took from the driver
+ * itself, which run off the thread that asks for them. That thread is often the one
+ * delivering the driver's last signal of the same connection, and r2dbc-postgresql 1.1
+ * spins for ever when the connection closes from inside that delivery while more of the
+ * server's messages wait behind the one delivered: on a close, and on a statement sent on
+ * a connection whose link is gone, which the driver answers by closing it. That happens
+ * when a session's rollback fails because PgBouncer or the server ended the connection;
+ * the thread, often a driver's event loop, then never comes back. Elsewhere the close
+ * waits at most until the delivery returns.
  *
  * @author advisory-lock authors
  */
@@ -42,7 +44,18 @@ final class DriverConnections {
 	 * @return completes when the driver has closed it
 	 */
 	static Mono<Void> close(Connection connection) {
-		return Mono.defer(() -> Mono.from(connection.close())).subscribeOn(Schedulers.boundedElastic());
+		return offTheDelivery(Mono.defer(() -> Mono.from(connection.close())));
+	}
+
+	/**
+	 * Subscribe to statements of a connection's end on Reactor's bounded elastic
+	 * scheduler.
+	 * @param <T> the element type
+	 * @param statements the statements, subscribed there
+	 * @return their outcome
+	 */
+	static <T> Mono<T> offTheDelivery(Mono<T> statements) {
+		return statements.subscribeOn(Schedulers.boundedElastic());
 	}
 
 }

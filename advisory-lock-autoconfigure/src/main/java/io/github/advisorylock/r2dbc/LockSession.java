@@ -61,9 +61,13 @@ final class LockSession extends ReactiveLockSession {
 		return LockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
 	}
 
+	/**
+	 * Roll back off the thread that asks: the release follows the work's end, which may
+	 * be delivered by this connection's driver ({@link DriverConnections}).
+	 */
 	@Override
 	protected Mono<Void> rollback() {
-		return LockSessionStatements.rollback(this.connection);
+		return DriverConnections.offTheDelivery(LockSessionStatements.rollback(this.connection));
 	}
 
 	@Override

@@ -224,19 +224,21 @@ final class R2dbcLockSessions {
 	 * alone would end the server's session a moment later, and through PgBouncer later
 	 * still: so the rollback goes before it. A request or a rollback not answered in
 	 * {@link WaitCancels#ANSWER_TIMEOUT} is given up on (a frozen link, which a lost
-	 * session's often is): the close follows anyway.
+	 * session's often is): the close follows anyway. They run off the thread that asks
+	 * for them ({@link DriverConnections}).
 	 */
 	Mono<Void> close(Connection connection, boolean cancelled) {
 		PostgresqlConnection postgres = cancelled ? AcquisitionSupport.postgresConnection(connection) : null;
 		Mono<Void> cancel = (postgres != null)
 				? postgres.cancelRequest().timeout(WaitCancels.ANSWER_TIMEOUT).onErrorResume((ex) -> Mono.empty())
 				: Mono.empty();
-		return cancel.then(LockSessionStatements.rollback(connection).timeout(WaitCancels.ANSWER_TIMEOUT))
+		Mono<Void> rollback = cancel
+			.then(LockSessionStatements.rollback(connection).timeout(WaitCancels.ANSWER_TIMEOUT))
 			.onErrorResume((ex) -> {
 				logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);
 				return Mono.empty();
-			})
-			.then(closeReleased(connection));
+			});
+		return DriverConnections.offTheDelivery(rollback).then(closeReleased(connection));
 	}
 
 	/**

@@ -42,10 +42,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * A soak of reactive invocation-scoped calls through PgBouncer whose session the server
  * ends under their work: each call ends with the loss, and its connection closes. When
  * PgBouncer's client connection dies, the failure of the session's rollback can reach the
- * call while more of PgBouncer's messages wait in the driver behind it; the close that
- * follows must not run on the thread that delivers that failure (r2dbc-postgresql 1.1
- * spins for ever in such a close, and with it the event loop of the connection). A round
- * meets that moment now and then, which is why there are many.
+ * call while more of PgBouncer's messages wait in the driver behind it; the statements
+ * and the close that follow must not run on the thread that delivers that failure
+ * (r2dbc-postgresql 1.1 then spins for ever in the connection's close, and with it the
+ * event loop of the connection). A round meets that moment now and then, which is why
+ * there are many.
  *
  * @author advisory-lock authors
  */
