@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.core;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
@@ -51,11 +52,12 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	 * @param strategy the key derivation
 	 * @param maxKeys the most distinct keys allowed
 	 * @return the keys
-	 * @throws InvalidLockKeyException as
-	 * {@link #resolve(LockRequest, LockKeyStrategy, int)}
+	 * @throws InvalidLockKeyException as {@link #resolve(LockRequest, LockSettings)}
 	 */
 	public static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
-		return resolve(LockRequest.of(namespace, values.toArray()), strategy, maxKeys);
+		// The timeout and the listeners play no part in the derivation.
+		return resolve(LockRequest.of(namespace, values.toArray()),
+				new LockSettings(Duration.ZERO, strategy, maxKeys, LockAcquisitionListeners.NONE));
 	}
 
 	/**
@@ -64,15 +66,16 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	 * where the request gives them.
 	 * @param request the namespace and the values; each one value, or a collection or
 	 * array of values
-	 * @param strategy the key derivation
-	 * @param maxKeys the most distinct keys allowed
+	 * @param settings the key derivation and the most distinct keys allowed
 	 * @return the keys
 	 * @throws InvalidLockKeyException if there is no value, a value is null, empty or
 	 * unsupported (its {@link InvalidLockKeyException#getKeyIndex() key index} tells
-	 * which), or there are more than {@code maxKeys} distinct keys
+	 * which), or there are more distinct keys than the settings allow
 	 */
-	public static LockKeys resolve(LockRequest request, LockKeyStrategy strategy, int maxKeys) {
+	public static LockKeys resolve(LockRequest request, LockSettings settings) {
 		String namespace = request.namespace();
+		LockKeyStrategy strategy = settings.keyStrategy();
+		int maxKeys = settings.maxKeys();
 		Map<Long, String> byKey = new TreeMap<>();
 		int index = 0;
 		for (Object value : request.keys()) {

@@ -96,15 +96,6 @@ public record LockSettings(Duration defaultTimeout, LockKeyStrategy keyStrategy,
 	}
 
 	/**
-	 * Derive the keys of a request.
-	 * @param request the request
-	 * @return its keys, sorted and without repeats
-	 */
-	public LockKeys resolve(LockRequest request) {
-		return LockKeys.resolve(request, this.keyStrategy, this.maxKeys);
-	}
-
-	/**
 	 * Return how long a {@code BLOCK} of the request waits: its own timeout, or the
 	 * default.
 	 * @param request the request

@@ -308,7 +308,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	public boolean tryLock(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
 		LockSettings settings = this.settings;
-		return this.transactionLocks.acquire(request, settings.resolve(request), settings, false);
+		return this.transactionLocks.acquire(request, LockKeys.resolve(request, settings), settings, false);
 	}
 
 	@Override
@@ -318,7 +318,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and lock(LockRequest) "
 				+ "has none: use execute(request, callback), or tryLock");
 		LockSettings settings = this.settings;
-		this.transactionLocks.acquire(request, settings.resolve(request), settings, true);
+		this.transactionLocks.acquire(request, LockKeys.resolve(request, settings), settings, true);
 	}
 
 	@Override
@@ -326,7 +326,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		Assert.notNull(callback, "LockCallback must not be null");
 		this.lifecycle.checkOpen(request);
 		LockSettings settings = this.settings;
-		LockKeys keys = settings.resolve(request);
+		LockKeys keys = LockKeys.resolve(request, settings);
 		if (request.scope() == LockScope.INVOCATION) {
 			return this.invocationLocks.execute(request, keys, settings, callback);
 		}
@@ -349,7 +349,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 						+ "transaction-scoped lock is taken with lock(request), and its transaction releases it)");
 		this.lifecycle.checkOpen(request);
 		LockSettings settings = this.settings;
-		return Optional.ofNullable(this.invocationLocks.hold(request, settings.resolve(request), settings));
+		return Optional.ofNullable(this.invocationLocks.hold(request, LockKeys.resolve(request, settings), settings));
 	}
 
 	@Override
@@ -365,13 +365,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	@Override
 	public boolean isHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		return this.transactionLocks.holds(request, this.settings.resolve(request));
+		return this.transactionLocks.holds(request, LockKeys.resolve(request, this.settings));
 	}
 
 	@Override
 	public void assertHeld(String namespace, @Nullable Object... keys) {
 		LockRequest request = LockRequest.of(namespace, keys);
-		LockKeys resolved = this.settings.resolve(request);
+		LockKeys resolved = LockKeys.resolve(request, this.settings);
 		if (!this.transactionLocks.holds(request, resolved)) {
 			throw LockFailures.notHeld(namespace, resolved.values());
 		}

@@ -92,6 +92,28 @@ final class DataSourceUnwrapping {
 		return target;
 	}
 
+	/**
+	 * Return what {@link #target} returns for a data source at every call, when that is
+	 * fixed: when it is wrapped only by {@link DelegatingDataSource}s and routes nowhere.
+	 * A scoped proxy, which Spring unwraps to its target of the moment (a refreshed data
+	 * source), or a routing data source, is unwrapped at each call instead.
+	 * @return the target, or {@code null} when it may change between calls
+	 */
+	static @Nullable DataSource fixedTarget(DataSource dataSource) {
+		DataSource target = dataSource;
+		for (int i = 0; i < MAX_LAYERS; i++) {
+			if (TransactionSynchronizationUtils.unwrapResourceIfNecessary(target) != target
+					|| target instanceof AbstractRoutingDataSource) {
+				return null;
+			}
+			if (!(target instanceof DelegatingDataSource delegating) || delegating.getTargetDataSource() == null) {
+				return target;
+			}
+			target = delegating.getTargetDataSource();
+		}
+		return null;
+	}
+
 	private static DataSource routedTo(AbstractRoutingDataSource routing) {
 		try {
 			DataSource pool = HikariPools.applicationPool(routing);

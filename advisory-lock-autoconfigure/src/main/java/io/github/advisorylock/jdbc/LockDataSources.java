@@ -54,12 +54,33 @@ import org.springframework.transaction.support.TransactionSynchronizationUtils;
 final class LockDataSources extends NamedResources<DataSource> {
 
 	/**
+	 * The bean name of the only data source, or {@code null} when there are several: the
+	 * common case, whose bound connection is looked up directly rather than by a scan of
+	 * the thread's resources.
+	 */
+	private final @Nullable String onlyName;
+
+	/** The only data source, or {@code null}. */
+	private final @Nullable DataSource only;
+
+	/**
+	 * What the only data source's locks are known by, found once; {@code null} where that
+	 * may change between calls (see {@link DataSourceUnwrapping#fixedTarget}).
+	 */
+	private final @Nullable DataSource onlyTarget;
+
+	/**
 	 * Create the data sources.
 	 * @param byName the data sources by bean name, at least one
 	 * @param defaultName the name of the default one, or {@code null} for none
 	 */
 	LockDataSources(Map<String, DataSource> byName, @Nullable String defaultName) {
 		super("DataSource", byName, defaultName);
+		Map.Entry<String, DataSource> first = byName().entrySet().iterator().next();
+		boolean one = byName().size() == 1;
+		this.onlyName = one ? first.getKey() : null;
+		this.only = one ? first.getValue() : null;
+		this.onlyTarget = one ? DataSourceUnwrapping.fixedTarget(first.getValue()) : null;
 	}
 
 	/**
@@ -74,9 +95,13 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 */
 	BoundConnection bound(LockRequest request) {
 		String name = request.dataSource();
-		BoundConnection only = boundToTheOnlyDataSource(name);
-		if (only != null) {
-			return only;
+		// Bound under the unwrapped key, as getResource looks it up.
+		if (this.only != null && (name == null || name.equals(this.onlyName))
+				&& TransactionSynchronizationManager.getResource(this.only) instanceof ConnectionHolder holder
+				&& holder.getConnectionHandle() != null && TransactionSynchronizationUtils
+					.unwrapResourceIfNecessary(this.only) instanceof DataSource resource) {
+			return new BoundConnection(this.onlyName, this.only, resource, holder,
+					(this.onlyTarget != null) ? this.onlyTarget : DataSourceUnwrapping.target(resource));
 		}
 		DataSource named = (name != null) ? named(request.namespace(), name) : null;
 		BoundConnection found = null;
@@ -86,9 +111,9 @@ final class LockDataSources extends NamedResources<DataSource> {
 					&& holder.getConnectionHandle() != null) {
 				String owner = (named != null) ? (DataSourceUnwrapping.sameDataSource(named, resource) ? name : null)
 						: owner(resource);
-				if (owner != null) {
-					count++;
-					found = new BoundConnection(owner, byName().get(owner), resource, holder);
+				if (owner != null && ++count == 1) {
+					found = new BoundConnection(owner, byName().get(owner), resource, holder,
+							DataSourceUnwrapping.target(resource));
 				}
 			}
 		}
@@ -96,26 +121,6 @@ final class LockDataSources extends NamedResources<DataSource> {
 			return found;
 		}
 		throw (count == 0) ? noConnectionException(request, name) : severalBoundException(request, name);
-	}
-
-	/**
-	 * The common case, looked up directly rather than by a scan of the thread's
-	 * resources: one known data source, bound under its own key (connections of data
-	 * sources the template does not know are ignored either way).
-	 * @return its bound connection, or {@code null} to scan
-	 */
-	private @Nullable BoundConnection boundToTheOnlyDataSource(@Nullable String name) {
-		if (byName().size() != 1 || (name != null && !byName().containsKey(name))) {
-			return null;
-		}
-		Map.Entry<String, DataSource> only = byName().entrySet().iterator().next();
-		// BoundConnection under the unwrapped key, as getResource looks it up.
-		if (TransactionSynchronizationManager.getResource(only.getValue()) instanceof ConnectionHolder holder
-				&& holder.getConnectionHandle() != null && TransactionSynchronizationUtils
-					.unwrapResourceIfNecessary(only.getValue()) instanceof DataSource key) {
-			return new BoundConnection(only.getKey(), only.getValue(), key, holder);
-		}
-		return null;
 	}
 
 	/**
@@ -240,8 +245,11 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 * @param resource the key the connection is bound under, which
 	 * {@code DataSourceUtils} gets and releases it by
 	 * @param holder the holder of the connection
+	 * @param target the innermost data source, which the locks are known by (see
+	 * {@link DataSourceUnwrapping#target})
 	 */
-	record BoundConnection(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder) {
+	record BoundConnection(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder,
+			DataSource target) {
 
 	}
 

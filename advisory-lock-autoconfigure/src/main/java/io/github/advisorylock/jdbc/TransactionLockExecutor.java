@@ -281,7 +281,7 @@ final class TransactionLockExecutor {
 	private @Nullable DataSource heldLocksTarget(LockRequest request) {
 		BoundConnection bound = this.dataSources.boundIfUnique(request);
 		if (bound != null) {
-			return DataSourceUnwrapping.target(bound.resource());
+			return bound.target();
 		}
 		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
 		return (name != null) ? DataSourceUnwrapping.target(this.dataSources.named(request.namespace(), name)) : null;
@@ -318,9 +318,9 @@ final class TransactionLockExecutor {
 			if (connection.getAutoCommit()) {
 				throw LockFailures.autoCommitRefusal(request, "DataSource", "a transaction manager");
 			}
-			DataSource target = DataSourceUnwrapping.target(bound.resource());
-			TransactionLockRecord.checkNotSuspended(request, mode, keys, target, bound.holder());
-			return new TransactionConnection(bound.dataSource(), bound.resource(), bound.holder(), connection, target);
+			TransactionLockRecord.checkNotSuspended(request, mode, keys, bound.target(), bound.holder());
+			return new TransactionConnection(bound.dataSource(), bound.resource(), bound.holder(), connection,
+					bound.target());
 		}
 		catch (SQLException ex) {
 			DataSourceUtils.releaseConnection(connection, bound.resource());

@@ -204,7 +204,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 		return Mono.defer(() -> {
 			LockRequest request = LockRequest.of(namespace, keys).withWaitMode(WaitMode.TRY);
 			LockSettings settings = this.settings;
-			return this.transactionLocks.acquire(request, settings.resolve(request), settings, false);
+			return this.transactionLocks.acquire(request, LockKeys.resolve(request, settings), settings, false);
 		});
 	}
 
@@ -217,7 +217,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			Assert.isTrue(request.waitMode() != WaitMode.SKIP, () -> "WaitMode.SKIP skips work, and "
 					+ "lock(LockRequest) has none: use execute(request, callback), or tryLock");
 			LockSettings settings = this.settings;
-			return this.transactionLocks.acquire(request, settings.resolve(request), settings, true).then();
+			return this.transactionLocks.acquire(request, LockKeys.resolve(request, settings), settings, true).then();
 		});
 	}
 
@@ -227,7 +227,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 			Assert.notNull(callback, "ReactiveLockCallback must not be null");
 			this.lifecycle.checkOpen(request);
 			LockSettings settings = this.settings;
-			LockKeys keys = settings.resolve(request);
+			LockKeys keys = LockKeys.resolve(request, settings);
 			if (request.scope() == LockScope.INVOCATION) {
 				return this.invocationLocks.execute(request, keys, settings, callback);
 			}
@@ -249,7 +249,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public Mono<Boolean> isHeld(String namespace, @Nullable Object... keys) {
 		return Mono.defer(() -> {
 			LockRequest request = LockRequest.of(namespace, keys);
-			return this.transactionLocks.holds(request, this.settings.resolve(request));
+			return this.transactionLocks.holds(request, LockKeys.resolve(request, this.settings));
 		});
 	}
 

@@ -70,8 +70,8 @@ class LockSettingsTests {
 	void keysAreDerivedWithTheStrategyAndBoundedByMaxKeys() {
 		LockSettings settings = this.defaults.withKeyStrategy((namespace, value) -> ((Integer) value).longValue())
 			.withMaxKeys(2);
-		assertThat(settings.resolve(LockRequest.of("n", 2, 1)).keys()).containsExactly(1L, 2L);
-		assertThatIllegalArgumentException().isThrownBy(() -> settings.resolve(LockRequest.of("n", 1, 2, 3)))
+		assertThat(LockKeys.resolve(LockRequest.of("n", 2, 1), settings).keys()).containsExactly(1L, 2L);
+		assertThatIllegalArgumentException().isThrownBy(() -> LockKeys.resolve(LockRequest.of("n", 1, 2, 3), settings))
 			.withMessageContaining("advisory-lock.max-keys");
 	}
 
