@@ -39,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The packages read top-down: the API depends on no package of its own, the
  * driver-neutral half of the lock flow ({@code core}) on the API only, what is derived
  * from the application's Hikari pools ({@code hikari}) on nothing, taking locks through
- * JDBC ({@code jdbc}) on those two, taking them through R2DBC ({@code r2dbc}) on the core
+ * JDBC ({@code jdbc}) on those two and on the {@code pg_locks} reader, whose diagnosis
+ * its template sets on request, taking them through R2DBC ({@code r2dbc}) on the core
  * only, reading {@code pg_locks} ({@code pglocks}) on the API and {@code hikari}, the
  * endpoint and the observations on the API and the {@code pg_locks} reader, the bridge to
  * ShedLock ({@code shedlock}) and to Spring Integration ({@code integration}) on the API,
@@ -55,12 +56,12 @@ class PackageLayeringTests {
 	 * itself and the root.
 	 */
 	private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(Map.entry("", Set.of()),
-			Map.entry("core", Set.of()), Map.entry("hikari", Set.of()), Map.entry("jdbc", Set.of("core", "hikari")),
-			Map.entry("r2dbc", Set.of("core")), Map.entry("pglocks", Set.of("core", "hikari")),
-			Map.entry("interceptor", Set.of()), Map.entry("observation", Set.of()),
-			Map.entry("actuate", Set.of("pglocks")), Map.entry("shedlock", Set.of()),
-			Map.entry("integration", Set.of()), Map.entry("autoconfigure", Set.of("jdbc", "r2dbc", "pglocks",
-					"interceptor", "observation", "actuate", "shedlock", "integration")));
+			Map.entry("core", Set.of()), Map.entry("hikari", Set.of()),
+			Map.entry("jdbc", Set.of("core", "hikari", "pglocks")), Map.entry("r2dbc", Set.of("core")),
+			Map.entry("pglocks", Set.of("core", "hikari")), Map.entry("interceptor", Set.of()),
+			Map.entry("observation", Set.of()), Map.entry("actuate", Set.of("pglocks")),
+			Map.entry("shedlock", Set.of()), Map.entry("integration", Set.of()), Map.entry("autoconfigure", Set
+				.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate", "shedlock", "integration")));
 
 	/**
 	 * A class of the library named in a constant: in a class reference or a descriptor.

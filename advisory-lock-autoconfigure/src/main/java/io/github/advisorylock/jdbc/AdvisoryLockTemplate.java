@@ -42,6 +42,8 @@ import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
+import io.github.advisorylock.pglocks.DirectConnectionsRegistry;
+import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -91,7 +93,8 @@ import org.springframework.util.Assert;
  *
  * <p>
  * Optionally, a {@link LockHolderDiagnosis} names the holders in each
- * {@code LockBusyException} (on the failure path only), and
+ * {@code LockBusyException} (on the failure path only;
+ * {@link #setHolderDiagnosis(boolean)} sets the one that reads {@code pg_locks}), and
  * {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing,
  * key labels).
  *
@@ -125,6 +128,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * Spring Boot's name of it.
 	 */
 	public static final String DEFAULT_DATA_SOURCE_NAME = "dataSource";
+
+	/** The bound on one diagnosis set by {@link #setHolderDiagnosis(boolean)}. */
+	private static final Duration DIAGNOSIS_TIMEOUT = Duration.ofSeconds(1);
 
 	private final LockDataSources dataSources;
 
@@ -216,6 +222,22 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setHolderDiagnosis(@Nullable LockHolderDiagnosis holderDiagnosis) {
 		this.support.setHolderDiagnosis(holderDiagnosis);
+	}
+
+	/**
+	 * Set whether a busy lock's {@link LockBusyException} names the sessions holding it,
+	 * read from {@code pg_locks} on the failure path only, as the R2DBC template's setter
+	 * of the same name does. {@code true} sets the diagnosis the auto-configuration sets:
+	 * a {@link PgLocksHolderDiagnosis} that asks on the caller's connection after a
+	 * {@code TRY}, and after a timeout on a connection opened for the purpose outside the
+	 * pool, from the settings of the caller's Hikari pool; each diagnosis bounded by one
+	 * second ({@code advisory-lock.diagnosis.timeout}'s default). {@code false} sets
+	 * none. For another bound, set a {@link PgLocksHolderDiagnosis} of your own.
+	 * @param holderDiagnosis whether to ask
+	 */
+	public void setHolderDiagnosis(boolean holderDiagnosis) {
+		setHolderDiagnosis(
+				holderDiagnosis ? new PgLocksHolderDiagnosis(new DirectConnectionsRegistry(DIAGNOSIS_TIMEOUT)) : null);
 	}
 
 	/**

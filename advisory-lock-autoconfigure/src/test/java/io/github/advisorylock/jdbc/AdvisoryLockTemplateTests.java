@@ -93,6 +93,27 @@ class AdvisoryLockTemplateTests {
 	}
 
 	@Test
+	void holderDiagnosisSwitchedOnNamesTheHolderAfterATryAndAfterATimeoutAndSwitchedOffNamesNone() {
+		this.locks.setHolderDiagnosis(true);
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
+			LockRequest tried = LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY);
+			LockRequest timed = LockRequest.of(this.namespace, 1).withTimeout(Duration.ofMillis(200));
+			for (LockRequest request : List.of(tried, timed)) {
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(request)))
+					.satisfies((ex) -> assertThat(ex.getHolders()).as(request.waitMode().name())
+						.singleElement()
+						.satisfies((info) -> assertThat(info.pid()).isEqualTo(holder.pid())));
+			}
+			this.locks.setHolderDiagnosis(false);
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.transaction.executeWithoutResult((status) -> this.locks.lock(tried)))
+				.satisfies((ex) -> assertThat(ex.isDiagnosed()).isFalse());
+			holder.rollback();
+		}
+	}
+
+	@Test
 	void theTimeoutBoundsTheWholeAcquisitionNotEachKey() throws Exception {
 		// Three held keys; each holder lets go once the caller has waited 2s for it.
 		// PostgreSQL applies lock_timeout to each wait, so a per-key timeout of 5s would
