@@ -33,7 +33,6 @@ import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
-import org.springframework.transaction.TransactionDefinition;
 
 /**
  * The exceptions and log text of a lock not granted, each written once whatever the
@@ -128,24 +127,6 @@ public final class LockFailures {
 				+ "taken before the lock is granted, so the check after the lock could miss the previous holder's "
 				+ "write. Declare @Transactional(isolation = Isolation.READ_COMMITTED), or take the lock in a READ "
 				+ "COMMITTED transaction");
-	}
-
-	/**
-	 * Refuse a lock in a transaction declared above READ COMMITTED, before any statement.
-	 * @param request the call, named in the message
-	 * @param declared the transaction's declared isolation level, as
-	 * {@link TransactionDefinition} numbers it (so do JDBC and R2DBC), or {@code null}
-	 * for the database's default
-	 * @throws LockTransactionException if it is above READ COMMITTED
-	 */
-	public static void checkReadCommitted(LockRequest request, @Nullable Integer declared) {
-		if (declared != null && declared > TransactionDefinition.ISOLATION_READ_COMMITTED) {
-			throw isolationRefusal(request, switch (declared) {
-				case TransactionDefinition.ISOLATION_REPEATABLE_READ -> "repeatable read";
-				case TransactionDefinition.ISOLATION_SERIALIZABLE -> "serializable";
-				default -> "isolation level " + declared;
-			});
-		}
 	}
 
 	/**

@@ -19,7 +19,10 @@ package io.github.advisorylock.core;
 import java.util.Collection;
 
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.TransactionDefinition;
 
 /**
  * What a {@link io.github.advisorylock.LockScope#TRANSACTION transaction-scoped} lock
@@ -27,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  * the executor found: the keys the enclosing invocation-scoped calls already hold are not
  * asked for again, since the enclosing session would make this one wait for itself;
  * inside a transaction they are fenced instead; a limit's call is served by a slot an
- * enclosing call holds rather than take a second permit.
+ * enclosing call holds rather than take a second permit. It refuses, as plain functions,
+ * what no statement could make safe: a transaction above READ COMMITTED.
  *
  * @param keys the keys to try; none when enclosing calls hold every one, and then no
  * statement is sent
@@ -67,6 +71,24 @@ public record TransactionLockPlan(LockKeys keys, @Nullable PermitSlots slots, @N
 		FencedKeys fence = (keys.keys().size() < asked.keys().size() && inTransaction && target != null)
 				? FencedKeys.of(enclosing, request, asked, keys, target) : null;
 		return new TransactionLockPlan(keys, slots, fence);
+	}
+
+	/**
+	 * Refuse a lock in a transaction declared above READ COMMITTED, before any statement.
+	 * @param request the call, named in the message
+	 * @param declared the transaction's declared isolation level, as
+	 * {@link TransactionDefinition} numbers it (so do JDBC and R2DBC), or {@code null}
+	 * for the database's default
+	 * @throws LockTransactionException if it is above READ COMMITTED
+	 */
+	public static void checkReadCommitted(LockRequest request, @Nullable Integer declared) {
+		if (declared != null && declared > TransactionDefinition.ISOLATION_READ_COMMITTED) {
+			throw LockFailures.isolationRefusal(request, switch (declared) {
+				case TransactionDefinition.ISOLATION_REPEATABLE_READ -> "repeatable read";
+				case TransactionDefinition.ISOLATION_SERIALIZABLE -> "serializable";
+				default -> "isolation level " + declared;
+			});
+		}
 	}
 
 }

@@ -73,6 +73,13 @@ final class JdbcLockSessions implements AutoCloseable {
 	private final Map<String, Semaphore> permits = new ConcurrentHashMap<>();
 
 	/**
+	 * The routes that cannot change between calls, by the name a call gives ({@code ""}
+	 * for none), found at the first call: those of a data source whose target is fixed
+	 * (see {@link DataSourceUnwrapping#fixedTarget}). The others are found at each call.
+	 */
+	private final Map<String, SessionRoute> fixedRoutes = new ConcurrentHashMap<>();
+
+	/**
 	 * The pools derived from the application's, by identity; guarded by itself. Once
 	 * closed, none is added, as nothing would close it.
 	 */
@@ -87,10 +94,12 @@ final class JdbcLockSessions implements AutoCloseable {
 
 	void setInvocationDataSource(@Nullable DataSource invocationDataSource) {
 		this.invocationDataSource = invocationDataSource;
+		this.fixedRoutes.clear();
 	}
 
 	void setMaxConnections(int maxConnections) {
 		this.maxConnections = maxConnections;
+		this.fixedRoutes.clear();
 	}
 
 	/**
@@ -98,20 +107,33 @@ final class JdbcLockSessions implements AutoCloseable {
 	 * the pool its connection comes from, derived at the first call that needs it.
 	 */
 	SessionRoute route(LockRequest request) {
+		String given = (request.dataSource() != null) ? request.dataSource() : "";
+		SessionRoute fixed = this.fixedRoutes.get(given);
+		if (fixed != null) {
+			return fixed;
+		}
 		String name = this.dataSources.invocationName(request.namespace(), request.dataSource());
 		DataSource dataSource = this.dataSources.byName().get(name);
 		Semaphore permits = this.permits.computeIfAbsent(name, (key) -> new Semaphore(this.maxConnections));
 		// A configured source takes every lock in its own database, whatever the data
 		// source routes to.
 		DataSource configured = name.equals(this.dataSources.defaultName()) ? this.invocationDataSource : null;
+		SessionRoute route;
 		if (configured != null) {
-			// Unwrapped at each call, as the transaction scope does: a scoped proxy's
-			// target changes when it is refreshed.
-			return new SessionRoute(DataSourceUnwrapping.innermost(dataSource), configured, false, permits,
+			// Unwrapped at each call, as the transaction scope does, unless fixed: a
+			// scoped
+			// proxy's target changes when it is refreshed.
+			route = new SessionRoute(DataSourceUnwrapping.innermost(dataSource), configured, false, permits,
 					this.maxConnections);
 		}
-		DataSource pool = derivedPool(request.namespace(), applicationPool(request.namespace(), name, dataSource));
-		return new SessionRoute(DataSourceUnwrapping.target(dataSource), pool, true, permits, this.maxConnections);
+		else {
+			DataSource pool = derivedPool(request.namespace(), applicationPool(request.namespace(), name, dataSource));
+			route = new SessionRoute(DataSourceUnwrapping.target(dataSource), pool, true, permits, this.maxConnections);
+		}
+		if (DataSourceUnwrapping.fixedTarget(dataSource) != null) {
+			this.fixedRoutes.put(given, route);
+		}
+		return route;
 	}
 
 	/**
@@ -285,6 +307,7 @@ final class JdbcLockSessions implements AutoCloseable {
 			this.closed = true;
 			pools = List.copyOf(this.derivedPools.values());
 		}
+		this.fixedRoutes.clear();
 		Exception failure = null;
 		for (DataSource pool : pools) {
 			try {

@@ -305,7 +305,7 @@ final class TransactionLockExecutor {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
 			throw LockFailures.noTransactionRefusal(request);
 		}
-		LockFailures.checkReadCommitted(request,
+		TransactionLockPlan.checkReadCommitted(request,
 				TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
 		BoundConnection bound = this.dataSources.bound(request);
 		Connection connection = DataSourceUtils.getConnection(bound.resource());

@@ -77,8 +77,14 @@ final class TransactionLockExecutor {
 
 	private final TransactionLockStatements statements;
 
+	/**
+	 * The default connection factory, or {@code null} for none: a call that names none.
+	 */
+	private final @Nullable ConnectionFactory defaultFactory;
+
 	TransactionLockExecutor(LockConnectionFactories factories, AcquisitionSupport support, LockLifecycle lifecycle) {
 		this.factories = factories;
+		this.defaultFactory = factories.defaultResource();
 		this.support = support;
 		this.lifecycle = lifecycle;
 		this.statements = new TransactionLockStatements(factories, support);
@@ -298,8 +304,8 @@ final class TransactionLockExecutor {
 	 * @throws IllegalArgumentException if the request names an unknown one
 	 */
 	private @Nullable ConnectionFactory heldLocksTarget(LockRequest request) {
-		String name = (request.dataSource() != null) ? request.dataSource() : this.factories.defaultName();
-		return (name != null) ? this.factories.named(request.namespace(), name) : null;
+		return (request.dataSource() != null) ? this.factories.named(request.namespace(), request.dataSource())
+				: this.defaultFactory;
 	}
 
 	/**
@@ -314,7 +320,7 @@ final class TransactionLockExecutor {
 		if (!transaction.isActualTransactionActive()) {
 			throw LockFailures.noReactiveTransactionRefusal(request);
 		}
-		LockFailures.checkReadCommitted(request, transaction.getCurrentTransactionIsolationLevel());
+		TransactionLockPlan.checkReadCommitted(request, transaction.getCurrentTransactionIsolationLevel());
 		BoundConnection bound = this.factories.bound(transaction, request);
 		// A connection bound outside a transaction of its own: the lock would end with
 		// its statement. The driver answers from the last status the server sent.
