@@ -86,7 +86,14 @@ public record LockKeys(List<Long> keys, List<String> values) {
 									: "gave a null element; every "
 											+ "value of a collection or array names a resource to lock");
 				}
-				byKey.putIfAbsent(key(request, element, strategy, index), render(element));
+				long key;
+				try {
+					key = strategy.key(namespace, element);
+				}
+				catch (InvalidLockKeyException ex) {
+					throw refusedByStrategy(request, index, ex);
+				}
+				byKey.putIfAbsent(key, render(element));
 				if (byKey.size() > maxKeys) {
 					throw refused(request, "An advisory lock call in namespace '" + namespace + "' names more than "
 							+ maxKeys + " distinct keys, the limit set by advisory-lock.max-keys: lock a coarser "
@@ -153,26 +160,22 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	}
 
 	/**
-	 * Derive the key of a value, telling in the strategy's refusal which value of the
-	 * call it refused, by its name where it has one.
+	 * Return the strategy's refusal of a value, telling which value of the call it
+	 * refused, by its name where it has one.
 	 */
-	private static long key(LockRequest request, Object value, LockKeyStrategy strategy, int index) {
-		try {
-			return strategy.key(request.namespace(), value);
+	private static InvalidLockKeyException refusedByStrategy(LockRequest request, int index,
+			InvalidLockKeyException ex) {
+		if (ex.getKeyIndex() == index && request.caller() == null && request.keyNames().isEmpty()) {
+			return ex;
 		}
-		catch (InvalidLockKeyException ex) {
-			if (ex.getKeyIndex() == index && request.caller() == null && request.keyNames().isEmpty()) {
-				throw ex;
-			}
-			String problem = String.valueOf(ex.getMessage());
-			if (!request.keyNames().isEmpty()) {
-				problem = "key '" + request.keyNames().get(index) + "': " + problem;
-			}
-			InvalidLockKeyException refused = new InvalidLockKeyException(LockFailures.inCaller(request, problem),
-					index, ex.getCause());
-			refused.setStackTrace(ex.getStackTrace());
-			throw refused;
+		String problem = String.valueOf(ex.getMessage());
+		if (!request.keyNames().isEmpty()) {
+			problem = "key '" + request.keyNames().get(index) + "': " + problem;
 		}
+		InvalidLockKeyException refused = new InvalidLockKeyException(LockFailures.inCaller(request, problem), index,
+				ex.getCause());
+		refused.setStackTrace(ex.getStackTrace());
+		return refused;
 	}
 
 	private static String render(Object value) {

@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.jdbc;
 
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import io.github.advisorylock.core.NamedResources;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.JdbcTransactionObjectSupport;
 import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.TransactionStatus;
@@ -84,11 +86,13 @@ final class LockDataSources extends NamedResources<DataSource> {
 	}
 
 	/**
-	 * Return the connection of the current transaction that a call joins: among the
+	 * Join the connection of the current transaction that a call locks on: among the
 	 * connections bound to the thread, the one of the named data source, or else the only
-	 * one of any known data source.
+	 * one of any known data source, got through {@link DataSourceUtils} as Spring's JDBC
+	 * code gets it.
 	 * @param request the call, for messages
-	 * @return the bound connection
+	 * @return the bound connection, to give back with
+	 * {@link DataSourceUtils#releaseConnection}
 	 * @throws LockTransactionException if none is bound, or several and the call names
 	 * none
 	 * @throws IllegalArgumentException if the name is none of the known ones
@@ -101,43 +105,51 @@ final class LockDataSources extends NamedResources<DataSource> {
 				&& holder.getConnectionHandle() != null && TransactionSynchronizationUtils
 					.unwrapResourceIfNecessary(this.only) instanceof DataSource resource) {
 			return new BoundConnection(this.onlyName, this.only, resource, holder,
-					(this.onlyTarget != null) ? this.onlyTarget : DataSourceUnwrapping.target(resource));
+					(this.onlyTarget != null) ? this.onlyTarget : DataSourceUnwrapping.target(resource),
+					DataSourceUtils.getConnection(resource));
 		}
 		DataSource named = (name != null) ? named(request.namespace(), name) : null;
-		BoundConnection found = null;
+		Map.Entry<Object, Object> found = null;
 		int count = 0;
 		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 			if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
 					&& holder.getConnectionHandle() != null) {
 				String owner = (named != null) ? (DataSourceUnwrapping.sameDataSource(named, resource) ? name : null)
 						: owner(resource);
-				if (owner != null && ++count == 1) {
-					found = new BoundConnection(owner, byName().get(owner), resource, holder,
-							DataSourceUnwrapping.target(resource));
+				if (owner != null) {
+					count++;
+					found = entry;
 				}
 			}
 		}
-		if (count == 1) {
-			return found;
+		if (count == 1 && found.getKey() instanceof DataSource resource
+				&& found.getValue() instanceof ConnectionHolder holder) {
+			String owner = (named != null) ? name : owner(resource);
+			return new BoundConnection(owner, byName().get(owner), resource, holder,
+					DataSourceUnwrapping.target(resource), DataSourceUtils.getConnection(resource));
 		}
 		throw (count == 0) ? noConnectionException(request, name) : severalBoundException(request, name);
 	}
 
 	/**
-	 * Return the bound connection a call would join, or {@code null} where {@link #bound}
-	 * would throw a {@link LockTransactionException}.
+	 * Return what the locks of the connection a call would join are known by, or
+	 * {@code null} where {@link #bound} would throw a {@link LockTransactionException}.
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
-	@Nullable BoundConnection boundIfUnique(LockRequest request) {
+	@Nullable DataSource boundTarget(LockRequest request) {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
 			return null;
 		}
+		BoundConnection bound;
 		try {
-			return bound(request);
+			bound = bound(request);
 		}
 		catch (LockTransactionException ex) {
 			return null;
 		}
+		// Joined to be told apart only: given back at once.
+		DataSourceUtils.releaseConnection(bound.connection(), bound.resource());
+		return bound.target();
 	}
 
 	/**
@@ -237,8 +249,8 @@ final class LockDataSources extends NamedResources<DataSource> {
 	}
 
 	/**
-	 * A connection bound to a transaction of the thread, and the known data source it
-	 * belongs to.
+	 * A connection bound to a transaction of the thread that a call joined, and the known
+	 * data source it belongs to.
 	 *
 	 * @param name the bean name of the known data source
 	 * @param dataSource the known data source
@@ -247,9 +259,10 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 * @param holder the holder of the connection
 	 * @param target the innermost data source, which the locks are known by (see
 	 * {@link DataSourceUnwrapping#target})
+	 * @param connection the connection
 	 */
 	record BoundConnection(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder,
-			DataSource target) {
+			DataSource target, Connection connection) {
 
 	}
 

@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.jdbc;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
@@ -50,7 +49,6 @@ import io.github.advisorylock.core.TransactionLockSynchronization;
 import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -126,7 +124,7 @@ final class TransactionLockExecutor {
 			return true;
 		}
 		Acquisition acquisition = settings.listeners().starting(request, plan.keys(), plan.slots());
-		TransactionConnection bound = null;
+		BoundConnection bound = null;
 		KeyedAttempt attempted;
 		try {
 			bound = bind(request, request.mode(), plan.keys());
@@ -152,8 +150,8 @@ final class TransactionLockExecutor {
 	 * Tell the listeners what the attempt found, record what it took, and fail as its
 	 * outcome and the wait mode say.
 	 */
-	private boolean settle(LockRequest request, TransactionConnection bound, KeyedAttempt attempted,
-			Acquisition acquisition, LockSettings settings, boolean throwIfBusy) {
+	private boolean settle(LockRequest request, BoundConnection bound, KeyedAttempt attempted, Acquisition acquisition,
+			LockSettings settings, boolean throwIfBusy) {
 		RuntimeException closed = this.lifecycle.closedOr(request, null);
 		if (closed != null) {
 			// Granted as the template closed: the work must not start. The keys stay held
@@ -201,8 +199,7 @@ final class TransactionLockExecutor {
 	 * Try the keys and, when one is found held, do what the wait mode decides (see
 	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
 	 */
-	private LockAttempt attempt(TransactionConnection bound, LockRequest request, LockKeys keys,
-			LockSettings settings) {
+	private LockAttempt attempt(BoundConnection bound, LockRequest request, LockKeys keys, LockSettings settings) {
 		Long busyKey = this.statements.tryLock(bound, request, keys);
 		if (busyKey == null) {
 			return LockAttempt.ACQUIRED;
@@ -217,8 +214,7 @@ final class TransactionLockExecutor {
 	 * {@link PermitSlots}), busy or skipped.
 	 * @return the attempt, with the slot taken or, when none was, every slot
 	 */
-	private KeyedAttempt permit(TransactionConnection bound, LockRequest request, PermitSlots slots,
-			LockSettings settings) {
+	private KeyedAttempt permit(BoundConnection bound, LockRequest request, PermitSlots slots, LockSettings settings) {
 		for (Long slot : slots.slots()) {
 			if (TransactionLockSynchronization.holds(slot, bound.target())) {
 				// A nested call of the same limit takes no second permit.
@@ -247,7 +243,7 @@ final class TransactionLockExecutor {
 	private void fence(LockRequest request, FencedKeys fenced, LockAcquisitionListeners listeners) {
 		Acquisition acquisition = listeners.starting(request, fenced.keys(), null);
 		acquisition.fenced();
-		TransactionConnection bound = null;
+		BoundConnection bound = null;
 		Long lostKey;
 		try {
 			// A suspended transaction of this thread that holds the fence (a REQUIRES_NEW
@@ -279,9 +275,9 @@ final class TransactionLockExecutor {
 	 * @throws IllegalArgumentException if the request names an unknown data source
 	 */
 	private @Nullable DataSource heldLocksTarget(LockRequest request) {
-		BoundConnection bound = this.dataSources.boundIfUnique(request);
+		DataSource bound = this.dataSources.boundTarget(request);
 		if (bound != null) {
-			return bound.target();
+			return bound;
 		}
 		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
 		return (name != null) ? DataSourceUnwrapping.target(this.dataSources.named(request.namespace(), name)) : null;
@@ -295,7 +291,7 @@ final class TransactionLockExecutor {
 	 * @return the bound connection, to give back with {@link #release}
 	 * @throws LockTransactionException if a lock there would protect nothing
 	 */
-	private TransactionConnection bind(LockRequest request, LockMode mode, LockKeys keys) {
+	private BoundConnection bind(LockRequest request, LockMode mode, LockKeys keys) {
 		String namespace = request.namespace();
 		if (request.dataSource() != null) {
 			// A wrong name is a mistake in the code, whatever the transaction: say it
@@ -308,26 +304,24 @@ final class TransactionLockExecutor {
 		TransactionLockPlan.checkReadCommitted(request,
 				TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
 		BoundConnection bound = this.dataSources.bound(request);
-		Connection connection = DataSourceUtils.getConnection(bound.resource());
 		try {
 			// A holder bound by a JdbcTemplate call outside this DataSource's
 			// transaction: the lock would end with its statement. Drivers answer this
 			// from local state, without a round trip. (A pool that hands out connections
 			// with auto-commit off defeats this check; the transaction manager check
 			// above remains.)
-			if (connection.getAutoCommit()) {
+			if (bound.connection().getAutoCommit()) {
 				throw LockFailures.autoCommitRefusal(request, "DataSource", "a transaction manager");
 			}
 			TransactionLockRecord.checkNotSuspended(request, mode, keys, bound.target(), bound.holder());
-			return new TransactionConnection(bound.dataSource(), bound.resource(), bound.holder(), connection,
-					bound.target());
+			return bound;
 		}
 		catch (SQLException ex) {
-			DataSourceUtils.releaseConnection(connection, bound.resource());
+			release(bound);
 			throw this.support.translate(ex, "Check the transaction of advisory lock '" + namespace + "'");
 		}
 		catch (RuntimeException ex) {
-			DataSourceUtils.releaseConnection(connection, bound.resource());
+			release(bound);
 			throw ex;
 		}
 	}
@@ -335,25 +329,10 @@ final class TransactionLockExecutor {
 	/**
 	 * Give the connection back to the transaction; the locks stay until it ends.
 	 */
-	private void release(@Nullable TransactionConnection bound) {
+	private void release(@Nullable BoundConnection bound) {
 		if (bound != null) {
 			DataSourceUtils.releaseConnection(bound.connection(), bound.resource());
 		}
-	}
-
-	/**
-	 * The connection of the current transaction a call joins.
-	 *
-	 * @param dataSource the known data source it belongs to
-	 * @param resource the key it is bound under, which {@code DataSourceUtils} gets and
-	 * releases it by
-	 * @param holder its holder
-	 * @param connection the connection
-	 * @param target the innermost data source, which the locks are known by
-	 */
-	record TransactionConnection(DataSource dataSource, DataSource resource, ConnectionHolder holder,
-			Connection connection, DataSource target) {
-
 	}
 
 }

@@ -36,7 +36,7 @@ import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.jdbc.TransactionLockExecutor.TransactionConnection;
+import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,7 +60,7 @@ final class TransactionLockStatements {
 	 * finds one held gives back those taken before it, with a savepoint around the try.
 	 * @return the first key found held, or {@code null} when every one was taken
 	 */
-	@Nullable Long tryLock(TransactionConnection bound, LockRequest request, LockKeys keys) {
+	@Nullable Long tryLock(BoundConnection bound, LockRequest request, LockKeys keys) {
 		Connection connection = bound.connection();
 		try {
 			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
@@ -88,7 +88,7 @@ final class TransactionLockStatements {
 	 * takes one at most.
 	 * @return the slot taken, or {@code null} when every one is held
 	 */
-	@Nullable Long tryPermit(TransactionConnection bound, LockRequest request, PermitSlots slots) {
+	@Nullable Long tryPermit(BoundConnection bound, LockRequest request, PermitSlots slots) {
 		try {
 			PermitTry tried = AdvisoryLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace());
 			if (!tried.lockable()) {
@@ -138,7 +138,7 @@ final class TransactionLockStatements {
 	 * enclosing sessions still hold them, in one round trip.
 	 * @return the first key whose session no longer holds it, or {@code null}
 	 */
-	@Nullable Long fence(TransactionConnection bound, LockRequest request, FencedKeys fenced) {
+	@Nullable Long fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
 		List<SessionMarker> markers = new ArrayList<>();
 		for (HeldSession held : fenced.sessions()) {
 			markers.add(((LockSession) held).marker());
@@ -160,8 +160,8 @@ final class TransactionLockStatements {
 	 * Make the exception of a lock not acquired, naming its holders where a diagnosis is
 	 * configured (asked here, on the failure path only).
 	 */
-	LockBusyException busyException(TransactionConnection bound, LockRequest request, LockKeys keys,
-			LockAttempt attempt, @Nullable Duration timeout, @Nullable String holderHint) {
+	LockBusyException busyException(BoundConnection bound, LockRequest request, LockKeys keys, LockAttempt attempt,
+			@Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();
 		if (attempt.outcome() == Outcome.TIMEOUT) {
 			return this.support.busyException(

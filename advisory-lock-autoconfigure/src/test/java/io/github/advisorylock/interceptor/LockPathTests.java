@@ -66,27 +66,27 @@ class LockPathTests {
 		.withUserConfiguration(Config.class);
 
 	@Test
-	void aTransactionScopedCallWithANameKeyAndAnExpressionKeyEntersAtMost36MethodsIn22ClassesAndNoPackageTwice() {
+	void aTransactionScopedCallWithANameKeyAndAnExpressionKeyEntersAtMost34MethodsIn21ClassesAndNoPackageTwice() {
 		this.contextRunner.run((context) -> {
 			Locked locked = context.getBean(Locked.class);
 			locked.inTransaction("a", 7);
 			LibraryPath.arm();
 			locked.inTransaction("a", 7);
 			LibraryPath.Path path = LibraryPath.path();
-			assertPath("transaction-scoped JDBC call", path, 36, 22);
+			assertPath("transaction-scoped JDBC call", path, 34, 21);
 			assertThat(path.bounces()).as("call stacks that enter a package again:%s", path.describe()).isEmpty();
 		});
 	}
 
 	@Test
-	void anInvocationScopedCallEntersAtMost36MethodsIn20ClassesAndNoPackageTwice() {
+	void anInvocationScopedCallEntersAtMost35MethodsIn20ClassesAndNoPackageTwice() {
 		this.contextRunner.run((context) -> {
 			Locked locked = context.getBean(Locked.class);
 			locked.forTheCall("a");
 			LibraryPath.arm();
 			locked.forTheCall("a");
 			LibraryPath.Path path = LibraryPath.path();
-			assertPath("invocation-scoped JDBC call", path, 36, 20);
+			assertPath("invocation-scoped JDBC call", path, 35, 20);
 			assertThat(path.bounces()).as("call stacks that enter a package again:%s", path.describe()).isEmpty();
 		});
 	}
