@@ -27,45 +27,22 @@ import java.util.List;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.RefusalReason;
 import io.github.advisorylock.core.LockSql.TryResult;
 
 /**
- * The statements that acquire advisory locks over JDBC, each with the code that binds its
- * parameters and reads its rows. Their text, shared with the R2DBC driver, and why each
- * is written as it is, are {@link LockSql}'s.
- *
- * <p>
- * The statements of an invocation-scoped lock's own session, which open its transaction
- * around this try and keep the session alive, are {@link LockSessionStatements}.
+ * The statements both scopes wait with over JDBC, and the code that binds and reads the
+ * keys of every lock statement. Their text, shared with the R2DBC driver, and why each is
+ * written as it is, are {@link LockSql}'s. A transaction's try is
+ * {@link TransactionLockStatements}'; an invocation-scoped lock's own session, which
+ * opens its transaction around the same try and keeps the session alive, is
+ * {@link LockSessionStatements}'.
  *
  * @author advisory-lock authors
  */
 final class AdvisoryLockStatements {
 
 	private AdvisoryLockStatements() {
-	}
-
-	/**
-	 * Run the first statement of every acquisition: the check that a lock is allowed,
-	 * then a try of each key in order, stopping at the first one held.
-	 * @param connection the transaction's connection
-	 * @param mode exclusive or shared
-	 * @param keys the distinct keys, sorted, at least one
-	 * @param namespace the namespace, named in a leading comment
-	 * @return what the try found
-	 * @throws SQLException if the statement fails
-	 */
-	static TryResult tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace)
-			throws SQLException {
-		try (PreparedStatement statement = connection
-			.prepareStatement(LockSql.JDBC.trySql(mode, keys.size(), namespace))) {
-			bindKeys(connection, statement, 1, keys, keys.size() > 1);
-			try (ResultSet result = statement.executeQuery()) {
-				return tryResult(result, keys);
-			}
-		}
 	}
 
 	/**
@@ -93,27 +70,6 @@ final class AdvisoryLockStatements {
 			}
 			finally {
 				ended.run();
-			}
-		}
-	}
-
-	/**
-	 * Run the statement that takes one free permit of a limit.
-	 * @param connection the transaction's connection
-	 * @param slots the limit's slots, slot 0 first
-	 * @param namespace the namespace, named in a leading comment
-	 * @return whether a lock is allowed here, and the slot taken
-	 * @throws SQLException if the statement fails
-	 */
-	static PermitTry tryPermit(Connection connection, List<Long> slots, String namespace) throws SQLException {
-		try (PreparedStatement statement = connection
-			.prepareStatement(LockSql.JDBC.permitTrySql(slots.size(), namespace))) {
-			for (int slot = 0; slot < slots.size(); slot++) {
-				statement.setLong(slot + 1, slots.get(slot));
-			}
-			try (ResultSet result = statement.executeQuery()) {
-				boolean row = result.next();
-				return PermitTry.read(row, row ? result.getObject(1, Integer.class) : null, slots);
 			}
 		}
 	}

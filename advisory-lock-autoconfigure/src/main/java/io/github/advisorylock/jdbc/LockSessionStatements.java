@@ -65,8 +65,9 @@ final class LockSessionStatements {
 	/**
 	 * Open the transaction of an invocation-scoped lock, try its keys and set its
 	 * dead-man switch, in one round trip: {@code SET TRANSACTION} (no result set), a row
-	 * of {@code transaction_timeout}, the try of {@link AdvisoryLockStatements#tryLock},
-	 * then the {@linkplain #keepAliveSql keep-alive} (no result set).
+	 * of {@code transaction_timeout}, the try of
+	 * {@link TransactionLockStatements#tryLock}, then the {@linkplain #keepAliveSql
+	 * keep-alive} (no result set).
 	 * @param connection the lock's own connection, with auto-commit off
 	 * @param mode exclusive or shared
 	 * @param keys the distinct keys, sorted, at least one
@@ -98,7 +99,7 @@ final class LockSessionStatements {
 	/**
 	 * Open the transaction of an invocation-scoped limit, try its permits and set its
 	 * dead-man switch, in one round trip, as {@link #beginInvocation} does with the try
-	 * of {@link AdvisoryLockStatements#tryPermit} in place of that of keys.
+	 * of {@link TransactionLockStatements#tryPermit} in place of that of keys.
 	 * @param connection the lock's own connection, with auto-commit off
 	 * @param slots the limit's slots, slot 0 first
 	 * @param namespace the namespace, named in a leading comment

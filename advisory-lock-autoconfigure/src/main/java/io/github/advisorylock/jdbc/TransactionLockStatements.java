@@ -17,6 +17,8 @@
 package io.github.advisorylock.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Duration;
@@ -33,6 +35,7 @@ import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSql;
 import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.PermitSlots;
@@ -65,8 +68,14 @@ final class TransactionLockStatements {
 		try {
 			Savepoint savepoint = (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1)
 					? connection.setSavepoint() : null;
-			TryResult tried = AdvisoryLockStatements.tryLock(connection, request.mode(), keys.keys(),
-					request.namespace());
+			TryResult tried;
+			try (PreparedStatement statement = connection
+				.prepareStatement(LockSql.JDBC.trySql(request.mode(), keys.keys().size(), request.namespace()))) {
+				AdvisoryLockStatements.bindKeys(connection, statement, 1, keys.keys(), keys.keys().size() > 1);
+				try (ResultSet result = statement.executeQuery()) {
+					tried = AdvisoryLockStatements.tryResult(result, keys.keys());
+				}
+			}
 			if (savepoint != null) {
 				if (tried.busyKey() != null) {
 					connection.rollback(savepoint);
@@ -90,7 +99,17 @@ final class TransactionLockStatements {
 	 */
 	@Nullable Long tryPermit(BoundConnection bound, LockRequest request, PermitSlots slots) {
 		try {
-			PermitTry tried = AdvisoryLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace());
+			PermitTry tried;
+			try (PreparedStatement statement = bound.connection()
+				.prepareStatement(LockSql.JDBC.permitTrySql(slots.slots().size(), request.namespace()))) {
+				for (int slot = 0; slot < slots.slots().size(); slot++) {
+					statement.setLong(slot + 1, slots.slots().get(slot));
+				}
+				try (ResultSet result = statement.executeQuery()) {
+					boolean row = result.next();
+					tried = PermitTry.read(row, row ? result.getObject(1, Integer.class) : null, slots.slots());
+				}
+			}
 			if (!tried.lockable()) {
 				throw AcquisitionSupport.explainRefusal(bound.connection(), request);
 			}

@@ -20,14 +20,16 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
+import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.ReactiveAcquisitions;
+import io.micrometer.observation.Observation;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Wrapped;
@@ -35,13 +37,17 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * What the two scopes' executors over R2DBC need beyond the template's
  * {@link io.github.advisorylock.core.LockSettings}: the bounded wait (cancelled on the
- * server when its subscriber cancels, or the template closes), the DEBUG line of a skip,
- * and the refusal and failure exceptions of R2DBC, naming the holders where the diagnosis
- * is on. The twin of the JDBC path's {@code AcquisitionSupport}.
+ * server when its subscriber cancels, or the template closes), the listeners told inside
+ * the subscriber's observation, the DEBUG line of a skip, and the refusal and failure
+ * exceptions of R2DBC, naming the holders where the diagnosis is on. The twin of the JDBC
+ * path's {@code AcquisitionSupport}.
  *
  * @author advisory-lock authors
  */
@@ -49,6 +55,16 @@ final class AcquisitionSupport {
 
 	/** The template's log, where users look for a skip. */
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
+
+	/**
+	 * The Reactor context key of the current observation, as Micrometer's
+	 * {@code ObservationThreadLocalAccessor} names it (named here, since that class needs
+	 * the context-propagation library).
+	 */
+	private static final String OBSERVATION_KEY = "micrometer.observation";
+
+	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
+			AcquisitionSupport.class.getClassLoader());
 
 	private final LockLifecycle lifecycle;
 
@@ -67,13 +83,43 @@ final class AcquisitionSupport {
 	}
 
 	/**
+	 * Tell the listeners that an acquisition starts, as one of a concurrency limit when
+	 * it is one, inside the subscriber's current observation, if any. A thread of the
+	 * reactive stack carries no current observation, so the subscriber's one (which
+	 * Spring's WebFlux and Micrometer keep in the Reactor context) is made current while
+	 * the listeners hear the start: the lock's observation is then a child of the
+	 * request's, and a trace shows the lock inside the request's span.
+	 * @param listeners the template's listeners
+	 * @param request the request
+	 * @param keys the keys it takes now
+	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
+	 * @param context the subscriber's context
+	 * @return what to tell them the permit taken and how it ended
+	 */
+	static Acquisition starting(LockAcquisitionListeners listeners, LockRequest request, LockKeys keys,
+			@Nullable PermitSlots slots, ContextView context) {
+		Object observation = OBSERVATION_PRESENT ? context.getOrDefault(OBSERVATION_KEY, null) : null;
+		if (observation != null) {
+			return Observations.inScopeOf(observation, () -> listeners.starting(request, keys, slots));
+		}
+		return listeners.starting(request, keys, slots);
+	}
+
+	/**
 	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
-	 * is on (see {@link ReactiveAcquisitions#busyError}).
+	 * is on, and ending with what the library knows of the holder.
+	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
+	 * @param cause the driver's report of the timeout, or {@code null}
+	 * @param diagnose asks who holds the keys, on the failure path only
+	 * @param holderHint the end of the message, or {@code null}
 	 */
 	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
 			Supplier<Mono<Diagnosis>> diagnose, @Nullable String holderHint) {
-		return ReactiveAcquisitions.busyError(this.holderDiagnosis, request, keys, timeout, cause, diagnose,
-				holderHint);
+		Mono<@Nullable Diagnosis> diagnosis = this.holderDiagnosis ? diagnose.get() : Mono.empty();
+		return diagnosis
+			.map((found) -> LockFailures.busyException(request.namespace(), keys, timeout, cause, found, holderHint))
+			.defaultIfEmpty(LockFailures.busyException(request.namespace(), keys, timeout, cause, null, holderHint))
+			.flatMap(Mono::error);
 	}
 
 	/**
@@ -171,11 +217,31 @@ final class AcquisitionSupport {
 	 * @return the refusal, signalled
 	 */
 	static <T> Mono<T> explainRefusal(Connection connection, LockRequest request) {
-		return ReactiveAcquisitions.refusal(request, R2dbcLockStatements.readRefusalReason(connection));
+		return R2dbcLockStatements.readRefusalReason(connection)
+			.map((refusal) -> LockFailures.refusal(request, refusal))
+			.onErrorResume((ex) -> Mono.just(LockFailures.unexplainedRefusal(request, ex)))
+			.flatMap(Mono::error);
 	}
 
 	static Throwable translateLockFailure(Throwable ex, LockRequest request, LockKeys keys) {
 		return R2dbcExceptions.translate(LockFailures.task(request, keys), null, ex);
+	}
+
+	/**
+	 * Opens the scope of an observation; a class of its own, so that Micrometer is loaded
+	 * only when present.
+	 */
+	private static final class Observations {
+
+		static Acquisition inScopeOf(Object observation, Supplier<Acquisition> starting) {
+			if (!(observation instanceof Observation current)) {
+				return starting.get();
+			}
+			try (Observation.Scope scope = current.openScope()) {
+				return starting.get();
+			}
+		}
+
 	}
 
 }

@@ -38,7 +38,6 @@ import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.ReactiveAcquisitions;
 import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactivePermitWait;
 import io.github.advisorylock.core.TransactionTimeouts;
@@ -145,8 +144,8 @@ final class InvocationLockExecutor {
 				.flatMapMany((inTransaction) -> {
 					// The listeners hear every refusal as an ERROR, as on the blocking
 					// stack.
-					Acquisition acquisition = ReactiveAcquisitions.starting(settings.listeners(), request, needed,
-							slots, context);
+					Acquisition acquisition = AcquisitionSupport.starting(settings.listeners(), request, needed, slots,
+							context);
 					RuntimeException refusal = inTransaction ? LockFailures.enclosingTransactionRefusal(request, false)
 							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
 					if (refusal != null) {

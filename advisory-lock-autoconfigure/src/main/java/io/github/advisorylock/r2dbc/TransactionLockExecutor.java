@@ -37,7 +37,6 @@ import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.ReactiveAcquisitions;
 import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactivePermitWait;
 import io.github.advisorylock.core.ReactiveTransactionLockSynchronization;
@@ -170,8 +169,8 @@ final class TransactionLockExecutor {
 	 */
 	private Mono<Boolean> take(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
 			TransactionLockPlan plan, LockSettings settings, boolean throwIfBusy) {
-		Acquisition acquisition = ReactiveAcquisitions.starting(settings.listeners(), request, plan.keys(),
-				plan.slots(), context);
+		Acquisition acquisition = AcquisitionSupport.starting(settings.listeners(), request, plan.keys(), plan.slots(),
+				context);
 		BoundConnection bound;
 		try {
 			bound = bind(transaction, request, request.mode(), plan.keys());
@@ -211,7 +210,7 @@ final class TransactionLockExecutor {
 	 */
 	private Mono<Void> fence(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
 			FencedKeys fenced, LockSettings settings) {
-		Acquisition acquisition = ReactiveAcquisitions.starting(settings.listeners(), request, fenced.keys(), null,
+		Acquisition acquisition = AcquisitionSupport.starting(settings.listeners(), request, fenced.keys(), null,
 				context);
 		acquisition.fenced();
 		BoundConnection bound;
