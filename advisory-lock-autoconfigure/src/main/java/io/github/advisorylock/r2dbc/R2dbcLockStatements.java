@@ -19,7 +19,6 @@ package io.github.advisorylock.r2dbc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -27,9 +26,7 @@ import io.github.advisorylock.core.FenceSql;
 import io.github.advisorylock.core.FenceSql.FenceResult;
 import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.RefusalReason;
-import io.github.advisorylock.core.LockSql.TryResult;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Statement;
@@ -37,9 +34,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The statements that acquire advisory locks over R2DBC, each with the code that binds
- * its parameters and reads its rows. Their text, shared with the JDBC driver, and why
- * each is written as it is, are {@link LockSql}'s.
+ * The statements both scopes wait with over R2DBC, and the code that binds the keys of
+ * every lock statement. Their text, shared with the JDBC driver, and why each is written
+ * as it is, are {@link LockSql}'s. A transaction's try is
+ * {@link TransactionLockStatements}'.
  *
  * <p>
  * Each statement has parameters, so r2dbc-postgresql runs it with the extended protocol:
@@ -52,34 +50,6 @@ import reactor.core.publisher.Mono;
 final class R2dbcLockStatements {
 
 	private R2dbcLockStatements() {
-	}
-
-	/**
-	 * Run the first statement of every acquisition: the check that a lock is allowed,
-	 * then a try of each key in order, stopping at the first one held.
-	 * @param connection the transaction's connection
-	 * @param mode exclusive or shared
-	 * @param keys the distinct keys, sorted, at least one
-	 * @param namespace the namespace, named in a leading comment
-	 * @return what the try found
-	 */
-	static Mono<TryResult> tryLock(Connection connection, LockMode mode, List<Long> keys, String namespace) {
-		return Mono.defer(() -> {
-			Statement statement = connection.createStatement(LockSql.R2DBC.trySql(mode, keys.size(), namespace));
-			bindKeys(statement, 0, keys, keys.size() > 1);
-			boolean one = keys.size() == 1;
-			// A row per lockable try: for one key whether it was taken, for several the
-			// first one found held (NULL, so empty here, when every one was).
-			return Flux.from(statement.execute())
-				.concatMap((result) -> result.map((row, metadata) -> Optional
-					.ofNullable(one ? (Object) row.get(0, Boolean.class) : row.get(0, Long.class))))
-				.collectList()
-				.map((rows) -> tryResult(rows, keys));
-		});
-	}
-
-	private static TryResult tryResult(List<Optional<Object>> rows, List<Long> keys) {
-		return TryResult.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0).orElse(null), keys);
 	}
 
 	/**
@@ -100,27 +70,6 @@ final class R2dbcLockStatements {
 			statement.bind(0, Math.max(1, timeout.toMillis()));
 			bindKeys(statement, 1, keys, true);
 			return drain(statement);
-		});
-	}
-
-	/**
-	 * Run the statement that takes one free permit of a limit.
-	 * @param connection the transaction's connection
-	 * @param slots the limit's slots, slot 0 first
-	 * @param namespace the namespace, named in a leading comment
-	 * @return whether a lock is allowed here, and the slot taken
-	 */
-	static Mono<PermitTry> tryPermit(Connection connection, List<Long> slots, String namespace) {
-		return Mono.defer(() -> {
-			Statement statement = connection.createStatement(LockSql.R2DBC.permitTrySql(slots.size(), namespace));
-			for (int slot = 0; slot < slots.size(); slot++) {
-				statement.bind(slot, slots.get(slot));
-			}
-			return Flux.from(statement.execute())
-				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get(0, Integer.class))))
-				.collectList()
-				.map((rows) -> PermitTry.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0).orElse(null),
-						slots));
 		});
 	}
 
@@ -218,7 +167,7 @@ final class R2dbcLockStatements {
 	 * Bind the keys: the key itself when a statement takes one, else the {@code bigint[]}
 	 * of them (r2dbc-postgresql sends a {@code Long[]} as {@code int8[]}).
 	 */
-	private static void bindKeys(Statement statement, int index, List<Long> keys, boolean array) {
+	static void bindKeys(Statement statement, int index, List<Long> keys, boolean array) {
 		if (array) {
 			statement.bind(index, keys.toArray(Long[]::new));
 		}

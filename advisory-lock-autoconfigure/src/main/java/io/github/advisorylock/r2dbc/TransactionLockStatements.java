@@ -18,6 +18,7 @@ package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockRequest;
@@ -25,10 +26,13 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.FencedKeys;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.LockSql.PermitTry;
 import io.github.advisorylock.core.LockSql.TryResult;
 import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.Statement;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -58,8 +62,21 @@ final class TransactionLockStatements {
 	 */
 	Mono<Long> tryLock(BoundConnection bound, LockRequest request, LockKeys keys) {
 		Connection connection = bound.connection();
-		Mono<TryResult> tried = R2dbcLockStatements.tryLock(connection, request.mode(), keys.keys(),
-				request.namespace());
+		List<Long> ordered = keys.keys();
+		Mono<TryResult> tried = Mono.defer(() -> {
+			Statement statement = connection
+				.createStatement(LockSql.R2DBC.trySql(request.mode(), ordered.size(), request.namespace()));
+			R2dbcLockStatements.bindKeys(statement, 0, ordered, ordered.size() > 1);
+			boolean one = ordered.size() == 1;
+			// A row per lockable try: for one key whether it was taken, for several the
+			// first one found held (NULL, so empty here, when every one was).
+			return Flux.from(statement.execute())
+				.concatMap((result) -> result.map((row, metadata) -> Optional
+					.ofNullable(one ? (Object) row.get(0, Boolean.class) : row.get(0, Long.class))))
+				.collectList()
+				.map((rows) -> TryResult.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0).orElse(null),
+						ordered));
+		});
 		if (request.waitMode() == WaitMode.SKIP && keys.keys().size() > 1) {
 			String savepoint = "advisory_lock_skip";
 			tried = Mono.from(connection.createSavepoint(savepoint))
@@ -95,7 +112,19 @@ final class TransactionLockStatements {
 	 * @return the slot taken; empty when every one is held
 	 */
 	Mono<Long> tryPermit(BoundConnection bound, LockRequest request, PermitSlots slots) {
-		return R2dbcLockStatements.tryPermit(bound.connection(), slots.slots(), request.namespace())
+		List<Long> ordered = slots.slots();
+		return Mono.defer(() -> {
+			Statement statement = bound.connection()
+				.createStatement(LockSql.R2DBC.permitTrySql(ordered.size(), request.namespace()));
+			for (int slot = 0; slot < ordered.size(); slot++) {
+				statement.bind(slot, ordered.get(slot));
+			}
+			return Flux.from(statement.execute())
+				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get(0, Integer.class))))
+				.collectList()
+				.map((rows) -> PermitTry.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0).orElse(null),
+						ordered));
+		})
 			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()))
 			.flatMap((tried) -> tried.lockable() ? Mono.justOrEmpty(tried.slot())
 					: AcquisitionSupport.explainRefusal(bound.connection(), request));
