@@ -36,16 +36,19 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The packages read top-down: the API depends on no package of its own, the
- * driver-neutral half of the lock flow ({@code core}) on the API only, what is derived
- * from the application's Hikari pools ({@code hikari}) on nothing, taking locks through
- * JDBC ({@code jdbc}) on those two and on the {@code pg_locks} reader, whose diagnosis
- * its template sets on request, taking them through R2DBC ({@code r2dbc}) on the core
- * only, reading {@code pg_locks} ({@code pglocks}) on the API and {@code hikari}, the
- * endpoint and the observations on the API and the {@code pg_locks} reader, the bridge to
- * ShedLock ({@code shedlock}) and to Spring Integration ({@code integration}) on the API,
- * and only {@code autoconfigure} wires them together. Read from the compiled classes, so
- * that a fully qualified name in code counts as much as an import.
+ * The packages read top-down: the API depends on no package of its own, the statements'
+ * text ({@code core.sql}) on the API only, the driver-neutral half of the lock flow
+ * ({@code core}) on that text, what is derived from the application's Hikari pools
+ * ({@code hikari}) on nothing, taking locks through JDBC ({@code jdbc}) on the core, its
+ * text, {@code hikari} and the {@code pg_locks} reader, whose diagnosis its template sets
+ * on request, taking them through R2DBC ({@code r2dbc}) on the core and its text, reading
+ * {@code pg_locks} ({@code pglocks}) on the text and {@code hikari}, the endpoint and the
+ * observations on the API and the {@code pg_locks} reader, the bridge to ShedLock
+ * ({@code shedlock}) and to Spring Integration ({@code integration}) on the API, and only
+ * {@code autoconfigure} wires them together. A sub-package is a package of its own here:
+ * its parent may use it only where the rules say so, and it may not use its parent. Read
+ * from the compiled classes, so that a fully qualified name in code counts as much as an
+ * import.
  *
  * @author advisory-lock authors
  */
@@ -56,17 +59,20 @@ class PackageLayeringTests {
 	 * itself and the root.
 	 */
 	private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(Map.entry("", Set.of()),
-			Map.entry("core", Set.of()), Map.entry("hikari", Set.of()),
-			Map.entry("jdbc", Set.of("core", "hikari", "pglocks")), Map.entry("r2dbc", Set.of("core")),
-			Map.entry("pglocks", Set.of("core", "hikari")), Map.entry("interceptor", Set.of()),
-			Map.entry("observation", Set.of()), Map.entry("actuate", Set.of("pglocks")),
-			Map.entry("shedlock", Set.of()), Map.entry("integration", Set.of()), Map.entry("autoconfigure", Set
-				.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate", "shedlock", "integration")));
+			Map.entry("core.sql", Set.of()), Map.entry("core", Set.of("core.sql")), Map.entry("hikari", Set.of()),
+			Map.entry("jdbc", Set.of("core", "core.sql", "hikari", "pglocks")),
+			Map.entry("r2dbc", Set.of("core", "core.sql")), Map.entry("pglocks", Set.of("core.sql", "hikari")),
+			Map.entry("interceptor", Set.of()), Map.entry("observation", Set.of()),
+			Map.entry("actuate", Set.of("pglocks")), Map.entry("shedlock", Set.of()),
+			Map.entry("integration", Set.of()), Map.entry("autoconfigure", Set.of("jdbc", "r2dbc", "pglocks",
+					"interceptor", "observation", "actuate", "shedlock", "integration")));
 
 	/**
-	 * A class of the library named in a constant: in a class reference or a descriptor.
+	 * A class of the library named in a constant, in a class reference or a descriptor:
+	 * its package below {@code io/github/advisorylock/}, sub-packages included
+	 * ({@code core/sql/}), or none for the root.
 	 */
-	private static final Pattern LIBRARY_CLASS = Pattern.compile("io/github/advisorylock/(?:([a-z]+)/)?[A-Z]");
+	private static final Pattern LIBRARY_CLASS = Pattern.compile("io/github/advisorylock/((?:[a-z][a-z0-9]*/)*)[A-Z]");
 
 	@Test
 	void eachPackageUsesOnlyThePackagesBelowIt() throws IOException, URISyntaxException {
@@ -111,7 +117,7 @@ class PackageLayeringTests {
 			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {
 				String constants = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
 				if (constants.contains("reactor/")) {
-					naming.add(core.relativize(file).toString());
+					naming.add(file.getFileName().toString());
 				}
 			}
 		}
@@ -127,8 +133,7 @@ class PackageLayeringTests {
 		Map<String, Set<String>> used = new TreeMap<>();
 		try (Stream<Path> files = Files.walk(root)) {
 			for (Path file : files.filter((path) -> path.toString().endsWith(".class")).toList()) {
-				Path relative = root.relativize(file.getParent());
-				String pkg = relative.toString().replace('\\', '/');
+				String pkg = packageName(root.relativize(file.getParent()).toString().replace('\\', '/') + "/");
 				Set<String> uses = used.computeIfAbsent(pkg, (key) -> new TreeSet<>());
 				uses.addAll(referencedPackages(Files.readAllBytes(file)));
 			}
@@ -145,9 +150,18 @@ class PackageLayeringTests {
 		Set<String> packages = new TreeSet<>();
 		Matcher matcher = LIBRARY_CLASS.matcher(new String(classFile, StandardCharsets.ISO_8859_1));
 		while (matcher.find()) {
-			packages.add((matcher.group(1) != null) ? matcher.group(1) : "");
+			packages.add(packageName(matcher.group(1)));
 		}
 		return packages;
+	}
+
+	/**
+	 * Return a package's name below the root's as the rules write it, from its path with
+	 * a trailing slash: {@code core.sql} for {@code core/sql/}, {@code ""} for the root.
+	 */
+	private static String packageName(String path) {
+		String trimmed = path.startsWith("/") ? path.substring(1) : path;
+		return trimmed.isEmpty() ? "" : trimmed.substring(0, trimmed.length() - 1).replace('/', '.');
 	}
 
 }

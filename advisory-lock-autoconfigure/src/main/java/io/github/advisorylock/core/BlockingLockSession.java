@@ -26,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.FenceSql.SessionMarker;
+import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;

@@ -25,6 +25,8 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -98,6 +100,27 @@ public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idl
 				cause);
 		acquisition.lost(lost);
 		return lost;
+	}
+
+	/**
+	 * Refuse a fenced write in another database than its enclosing sessions: a marker is
+	 * seen only in its own database, so elsewhere every fenced write would count as a
+	 * loss.
+	 * @param database the writer's database, as the fence statement names it
+	 * @param markers the sessions' markers
+	 * @param request the call
+	 * @throws LockTransactionException if a session is in another database
+	 */
+	public static void checkSameDatabase(String database, List<SessionMarker> markers, LockRequest request) {
+		for (SessionMarker marker : markers) {
+			if (!database.equals(marker.database())) {
+				throw LockFailures.refused(request,
+						"A fenced write of advisory lock namespace '" + request.namespace() + "' runs in database '"
+								+ database + "', and the invocation-scoped lock it is fenced by is " + "in '"
+								+ marker.database() + "': a fence works only with the lock and the writes in the "
+								+ "same database. Give invocation-scoped locks a DataSource of that database");
+			}
+		}
 	}
 
 }

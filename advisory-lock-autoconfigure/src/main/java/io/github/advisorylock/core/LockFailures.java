@@ -29,14 +29,15 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.sql.LockSql;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
 
 /**
- * The exceptions and log text of a lock not granted, each written once whatever the
- * driver and the scope. Internal: used by the driver adapters, not API.
+ * The exceptions and log text of a lock not granted, the same whatever the driver and the
+ * scope. Internal: used by the driver adapters, not API.
  *
  * @author advisory-lock authors
  */

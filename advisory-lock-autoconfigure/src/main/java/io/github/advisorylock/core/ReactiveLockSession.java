@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.FenceSql.SessionMarker;
+import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;

@@ -24,8 +24,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * The non-blocking wait for any permit of a limit, slice after slice (see
- * {@link PermitSlots}), written once for the reactive transaction and invocation scopes:
- * a repeat, not a recursion, so that a long wait builds no chain of operators. A class of
+ * {@link PermitSlots}), shared by the reactive transaction and invocation scopes: a
+ * repeat, not a recursion, so that a long wait builds no chain of operators. A class of
  * its own, so that the blocking stack never loads Reactor through {@link PermitSlots}.
  *
  * @author advisory-lock authors

@@ -26,9 +26,9 @@ import java.util.List;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockLifecycle;
-import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.core.LockSql.RefusalReason;
-import io.github.advisorylock.core.LockSql.TryResult;
+import io.github.advisorylock.core.sql.LockSql;
+import io.github.advisorylock.core.sql.LockSql.RefusalReason;
+import io.github.advisorylock.core.sql.LockSql.TryResult;
 
 /**
  * The statements both scopes wait with over JDBC, and the code that binds and reads the

@@ -24,10 +24,11 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.FenceSql;
-import io.github.advisorylock.core.FenceSql.FenceResult;
-import io.github.advisorylock.core.FenceSql.SessionMarker;
-import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.FencedKeys;
+import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.FenceResult;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
+import io.github.advisorylock.core.sql.LockSql;
 
 /**
  * The statements of a fenced write over JDBC, {@link FenceSql}'s, with the code that
@@ -65,7 +66,7 @@ final class FencedWriteStatements {
 			try (ResultSet fenced = statement.getResultSet()) {
 				lockable = fenced.next();
 				if (lockable) {
-					FenceSql.checkSameDatabase(fenced.getString("database"), markers, request);
+					FencedKeys.checkSameDatabase(fenced.getString("database"), markers, request);
 				}
 			}
 			if (!statement.getMoreResults()) {

@@ -33,9 +33,9 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.LockSql.Opened;
-import io.github.advisorylock.core.LockSql.OpenedLimit;
 import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.sql.LockSql.Opened;
+import io.github.advisorylock.core.sql.LockSql.OpenedLimit;
 import io.github.advisorylock.hikari.HikariPools;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -120,9 +120,8 @@ final class JdbcLockSessions implements AutoCloseable {
 		DataSource configured = name.equals(this.dataSources.defaultName()) ? this.invocationDataSource : null;
 		SessionRoute route;
 		if (configured != null) {
-			// Unwrapped at each call, as the transaction scope does, unless fixed: a
-			// scoped
-			// proxy's target changes when it is refreshed.
+			// Unwrapped at each call unless fixed, as the transaction scope does: a
+			// scoped proxy's target changes when it is refreshed.
 			route = new SessionRoute(DataSourceUnwrapping.innermost(dataSource), configured, false, permits,
 					this.maxConnections);
 		}

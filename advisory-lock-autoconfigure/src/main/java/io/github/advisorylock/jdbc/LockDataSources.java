@@ -110,6 +110,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 		}
 		DataSource named = (name != null) ? named(request.namespace(), name) : null;
 		Map.Entry<Object, Object> found = null;
+		String foundOwner = null;
 		int count = 0;
 		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 			if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
@@ -119,13 +120,13 @@ final class LockDataSources extends NamedResources<DataSource> {
 				if (owner != null) {
 					count++;
 					found = entry;
+					foundOwner = owner;
 				}
 			}
 		}
 		if (count == 1 && found.getKey() instanceof DataSource resource
 				&& found.getValue() instanceof ConnectionHolder holder) {
-			String owner = (named != null) ? name : owner(resource);
-			return new BoundConnection(owner, byName().get(owner), resource, holder,
+			return new BoundConnection(foundOwner, byName().get(foundOwner), resource, holder,
 					DataSourceUnwrapping.target(resource), DataSourceUtils.getConnection(resource));
 		}
 		throw (count == 0) ? noConnectionException(request, name) : severalBoundException(request, name);

@@ -25,12 +25,12 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.FenceSql;
-import io.github.advisorylock.core.FenceSql.SessionMarker;
-import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.core.LockSql.Opened;
-import io.github.advisorylock.core.LockSql.OpenedLimit;
-import io.github.advisorylock.core.LockSql.PermitTry;
+import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
+import io.github.advisorylock.core.sql.LockSql;
+import io.github.advisorylock.core.sql.LockSql.Opened;
+import io.github.advisorylock.core.sql.LockSql.OpenedLimit;
+import io.github.advisorylock.core.sql.LockSql.PermitTry;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -33,7 +33,7 @@ import java.util.TreeMap;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.core.PgLocksSql;
+import io.github.advisorylock.core.sql.PgLocksSql;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;

@@ -33,7 +33,7 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockHolderInfo;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.PgLocksSql;
+import io.github.advisorylock.core.sql.PgLocksSql;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 

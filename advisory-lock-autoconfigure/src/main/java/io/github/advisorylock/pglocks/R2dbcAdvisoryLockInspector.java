@@ -21,8 +21,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.core.PgLocksSql;
+import io.github.advisorylock.core.sql.LockSql;
+import io.github.advisorylock.core.sql.PgLocksSql;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.Snapshot;
 import io.r2dbc.spi.Connection;

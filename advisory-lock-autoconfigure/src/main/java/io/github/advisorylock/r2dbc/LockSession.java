@@ -20,9 +20,9 @@ import java.time.Duration;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.FenceSql.SessionMarker;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.ReactiveLockSession;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.r2dbc.spi.Connection;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;

@@ -22,11 +22,12 @@ import java.util.List;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.FenceSql;
-import io.github.advisorylock.core.FenceSql.FenceResult;
-import io.github.advisorylock.core.FenceSql.SessionMarker;
-import io.github.advisorylock.core.LockSql;
-import io.github.advisorylock.core.LockSql.RefusalReason;
+import io.github.advisorylock.core.FencedKeys;
+import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.FenceResult;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
+import io.github.advisorylock.core.sql.LockSql;
+import io.github.advisorylock.core.sql.LockSql.RefusalReason;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Statement;
@@ -129,7 +130,8 @@ final class R2dbcLockStatements {
 				.concatMap((result) -> result.map((row, metadata) -> {
 					if (metadata.contains("database")) {
 						lockable[0] = true;
-						FenceSql.checkSameDatabase(String.valueOf(row.get("database", String.class)), markers, request);
+						FencedKeys.checkSameDatabase(String.valueOf(row.get("database", String.class)), markers,
+								request);
 					}
 					else {
 						lost.add(row.get("lost_key", Long.class));

@@ -27,7 +27,7 @@ import javax.sql.DataSource;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
-import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;

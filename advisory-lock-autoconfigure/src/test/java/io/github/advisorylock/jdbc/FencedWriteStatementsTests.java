@@ -24,9 +24,9 @@ import java.util.List;
 
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
-import io.github.advisorylock.core.FenceSql;
-import io.github.advisorylock.core.FenceSql.FenceResult;
-import io.github.advisorylock.core.FenceSql.SessionMarker;
+import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.FenceResult;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.TestDatabase;

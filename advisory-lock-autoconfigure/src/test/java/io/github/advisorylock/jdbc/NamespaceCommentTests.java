@@ -27,7 +27,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.JdbcLockFixture;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.LockSql;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;

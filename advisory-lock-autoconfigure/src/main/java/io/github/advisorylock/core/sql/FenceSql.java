@@ -14,13 +14,11 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.sql;
 
 import java.time.Duration;
 import java.util.List;
 
-import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.LockTransactionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,7 +53,7 @@ import org.jspecify.annotations.Nullable;
  * gone) takes it in the writer's transaction, which then rolls back. It is one lookup in
  * the lock manager, where reading {@code pg_locks} would copy the server's lock table.
  * The marker is in the session's database, so the writer must be in the same one; a
- * writer elsewhere is refused with the reason ({@link #checkSameDatabase}).
+ * writer elsewhere is refused with the reason ({@code FencedKeys.checkSameDatabase}).
  *
  * @author advisory-lock authors
  */
@@ -154,27 +152,6 @@ public final class FenceSql {
 	 */
 	public static String idleTimeout(Duration idleTimeout) {
 		return Math.max(1, idleTimeout.toMillis()) + "ms";
-	}
-
-	/**
-	 * Refuse a fenced write in another database than its enclosing sessions: a marker is
-	 * seen only in its own database, so elsewhere every fenced write would count as a
-	 * loss.
-	 * @param database the writer's database, as the fence statement names it
-	 * @param markers the sessions' markers
-	 * @param request the call
-	 * @throws LockTransactionException if a session is in another database
-	 */
-	public static void checkSameDatabase(String database, List<SessionMarker> markers, LockRequest request) {
-		for (SessionMarker marker : markers) {
-			if (!database.equals(marker.database())) {
-				throw LockFailures.refused(request,
-						"A fenced write of advisory lock namespace '" + request.namespace() + "' runs in database '"
-								+ database + "', and the invocation-scoped lock it is fenced by is " + "in '"
-								+ marker.database() + "': a fence works only with the lock and the writes in the "
-								+ "same database. Give invocation-scoped locks a DataSource of that database");
-			}
-		}
 	}
 
 	/**

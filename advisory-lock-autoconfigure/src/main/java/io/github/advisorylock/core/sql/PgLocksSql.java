@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.sql;
 
 /**
  * The fragments that the readers of {@code pg_locks} use, and the two statements both

@@ -1,0 +1,29 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/**
+ * The text of every statement the library sends, shared by both drivers: the locks' tries
+ * and waits ({@link io.github.advisorylock.core.sql.LockSql}), the fenced writes' fence
+ * and the lock sessions' markers ({@link io.github.advisorylock.core.sql.FenceSql}), and
+ * the reads of {@code pg_locks} ({@link io.github.advisorylock.core.sql.PgLocksSql}),
+ * with the values their rows are read into. It depends on the root package only: what a
+ * statement's result means for a call is decided in {@code core}. Internal: used by the
+ * drivers, not API.
+ */
+@NullMarked
+package io.github.advisorylock.core.sql;
+
+import org.jspecify.annotations.NullMarked;
