@@ -61,7 +61,7 @@ import org.springframework.util.Assert;
  * {@code JdbcTransactionManager} and {@code JpaTransactionManager} with Hibernate (which
  * binds one when it knows its {@code DataSource}, as it does in Spring Boot's
  * auto-configuration). An acquisition whose locks are free is one statement (see
- * {@code AdvisoryLockStatements}): one network round trip, whatever the number of keys,
+ * {@code JdbcLockStatements}): one network round trip, whatever the number of keys,
  * including the check that a lock is allowed (isolation, recovery). A
  * {@link WaitMode#BLOCK} that finds a key held sends a second statement, which waits
  * within the timeout. The template never releases a lock: PostgreSQL does, at COMMIT or
@@ -132,7 +132,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/** The bound on one diagnosis set by {@link #setHolderDiagnosis(boolean)}. */
 	private static final Duration DIAGNOSIS_TIMEOUT = Duration.ofSeconds(1);
 
-	private final LockDataSources dataSources;
+	private final JdbcDataSources dataSources;
 
 	/**
 	 * What every call reads, replaced by the setters below: a call reads it once, at its
@@ -143,13 +143,13 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	private final LockLifecycle lifecycle = new LockLifecycle();
 
 	/** The waits and failures of both executors, set by the setters below. */
-	private final AcquisitionSupport support = new AcquisitionSupport(this.lifecycle);
+	private final JdbcAcquisitionSupport support = new JdbcAcquisitionSupport(this.lifecycle);
 
-	private final TransactionLockExecutor transactionLocks;
+	private final JdbcTransactionLockExecutor transactionLocks;
 
 	private final JdbcLockSessions lockSessions;
 
-	private final InvocationLockExecutor invocationLocks;
+	private final JdbcInvocationLockExecutor invocationLocks;
 
 	/**
 	 * Create a template that locks on the connections of the given {@link DataSource},
@@ -172,10 +172,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
-		this.dataSources = new LockDataSources(dataSources, defaultDataSource);
-		this.transactionLocks = new TransactionLockExecutor(this.dataSources, this.support, this.lifecycle);
+		this.dataSources = new JdbcDataSources(dataSources, defaultDataSource);
+		this.transactionLocks = new JdbcTransactionLockExecutor(this.dataSources, this.support, this.lifecycle);
 		this.lockSessions = new JdbcLockSessions(this.dataSources, this.support);
-		this.invocationLocks = new InvocationLockExecutor(this.support, this.lifecycle, this.lockSessions);
+		this.invocationLocks = new JdbcInvocationLockExecutor(this.support, this.lifecycle, this.lockSessions);
 	}
 
 	/**

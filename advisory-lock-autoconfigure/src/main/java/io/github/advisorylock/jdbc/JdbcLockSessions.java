@@ -44,8 +44,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
- * The lock sessions of the JDBC stack, for {@link InvocationLockExecutor}: each holds the
- * locks of one invocation-scoped call in the transaction of a connection of its own,
+ * The lock sessions of the JDBC stack, for {@link JdbcInvocationLockExecutor}: each holds
+ * the locks of one invocation-scoped call in the transaction of a connection of its own,
  * never one of the application's pool that the work itself needs. That connection comes
  * from the {@code @InvocationLockDataSource} for the default {@code DataSource}, or else
  * from a pool derived from the application's Hikari pool the {@code DataSource} is, wraps
@@ -61,9 +61,9 @@ final class JdbcLockSessions implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockSessions.class);
 
-	private final LockDataSources dataSources;
+	private final JdbcDataSources dataSources;
 
-	private final AcquisitionSupport support;
+	private final JdbcAcquisitionSupport support;
 
 	private @Nullable DataSource invocationDataSource;
 
@@ -75,7 +75,8 @@ final class JdbcLockSessions implements AutoCloseable {
 	/**
 	 * The routes that cannot change between calls, by the name a call gives ({@code ""}
 	 * for none), found at the first call: those of a data source whose target is fixed
-	 * (see {@link DataSourceUnwrapping#fixedTarget}). The others are found at each call.
+	 * (see {@link JdbcDataSourceUnwrapping#fixedTarget}). The others are found at each
+	 * call.
 	 */
 	private final Map<String, SessionRoute> fixedRoutes = new ConcurrentHashMap<>();
 
@@ -87,7 +88,7 @@ final class JdbcLockSessions implements AutoCloseable {
 
 	private boolean closed;
 
-	JdbcLockSessions(LockDataSources dataSources, AcquisitionSupport support) {
+	JdbcLockSessions(JdbcDataSources dataSources, JdbcAcquisitionSupport support) {
 		this.dataSources = dataSources;
 		this.support = support;
 	}
@@ -122,14 +123,15 @@ final class JdbcLockSessions implements AutoCloseable {
 		if (configured != null) {
 			// Unwrapped at each call unless fixed, as the transaction scope does: a
 			// scoped proxy's target changes when it is refreshed.
-			route = new SessionRoute(DataSourceUnwrapping.innermost(dataSource), configured, false, permits,
+			route = new SessionRoute(JdbcDataSourceUnwrapping.innermost(dataSource), configured, false, permits,
 					this.maxConnections);
 		}
 		else {
 			DataSource pool = derivedPool(request.namespace(), applicationPool(request.namespace(), name, dataSource));
-			route = new SessionRoute(DataSourceUnwrapping.target(dataSource), pool, true, permits, this.maxConnections);
+			route = new SessionRoute(JdbcDataSourceUnwrapping.target(dataSource), pool, true, permits,
+					this.maxConnections);
 		}
-		if (DataSourceUnwrapping.fixedTarget(dataSource) != null) {
+		if (JdbcDataSourceUnwrapping.fixedTarget(dataSource) != null) {
 			this.fixedRoutes.put(given, route);
 		}
 		return route;
@@ -199,7 +201,7 @@ final class JdbcLockSessions implements AutoCloseable {
 	 */
 	Opened begin(Connection connection, LockRequest request, LockKeys keys, String applicationName, Duration deadMan,
 			Duration waitBound) {
-		return opening(connection, waitBound, request, keys, () -> LockSessionStatements.beginInvocation(connection,
+		return opening(connection, waitBound, request, keys, () -> JdbcLockSessionStatements.beginInvocation(connection,
 				request.mode(), keys.keys(), request.namespace(), applicationName, deadMan.toMillis()));
 	}
 
@@ -208,8 +210,8 @@ final class JdbcLockSessions implements AutoCloseable {
 	 */
 	OpenedLimit beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
 			Duration deadMan, Duration waitBound) {
-		return opening(connection, waitBound, request, slots.all(), () -> LockSessionStatements.beginLimit(connection,
-				slots.slots(), request.namespace(), applicationName, deadMan.toMillis()));
+		return opening(connection, waitBound, request, slots.all(), () -> JdbcLockSessionStatements
+			.beginLimit(connection, slots.slots(), request.namespace(), applicationName, deadMan.toMillis()));
 	}
 
 	/**
@@ -237,8 +239,8 @@ final class JdbcLockSessions implements AutoCloseable {
 			if (waited) {
 				// The wait's portal would keep its snapshot: replace it, as the opening
 				// statements did theirs.
-				LockSessionStatements.keepAlive(connection,
-						LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()));
+				JdbcLockSessionStatements.keepAlive(connection,
+						JdbcLockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()));
 			}
 			// From now on the network timeout bounds a heartbeat and the final rollback.
 			setNetworkTimeout(connection, deadMan);
@@ -269,10 +271,10 @@ final class JdbcLockSessions implements AutoCloseable {
 	/**
 	 * Return the held session of a call whose locks were granted.
 	 */
-	LockSession session(Connection connection, LockRequest request, LockKeys keys, DataSource target,
+	JdbcLockSession session(Connection connection, LockRequest request, LockKeys keys, DataSource target,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
-		return new LockSession(request.namespace(), request.mode(), keys, target, connection, acquisition,
-				LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos, deadMan,
+		return new JdbcLockSession(request.namespace(), request.mode(), keys, target, connection, acquisition,
+				JdbcLockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos, deadMan,
 				transactionTimeout);
 	}
 

@@ -77,11 +77,11 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	private final LockLifecycle lifecycle = new LockLifecycle();
 
 	/** The waits and failures of both executors, set by the setters below. */
-	private final AcquisitionSupport support = new AcquisitionSupport(this.lifecycle);
+	private final R2dbcAcquisitionSupport support = new R2dbcAcquisitionSupport(this.lifecycle);
 
-	private final TransactionLockExecutor transactionLocks;
+	private final R2dbcTransactionLockExecutor transactionLocks;
 
-	private final InvocationLockExecutor invocationLocks;
+	private final R2dbcInvocationLockExecutor invocationLocks;
 
 	/**
 	 * Create a template that takes its locks on one connection factory's transactions.
@@ -104,9 +104,10 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	public R2dbcAdvisoryLockTemplate(Map<String, ConnectionFactory> connectionFactories,
 			@Nullable String defaultConnectionFactory) {
 		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
-		LockConnectionFactories factories = new LockConnectionFactories(connectionFactories, defaultConnectionFactory);
-		this.transactionLocks = new TransactionLockExecutor(factories, this.support, this.lifecycle);
-		this.invocationLocks = new InvocationLockExecutor(this.support, this.lifecycle,
+		R2dbcConnectionFactories factories = new R2dbcConnectionFactories(connectionFactories,
+				defaultConnectionFactory);
+		this.transactionLocks = new R2dbcTransactionLockExecutor(factories, this.support, this.lifecycle);
+		this.invocationLocks = new R2dbcInvocationLockExecutor(this.support, this.lifecycle,
 				new R2dbcLockSessions(factories, this.support));
 	}
 

@@ -35,9 +35,9 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
- * The lock sessions of the R2DBC stack, for {@link InvocationLockExecutor}: each on a
- * connection of its own, straight from the driver (the application's pool unwrapped), so
- * that closing it when the publisher ends ends the server's session and its locks at
+ * The lock sessions of the R2DBC stack, for {@link R2dbcInvocationLockExecutor}: each on
+ * a connection of its own, straight from the driver (the application's pool unwrapped),
+ * so that closing it when the publisher ends ends the server's session and its locks at
  * once.
  *
  * @author advisory-lock authors
@@ -46,11 +46,11 @@ final class R2dbcLockSessions {
 
 	private static final Log logger = LogFactory.getLog(R2dbcLockSessions.class);
 
-	private final LockConnectionFactories factories;
+	private final R2dbcConnectionFactories factories;
 
-	private final AcquisitionSupport support;
+	private final R2dbcAcquisitionSupport support;
 
-	R2dbcLockSessions(LockConnectionFactories factories, AcquisitionSupport support) {
+	R2dbcLockSessions(R2dbcConnectionFactories factories, R2dbcAcquisitionSupport support) {
 		this.factories = factories;
 		this.support = support;
 	}
@@ -89,10 +89,10 @@ final class R2dbcLockSessions {
 	 */
 	Mono<Opened> begin(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan) {
-		return LockSessionStatements
+		return R2dbcLockSessionStatements
 			.beginInvocation(connection, request.mode(), keys.keys(), request.namespace(), applicationName,
 					deadMan.toMillis())
-			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, keys));
+			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, keys));
 	}
 
 	/**
@@ -107,9 +107,9 @@ final class R2dbcLockSessions {
 	 */
 	Mono<OpenedLimit> beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
 			Duration deadMan) {
-		return LockSessionStatements
+		return R2dbcLockSessionStatements
 			.beginLimit(connection, slots.slots(), request.namespace(), applicationName, deadMan.toMillis())
-			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
+			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
 	/**
@@ -138,7 +138,7 @@ final class R2dbcLockSessions {
 	 */
 	Mono<Void> endPermitWait(Connection connection, LockRequest request, PermitSlots slots) {
 		return R2dbcLockStatements.endPermitWait(connection)
-			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
+			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
 	/**
@@ -149,7 +149,7 @@ final class R2dbcLockSessions {
 	 * @return the refusal, signalled
 	 */
 	<T> Mono<T> refusal(Connection connection, LockRequest request) {
-		return AcquisitionSupport.explainRefusal(connection, request);
+		return R2dbcAcquisitionSupport.explainRefusal(connection, request);
 	}
 
 	/**
@@ -183,12 +183,11 @@ final class R2dbcLockSessions {
 			LockAttempt attempt, @Nullable Duration timeout) {
 		String limitHint = LockFailures.limitHint(request, null);
 		if (timeout == null) {
-			return this.support.busyError(request, keys, null, null,
-					() -> HolderDiagnosis.onConnection(connection, attempt.foundHeld(request, keys), request.mode()),
-					limitHint);
+			return this.support.busyError(request, keys, null, null, () -> R2dbcHolderDiagnosis.onConnection(connection,
+					attempt.foundHeld(request, keys), request.mode()), limitHint);
 		}
 		return this.support.busyError(
-				request, keys, timeout, attempt.timedOut(), () -> HolderDiagnosis
+				request, keys, timeout, attempt.timedOut(), () -> R2dbcHolderDiagnosis
 					.afterTimeout(this.factories.driver(factory), keys.waitedFor(attempt.foundHeld()), request.mode()),
 				limitHint);
 	}
@@ -207,11 +206,11 @@ final class R2dbcLockSessions {
 	 * for none
 	 * @return the session
 	 */
-	LockSession session(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
+	R2dbcLockSession session(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
-		return new LockSession(request.namespace(), request.mode(), keys, factory, connection, acquisition,
-				LockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos, deadMan,
-				transactionTimeout);
+		return new R2dbcLockSession(request.namespace(), request.mode(), keys, factory, connection, acquisition,
+				R2dbcLockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos,
+				deadMan, transactionTimeout);
 	}
 
 	/**
@@ -223,22 +222,22 @@ final class R2dbcLockSessions {
 	 * the connection is the session's own, so it cannot reach another's work. Closing
 	 * alone would end the server's session a moment later, and through PgBouncer later
 	 * still: so the rollback goes before it. A request or a rollback not answered in
-	 * {@link WaitCancels#ANSWER_TIMEOUT} is given up on (a frozen link, which a lost
+	 * {@link R2dbcWaitCancels#ANSWER_TIMEOUT} is given up on (a frozen link, which a lost
 	 * session's often is): the close follows anyway. They run off the thread that asks
-	 * for them ({@link DriverConnections}).
+	 * for them ({@link R2dbcDriverConnections}).
 	 */
 	Mono<Void> close(Connection connection, boolean cancelled) {
-		PostgresqlConnection postgres = cancelled ? AcquisitionSupport.postgresConnection(connection) : null;
+		PostgresqlConnection postgres = cancelled ? R2dbcAcquisitionSupport.postgresConnection(connection) : null;
 		Mono<Void> cancel = (postgres != null)
-				? postgres.cancelRequest().timeout(WaitCancels.ANSWER_TIMEOUT).onErrorResume((ex) -> Mono.empty())
+				? postgres.cancelRequest().timeout(R2dbcWaitCancels.ANSWER_TIMEOUT).onErrorResume((ex) -> Mono.empty())
 				: Mono.empty();
 		Mono<Void> rollback = cancel
-			.then(LockSessionStatements.rollback(connection).timeout(WaitCancels.ANSWER_TIMEOUT))
+			.then(R2dbcLockSessionStatements.rollback(connection).timeout(R2dbcWaitCancels.ANSWER_TIMEOUT))
 			.onErrorResume((ex) -> {
 				logger.debug("Rolling back the transaction of an invocation-scoped advisory lock failed", ex);
 				return Mono.empty();
 			});
-		return DriverConnections.offTheDelivery(rollback).then(closeReleased(connection));
+		return R2dbcDriverConnections.offTheDelivery(rollback).then(closeReleased(connection));
 	}
 
 	/**
@@ -248,7 +247,7 @@ final class R2dbcLockSessions {
 	 * @return the end
 	 */
 	Mono<Void> closeReleased(Connection connection) {
-		return DriverConnections.close(connection).onErrorResume((ex) -> {
+		return R2dbcDriverConnections.close(connection).onErrorResume((ex) -> {
 			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);
 			return Mono.empty();
 		});

@@ -38,7 +38,7 @@ import reactor.core.publisher.Mono;
  * The statements both scopes wait with over R2DBC, and the code that binds the keys of
  * every lock statement. Their text, shared with the JDBC driver, and why each is written
  * as it is, are {@link LockSql}'s. A transaction's try is
- * {@link TransactionLockStatements}'.
+ * {@link R2dbcTransactionLockStatements}'.
  *
  * <p>
  * Each statement has parameters, so r2dbc-postgresql runs it with the extended protocol:

@@ -390,7 +390,7 @@ class InvocationScopeTests {
 				// The heartbeat runs under the session's connection lock: holding it
 				// stalls
 				// the heartbeats, as a paused process would.
-				ReentrantLock statements = ((LockSession) handle).connectionLock();
+				ReentrantLock statements = ((JdbcLockSession) handle).connectionLock();
 				statements.lock();
 				try {
 					await().atMost(PgLocks.HANG_TIMEOUT)

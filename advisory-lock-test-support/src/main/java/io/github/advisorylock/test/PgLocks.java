@@ -63,7 +63,7 @@ public final class PgLocks {
 	/**
 	 * The first {@code int4} of a lock session's marker, the two-int advisory lock its
 	 * transaction takes at its first fenced write; the same value as the library's
-	 * {@code LockSessionStatements.MARKER_SPACE}, which a test compares.
+	 * {@code FenceSql.MARKER_SPACE}, which a test compares.
 	 */
 	public static final int MARKER_SPACE = 0x6D61726B;
 

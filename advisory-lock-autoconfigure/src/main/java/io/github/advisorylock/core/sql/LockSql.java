@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The text of the statements that acquire advisory locks, shared by the drivers: each
- * driver's statements class ({@code jdbc.AdvisoryLockStatements},
+ * driver's statements class ({@code jdbc.JdbcLockStatements},
  * {@code r2dbc.R2dbcLockStatements}) binds the parameters, in the order this class
  * documents, and reads the rows. One text for both drivers, so that a change to a
  * statement is made here and nowhere else; {@link #JDBC} writes parameters as {@code ?},

@@ -27,16 +27,16 @@ import org.springframework.util.Assert;
  * by whichever thread comes first, while a concurrent caller waits until the release has
  * ended (so that a lock reported released is free in the database).
  */
-final class AcquiredSession implements HeldLock {
+final class JdbcAcquiredSession implements HeldLock {
 
-	private final LockSession session;
+	private final JdbcLockSession session;
 
 	/**
 	 * Rolls the session back and gives its connection back; guarded by this object.
 	 */
 	private Runnable release;
 
-	AcquiredSession(LockSession session, Runnable release) {
+	JdbcAcquiredSession(JdbcLockSession session, Runnable release) {
 		this.session = session;
 		this.release = release;
 	}

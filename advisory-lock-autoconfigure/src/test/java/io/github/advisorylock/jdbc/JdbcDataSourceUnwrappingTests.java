@@ -44,25 +44,25 @@ class DataSourceUnwrappingTests {
 
 	@Test
 	void aPlainDataSourceIsItsOwnFixedTarget() {
-		assertThat(DataSourceUnwrapping.fixedTarget(this.pool)).isSameAs(this.pool);
+		assertThat(JdbcDataSourceUnwrapping.fixedTarget(this.pool)).isSameAs(this.pool);
 	}
 
 	@Test
 	void delegatingWrappersAreUnwrappedOnceToTheirFixedTarget() {
 		DataSource wrapped = new TransactionAwareDataSourceProxy(new LazyConnectionDataSourceProxy(this.pool));
-		assertThat(DataSourceUnwrapping.fixedTarget(wrapped)).isSameAs(this.pool)
-			.isSameAs(DataSourceUnwrapping.target(wrapped));
+		assertThat(JdbcDataSourceUnwrapping.fixedTarget(wrapped)).isSameAs(this.pool)
+			.isSameAs(JdbcDataSourceUnwrapping.target(wrapped));
 	}
 
 	@Test
 	void aScopedProxyHasNoFixedTargetSinceARefreshChangesIt() {
 		RefreshedDataSource refreshed = new RefreshedDataSource(this.pool);
 		DataSource wrapped = new LazyConnectionDataSourceProxy(refreshed);
-		assertThat(DataSourceUnwrapping.fixedTarget(refreshed)).isNull();
-		assertThat(DataSourceUnwrapping.fixedTarget(wrapped)).isNull();
+		assertThat(JdbcDataSourceUnwrapping.fixedTarget(refreshed)).isNull();
+		assertThat(JdbcDataSourceUnwrapping.fixedTarget(wrapped)).isNull();
 		DataSource next = new DriverManagerDataSource("jdbc:postgresql://localhost/next");
 		refreshed.setTargetDataSource(next);
-		assertThat(DataSourceUnwrapping.target(wrapped)).isSameAs(next);
+		assertThat(JdbcDataSourceUnwrapping.target(wrapped)).isSameAs(next);
 	}
 
 	@Test
@@ -77,8 +77,8 @@ class DataSourceUnwrappingTests {
 		};
 		routing.setTargetDataSources(Map.of("only", this.pool));
 		routing.afterPropertiesSet();
-		assertThat(DataSourceUnwrapping.fixedTarget(routing)).isNull();
-		assertThat(DataSourceUnwrapping.fixedTarget(new DelegatingDataSource(routing))).isNull();
+		assertThat(JdbcDataSourceUnwrapping.fixedTarget(routing)).isNull();
+		assertThat(JdbcDataSourceUnwrapping.fixedTarget(new DelegatingDataSource(routing))).isNull();
 	}
 
 	/**

@@ -67,16 +67,16 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
  *
  * @author advisory-lock authors
  */
-final class InvocationLockExecutor {
+final class R2dbcInvocationLockExecutor {
 
-	private final AcquisitionSupport support;
+	private final R2dbcAcquisitionSupport support;
 
 	private final LockLifecycle lifecycle;
 
 	private final R2dbcLockSessions sessions;
 
 	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(
-			LogFactory.getLog(InvocationLockExecutor.class));
+			LogFactory.getLog(R2dbcInvocationLockExecutor.class));
 
 	private Duration heartbeat = Duration.ofSeconds(10);
 
@@ -86,7 +86,7 @@ final class InvocationLockExecutor {
 
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
-	InvocationLockExecutor(AcquisitionSupport support, LockLifecycle lifecycle, R2dbcLockSessions sessions) {
+	R2dbcInvocationLockExecutor(R2dbcAcquisitionSupport support, LockLifecycle lifecycle, R2dbcLockSessions sessions) {
 		this.support = support;
 		this.lifecycle = lifecycle;
 		this.sessions = sessions;
@@ -144,8 +144,8 @@ final class InvocationLockExecutor {
 				.flatMapMany((inTransaction) -> {
 					// The listeners hear every refusal as an ERROR, as on the blocking
 					// stack.
-					Acquisition acquisition = AcquisitionSupport.starting(settings.listeners(), request, needed, slots,
-							context);
+					Acquisition acquisition = R2dbcAcquisitionSupport.starting(settings.listeners(), request, needed,
+							slots, context);
 					RuntimeException refusal = inTransaction ? LockFailures.enclosingTransactionRefusal(request, false)
 							: (!this.permits.tryAcquire()) ? noConnection(request) : null;
 					if (refusal != null) {
@@ -212,7 +212,7 @@ final class InvocationLockExecutor {
 	 * tell the listeners how it ended.
 	 * @return the held session; empty for a skip
 	 */
-	private Mono<LockSession> acquire(ConnectionFactory resource, Connection connection, LockRequest request,
+	private Mono<R2dbcLockSession> acquire(ConnectionFactory resource, Connection connection, LockRequest request,
 			LockKeys keys, @Nullable PermitSlots slots, Acquisition acquisition, Duration timeout) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken

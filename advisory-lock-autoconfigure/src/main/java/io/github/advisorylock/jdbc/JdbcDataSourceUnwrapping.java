@@ -36,7 +36,7 @@ import org.springframework.transaction.support.TransactionSynchronizationUtils;
  *
  * @author advisory-lock authors
  */
-final class DataSourceUnwrapping {
+final class JdbcDataSourceUnwrapping {
 
 	/**
 	 * The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot
@@ -44,7 +44,7 @@ final class DataSourceUnwrapping {
 	 */
 	private static final int MAX_LAYERS = 16;
 
-	private DataSourceUnwrapping() {
+	private JdbcDataSourceUnwrapping() {
 	}
 
 	/**

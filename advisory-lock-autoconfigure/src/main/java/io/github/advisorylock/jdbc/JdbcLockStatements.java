@@ -34,15 +34,15 @@ import io.github.advisorylock.core.sql.LockSql.TryResult;
  * The statements both scopes wait with over JDBC, and the code that binds and reads the
  * keys of every lock statement. Their text, shared with the R2DBC driver, and why each is
  * written as it is, are {@link LockSql}'s. A transaction's try is
- * {@link TransactionLockStatements}'; an invocation-scoped lock's own session, which
+ * {@link JdbcTransactionLockStatements}'; an invocation-scoped lock's own session, which
  * opens its transaction around the same try and keeps the session alive, is
- * {@link LockSessionStatements}'.
+ * {@link JdbcLockSessionStatements}'.
  *
  * @author advisory-lock authors
  */
-final class AdvisoryLockStatements {
+final class JdbcLockStatements {
 
-	private AdvisoryLockStatements() {
+	private JdbcLockStatements() {
 	}
 
 	/**

@@ -47,11 +47,11 @@ import org.springframework.util.ClassUtils;
  * server when its subscriber cancels, or the template closes), the listeners told inside
  * the subscriber's observation, the DEBUG line of a skip, and the refusal and failure
  * exceptions of R2DBC, naming the holders where the diagnosis is on. The twin of the JDBC
- * path's {@code AcquisitionSupport}.
+ * path's {@code JdbcAcquisitionSupport}.
  *
  * @author advisory-lock authors
  */
-final class AcquisitionSupport {
+final class R2dbcAcquisitionSupport {
 
 	/** The template's log, where users look for a skip. */
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
@@ -64,13 +64,13 @@ final class AcquisitionSupport {
 	private static final String OBSERVATION_KEY = "micrometer.observation";
 
 	private static final boolean OBSERVATION_PRESENT = ClassUtils.isPresent("io.micrometer.observation.Observation",
-			AcquisitionSupport.class.getClassLoader());
+			R2dbcAcquisitionSupport.class.getClassLoader());
 
 	private final LockLifecycle lifecycle;
 
 	private boolean holderDiagnosis = true;
 
-	AcquisitionSupport(LockLifecycle lifecycle) {
+	R2dbcAcquisitionSupport(LockLifecycle lifecycle) {
 		this.lifecycle = lifecycle;
 	}
 
@@ -168,15 +168,15 @@ final class AcquisitionSupport {
 	 * wait: so PostgreSQL is sent a cancel request for the statement the session runs, on
 	 * a connection of its own, as {@code pg_cancel_backend} would. The wait fails, its
 	 * transaction is aborted, and the rollback Spring sends for the cancelled subscriber
-	 * ends it, once the request was answered ({@link WaitCancels}). A lock session's own
-	 * connection needs no more: its close awaits its cancel.
+	 * ends it, once the request was answered ({@link R2dbcWaitCancels}). A lock session's
+	 * own connection needs no more: its close awaits its cancel.
 	 * @param connection the connection the wait runs on
 	 * @param ofTransaction whether the connection is a transaction's
 	 * @param wait the wait
 	 */
 	private <T> Mono<T> cancellable(Connection connection, boolean ofTransaction, Mono<T> wait) {
-		Mono<WaitCancels> awaiting = ofTransaction ? WaitCancels.ofCurrentTransaction()
-				: Mono.just(WaitCancels.UNAWAITED);
+		Mono<R2dbcWaitCancels> awaiting = ofTransaction ? R2dbcWaitCancels.ofCurrentTransaction()
+				: Mono.just(R2dbcWaitCancels.UNAWAITED);
 		return awaiting.flatMap((cancels) -> {
 			// Unwrapped now: a pool's connection may let go of the driver's once its
 			// subscriber cancelled, and the cancel request needs the server session's

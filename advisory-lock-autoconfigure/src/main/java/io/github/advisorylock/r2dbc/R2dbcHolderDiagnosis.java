@@ -43,14 +43,14 @@ import reactor.core.publisher.Mono;
  *
  * @author advisory-lock authors
  */
-final class HolderDiagnosis {
+final class R2dbcHolderDiagnosis {
 
 	private static final String HOLDERS = LockSql.numbered(PgLocksSql.HOLDERS);
 
 	/** The bound on a diagnosis, connect included. */
 	private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
-	private HolderDiagnosis() {
+	private R2dbcHolderDiagnosis() {
 	}
 
 	/**
@@ -73,8 +73,8 @@ final class HolderDiagnosis {
 	 */
 	static Mono<Diagnosis> afterTimeout(ConnectionFactory driver, List<Long> keys, LockMode mode) {
 		return diagnose(Mono.usingWhen(Mono.from(driver.create()), (connection) -> query(connection, keys, mode),
-				DriverConnections::close, (connection, ex) -> DriverConnections.close(connection),
-				DriverConnections::close));
+				R2dbcDriverConnections::close, (connection, ex) -> R2dbcDriverConnections.close(connection),
+				R2dbcDriverConnections::close));
 	}
 
 	private static Mono<Diagnosis> diagnose(Mono<List<LockHolderInfo>> holders) {

@@ -41,7 +41,7 @@ import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactivePermitWait;
 import io.github.advisorylock.core.ReactiveTransactionLockSynchronization;
 import io.github.advisorylock.core.TransactionLockPlan;
-import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
+import io.github.advisorylock.r2dbc.R2dbcConnectionFactories.BoundConnection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -57,36 +57,37 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
  * asks {@link TransactionLockPlan} which keys to try and which to fence (the enclosing
  * invocation-scoped calls are the subscriber's, in its context too), tells the listeners
  * of the start, joins the connection the transaction bound for one of the template's
- * {@link LockConnectionFactories}, tries the keys in one statement and, for a
+ * {@link R2dbcConnectionFactories}, tries the keys in one statement and, for a
  * {@link WaitMode#BLOCK} that found one held, waits for them in a second; the listeners
  * hear the outcome, and the keys taken are recorded in
  * {@link ReactiveTransactionLockSynchronization}, released at COMMIT or ROLLBACK (Spring
  * rolls a reactive transaction back when its subscriber cancels). Nothing here blocks a
- * thread. The twin of the JDBC driver's {@code TransactionLockExecutor}.
+ * thread. The twin of {@code JdbcTransactionLockExecutor}.
  *
  * @author advisory-lock authors
  */
-final class TransactionLockExecutor {
+final class R2dbcTransactionLockExecutor {
 
-	private final LockConnectionFactories factories;
+	private final R2dbcConnectionFactories factories;
 
-	private final AcquisitionSupport support;
+	private final R2dbcAcquisitionSupport support;
 
 	private final LockLifecycle lifecycle;
 
-	private final TransactionLockStatements statements;
+	private final R2dbcTransactionLockStatements statements;
 
 	/**
 	 * The default connection factory, or {@code null} for none: a call that names none.
 	 */
 	private final @Nullable ConnectionFactory defaultFactory;
 
-	TransactionLockExecutor(LockConnectionFactories factories, AcquisitionSupport support, LockLifecycle lifecycle) {
+	R2dbcTransactionLockExecutor(R2dbcConnectionFactories factories, R2dbcAcquisitionSupport support,
+			LockLifecycle lifecycle) {
 		this.factories = factories;
 		this.defaultFactory = factories.defaultResource();
 		this.support = support;
 		this.lifecycle = lifecycle;
-		this.statements = new TransactionLockStatements(factories, support);
+		this.statements = new R2dbcTransactionLockStatements(factories, support);
 	}
 
 	/**
@@ -169,8 +170,8 @@ final class TransactionLockExecutor {
 	 */
 	private Mono<Boolean> take(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
 			TransactionLockPlan plan, LockSettings settings, boolean throwIfBusy) {
-		Acquisition acquisition = AcquisitionSupport.starting(settings.listeners(), request, plan.keys(), plan.slots(),
-				context);
+		Acquisition acquisition = R2dbcAcquisitionSupport.starting(settings.listeners(), request, plan.keys(),
+				plan.slots(), context);
 		BoundConnection bound;
 		try {
 			bound = bind(transaction, request, request.mode(), plan.keys());
@@ -210,7 +211,7 @@ final class TransactionLockExecutor {
 	 */
 	private Mono<Void> fence(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
 			FencedKeys fenced, LockSettings settings) {
-		Acquisition acquisition = AcquisitionSupport.starting(settings.listeners(), request, fenced.keys(), null,
+		Acquisition acquisition = R2dbcAcquisitionSupport.starting(settings.listeners(), request, fenced.keys(), null,
 				context);
 		acquisition.fenced();
 		BoundConnection bound;

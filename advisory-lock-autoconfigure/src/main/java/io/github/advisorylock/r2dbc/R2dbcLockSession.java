@@ -33,7 +33,7 @@ import reactor.core.publisher.Mono;
  *
  * @author advisory-lock authors
  */
-final class LockSession extends ReactiveLockSession {
+final class R2dbcLockSession extends ReactiveLockSession {
 
 	private final Connection connection;
 
@@ -48,7 +48,7 @@ final class LockSession extends ReactiveLockSession {
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
 	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
 	 */
-	LockSession(String namespace, LockMode mode, LockKeys keys, Object resource, Connection connection,
+	R2dbcLockSession(String namespace, LockMode mode, LockKeys keys, Object resource, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
 			@Nullable Duration transactionTimeout) {
 		super(namespace, mode, keys, resource, acquisition, acquiredNanos, deadMan, transactionTimeout);
@@ -58,21 +58,21 @@ final class LockSession extends ReactiveLockSession {
 
 	@Override
 	protected Mono<Void> keepAlive() {
-		return LockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
+		return R2dbcLockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
 	}
 
 	/**
 	 * Roll back off the thread that asks: the release follows the work's end, which may
-	 * be delivered by this connection's driver ({@link DriverConnections}).
+	 * be delivered by this connection's driver ({@link R2dbcDriverConnections}).
 	 */
 	@Override
 	protected Mono<Void> rollback() {
-		return DriverConnections.offTheDelivery(LockSessionStatements.rollback(this.connection));
+		return R2dbcDriverConnections.offTheDelivery(R2dbcLockSessionStatements.rollback(this.connection));
 	}
 
 	@Override
 	protected Mono<SessionMarker> mark() {
-		return LockSessionStatements.mark(this.connection);
+		return R2dbcLockSessionStatements.mark(this.connection);
 	}
 
 }

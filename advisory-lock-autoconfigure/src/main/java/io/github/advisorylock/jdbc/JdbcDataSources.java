@@ -47,13 +47,13 @@ import org.springframework.transaction.support.TransactionSynchronizationUtils;
  *
  * <p>
  * A bound resource belongs to a {@code DataSource} when
- * {@link DataSourceUnwrapping#sameDataSource} says so. Connections of a
+ * {@link JdbcDataSourceUnwrapping#sameDataSource} says so. Connections of a
  * {@code DataSource} that is none of the known ones are not the template's, and are
  * ignored.
  *
  * @author advisory-lock authors
  */
-final class LockDataSources extends NamedResources<DataSource> {
+final class JdbcDataSources extends NamedResources<DataSource> {
 
 	/**
 	 * The bean name of the only data source, or {@code null} when there are several: the
@@ -67,7 +67,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 
 	/**
 	 * What the only data source's locks are known by, found once; {@code null} where that
-	 * may change between calls (see {@link DataSourceUnwrapping#fixedTarget}).
+	 * may change between calls (see {@link JdbcDataSourceUnwrapping#fixedTarget}).
 	 */
 	private final @Nullable DataSource onlyTarget;
 
@@ -76,13 +76,13 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 * @param byName the data sources by bean name, at least one
 	 * @param defaultName the name of the default one, or {@code null} for none
 	 */
-	LockDataSources(Map<String, DataSource> byName, @Nullable String defaultName) {
+	JdbcDataSources(Map<String, DataSource> byName, @Nullable String defaultName) {
 		super("DataSource", byName, defaultName);
 		Map.Entry<String, DataSource> first = byName().entrySet().iterator().next();
 		boolean one = byName().size() == 1;
 		this.onlyName = one ? first.getKey() : null;
 		this.only = one ? first.getValue() : null;
-		this.onlyTarget = one ? DataSourceUnwrapping.fixedTarget(first.getValue()) : null;
+		this.onlyTarget = one ? JdbcDataSourceUnwrapping.fixedTarget(first.getValue()) : null;
 	}
 
 	/**
@@ -105,7 +105,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 				&& holder.getConnectionHandle() != null && TransactionSynchronizationUtils
 					.unwrapResourceIfNecessary(this.only) instanceof DataSource resource) {
 			return new BoundConnection(this.onlyName, this.only, resource, holder,
-					(this.onlyTarget != null) ? this.onlyTarget : DataSourceUnwrapping.target(resource),
+					(this.onlyTarget != null) ? this.onlyTarget : JdbcDataSourceUnwrapping.target(resource),
 					DataSourceUtils.getConnection(resource));
 		}
 		DataSource named = (name != null) ? named(request.namespace(), name) : null;
@@ -115,8 +115,8 @@ final class LockDataSources extends NamedResources<DataSource> {
 		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 			if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
 					&& holder.getConnectionHandle() != null) {
-				String owner = (named != null) ? (DataSourceUnwrapping.sameDataSource(named, resource) ? name : null)
-						: owner(resource);
+				String owner = (named != null)
+						? (JdbcDataSourceUnwrapping.sameDataSource(named, resource) ? name : null) : owner(resource);
 				if (owner != null) {
 					count++;
 					found = entry;
@@ -127,7 +127,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 		if (count == 1 && found.getKey() instanceof DataSource resource
 				&& found.getValue() instanceof ConnectionHolder holder) {
 			return new BoundConnection(foundOwner, byName().get(foundOwner), resource, holder,
-					DataSourceUnwrapping.target(resource), DataSourceUtils.getConnection(resource));
+					JdbcDataSourceUnwrapping.target(resource), DataSourceUtils.getConnection(resource));
 		}
 		throw (count == 0) ? noConnectionException(request, name) : severalBoundException(request, name);
 	}
@@ -159,11 +159,11 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 */
 	private @Nullable String owner(DataSource resource) {
 		DataSource defaultDataSource = defaultResource();
-		if (defaultDataSource != null && DataSourceUnwrapping.sameDataSource(defaultDataSource, resource)) {
+		if (defaultDataSource != null && JdbcDataSourceUnwrapping.sameDataSource(defaultDataSource, resource)) {
 			return defaultName();
 		}
 		for (Map.Entry<String, DataSource> candidate : byName().entrySet()) {
-			if (DataSourceUnwrapping.sameDataSource(candidate.getValue(), resource)) {
+			if (JdbcDataSourceUnwrapping.sameDataSource(candidate.getValue(), resource)) {
 				return candidate.getKey();
 			}
 		}
@@ -180,7 +180,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 			for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
 				if (entry.getKey() instanceof DataSource resource && entry.getValue() instanceof ConnectionHolder holder
 						&& holder.getConnectionHandle() != null
-						&& DataSourceUnwrapping.sameDataSource(candidate.getValue(), resource)) {
+						&& JdbcDataSourceUnwrapping.sameDataSource(candidate.getValue(), resource)) {
 					names.add(candidate.getKey());
 					break;
 				}
@@ -259,7 +259,7 @@ final class LockDataSources extends NamedResources<DataSource> {
 	 * {@code DataSourceUtils} gets and releases it by
 	 * @param holder the holder of the connection
 	 * @param target the innermost data source, which the locks are known by (see
-	 * {@link DataSourceUnwrapping#target})
+	 * {@link JdbcDataSourceUnwrapping#target})
 	 * @param connection the connection
 	 */
 	record BoundConnection(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder,

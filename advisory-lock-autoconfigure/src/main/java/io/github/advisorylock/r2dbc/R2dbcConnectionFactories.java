@@ -35,17 +35,17 @@ import org.springframework.transaction.reactive.TransactionSynchronizationManage
 /**
  * The R2DBC connection factories locks may be taken on, by bean name, and how a
  * transaction-scoped lock joins the connection a reactive transaction bound for one of
- * them. The twin of the JDBC path's {@code LockDataSources}: a request's
+ * them. The twin of the JDBC path's {@code JdbcDataSources}: a request's
  * {@code dataSource} names a {@link ConnectionFactory} bean here.
  *
  * @author advisory-lock authors
  */
-final class LockConnectionFactories extends NamedResources<ConnectionFactory> {
+final class R2dbcConnectionFactories extends NamedResources<ConnectionFactory> {
 
 	/** The drivers' connection factories, by the application's. */
 	private final Map<ConnectionFactory, ConnectionFactory> drivers = new ConcurrentHashMap<>();
 
-	LockConnectionFactories(Map<String, ConnectionFactory> byName, @Nullable String defaultName) {
+	R2dbcConnectionFactories(Map<String, ConnectionFactory> byName, @Nullable String defaultName) {
 		super("ConnectionFactory", byName, defaultName);
 	}
 

@@ -29,9 +29,9 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * Turns an {@link SQLException} into Spring's {@link DataAccessException} the same way
  * for every JDBC type here.
  */
-final class SqlExceptions {
+final class JdbcExceptions {
 
-	private SqlExceptions() {
+	private JdbcExceptions() {
 	}
 
 	/**

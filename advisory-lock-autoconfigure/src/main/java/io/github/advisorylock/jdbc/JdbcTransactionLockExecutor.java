@@ -46,7 +46,7 @@ import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.TransactionLockPlan;
 import io.github.advisorylock.core.TransactionLockRecord;
 import io.github.advisorylock.core.TransactionLockSynchronization;
-import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
+import io.github.advisorylock.jdbc.JdbcDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -56,7 +56,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Runs a {@link LockScope#TRANSACTION transaction-scoped} lock request on JDBC, in the
  * thread's Spring transaction: it asks {@link TransactionLockPlan} which keys to try and
  * which to fence, tells the listeners of the start, joins the transaction's connection of
- * one of the template's {@link LockDataSources} through {@link DataSourceUtils}, tries
+ * one of the template's {@link JdbcDataSources} through {@link DataSourceUtils}, tries
  * the keys in one statement and, for a {@link WaitMode#BLOCK} that found one held, waits
  * for them in a second; the listeners hear the outcome, and the keys taken are recorded
  * in {@link TransactionLockSynchronization}, which follows the transaction through
@@ -65,21 +65,21 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * @author advisory-lock authors
  */
-final class TransactionLockExecutor {
+final class JdbcTransactionLockExecutor {
 
-	private final LockDataSources dataSources;
+	private final JdbcDataSources dataSources;
 
-	private final AcquisitionSupport support;
+	private final JdbcAcquisitionSupport support;
 
 	private final LockLifecycle lifecycle;
 
-	private final TransactionLockStatements statements;
+	private final JdbcTransactionLockStatements statements;
 
-	TransactionLockExecutor(LockDataSources dataSources, AcquisitionSupport support, LockLifecycle lifecycle) {
+	JdbcTransactionLockExecutor(JdbcDataSources dataSources, JdbcAcquisitionSupport support, LockLifecycle lifecycle) {
 		this.dataSources = dataSources;
 		this.support = support;
 		this.lifecycle = lifecycle;
-		this.statements = new TransactionLockStatements(support);
+		this.statements = new JdbcTransactionLockStatements(support);
 	}
 
 	/**
@@ -225,12 +225,12 @@ final class TransactionLockExecutor {
 		if (taken != null) {
 			return slots.acquired(taken);
 		}
-		return LockAttempt
-			.afterBusy(request.waitMode(), slots.slots().get(0), () -> slots.waitInSlices(settings.timeout(request),
-					(resumed, slice, waited) -> TransactionLockStatements.waitPermitSlice(bound.connection(), request,
-							slots, resumed, slice, waited, this.support),
-					() -> TransactionLockStatements.endPermitWait(bound.connection(), request, slots, this.support)),
-					slots::notTaken);
+		return LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0), () -> slots.waitInSlices(
+				settings.timeout(request),
+				(resumed, slice, waited) -> JdbcTransactionLockStatements.waitPermitSlice(bound.connection(), request,
+						slots, resumed, slice, waited, this.support),
+				() -> JdbcTransactionLockStatements.endPermitWait(bound.connection(), request, slots, this.support)),
+				slots::notTaken);
 	}
 
 	/**
@@ -280,7 +280,8 @@ final class TransactionLockExecutor {
 			return bound;
 		}
 		String name = (request.dataSource() != null) ? request.dataSource() : this.dataSources.defaultName();
-		return (name != null) ? DataSourceUnwrapping.target(this.dataSources.named(request.namespace(), name)) : null;
+		return (name != null) ? JdbcDataSourceUnwrapping.target(this.dataSources.named(request.namespace(), name))
+				: null;
 	}
 
 	/**

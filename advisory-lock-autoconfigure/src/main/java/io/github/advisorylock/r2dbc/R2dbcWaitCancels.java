@@ -51,7 +51,7 @@ import org.springframework.util.Assert;
  *
  * @author advisory-lock authors
  */
-final class WaitCancels implements TransactionSynchronization {
+final class R2dbcWaitCancels implements TransactionSynchronization {
 
 	/**
 	 * How long a cancel request may take to be answered before its connection is closed:
@@ -59,7 +59,7 @@ final class WaitCancels implements TransactionSynchronization {
 	 */
 	static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(2);
 
-	private static final Log logger = LogFactory.getLog(WaitCancels.class);
+	private static final Log logger = LogFactory.getLog(R2dbcWaitCancels.class);
 
 	/** The key of a transaction's instance among its resources. */
 	private static final Object RESOURCE = new Object();
@@ -68,13 +68,13 @@ final class WaitCancels implements TransactionSynchronization {
 	 * For a wait on a connection of its own (invocation scope), whose close awaits its
 	 * cancel: nothing else awaits its requests.
 	 */
-	static final WaitCancels UNAWAITED = new WaitCancels(null);
+	static final R2dbcWaitCancels UNAWAITED = new R2dbcWaitCancels(null);
 
 	private final @Nullable TransactionSynchronizationManager transaction;
 
 	private final Queue<Mono<Void>> sent = new ConcurrentLinkedQueue<>();
 
-	private WaitCancels(@Nullable TransactionSynchronizationManager transaction) {
+	private R2dbcWaitCancels(@Nullable TransactionSynchronizationManager transaction) {
 		this.transaction = transaction;
 	}
 
@@ -83,14 +83,14 @@ final class WaitCancels implements TransactionSynchronization {
 	 * the first call; outside one, {@link #UNAWAITED}.
 	 * @return the instance
 	 */
-	static Mono<WaitCancels> ofCurrentTransaction() {
+	static Mono<R2dbcWaitCancels> ofCurrentTransaction() {
 		return TransactionSynchronizationManager.forCurrentTransaction().map((transaction) -> {
 			if (!transaction.isSynchronizationActive()) {
 				return UNAWAITED;
 			}
-			WaitCancels cancels = (WaitCancels) transaction.getResource(RESOURCE);
+			R2dbcWaitCancels cancels = (R2dbcWaitCancels) transaction.getResource(RESOURCE);
 			if (cancels == null) {
-				cancels = new WaitCancels(transaction);
+				cancels = new R2dbcWaitCancels(transaction);
 				transaction.bindResource(RESOURCE, cancels);
 				transaction.registerSynchronization(cancels);
 			}
@@ -116,7 +116,7 @@ final class WaitCancels implements TransactionSynchronization {
 
 	private static Mono<Void> closeUnanswered(PostgresqlConnection connection, Throwable ex) {
 		logger.debug("A cancel request for an advisory lock wait was not answered; closing its connection", ex);
-		return DriverConnections.close(connection).onErrorResume((closing) -> Mono.empty());
+		return R2dbcDriverConnections.close(connection).onErrorResume((closing) -> Mono.empty());
 	}
 
 	@Override

@@ -70,11 +70,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * @author advisory-lock authors
  */
-final class InvocationLockExecutor implements AutoCloseable {
+final class JdbcInvocationLockExecutor implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(InvocationLockExecutor.class);
+	private static final Log logger = LogFactory.getLog(JdbcInvocationLockExecutor.class);
 
-	private final AcquisitionSupport support;
+	private final JdbcAcquisitionSupport support;
 
 	private final LockLifecycle lifecycle;
 
@@ -82,7 +82,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 
 	private final TransactionTimeouts transactionTimeouts = new TransactionTimeouts(logger);
 
-	private final Set<LockSession> held = ConcurrentHashMap.newKeySet();
+	private final Set<JdbcLockSession> held = ConcurrentHashMap.newKeySet();
 
 	private Duration heartbeat = Duration.ofSeconds(10);
 
@@ -94,7 +94,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 */
 	private final ScheduledThreadPoolExecutor scheduler;
 
-	InvocationLockExecutor(AcquisitionSupport support, LockLifecycle lifecycle, JdbcLockSessions sessions) {
+	JdbcInvocationLockExecutor(JdbcAcquisitionSupport support, LockLifecycle lifecycle, JdbcLockSessions sessions) {
 		this.support = support;
 		this.lifecycle = lifecycle;
 		this.sessions = sessions;
@@ -178,7 +178,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 		// Bound to no thread: no call encloses it.
 		Open open = open(route, request, InvocationLockPlan.of(request, keys, List.of(), route.target()), settings,
 				false);
-		return (open != null) ? new AcquiredSession(open.session(), () -> release(route, open)) : null;
+		return (open != null) ? new JdbcAcquiredSession(open.session(), () -> release(route, open)) : null;
 	}
 
 	/**
@@ -203,7 +203,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 			acquisition.finished(Outcome.ERROR, ex);
 			throw ex;
 		}
-		LockSession session = null;
+		JdbcLockSession session = null;
 		try {
 			session = acquire(connection, route, request, needed, plan.slots(), acquisition, settings.timeout(request));
 		}
@@ -259,8 +259,8 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 * tell the listeners how it ended.
 	 * @return the held session, or {@code null} for a skip
 	 */
-	private @Nullable LockSession acquire(Connection connection, SessionRoute route, LockRequest request, LockKeys keys,
-			@Nullable PermitSlots slots, Acquisition acquisition, Duration timeout) {
+	private @Nullable JdbcLockSession acquire(Connection connection, SessionRoute route, LockRequest request,
+			LockKeys keys, @Nullable PermitSlots slots, Acquisition acquisition, Duration timeout) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
 		// The session's idle time counts from the last statement: its time is taken
 		// before it is sent.
@@ -331,9 +331,9 @@ final class InvocationLockExecutor implements AutoCloseable {
 		}
 		KeyedAttempt keyed = LockAttempt.afterBusy(request.waitMode(), slots.slots().get(0),
 				() -> slots.waitInSlices(timeout,
-						(resumed, slice, waited) -> TransactionLockStatements.waitPermitSlice(connection, request,
+						(resumed, slice, waited) -> JdbcTransactionLockStatements.waitPermitSlice(connection, request,
 								slots, resumed, slice, waited, this.support),
-						() -> TransactionLockStatements.endPermitWait(connection, request, slots, this.support)),
+						() -> JdbcTransactionLockStatements.endPermitWait(connection, request, slots, this.support)),
 				slots::notTaken);
 		return new Attempted(keyed, true, opened.transactionTimeout());
 	}
@@ -344,7 +344,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 	 */
 	private void checkLockable(boolean lockable, Connection connection, LockRequest request) {
 		if (!lockable) {
-			throw AcquisitionSupport.explainRefusal(connection, request);
+			throw JdbcAcquisitionSupport.explainRefusal(connection, request);
 		}
 	}
 
@@ -359,7 +359,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 	/**
 	 * Stop the heartbeats, report the locks still held as lost (their connections close
 	 * with their pools), and close the derived pools. The template's
-	 * {@link AcquisitionSupport} is closed first, so that no session opens meanwhile.
+	 * {@link JdbcAcquisitionSupport} is closed first, so that no session opens meanwhile.
 	 * @throws Exception if closing a derived pool fails
 	 */
 	@Override
@@ -385,7 +385,7 @@ final class InvocationLockExecutor implements AutoCloseable {
 	/**
 	 * A held session and the connection it holds its locks on.
 	 */
-	private record Open(LockSession session, Connection connection) {
+	private record Open(JdbcLockSession session, Connection connection) {
 
 	}
 

@@ -33,9 +33,9 @@ import reactor.core.scheduler.Schedulers;
  *
  * @author advisory-lock authors
  */
-final class DriverConnections {
+final class R2dbcDriverConnections {
 
-	private DriverConnections() {
+	private R2dbcDriverConnections() {
 	}
 
 	/**

@@ -39,22 +39,22 @@ import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.PermitTry;
 import io.github.advisorylock.core.sql.LockSql.TryResult;
-import io.github.advisorylock.jdbc.LockDataSources.BoundConnection;
+import io.github.advisorylock.jdbc.JdbcDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The statements of a transaction-scoped lock on the JDBC connection of the current
- * transaction: {@link AdvisoryLockStatements}' try and wait, and
- * {@link FencedWriteStatements}' fence, with their failures translated and a refusal
+ * transaction: {@link JdbcLockStatements}' try and wait, and
+ * {@link JdbcFencedWriteStatements}' fence, with their failures translated and a refusal
  * explained.
  *
  * @author advisory-lock authors
  */
-final class TransactionLockStatements {
+final class JdbcTransactionLockStatements {
 
-	private final AcquisitionSupport support;
+	private final JdbcAcquisitionSupport support;
 
-	TransactionLockStatements(AcquisitionSupport support) {
+	JdbcTransactionLockStatements(JdbcAcquisitionSupport support) {
 		this.support = support;
 	}
 
@@ -71,9 +71,9 @@ final class TransactionLockStatements {
 			TryResult tried;
 			try (PreparedStatement statement = connection
 				.prepareStatement(LockSql.JDBC.trySql(request.mode(), keys.keys().size(), request.namespace()))) {
-				AdvisoryLockStatements.bindKeys(connection, statement, 1, keys.keys(), keys.keys().size() > 1);
+				JdbcLockStatements.bindKeys(connection, statement, 1, keys.keys(), keys.keys().size() > 1);
 				try (ResultSet result = statement.executeQuery()) {
-					tried = AdvisoryLockStatements.tryResult(result, keys.keys());
+					tried = JdbcLockStatements.tryResult(result, keys.keys());
 				}
 			}
 			if (savepoint != null) {
@@ -83,7 +83,7 @@ final class TransactionLockStatements {
 				connection.releaseSavepoint(savepoint);
 			}
 			if (!tried.lockable()) {
-				throw AcquisitionSupport.explainRefusal(connection, request);
+				throw JdbcAcquisitionSupport.explainRefusal(connection, request);
 			}
 			return tried.busyKey();
 		}
@@ -111,7 +111,7 @@ final class TransactionLockStatements {
 				}
 			}
 			if (!tried.lockable()) {
-				throw AcquisitionSupport.explainRefusal(bound.connection(), request);
+				throw JdbcAcquisitionSupport.explainRefusal(bound.connection(), request);
 			}
 			return tried.slot();
 		}
@@ -126,13 +126,13 @@ final class TransactionLockStatements {
 	 * @return the slot taken, or {@code null} when the slice ran out of time
 	 */
 	static @Nullable Long waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots,
-			boolean resumed, Duration slice, int waited, AcquisitionSupport support) {
+			boolean resumed, Duration slice, int waited, JdbcAcquisitionSupport support) {
 		try {
-			return AdvisoryLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
+			return JdbcLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
 					request.namespace(), support.lifecycle());
 		}
 		catch (SQLException ex) {
-			if (AcquisitionSupport.LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
+			if (JdbcAcquisitionSupport.LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
 				return null;
 			}
 			throw support.translateLockFailure(ex, request, slots.all());
@@ -143,9 +143,9 @@ final class TransactionLockStatements {
 	 * End a limit's wait that ran out of time on a connection in a transaction.
 	 */
 	static void endPermitWait(Connection connection, LockRequest request, PermitSlots slots,
-			AcquisitionSupport support) {
+			JdbcAcquisitionSupport support) {
 		try {
-			AdvisoryLockStatements.endPermitWait(connection);
+			JdbcLockStatements.endPermitWait(connection);
 		}
 		catch (SQLException ex) {
 			throw support.translateLockFailure(ex, request, slots.all());
@@ -160,13 +160,13 @@ final class TransactionLockStatements {
 	@Nullable Long fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
 		List<SessionMarker> markers = new ArrayList<>();
 		for (HeldSession held : fenced.sessions()) {
-			markers.add(((LockSession) held).marker());
+			markers.add(((JdbcLockSession) held).marker());
 		}
 		try {
-			FenceResult result = FencedWriteStatements.fence(bound.connection(), fenced.keys().keys(), markers,
+			FenceResult result = JdbcFencedWriteStatements.fence(bound.connection(), fenced.keys().keys(), markers,
 					fenced.idleTimeout(), request);
 			if (!result.lockable()) {
-				throw AcquisitionSupport.explainRefusal(bound.connection(), request);
+				throw JdbcAcquisitionSupport.explainRefusal(bound.connection(), request);
 			}
 			return result.lostKey();
 		}

@@ -45,7 +45,7 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * {@link LockHolderDiagnosis} is set. The template sets it up (its setters check the
  * values) and hands it to both executors.
  */
-final class AcquisitionSupport {
+final class JdbcAcquisitionSupport {
 
 	/**
 	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
@@ -58,11 +58,11 @@ final class AcquisitionSupport {
 
 	private final LockLifecycle lifecycle;
 
-	private SQLExceptionTranslator exceptionTranslator = SqlExceptions.postgresTranslator();
+	private SQLExceptionTranslator exceptionTranslator = JdbcExceptions.postgresTranslator();
 
 	private @Nullable LockHolderDiagnosis holderDiagnosis;
 
-	AcquisitionSupport(LockLifecycle lifecycle) {
+	JdbcAcquisitionSupport(LockLifecycle lifecycle) {
 		this.lifecycle = lifecycle;
 	}
 
@@ -90,7 +90,7 @@ final class AcquisitionSupport {
 	 */
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout) {
 		try {
-			AdvisoryLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
+			JdbcLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
 					request.namespace(), this.lifecycle);
 			return null;
 		}
@@ -109,7 +109,7 @@ final class AcquisitionSupport {
 	 */
 	static LockTransactionException explainRefusal(Connection connection, LockRequest request) {
 		try {
-			return LockFailures.refusal(request, AdvisoryLockStatements.readRefusalReason(connection));
+			return LockFailures.refusal(request, JdbcLockStatements.readRefusalReason(connection));
 		}
 		catch (SQLException ex) {
 			return LockFailures.unexplainedRefusal(request, ex);
@@ -147,7 +147,7 @@ final class AcquisitionSupport {
 	 * @param task what the call did, for the message
 	 */
 	DataAccessException translate(SQLException ex, String task) {
-		return SqlExceptions.translate(this.exceptionTranslator, task, null, ex);
+		return JdbcExceptions.translate(this.exceptionTranslator, task, null, ex);
 	}
 
 }

@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * on a connection of its own. Every statement is bounded by the connection's network
  * timeout, which the opening set to the dead-man time, so none can hang on a dead link.
  */
-final class LockSession extends BlockingLockSession {
+final class JdbcLockSession extends BlockingLockSession {
 
 	private final Connection connection;
 
@@ -43,14 +43,14 @@ final class LockSession extends BlockingLockSession {
 	/**
 	 * Create the lock of a call, just acquired.
 	 * @param target the innermost {@code DataSource} its connection is of (see
-	 * {@link DataSourceUnwrapping#target})
+	 * {@link JdbcDataSourceUnwrapping#target})
 	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
 	 * lock was sent
 	 * @param deadMan the session's idle time after which PostgreSQL ends it
 	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
 	 * lock's transaction, or {@code null} for none
 	 */
-	LockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
+	JdbcLockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
 			@Nullable Duration transactionTimeout) {
 		super(namespace, mode, keys, target, acquisition, acquiredNanos, deadMan, transactionTimeout);
@@ -61,7 +61,7 @@ final class LockSession extends BlockingLockSession {
 	@Override
 	protected void keepAlive(@Nullable Duration within) throws SQLException {
 		if (within == null) {
-			LockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
+			JdbcLockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
 			return;
 		}
 		// Never later than a heartbeat's answer, then the heartbeat's bound again. A
@@ -69,13 +69,13 @@ final class LockSession extends BlockingLockSession {
 		int networkTimeout = this.connection.getNetworkTimeout();
 		long bound = (networkTimeout > 0) ? Math.min(within.toMillis(), networkTimeout) : within.toMillis();
 		this.connection.setNetworkTimeout(Runnable::run, (int) Math.max(1, Math.min(Integer.MAX_VALUE, bound)));
-		LockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
+		JdbcLockSessionStatements.keepAlive(this.connection, this.heartbeatSql);
 		this.connection.setNetworkTimeout(Runnable::run, networkTimeout);
 	}
 
 	@Override
 	protected SessionMarker mark() throws SQLException {
-		return LockSessionStatements.mark(this.connection);
+		return JdbcLockSessionStatements.mark(this.connection);
 	}
 
 	@Override

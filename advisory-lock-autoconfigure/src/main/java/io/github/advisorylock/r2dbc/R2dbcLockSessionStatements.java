@@ -40,14 +40,14 @@ import reactor.core.publisher.Mono;
  * The statements of an invocation-scoped lock's own session over R2DBC: the batch that
  * opens the lock's transaction and tries its keys in a single round trip, and the
  * keep-alive that is its heartbeat. The twin of the JDBC path's
- * {@code LockSessionStatements}, with one difference the driver imposes: it refuses
+ * {@code JdbcLockSessionStatements}, with one difference the driver imposes: it refuses
  * parameters in a batch of several statements, so the batch is sent without any (the
  * simple query protocol, which prepares nothing, so it is safe behind any pooler), with
  * the keys and the session's name written in.
  *
  * @author advisory-lock authors
  */
-final class LockSessionStatements {
+final class R2dbcLockSessionStatements {
 
 	/**
 	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
@@ -64,7 +64,7 @@ final class LockSessionStatements {
 
 	private static final String MARK = LockSql.numbered(FenceSql.MARK);
 
-	private LockSessionStatements() {
+	private R2dbcLockSessionStatements() {
 	}
 
 	/**

@@ -30,7 +30,7 @@ import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.PermitTry;
 import io.github.advisorylock.core.sql.LockSql.TryResult;
-import io.github.advisorylock.r2dbc.LockConnectionFactories.BoundConnection;
+import io.github.advisorylock.r2dbc.R2dbcConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Statement;
 import org.jspecify.annotations.Nullable;
@@ -44,13 +44,13 @@ import reactor.core.publisher.Mono;
  *
  * @author advisory-lock authors
  */
-final class TransactionLockStatements {
+final class R2dbcTransactionLockStatements {
 
-	private final LockConnectionFactories factories;
+	private final R2dbcConnectionFactories factories;
 
-	private final AcquisitionSupport support;
+	private final R2dbcAcquisitionSupport support;
 
-	TransactionLockStatements(LockConnectionFactories factories, AcquisitionSupport support) {
+	R2dbcTransactionLockStatements(R2dbcConnectionFactories factories, R2dbcAcquisitionSupport support) {
 		this.factories = factories;
 		this.support = support;
 	}
@@ -86,10 +86,10 @@ final class TransactionLockStatements {
 					.then(Mono.from(connection.releaseSavepoint(savepoint)))
 					.thenReturn(result));
 		}
-		return tried.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, keys))
+		return tried.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, keys))
 			.flatMap((result) -> {
 				if (!result.lockable()) {
-					return AcquisitionSupport.explainRefusal(connection, request);
+					return R2dbcAcquisitionSupport.explainRefusal(connection, request);
 				}
 				return Mono.justOrEmpty(result.busyKey());
 			});
@@ -125,9 +125,9 @@ final class TransactionLockStatements {
 				.map((rows) -> PermitTry.read(!rows.isEmpty(), rows.isEmpty() ? null : rows.get(0).orElse(null),
 						ordered));
 		})
-			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()))
+			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, slots.all()))
 			.flatMap((tried) -> tried.lockable() ? Mono.justOrEmpty(tried.slot())
-					: AcquisitionSupport.explainRefusal(bound.connection(), request));
+					: R2dbcAcquisitionSupport.explainRefusal(bound.connection(), request));
 	}
 
 	/**
@@ -146,7 +146,7 @@ final class TransactionLockStatements {
 	 */
 	Mono<Void> endPermitWait(BoundConnection bound, LockRequest request, PermitSlots slots) {
 		return R2dbcLockStatements.endPermitWait(bound.connection())
-			.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, slots.all()));
+			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
 	/**
@@ -156,13 +156,13 @@ final class TransactionLockStatements {
 	 */
 	Mono<Long> fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
 		return Flux.fromIterable(fenced.sessions())
-			.concatMap((held) -> ((LockSession) held).marker())
+			.concatMap((held) -> ((R2dbcLockSession) held).marker())
 			.collectList()
 			.flatMap((markers) -> R2dbcLockStatements
 				.fence(bound.connection(), fenced.keys().keys(), markers, fenced.idleTimeout(), request)
-				.onErrorMap((ex) -> AcquisitionSupport.translateLockFailure(ex, request, fenced.keys())))
+				.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, fenced.keys())))
 			.flatMap((result) -> result.lockable() ? Mono.justOrEmpty(result.lostKey())
-					: AcquisitionSupport.explainRefusal(bound.connection(), request));
+					: R2dbcAcquisitionSupport.explainRefusal(bound.connection(), request));
 	}
 
 	/**
@@ -174,13 +174,13 @@ final class TransactionLockStatements {
 		long busyKey = attempt.foundHeld();
 		if (attempt.outcome() == Outcome.TIMEOUT) {
 			return this.support.busyError(
-					request, keys, timeout, attempt.timedOut(), () -> HolderDiagnosis
+					request, keys, timeout, attempt.timedOut(), () -> R2dbcHolderDiagnosis
 						.afterTimeout(this.factories.driver(bound.factory()), keys.waitedFor(busyKey), request.mode()),
 					holderHint);
 		}
 		List<Long> held = attempt.foundHeld(request, keys);
 		return this.support.busyError(request, keys, null, null,
-				() -> HolderDiagnosis.onConnection(bound.connection(), held, request.mode()), holderHint);
+				() -> R2dbcHolderDiagnosis.onConnection(bound.connection(), held, request.mode()), holderHint);
 	}
 
 }

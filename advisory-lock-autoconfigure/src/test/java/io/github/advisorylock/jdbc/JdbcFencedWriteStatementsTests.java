@@ -110,7 +110,7 @@ class FencedWriteStatementsTests {
 	}
 
 	private static FenceResult fence(Connection writer, SessionMarker marker) throws SQLException {
-		return FencedWriteStatements.fence(writer, List.of(KEY), List.of(marker), Duration.ofSeconds(30),
+		return JdbcFencedWriteStatements.fence(writer, List.of(KEY), List.of(marker), Duration.ofSeconds(30),
 				LockRequest.of("fence-test", KEY));
 	}
 
@@ -119,7 +119,7 @@ class FencedWriteStatementsTests {
 			statement.setLong(1, key);
 			statement.executeQuery().close();
 		}
-		return LockSessionStatements.mark(connection);
+		return JdbcLockSessionStatements.mark(connection);
 	}
 
 }

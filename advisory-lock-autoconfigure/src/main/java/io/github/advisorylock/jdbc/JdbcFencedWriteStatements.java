@@ -36,9 +36,9 @@ import io.github.advisorylock.core.sql.LockSql;
  *
  * @author advisory-lock authors
  */
-final class FencedWriteStatements {
+final class JdbcFencedWriteStatements {
 
-	private FencedWriteStatements() {
+	private JdbcFencedWriteStatements() {
 	}
 
 	/**

@@ -40,11 +40,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * The try inside the opening round trip, the wait after it and their namespace comment
- * are those of {@link AdvisoryLockStatements}, shared with the transaction scope.
+ * are those of {@link JdbcLockStatements}, shared with the transaction scope.
  *
  * @author advisory-lock authors
  */
-final class LockSessionStatements {
+final class JdbcLockSessionStatements {
 
 	/**
 	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
@@ -59,14 +59,14 @@ final class LockSessionStatements {
 			+ "SELECT set_config('application_name', ?, true), "
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
 
-	private LockSessionStatements() {
+	private JdbcLockSessionStatements() {
 	}
 
 	/**
 	 * Open the transaction of an invocation-scoped lock, try its keys and set its
 	 * dead-man switch, in one round trip: {@code SET TRANSACTION} (no result set), a row
 	 * of {@code transaction_timeout}, the try of
-	 * {@link TransactionLockStatements#tryLock}, then the {@linkplain #keepAliveSql
+	 * {@link JdbcTransactionLockStatements#tryLock}, then the {@linkplain #keepAliveSql
 	 * keep-alive} (no result set).
 	 * @param connection the lock's own connection, with auto-commit off
 	 * @param mode exclusive or shared
@@ -85,13 +85,13 @@ final class LockSessionStatements {
 				+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setString(1, applicationName);
-			AdvisoryLockStatements.bindKeys(connection, statement, 2, keys, keys.size() > 1);
+			JdbcLockStatements.bindKeys(connection, statement, 2, keys, keys.size() > 1);
 			statement.execute();
 			// SET TRANSACTION gives an update count, then come the settings' row and the
 			// try's.
 			String transactionTimeout = transactionTimeout(statement);
 			try (ResultSet result = nextResultSet(statement, "try")) {
-				return new Opened(AdvisoryLockStatements.tryResult(result, keys), transactionTimeout);
+				return new Opened(JdbcLockStatements.tryResult(result, keys), transactionTimeout);
 			}
 		}
 	}
@@ -99,7 +99,7 @@ final class LockSessionStatements {
 	/**
 	 * Open the transaction of an invocation-scoped limit, try its permits and set its
 	 * dead-man switch, in one round trip, as {@link #beginInvocation} does with the try
-	 * of {@link TransactionLockStatements#tryPermit} in place of that of keys.
+	 * of {@link JdbcTransactionLockStatements#tryPermit} in place of that of keys.
 	 * @param connection the lock's own connection, with auto-commit off
 	 * @param slots the limit's slots, slot 0 first
 	 * @param namespace the namespace, named in a leading comment
