@@ -25,7 +25,6 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
 import io.github.advisorylock.LockHolderDiagnosis.Diagnosis;
-import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
@@ -239,43 +238,6 @@ public final class LockFailures {
 				+ "another instance could act on what it has not committed yet. Call it outside the transaction (put "
 				+ "@Transactional on the method itself or on what it calls; from a listener, put @Async on the "
 				+ "listener so the call runs on a thread without one), or use scope TRANSACTION.");
-	}
-
-	/**
-	 * Refuse a key that a suspended transaction of the same caller holds.
-	 * @param request the call, named in the message
-	 * @param value the text of the value of the key
-	 * @param held the mode the suspended transaction holds the key in
-	 * @param caller who the suspended transaction belongs to, such as
-	 * {@code this same thread}
-	 * @return the exception to throw
-	 */
-	public static LockTransactionException suspendedHolderRefusal(LockRequest request, String value, LockMode held,
-			String caller) {
-		return refused(request,
-				"Advisory lock " + request.namespace() + ":" + AdvisoryLockKeys.printable(value) + " is held " + held
-						+ " by a transaction of " + caller + " that is suspended "
-						+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
-						+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
-						+ "lock in the inner one only");
-	}
-
-	/**
-	 * Refuse a call of a limit whose every permit transactions of the caller hold that
-	 * are suspended around it.
-	 * @param request the call
-	 * @param value the limit's value, as text
-	 * @param caller who the suspended transactions belong to, such as
-	 * {@code this same thread}
-	 * @return the exception to throw
-	 */
-	public static LockTransactionException suspendedLimitRefusal(LockRequest request, String value, String caller) {
-		return refused(request,
-				"Every one of the " + request.permits() + " permits of advisory lock " + request.namespace() + ":"
-						+ AdvisoryLockKeys.printable(value) + " is held by a transaction of " + caller
-						+ " that is suspended (REQUIRES_NEW or NOT_SUPPORTED), and they resume only after this call "
-						+ "returns: the call could only wait for itself. Do the limited work in the outer transaction, "
-						+ "or take the permit in the inner one only");
 	}
 
 	/**

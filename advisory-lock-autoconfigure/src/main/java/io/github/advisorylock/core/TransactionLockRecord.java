@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -137,7 +138,7 @@ public final class TransactionLockRecord {
 			for (int i = 0; i < keys.keys().size(); i++) {
 				LockMode held = transaction.mode(keys.keys().get(i), resource, connection);
 				if (held != null && (held == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE)) {
-					throw LockFailures.suspendedHolderRefusal(request, keys.values().get(i), held, caller);
+					throw suspendedHolderRefusal(request, keys.values().get(i), held, caller);
 				}
 			}
 		}
@@ -155,7 +156,7 @@ public final class TransactionLockRecord {
 				return;
 			}
 		}
-		throw LockFailures.suspendedLimitRefusal(request, slots.value(), caller);
+		throw suspendedLimitRefusal(request, slots.value(), caller);
 	}
 
 	/**
@@ -262,6 +263,43 @@ public final class TransactionLockRecord {
 	 */
 	private record Taken(long key, LockMode mode, Object resource, Object connection, Acquisition acquisition) {
 
+	}
+
+	/**
+	 * Refuse a key that a suspended transaction of the same caller holds.
+	 * @param request the call, named in the message
+	 * @param value the text of the value of the key
+	 * @param held the mode the suspended transaction holds the key in
+	 * @param caller who the suspended transaction belongs to, such as
+	 * {@code this same thread}
+	 * @return the exception to throw
+	 */
+	private static LockTransactionException suspendedHolderRefusal(LockRequest request, String value, LockMode held,
+			String caller) {
+		return LockFailures.refused(request,
+				"Advisory lock " + request.namespace() + ":" + AdvisoryLockKeys.printable(value) + " is held " + held
+						+ " by a transaction of " + caller + " that is suspended "
+						+ "(REQUIRES_NEW or NOT_SUPPORTED), and it resumes only after this call returns: the call "
+						+ "could only wait for itself. Do the locked work in the outer transaction, or take the "
+						+ "lock in the inner one only");
+	}
+
+	/**
+	 * Refuse a call of a limit whose every permit transactions of the caller hold that
+	 * are suspended around it.
+	 * @param request the call
+	 * @param value the limit's value, as text
+	 * @param caller who the suspended transactions belong to, such as
+	 * {@code this same thread}
+	 * @return the exception to throw
+	 */
+	private static LockTransactionException suspendedLimitRefusal(LockRequest request, String value, String caller) {
+		return LockFailures.refused(request,
+				"Every one of the " + request.permits() + " permits of advisory lock " + request.namespace() + ":"
+						+ AdvisoryLockKeys.printable(value) + " is held by a transaction of " + caller
+						+ " that is suspended (REQUIRES_NEW or NOT_SUPPORTED), and they resume only after this call "
+						+ "returns: the call could only wait for itself. Do the limited work in the outer transaction, "
+						+ "or take the permit in the inner one only");
 	}
 
 }

@@ -226,13 +226,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	/**
 	 * Set whether a busy lock's {@link LockBusyException} names the sessions holding it,
-	 * read from {@code pg_locks} on the failure path only, as the R2DBC template's setter
-	 * of the same name does. {@code true} sets the diagnosis the auto-configuration sets:
-	 * a {@link PgLocksHolderDiagnosis} that asks on the caller's connection after a
-	 * {@code TRY}, and after a timeout on a connection opened for the purpose outside the
-	 * pool, from the settings of the caller's Hikari pool; each diagnosis bounded by one
-	 * second ({@code advisory-lock.diagnosis.timeout}'s default). {@code false} sets
-	 * none. For another bound, set a {@link PgLocksHolderDiagnosis} of your own.
+	 * as the R2DBC template's setter of the same name does: {@code true} sets the
+	 * auto-configuration's {@link PgLocksHolderDiagnosis}, bounded by one second (after a
+	 * timeout it asks outside the pool, from the caller's Hikari pool's settings);
+	 * {@code false} sets none. For another bound, set one of your own.
 	 * @param holderDiagnosis whether to ask
 	 */
 	public void setHolderDiagnosis(boolean holderDiagnosis) {

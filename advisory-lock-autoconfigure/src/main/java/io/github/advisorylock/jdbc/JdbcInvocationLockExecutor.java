@@ -44,7 +44,7 @@ import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.TransactionLockRecord;
 import io.github.advisorylock.core.TransactionTimeouts;
 import io.github.advisorylock.core.sql.LockSql.Opened;
-import io.github.advisorylock.core.sql.LockSql.OpenedLimit;
+import io.github.advisorylock.core.sql.PermitSql.OpenedLimit;
 import io.github.advisorylock.jdbc.JdbcLockSessions.SessionRoute;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -29,8 +29,9 @@ import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.Opened;
-import io.github.advisorylock.core.sql.LockSql.OpenedLimit;
-import io.github.advisorylock.core.sql.LockSql.PermitTry;
+import io.github.advisorylock.core.sql.PermitSql;
+import io.github.advisorylock.core.sql.PermitSql.OpenedLimit;
+import io.github.advisorylock.core.sql.PermitSql.PermitTry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -111,7 +112,7 @@ final class JdbcLockSessionStatements {
 	 */
 	static OpenedLimit beginLimit(Connection connection, List<Long> slots, String namespace, String applicationName,
 			long deadManMillis) throws SQLException {
-		String sql = BEGIN_INVOCATION + LockSql.JDBC.permitTrySql(slots.size(), namespace) + "; "
+		String sql = BEGIN_INVOCATION + PermitSql.JDBC.trySql(slots.size(), namespace) + "; "
 				+ LockSql.KEEP_ALIVE.formatted(deadManMillis);
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			statement.setString(1, applicationName);

@@ -35,7 +35,7 @@ import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.sql.LockSql.Opened;
-import io.github.advisorylock.core.sql.LockSql.OpenedLimit;
+import io.github.advisorylock.core.sql.PermitSql.OpenedLimit;
 import io.github.advisorylock.hikari.HikariPools;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -73,10 +73,8 @@ final class JdbcLockSessions implements AutoCloseable {
 	private final Map<String, Semaphore> permits = new ConcurrentHashMap<>();
 
 	/**
-	 * The routes that cannot change between calls, by the name a call gives ({@code ""}
-	 * for none), found at the first call: those of a data source whose target is fixed
-	 * (see {@link JdbcDataSourceUnwrapping#fixedTarget}). The others are found at each
-	 * call.
+	 * The routes of data sources whose target is fixed, by the name a call gives
+	 * ({@code ""} for none): see {@link JdbcDataSourceUnwrapping#fixedTarget}.
 	 */
 	private final Map<String, SessionRoute> fixedRoutes = new ConcurrentHashMap<>();
 

@@ -29,6 +29,7 @@ import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.RefusalReason;
 import io.github.advisorylock.core.sql.LockSql.TryResult;
+import io.github.advisorylock.core.sql.PermitSql;
 
 /**
  * The statements both scopes wait with over JDBC, and the code that binds and reads the
@@ -75,7 +76,7 @@ final class JdbcLockStatements {
 	}
 
 	/**
-	 * Run one slice of a limit's wait ({@link LockSql#permitSliceSql}) in one round trip:
+	 * Run one slice of a limit's wait ({@link PermitSql#sliceSql}) in one round trip:
 	 * pgjdbc sends the three statements of one text together.
 	 * @param connection the transaction's connection
 	 * @param slots the limit's slots, slot 0 first
@@ -91,7 +92,7 @@ final class JdbcLockStatements {
 	static long waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice, int waited,
 			String namespace, LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection
-			.prepareStatement(LockSql.JDBC.permitSliceSql(slots.size(), resumed, namespace))) {
+			.prepareStatement(PermitSql.JDBC.sliceSql(slots.size(), resumed, namespace))) {
 			statement.setLong(1, Math.max(1, slice.toMillis()));
 			statement.setInt(2, waited);
 			bindKeys(connection, statement, 3, slots, true);
@@ -123,7 +124,7 @@ final class JdbcLockStatements {
 	 */
 	static void endPermitWait(Connection connection) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
-			statement.execute(LockSql.PERMIT_WAIT_END);
+			statement.execute(PermitSql.WAIT_END);
 		}
 	}
 

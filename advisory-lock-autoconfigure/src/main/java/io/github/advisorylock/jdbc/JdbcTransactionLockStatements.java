@@ -37,8 +37,9 @@ import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.sql.FenceSql.FenceResult;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
-import io.github.advisorylock.core.sql.LockSql.PermitTry;
 import io.github.advisorylock.core.sql.LockSql.TryResult;
+import io.github.advisorylock.core.sql.PermitSql;
+import io.github.advisorylock.core.sql.PermitSql.PermitTry;
 import io.github.advisorylock.jdbc.JdbcDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
@@ -101,7 +102,7 @@ final class JdbcTransactionLockStatements {
 		try {
 			PermitTry tried;
 			try (PreparedStatement statement = bound.connection()
-				.prepareStatement(LockSql.JDBC.permitTrySql(slots.slots().size(), request.namespace()))) {
+				.prepareStatement(PermitSql.JDBC.trySql(slots.slots().size(), request.namespace()))) {
 				for (int slot = 0; slot < slots.slots().size(); slot++) {
 					statement.setLong(slot + 1, slots.slots().get(slot));
 				}

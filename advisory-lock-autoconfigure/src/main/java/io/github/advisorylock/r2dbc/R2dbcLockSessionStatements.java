@@ -27,9 +27,10 @@ import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.Opened;
-import io.github.advisorylock.core.sql.LockSql.OpenedLimit;
-import io.github.advisorylock.core.sql.LockSql.PermitTry;
 import io.github.advisorylock.core.sql.LockSql.TryResult;
+import io.github.advisorylock.core.sql.PermitSql;
+import io.github.advisorylock.core.sql.PermitSql.OpenedLimit;
+import io.github.advisorylock.core.sql.PermitSql.PermitTry;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Row;
 import org.jspecify.annotations.Nullable;
@@ -102,7 +103,7 @@ final class R2dbcLockSessionStatements {
 			String applicationName, long deadManMillis) {
 		String[] values = slots.stream().map(String::valueOf).toArray(String[]::new);
 		return open(connection, applicationName,
-				LockSql.withValues(LockSql.JDBC.permitTrySql(slots.size(), namespace), values), deadManMillis,
+				LockSql.withValues(PermitSql.JDBC.trySql(slots.size(), namespace), values), deadManMillis,
 				(row) -> row.get(0, Integer.class),
 				(row, value, transactionTimeout) -> new OpenedLimit(PermitTry.read(row, (Integer) value, slots),
 						transactionTimeout));

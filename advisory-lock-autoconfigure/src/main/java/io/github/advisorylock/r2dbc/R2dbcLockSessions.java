@@ -25,7 +25,7 @@ import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.sql.LockSql.Opened;
-import io.github.advisorylock.core.sql.LockSql.OpenedLimit;
+import io.github.advisorylock.core.sql.PermitSql.OpenedLimit;
 import io.r2dbc.postgresql.api.PostgresqlConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;

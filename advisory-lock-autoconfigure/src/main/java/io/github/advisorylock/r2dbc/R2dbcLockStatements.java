@@ -28,6 +28,7 @@ import io.github.advisorylock.core.sql.FenceSql.FenceResult;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.RefusalReason;
+import io.github.advisorylock.core.sql.PermitSql;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Result;
 import io.r2dbc.spi.Statement;
@@ -75,8 +76,8 @@ final class R2dbcLockStatements {
 	}
 
 	/**
-	 * Run one slice of a limit's wait ({@link LockSql#permitSliceSql}) in one round trip,
-	 * its values written in: the driver sends several statements together only without
+	 * Run one slice of a limit's wait ({@link PermitSql#sliceSql}) in one round trip, its
+	 * values written in: the driver sends several statements together only without
 	 * parameters.
 	 * @param connection the transaction's connection
 	 * @param slots the limit's slots, slot 0 first
@@ -89,7 +90,7 @@ final class R2dbcLockStatements {
 	 */
 	static Mono<Long> waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice,
 			int waited, String namespace) {
-		String sql = LockSql.permitSliceWithValuesSql(slots, resumed, slice, waited, namespace);
+		String sql = PermitSql.sliceWithValuesSql(slots, resumed, slice, waited, namespace);
 		// Every result read to its end, as the other statements are: the slot's row comes
 		// between the savepoint's result and its release's.
 		return Mono.defer(() -> Flux.from(connection.createStatement(sql).execute())
@@ -104,7 +105,7 @@ final class R2dbcLockStatements {
 	 * @return completes when done
 	 */
 	static Mono<Void> endPermitWait(Connection connection) {
-		return Mono.defer(() -> drain(connection.createStatement(LockSql.PERMIT_WAIT_END)));
+		return Mono.defer(() -> drain(connection.createStatement(PermitSql.WAIT_END)));
 	}
 
 	/**

@@ -28,8 +28,9 @@ import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.sql.LockSql;
-import io.github.advisorylock.core.sql.LockSql.PermitTry;
 import io.github.advisorylock.core.sql.LockSql.TryResult;
+import io.github.advisorylock.core.sql.PermitSql;
+import io.github.advisorylock.core.sql.PermitSql.PermitTry;
 import io.github.advisorylock.r2dbc.R2dbcConnectionFactories.BoundConnection;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Statement;
@@ -115,7 +116,7 @@ final class R2dbcTransactionLockStatements {
 		List<Long> ordered = slots.slots();
 		return Mono.defer(() -> {
 			Statement statement = bound.connection()
-				.createStatement(LockSql.R2DBC.permitTrySql(ordered.size(), request.namespace()));
+				.createStatement(PermitSql.R2DBC.trySql(ordered.size(), request.namespace()));
 			for (int slot = 0; slot < ordered.size(); slot++) {
 				statement.bind(slot, ordered.get(slot));
 			}

@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.core.sql;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,13 +25,10 @@ import io.github.advisorylock.LockMode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The text of the statements that acquire advisory locks, shared by the drivers: each
- * driver's statements class ({@code jdbc.JdbcLockStatements},
- * {@code r2dbc.R2dbcLockStatements}) binds the parameters, in the order this class
- * documents, and reads the rows. One text for both drivers, so that a change to a
- * statement is made here and nowhere else; {@link #JDBC} writes parameters as {@code ?},
- * {@link #R2DBC} as {@code $1}, {@code $2}. Internal: used by the driver adapters, not
- * API.
+ * The text of the statements that acquire advisory locks, shared by the drivers, which
+ * bind the parameters in the order documented here and read the rows; {@link #JDBC}
+ * writes parameters as {@code ?}, {@link #R2DBC} as {@code $1}, {@code $2}. A limit's
+ * statements are {@link PermitSql}'s. Internal: used by the driver adapters, not API.
  *
  * <p>
  * One statement, so one round trip, for an acquisition that finds its locks free (the
@@ -70,13 +66,10 @@ import org.jspecify.annotations.Nullable;
  * of keys.
  *
  * <p>
- * Why two statements rather than one that always carries the timeout: PostgreSQL prepares
- * the executor state of every expression of a statement on each execution, whether a
- * branch runs or not, so the timeout's set, restore and deadline cost every acquisition,
- * more than a tenth of a short transaction on a local server (see
- * {@code docs/benchmarks.md}), while only an acquisition that waits needs them. That one
- * is waiting for another transaction anyway, which takes far longer than the extra round
- * trip.
+ * Two statements rather than one that always carries the timeout: PostgreSQL prepares
+ * every expression of a statement on each execution, so the timeout's set, restore and
+ * deadline would cost every acquisition more than a tenth of a short transaction
+ * ({@code docs/benchmarks.md}); only a waiter needs them, and it waits far longer.
  *
  * <p>
  * Each statement opens with a comment naming its namespace
@@ -130,25 +123,6 @@ public final class LockSql {
 			       END AS lock_timeout
 			FROM previous""";
 
-	/**
-	 * One slice of a limit's wait: the tries of every slot, then a wait for the chosen
-	 * one within the slice. {@code %s} is the {@code CASE} chain of tries, ended by
-	 * {@code PERMIT_WAIT_BRANCH}.
-	 */
-	private static final String PERMIT_WAIT = """
-			WITH previous AS MATERIALIZED (
-			  SELECT current_setting('lock_timeout') AS lock_timeout, ?::bigint AS slice, ?::integer AS chosen,
-			         ?::bigint[] AS s)
-			SELECT %s AS permit
-			FROM previous""";
-
-	/** The waiting branch of {@code PERMIT_WAIT}, and the chain's {@code END}. */
-	private static final String PERMIT_WAIT_BRANCH = """
-			 WHEN (SELECT count(*) FROM pg_advisory_xact_lock(CASE WHEN set_config('lock_timeout', \
-			previous.slice || 'ms', true) IS NOT NULL THEN previous.s[previous.chosen] END)) IS NOT NULL
-			              AND set_config('lock_timeout', previous.lock_timeout, true) IS NOT NULL
-			              THEN previous.s[previous.chosen] END""";
-
 	private static final String TRY_ONE_EXCLUSIVE = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
 
 	private static final String TRY_ONE_SHARED = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
@@ -171,19 +145,6 @@ public final class LockSql {
 	 */
 	public static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
-	/**
-	 * The savepoint around each slice of a limit's wait, so that a slice that runs out of
-	 * time aborts only itself, not the caller's transaction.
-	 */
-	private static final String PERMIT_SAVEPOINT = "advisory_lock_permit";
-
-	/**
-	 * Ends a limit's wait whose last slice ran out of time: the rollback to the savepoint
-	 * ends the aborted slice, and the release lets the transaction go on as before it.
-	 */
-	public static final String PERMIT_WAIT_END = "ROLLBACK TO SAVEPOINT " + PERMIT_SAVEPOINT + "; RELEASE SAVEPOINT "
-			+ PERMIT_SAVEPOINT;
-
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	public static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
 
@@ -196,10 +157,7 @@ public final class LockSql {
 	/** The statements with R2DBC PostgreSQL's numbered {@code $1} parameters. */
 	public static final LockSql R2DBC = new LockSql(true);
 
-	/**
-	 * How many namespaces' comments are kept; namespaces are meant to be a few fixed
-	 * words.
-	 */
+	/** How many namespaces' comments are kept: namespaces are a few fixed words. */
 	private static final int MAX_CACHED_NAMESPACES = 256;
 
 	/** By namespace, each statement with its comment. */
@@ -219,12 +177,6 @@ public final class LockSql {
 
 	private final boolean numbered;
 
-	/** By number of permits, the statement that takes one, without its comment. */
-	private final Map<Integer, String> permitTries = new ConcurrentHashMap<>();
-
-	/** By number of permits, a slice of the wait for one, without its comment. */
-	private final Map<Integer, String> permitWaits = new ConcurrentHashMap<>();
-
 	private LockSql(boolean numbered) {
 		this.numbered = numbered;
 		this.tryOneExclusive = placeholders(TRY_ONE_EXCLUSIVE, numbered);
@@ -240,7 +192,7 @@ public final class LockSql {
 	 * The texts here hold no {@code ?} but their parameters; a namespace, which may, is
 	 * added later, in the comment.
 	 */
-	private static String placeholders(String statement, boolean numbered) {
+	static String placeholders(String statement, boolean numbered) {
 		return numbered ? numbered(statement) : statement;
 	}
 
@@ -291,87 +243,6 @@ public final class LockSql {
 	}
 
 	/**
-	 * Return the statement that takes one free permit of a limit, with its namespace
-	 * comment. It tries the slots in order, in a {@code CASE} whose branches PostgreSQL
-	 * evaluates in order and stops at the first true one, so that it takes exactly one
-	 * slot, never two (a volatile function in {@code WHERE ... LIMIT 1} is not promised
-	 * to stop at the first row); its one row is the index of the slot taken, from 0, or
-	 * {@code NULL} when every one is held, and there is no row when the {@link #LOCKABLE}
-	 * check refuses the lock, as with {@link #trySql}. A slot this transaction holds
-	 * already is granted again, so it is found too. Its parameters are the slots
-	 * ({@code bigint}), slot 0 first: one each rather than an array, which costs a permit
-	 * a tenth more than a plain lock to encode and decode.
-	 * @param permits how many slots the limit has
-	 * @param namespace the namespace, named in a leading comment
-	 * @return the statement
-	 */
-	public String permitTrySql(int permits, String namespace) {
-		return commented(namespace, this.permitTries.computeIfAbsent(permits, (count) -> {
-			StringBuilder sql = new StringBuilder("SELECT CASE");
-			for (int slot = 0; slot < count; slot++) {
-				sql.append(" WHEN pg_try_advisory_xact_lock(?::bigint) THEN ").append(slot);
-			}
-			return placeholders(sql.append(" END AS permit WHERE ").append(LOCKABLE).toString(), this.numbered);
-		}));
-	}
-
-	/**
-	 * Return the statement of one slice of a limit's wait, with its namespace comment. It
-	 * tries every slot as {@link #permitTrySql} does, then, when none is free, waits for
-	 * one chosen slot for at most the slice, by setting {@code lock_timeout} for the
-	 * transaction, and restores the previous one once the slot is granted (the previous
-	 * value read in a {@code MATERIALIZED} CTE, as in {@code WAIT}). Its one row is the
-	 * slot taken. A slice that runs out of time fails with SQLSTATE {@code 55P03}: the
-	 * driver runs it inside a savepoint ({@link #permitSliceSql}) and rolls back to it,
-	 * which also discards the {@code lock_timeout} it set. Its parameters are the slice
-	 * in milliseconds ({@code bigint}), the index of the slot to wait for, from 1
-	 * ({@code integer}), and the array of slots ({@code bigint[]}).
-	 * @param permits how many slots the limit has
-	 * @param namespace the namespace, named in a leading comment
-	 * @return the statement
-	 */
-	public String permitWaitSql(int permits, String namespace) {
-		return commented(namespace,
-				this.permitWaits.computeIfAbsent(permits,
-						(count) -> placeholders(
-								PERMIT_WAIT.formatted(permitChain(count, "previous.s") + PERMIT_WAIT_BRANCH),
-								this.numbered)));
-	}
-
-	/**
-	 * Return one slice of a limit's wait as the three statements one round trip sends:
-	 * the savepoint set (or, after a slice that ran out of time, rolled back to),
-	 * {@link #permitWaitSql}, and the savepoint released, which keeps the slot taken in
-	 * the transaction. PostgreSQL skips the statements after a failed one. Its parameters
-	 * are {@link #permitWaitSql}'s.
-	 * @param permits how many slots the limit has
-	 * @param resumed whether the savepoint of a slice that ran out of time is set
-	 * @param namespace the namespace, named in a leading comment
-	 * @return the statements
-	 */
-	public String permitSliceSql(int permits, boolean resumed, String namespace) {
-		return (resumed ? "ROLLBACK TO SAVEPOINT " : "SAVEPOINT ") + PERMIT_SAVEPOINT + "; "
-				+ permitWaitSql(permits, namespace) + "; RELEASE SAVEPOINT " + PERMIT_SAVEPOINT;
-	}
-
-	/**
-	 * Return {@link #permitSliceSql} with its values written in, for a driver that sends
-	 * several statements together only without parameters (R2DBC PostgreSQL). They are
-	 * numbers, so writing them in is safe.
-	 * @param slots the limit's slots, slot 0 first
-	 * @param resumed whether the savepoint of a slice that ran out of time is set
-	 * @param slice how long to wait for the chosen slot
-	 * @param waited the index of the slot to wait for, from 1
-	 * @param namespace the namespace, named in a leading comment
-	 * @return the statements
-	 */
-	public static String permitSliceWithValuesSql(List<Long> slots, boolean resumed, Duration slice, int waited,
-			String namespace) {
-		return withValues(JDBC.permitSliceSql(slots.size(), resumed, namespace),
-				String.valueOf(Math.max(1, slice.toMillis())), String.valueOf(waited), arrayLiteral(slots));
-	}
-
-	/**
 	 * Write values in place of a commented statement's {@code ?} parameters, in order,
 	 * for a driver that sends several statements together only without parameters. Only
 	 * the {@code ?} after the comment are parameters: a namespace in the comment may hold
@@ -405,26 +276,6 @@ public final class LockSql {
 	 */
 	public static String arrayLiteral(List<? extends Number> keys) {
 		return keys.stream().map(String::valueOf).collect(Collectors.joining(",", "'{", "}'"));
-	}
-
-	/**
-	 * The {@code CASE} that tries each slot in order and gives the first one taken,
-	 * without its {@code END}: the wait adds one more branch.
-	 */
-	private static String permitChain(int permits, String slots) {
-		StringBuilder chain = new StringBuilder("CASE");
-		for (int slot = 1; slot <= permits; slot++) {
-			chain.append(" WHEN pg_try_advisory_xact_lock(")
-				.append(slots)
-				.append('[')
-				.append(slot)
-				.append("]) THEN ")
-				.append(slots)
-				.append('[')
-				.append(slot)
-				.append(']');
-		}
-		return chain.toString();
 	}
 
 	/**
@@ -524,30 +375,6 @@ public final class LockSql {
 	}
 
 	/**
-	 * What a try of a limit's slots found.
-	 *
-	 * @param lockable whether a lock is allowed here (isolation, recovery); when not,
-	 * nothing was taken
-	 * @param slot the slot taken, or {@code null} when every one is held
-	 */
-	public record PermitTry(boolean lockable, @Nullable Long slot) {
-
-		/**
-		 * Read the row of a limit's try, as either driver reads it: none when the check
-		 * refused the lock, else the index of the slot taken, or {@code null} when every
-		 * one is held.
-		 * @param row whether the statement returned its row
-		 * @param index the row's one column, or {@code null}
-		 * @param slots the slots tried, slot 0 first
-		 * @return what the try found
-		 */
-		public static PermitTry read(boolean row, @Nullable Integer index, List<Long> slots) {
-			return new PermitTry(row, (index != null) ? slots.get(index) : null);
-		}
-
-	}
-
-	/**
 	 * Why a try was refused.
 	 *
 	 * @param isolation the transaction's isolation level, as PostgreSQL names it
@@ -565,17 +392,6 @@ public final class LockSql {
 	 * {@code null} before 17
 	 */
 	public record Opened(TryResult tryResult, @Nullable String transactionTimeout) {
-
-	}
-
-	/**
-	 * What the opening statements of a limit's session found.
-	 *
-	 * @param tried what the try of the permits found
-	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
-	 * {@code null} before 17
-	 */
-	public record OpenedLimit(PermitTry tried, @Nullable String transactionTimeout) {
 
 	}
 
