@@ -37,18 +37,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The packages read top-down: the API depends on no package of its own, the statements'
- * text ({@code core.sql}) on the API only, the driver-neutral half of the lock flow
- * ({@code core}) on that text, what is derived from the application's Hikari pools
- * ({@code hikari}) on nothing, taking locks through JDBC ({@code jdbc}) on the core, its
- * text, {@code hikari} and the {@code pg_locks} reader, whose diagnosis its template sets
- * on request, taking them through R2DBC ({@code r2dbc}) on the core and its text, reading
- * {@code pg_locks} ({@code pglocks}) on the text and {@code hikari}, the endpoint and the
- * observations on the API and the {@code pg_locks} reader, the bridge to ShedLock
- * ({@code shedlock}) and to Spring Integration ({@code integration}) on the API, and only
- * {@code autoconfigure} wires them together. A sub-package is a package of its own here:
- * its parent may use it only where the rules say so, and it may not use its parent. Read
- * from the compiled classes, so that a fully qualified name in code counts as much as an
- * import.
+ * text ({@code core.sql}) on the API only, the driver-neutral basics of a lock request
+ * ({@code core}: keys, attempts, settings, messages) on that text, the held locks and
+ * lock sessions ({@code core.session}) on those two, the records of the transactions'
+ * keys ({@code core.transaction}) on the basics and the sessions, the plans
+ * ({@code core.plan}) on the basics, the text and the sessions, what is derived from the
+ * application's Hikari pools ({@code hikari}) on nothing, taking locks through JDBC
+ * ({@code jdbc}) on the core, its text, {@code hikari} and the {@code pg_locks} reader,
+ * whose diagnosis its template sets on request, taking them through R2DBC ({@code r2dbc})
+ * on the core and its text, reading {@code pg_locks} ({@code pglocks}) on the text and
+ * {@code hikari}, the endpoint and the observations on the API and the {@code pg_locks}
+ * reader, the bridge to ShedLock ({@code shedlock}) and to Spring Integration
+ * ({@code integration}) on the API, and only {@code autoconfigure} wires them together. A
+ * sub-package is a package of its own here: its parent may use it only where the rules
+ * say so, and it may not use its parent. Read from the compiled classes, so that a fully
+ * qualified name in code counts as much as an import.
  *
  * @author advisory-lock authors
  */
@@ -59,13 +62,17 @@ class PackageLayeringTests {
 	 * itself and the root.
 	 */
 	private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(Map.entry("", Set.of()),
-			Map.entry("core.sql", Set.of()), Map.entry("core", Set.of("core.sql")), Map.entry("hikari", Set.of()),
-			Map.entry("jdbc", Set.of("core", "core.sql", "hikari", "pglocks")),
-			Map.entry("r2dbc", Set.of("core", "core.sql")), Map.entry("pglocks", Set.of("core.sql", "hikari")),
-			Map.entry("interceptor", Set.of()), Map.entry("observation", Set.of()),
-			Map.entry("actuate", Set.of("pglocks")), Map.entry("shedlock", Set.of()),
-			Map.entry("integration", Set.of()), Map.entry("autoconfigure", Set.of("jdbc", "r2dbc", "pglocks",
-					"interceptor", "observation", "actuate", "shedlock", "integration")));
+			Map.entry("core.sql", Set.of()), Map.entry("core", Set.of("core.sql")),
+			Map.entry("core.session", Set.of("core", "core.sql")),
+			Map.entry("core.transaction", Set.of("core", "core.session")),
+			Map.entry("core.plan", Set.of("core", "core.sql", "core.session")), Map.entry("hikari", Set.of()),
+			Map.entry("jdbc",
+					Set.of("core", "core.sql", "core.session", "core.transaction", "core.plan", "hikari", "pglocks")),
+			Map.entry("r2dbc", Set.of("core", "core.sql", "core.session", "core.transaction", "core.plan")),
+			Map.entry("pglocks", Set.of("core.sql", "hikari")), Map.entry("interceptor", Set.of()),
+			Map.entry("observation", Set.of()), Map.entry("actuate", Set.of("pglocks")),
+			Map.entry("shedlock", Set.of()), Map.entry("integration", Set.of()), Map.entry("autoconfigure", Set
+				.of("jdbc", "r2dbc", "pglocks", "interceptor", "observation", "actuate", "shedlock", "integration")));
 
 	/**
 	 * A class of the library named in a constant, in a class reference or a descriptor:

@@ -54,7 +54,7 @@ public final class LockFailures {
 	 * @param cause the driver's report of the timeout, or {@code null}
 	 * @param holderDiagnosis the diagnosis, or {@code null} when none is configured
 	 * @param diagnose asks the diagnosis, on the failure path only
-	 * @param holderHint see {@link #ownHolderHint}, or {@code null}
+	 * @param holderHint see {@code HeldSession.holderHint}, or {@code null}
 	 * @return the exception to throw
 	 */
 	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
@@ -72,7 +72,7 @@ public final class LockFailures {
 	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
 	 * @param cause the driver's report of the timeout, or {@code null}
 	 * @param diagnosis what the diagnosis found, or {@code null} when none was asked
-	 * @param holderHint see {@link #ownHolderHint}, or {@code null}
+	 * @param holderHint see {@code HeldSession.holderHint}, or {@code null}
 	 * @return the exception to throw
 	 */
 	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
@@ -243,7 +243,7 @@ public final class LockFailures {
 	/**
 	 * Refuse a fenced write whose enclosing invocation-scoped call has ended, and
 	 * released its lock, before it: a task the call fanned out to and did not wait for.
-	 * @param description the enclosing lock, as {@link HeldSession#description()} gives
+	 * @param description the enclosing lock, as {@code HeldSession.description()} gives
 	 * it
 	 * @return the exception to throw
 	 */
@@ -281,34 +281,6 @@ public final class LockFailures {
 				+ "often the call to the locked method did not go through its Spring proxy: a call on 'this' from "
 				+ "another method of the same class skips @AdvisoryLocked. Call it through the bean (inject it), or "
 				+ "take the lock with AdvisoryLockOperations first. (Only locks this library took are seen.)");
-	}
-
-	/**
-	 * Return what a busy error says when the key found held is one an invocation-scoped
-	 * call of this application holds, one the caller is not inside.
-	 * @param attempt the attempt that found the key held
-	 * @param resource what the key is held on
-	 * @return the end of the message, or {@code null} when no call of this application
-	 * holds the key
-	 */
-	public static @Nullable String holderHint(LockAttempt attempt, Object resource) {
-		HeldSession own = HeldSession.holding(attempt.foundHeld(), resource);
-		return (own != null) ? ownHolderHint(own) : null;
-	}
-
-	/**
-	 * Return what a busy error says when the key is held by an invocation-scoped call of
-	 * this application that the caller is not inside: a task that call started, without
-	 * its handle, waits for that call's own key.
-	 * @param holder the call's session
-	 * @return the end of the busy error's message
-	 */
-	public static String ownHolderHint(HeldSession holder) {
-		return "the holder is this application's own invocation-scoped call on advisory lock " + holder.description()
-				+ ", and this call runs outside it (on another thread, or outside its subscription): a task that call "
-				+ "starts holds its locks only when it runs wrapped, LockHandle.wrap(task) (HeldLock.wrap for a lock "
-				+ "held beyond one call), and then its transaction-scoped lock is a fenced write rather than a wait "
-				+ "for that call";
 	}
 
 	/**

@@ -16,16 +16,14 @@
 
 /**
  * What a lock request means, decided once for the driver adapters ({@code jdbc} and
- * {@code r2dbc}): the plans of a transaction-scoped and of an invocation-scoped request
- * ({@link io.github.advisorylock.core.TransactionLockPlan},
- * {@link io.github.advisorylock.core.InvocationLockPlan}), which each stack executes in
- * its own package; and beside it the keys of a call, the text of the lock, fence and
- * {@code pg_locks} statements, the wait decision, the failure messages, the fan-out to
- * the {@link io.github.advisorylock.LockAcquisitionListener listeners}, the template's
- * shutdown, what makes a lock session lost, and the registry of the locks a caller holds.
- * Depends on the root package only and names no JDBC or R2DBC type; only its
- * {@code Reactive*} classes name Reactor, and they are loaded only for reactive calls.
- * Internal: not API, and may change in any release.
+ * {@code r2dbc}), in rooms: the basics here (the keys of a call and a limit's slots, an
+ * attempt's outcome and the wait decision, the template's settings and shutdown, the
+ * fan-out to the {@link io.github.advisorylock.LockAcquisitionListener listeners}, every
+ * failure message); the statements' text in {@code core.sql}; the held locks and the
+ * lock sessions in {@code core.session}; the records of a transaction's keys in
+ * {@code core.transaction}; the plans each stack executes in {@code core.plan}. It names
+ * no JDBC or R2DBC type; only its {@code Reactive*} classes name Reactor, and they are
+ * loaded only for reactive calls. Internal: not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.core;

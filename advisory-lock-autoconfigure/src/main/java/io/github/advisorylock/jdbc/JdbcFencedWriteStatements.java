@@ -24,7 +24,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.FencedKeys;
+import io.github.advisorylock.core.plan.FencedKeys;
 import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.FenceResult;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;

@@ -24,8 +24,8 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.BlockingLockSession;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.session.BlockingLockSession;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 

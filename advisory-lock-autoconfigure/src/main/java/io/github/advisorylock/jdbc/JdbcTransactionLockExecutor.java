@@ -32,9 +32,6 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.core.FencedKeys;
-import io.github.advisorylock.core.HeldLocks;
-import io.github.advisorylock.core.HeldSession;
 import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockAttempt;
@@ -43,9 +40,12 @@ import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.TransactionLockPlan;
-import io.github.advisorylock.core.TransactionLockRecord;
-import io.github.advisorylock.core.TransactionLockSynchronization;
+import io.github.advisorylock.core.plan.FencedKeys;
+import io.github.advisorylock.core.plan.TransactionLockPlan;
+import io.github.advisorylock.core.session.HeldLocks;
+import io.github.advisorylock.core.session.HeldSession;
+import io.github.advisorylock.core.transaction.TransactionLockRecord;
+import io.github.advisorylock.core.transaction.TransactionLockSynchronization;
 import io.github.advisorylock.jdbc.JdbcDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
@@ -174,7 +174,7 @@ final class JdbcTransactionLockExecutor {
 		if (attempt.fails(throwIfBusy)) {
 			throw this.statements.busyException(bound, request, keys, attempt,
 					(attempt.outcome() == Outcome.TIMEOUT) ? settings.timeout(request) : null,
-					LockFailures.limitHint(request, LockFailures.holderHint(attempt, bound.target())));
+					LockFailures.limitHint(request, HeldSession.holderHint(attempt.foundHeld(), bound.target())));
 		}
 		return attempt.outcome() == Outcome.ACQUIRED;
 	}

@@ -31,7 +31,7 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
-import io.github.advisorylock.core.ReactiveHeldLocks;
+import io.github.advisorylock.core.session.ReactiveHeldLocks;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;

@@ -21,7 +21,7 @@ import java.time.Duration;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.ReactiveLockSession;
+import io.github.advisorylock.core.session.ReactiveLockSession;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.r2dbc.spi.Connection;
 import org.jspecify.annotations.Nullable;

@@ -22,7 +22,7 @@ import java.util.List;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
-import io.github.advisorylock.core.FencedKeys;
+import io.github.advisorylock.core.plan.FencedKeys;
 import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.FenceResult;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;

@@ -28,8 +28,6 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.core.FencedKeys;
-import io.github.advisorylock.core.HeldLocks;
 import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
@@ -37,10 +35,13 @@ import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
 import io.github.advisorylock.core.PermitSlots;
-import io.github.advisorylock.core.ReactiveHeldLocks;
 import io.github.advisorylock.core.ReactivePermitWait;
-import io.github.advisorylock.core.ReactiveTransactionLockSynchronization;
-import io.github.advisorylock.core.TransactionLockPlan;
+import io.github.advisorylock.core.plan.FencedKeys;
+import io.github.advisorylock.core.plan.TransactionLockPlan;
+import io.github.advisorylock.core.session.HeldLocks;
+import io.github.advisorylock.core.session.HeldSession;
+import io.github.advisorylock.core.session.ReactiveHeldLocks;
+import io.github.advisorylock.core.transaction.ReactiveTransactionLockSynchronization;
 import io.github.advisorylock.r2dbc.R2dbcConnectionFactories.BoundConnection;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
@@ -293,7 +294,7 @@ final class R2dbcTransactionLockExecutor {
 		if (attempt.fails(throwIfBusy)) {
 			Duration timeout = (attempt.outcome() == Outcome.TIMEOUT) ? settings.timeout(request) : null;
 			return this.statements.busyError(bound, request, keys, attempt, timeout,
-					LockFailures.limitHint(request, LockFailures.holderHint(attempt, bound.factory())));
+					LockFailures.limitHint(request, HeldSession.holderHint(attempt.foundHeld(), bound.factory())));
 		}
 		return Mono.just(attempt.outcome() == Outcome.ACQUIRED);
 	}

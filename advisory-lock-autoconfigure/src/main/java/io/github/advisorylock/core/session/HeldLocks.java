@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.session;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,6 +28,9 @@ import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.transaction.TransactionLockRecord;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -358,7 +361,14 @@ public final class HeldLocks {
 		}
 	}
 
-	static <T> void addLast(ThreadLocal<Deque<T>> stack, T entry) {
+	/**
+	 * Push an entry on a stack of the thread, such as the transactions' records kept
+	 * while they are suspended.
+	 * @param <T> the entries
+	 * @param stack the thread's stack
+	 * @param entry the entry
+	 */
+	public static <T> void addLast(ThreadLocal<Deque<T>> stack, T entry) {
 		Deque<T> entries = stack.get();
 		if (entries == null) {
 			entries = new ArrayDeque<>(2);
@@ -367,8 +377,14 @@ public final class HeldLocks {
 		entries.addLast(entry);
 	}
 
-	// The thread's stack is dropped once empty, so that a pooled thread keeps nothing.
-	static <T> void removeLast(ThreadLocal<Deque<T>> stack, T entry) {
+	/**
+	 * Remove an entry from a stack of the thread, and the stack once empty, so that a
+	 * pooled thread keeps nothing.
+	 * @param <T> the entries
+	 * @param stack the thread's stack
+	 * @param entry the entry
+	 */
+	public static <T> void removeLast(ThreadLocal<Deque<T>> stack, T entry) {
 		Deque<T> entries = stack.get();
 		if (entries != null) {
 			entries.removeLastOccurrence(entry);

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.session;
 
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
@@ -26,6 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.session;
 
 import java.time.Duration;
 import java.util.Collections;
@@ -30,6 +30,7 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -130,6 +131,25 @@ public abstract class HeldSession implements LockHandle {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Return what a busy error says when the key found held is one an invocation-scoped
+	 * call of this application holds, one the caller is not inside: a task that call
+	 * started, without its handle, waits for that call's own key.
+	 * @param key the key found held
+	 * @param resource what the key is held on
+	 * @return the end of the message, or {@code null} when no call of this application
+	 * holds the key
+	 */
+	public static @Nullable String holderHint(long key, Object resource) {
+		HeldSession own = holding(key, resource);
+		return (own == null) ? null
+				: "the holder is this application's own invocation-scoped call on advisory lock " + own.description()
+						+ ", and this call runs outside it (on another thread, or outside its "
+						+ "subscription): a task that call starts holds its locks only when it runs wrapped, "
+						+ "LockHandle.wrap(task) (HeldLock.wrap for a lock held beyond one call), and then its "
+						+ "transaction-scoped lock is a fenced write rather than a wait for that call";
 	}
 
 	/**

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.session;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;

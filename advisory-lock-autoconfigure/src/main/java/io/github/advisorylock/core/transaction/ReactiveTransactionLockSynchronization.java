@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.transaction;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,6 +24,7 @@ import java.util.List;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.LockKeys;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 

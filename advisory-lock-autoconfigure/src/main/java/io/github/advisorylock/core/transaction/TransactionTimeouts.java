@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.transaction;
 
 import java.time.Duration;
 import java.util.Locale;

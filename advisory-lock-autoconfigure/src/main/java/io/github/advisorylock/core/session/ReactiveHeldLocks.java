@@ -14,12 +14,13 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.session;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.LockKeys;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;

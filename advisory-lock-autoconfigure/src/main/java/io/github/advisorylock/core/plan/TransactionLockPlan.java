@@ -14,12 +14,17 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.plan;
 
 import java.util.Collection;
 
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.session.HeldLocks;
+import io.github.advisorylock.core.session.HeldSession;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.TransactionDefinition;

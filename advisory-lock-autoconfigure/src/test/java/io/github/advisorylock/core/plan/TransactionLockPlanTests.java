@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.plan;
 
 import java.util.List;
 
@@ -22,6 +22,9 @@ import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.session.HeldSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

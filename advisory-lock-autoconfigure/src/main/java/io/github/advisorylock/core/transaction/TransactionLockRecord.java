@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.transaction;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -31,6 +31,10 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.session.HeldLocks;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.plan;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +22,8 @@ import java.util.List;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.session.HeldSession;
 
 /**
  * Invocation-scoped locks as a plan sees those that enclose a call, without a database:
@@ -53,11 +55,7 @@ final class EnclosingSessions {
 	 * Release every session made, which takes it off the sessions of the process.
 	 */
 	void releaseAll() {
-		this.sessions.forEach((session) -> {
-			if (session.releasing()) {
-				session.released();
-			}
-		});
+		this.sessions.forEach(Session::release);
 	}
 
 	private static final class Session extends HeldSession {
@@ -68,6 +66,12 @@ final class EnclosingSessions {
 
 		@Override
 		protected void stopHeartbeat() {
+		}
+
+		void release() {
+			if (releasing()) {
+				released();
+			}
 		}
 
 	}

@@ -14,11 +14,15 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.plan;
 
 import java.util.Collection;
 
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.PermitSlots;
+import io.github.advisorylock.core.session.HeldLocks;
+import io.github.advisorylock.core.session.HeldSession;
 import org.jspecify.annotations.Nullable;
 
 /**

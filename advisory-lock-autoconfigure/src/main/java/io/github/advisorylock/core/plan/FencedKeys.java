@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.core;
+package io.github.advisorylock.core.plan;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +26,10 @@ import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.LockFailures;
+import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.session.HeldLocks;
+import io.github.advisorylock.core.session.HeldSession;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 

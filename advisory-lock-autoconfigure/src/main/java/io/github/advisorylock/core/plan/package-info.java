@@ -1,0 +1,29 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/**
+ * What a request asks of the statements, decided without I/O from what an executor
+ * found: {@link io.github.advisorylock.core.plan.TransactionLockPlan} (which keys a
+ * transaction-scoped call tries, which it fences, a limit's slots, what it refuses),
+ * {@link io.github.advisorylock.core.plan.InvocationLockPlan} (which keys an
+ * invocation-scoped call's session takes) and
+ * {@link io.github.advisorylock.core.plan.FencedKeys} (a fenced write's keys and what its
+ * check finds). Each stack executes them in its own package. Internal: not API.
+ */
+@NullMarked
+package io.github.advisorylock.core.plan;
+
+import org.jspecify.annotations.NullMarked;
