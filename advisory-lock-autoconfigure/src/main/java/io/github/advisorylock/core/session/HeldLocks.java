@@ -30,13 +30,12 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
-import io.github.advisorylock.core.transaction.TransactionLockRecord;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The registry of the invocation-scoped locks the current thread holds through this
  * library, innermost last. The records of its transactions, running and suspended
- * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}), are {@link TransactionLockRecord}'s.
+ * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}), are {@code core.transaction}'s.
  *
  * <p>
  * It makes nested calls re-entrant: without it, a nested call would ask for a key on
