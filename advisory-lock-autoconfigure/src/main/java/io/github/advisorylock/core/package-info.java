@@ -19,8 +19,8 @@
  * {@code r2dbc}), in rooms: the basics here (the keys of a call and a limit's slots, an
  * attempt's outcome and the wait decision, the template's settings and shutdown, the
  * fan-out to the {@link io.github.advisorylock.LockAcquisitionListener listeners}, every
- * failure message); the statements' text in {@code core.sql}; the held locks and the
- * lock sessions in {@code core.session}; the records of a transaction's keys in
+ * failure message); the statements' text in {@code core.sql}; the held locks and the lock
+ * sessions in {@code core.session}; the records of a transaction's keys in
  * {@code core.transaction}; the plans each stack executes in {@code core.plan}. It names
  * no JDBC or R2DBC type; only its {@code Reactive*} classes name Reactor, and they are
  * loaded only for reactive calls. Internal: not API, and may change in any release.

@@ -15,8 +15,8 @@
  */
 
 /**
- * What a request asks of the statements, decided without I/O from what an executor
- * found: {@link io.github.advisorylock.core.plan.TransactionLockPlan} (which keys a
+ * What a request asks of the statements, decided without I/O from what an executor found:
+ * {@link io.github.advisorylock.core.plan.TransactionLockPlan} (which keys a
  * transaction-scoped call tries, which it fences, a limit's slots, what it refuses),
  * {@link io.github.advisorylock.core.plan.InvocationLockPlan} (which keys an
  * invocation-scoped call's session takes) and
