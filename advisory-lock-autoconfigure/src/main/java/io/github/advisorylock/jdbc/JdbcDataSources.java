@@ -109,7 +109,8 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 					DataSourceUtils.getConnection(resource));
 		}
 		DataSource named = (name != null) ? named(request.namespace(), name) : null;
-		Map.Entry<Object, Object> found = null;
+		DataSource foundResource = null;
+		ConnectionHolder foundHolder = null;
 		String foundOwner = null;
 		int count = 0;
 		for (Map.Entry<Object, Object> entry : TransactionSynchronizationManager.getResourceMap().entrySet()) {
@@ -119,15 +120,15 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 						? (JdbcDataSourceUnwrapping.sameDataSource(named, resource) ? name : null) : owner(resource);
 				if (owner != null) {
 					count++;
-					found = entry;
+					foundResource = resource;
+					foundHolder = holder;
 					foundOwner = owner;
 				}
 			}
 		}
-		if (count == 1 && found.getKey() instanceof DataSource resource
-				&& found.getValue() instanceof ConnectionHolder holder) {
-			return new BoundConnection(foundOwner, byName().get(foundOwner), resource, holder,
-					JdbcDataSourceUnwrapping.target(resource), DataSourceUtils.getConnection(resource));
+		if (count == 1) {
+			return new BoundConnection(foundOwner, byName().get(foundOwner), foundResource, foundHolder,
+					JdbcDataSourceUnwrapping.target(foundResource), DataSourceUtils.getConnection(foundResource));
 		}
 		throw (count == 0) ? noConnectionException(request, name) : severalBoundException(request, name);
 	}
