@@ -19,8 +19,8 @@ package io.github.advisorylock.core;
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 
 /**
- * What an attempt found, and the keys it concerns: a request's keys for a plain lock; for
- * a limit, the slot taken, or every slot when none was.
+ * What an attempt found, and its keys: a plain lock's, or a limit's slot taken, or every
+ * slot when none was.
  *
  * @param attempt what the attempt found
  * @param keys the keys to record, log and name in a busy error
@@ -32,19 +32,12 @@ public record KeyedAttempt(LockAttempt attempt, LockKeys keys, int permit) {
 	/** The permit of an attempt that took none, or of a plain lock. */
 	public static final int NO_PERMIT = -1;
 
-	/**
-	 * Create the attempt of a plain lock.
-	 * @param attempt what the attempt found
-	 * @param keys the request's keys
-	 */
+	/** Create the attempt of a plain lock. */
 	public KeyedAttempt(LockAttempt attempt, LockKeys keys) {
 		this(attempt, keys, NO_PERMIT);
 	}
 
-	/**
-	 * Tell the listeners the permit taken, if any, then the outcome.
-	 * @param acquisition the listeners' acquisition
-	 */
+	/** Tell the listeners the permit taken, if any, then the outcome. */
 	public void tell(Acquisition acquisition) {
 		if (this.permit != NO_PERMIT) {
 			acquisition.permitTaken(this.permit);

@@ -33,11 +33,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The listeners of a template, each told about an acquisition on its own: a listener that
- * throws, against its contract, is logged and skipped, so that the other listeners still
- * hear and the caller's call, whose lock may already be held, is not turned into a
- * failure. Immutable, part of the template's {@link LockSettings}. Internal: used by the
- * driver adapters, not API.
+ * The listeners of a template, each told on its own: one that throws, against its
+ * contract, is logged and skipped, so that the others still hear and the call, whose lock
+ * may be held, does not fail. Immutable, part of {@link LockSettings}.
  *
  * @author advisory-lock authors
  */
@@ -48,10 +46,7 @@ public final class LockAcquisitionListeners {
 
 	private static final Log logger = LogFactory.getLog(LockAcquisitionListeners.class);
 
-	/**
-	 * Listener classes already reported at WARN; later failures of the same class go to
-	 * DEBUG.
-	 */
+	/** Listener classes reported at WARN; their later failures go to DEBUG. */
 	private static final Set<Class<?>> reported = ConcurrentHashMap.newKeySet();
 
 	private final List<LockAcquisitionListener> listeners;
@@ -60,23 +55,16 @@ public final class LockAcquisitionListeners {
 		this.listeners = listeners;
 	}
 
-	/**
-	 * Return the listeners, told in this order.
-	 * @param listeners the listeners
-	 * @return them
-	 */
+	/** Return the listeners, told in this order. */
 	public static LockAcquisitionListeners of(List<LockAcquisitionListener> listeners) {
 		return listeners.isEmpty() ? NONE : new LockAcquisitionListeners(List.copyOf(listeners));
 	}
 
 	/**
-	 * Tell each listener that an acquisition starts, as one of a concurrency limit when
-	 * it is one.
-	 * @param request the request
+	 * Tell each listener that an acquisition, of a limit or a plain lock, starts.
 	 * @param keys the keys it takes now
 	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
-	 * @return the acquisition that tells each listener the permit taken, if any, and how
-	 * it ended
+	 * @return the acquisition that tells each listener what follows
 	 */
 	public Acquisition starting(LockRequest request, LockKeys keys, @Nullable PermitSlots slots) {
 		if (this.listeners.isEmpty()) {
@@ -108,9 +96,7 @@ public final class LockAcquisitionListeners {
 		return new Acquisitions(listening, acquisitions, namespace);
 	}
 
-	/**
-	 * The acquisitions of the listeners that care, told each on its own.
-	 */
+	/** The acquisitions of the listeners that care. */
 	private record Acquisitions(List<LockAcquisitionListener> listeners, List<Acquisition> acquisitions,
 			String namespace) implements Acquisition {
 

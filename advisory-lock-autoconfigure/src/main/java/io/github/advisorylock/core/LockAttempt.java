@@ -29,8 +29,7 @@ import org.springframework.util.Assert;
 
 /**
  * What an acquisition found, before the listeners hear it; {@link #afterBusy} decides,
- * once for every scope and driver, what a {@link WaitMode} does when a try found a key
- * held. Internal: used by the driver adapters, not API.
+ * for every scope and driver, what a {@link WaitMode} does with a key held.
  *
  * @param outcome how it ended
  * @param busyKey the first key found held, or {@code null} when every key was taken
@@ -44,17 +43,11 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 
 	/**
 	 * Decide what a try that found a key held comes to: {@link WaitMode#BLOCK} waits,
-	 * bounded by its timeout, and either takes the keys or times out;
-	 * {@link WaitMode#TRY} is busy, and {@link WaitMode#SKIP} skipped, at once. The
-	 * caller acts on the outcome after the listeners heard it: a busy or timed-out one
-	 * becomes a {@link io.github.advisorylock.LockBusyException} through
-	 * {@link LockFailures#busyException}, a skipped one is logged with
-	 * {@link LockFailures#skippedMessage}.
-	 * @param waitMode the wait mode of the call
+	 * within its timeout; {@link WaitMode#TRY} is busy, and {@link WaitMode#SKIP}
+	 * skipped, at once. The caller acts on the outcome after the listeners heard it.
 	 * @param busyKey the first key the try found held
-	 * @param boundedWait waits, within the call's timeout, for that key and those after
-	 * it; returns {@code null} when they were taken, or the driver's report of a wait
-	 * that ran out of time
+	 * @param boundedWait waits for that key and those after it; returns {@code null} when
+	 * they were taken, or the driver's report of a wait that ran out of time
 	 * @return what the acquisition found
 	 */
 	public static LockAttempt afterBusy(WaitMode waitMode, long busyKey,
@@ -63,13 +56,11 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	}
 
 	/**
-	 * The same decision for a driver whose wait is asynchronous: the result is whatever
-	 * the driver wraps an attempt in (a {@code Mono} on R2DBC), so that the one
-	 * {@code switch} serves every driver.
-	 * @param waitMode the wait mode of the call
+	 * The same decision for an asynchronous wait, its result wrapped as the driver wraps
+	 * an attempt (a {@code Mono} on R2DBC).
 	 * @param busyKey the first key the try found held
-	 * @param boundedWait starts the wait for that key and those after it (the driver
-	 * turns its outcome into an attempt with {@link #afterWait})
+	 * @param boundedWait starts the wait for that key and those after it, its outcome
+	 * read with {@link #afterWait}
 	 * @param decided wraps an attempt decided without waiting
 	 * @param <R> what the driver wraps an attempt in
 	 * @return what the acquisition found, wrapped
@@ -88,7 +79,6 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	 * @param busyKey the first key the try found held
 	 * @param timedOut the driver's report of a wait that ran out of time, or {@code null}
 	 * when every key was taken
-	 * @return the attempt
 	 */
 	public static LockAttempt afterWait(long busyKey, @Nullable Throwable timedOut) {
 		return (timedOut != null) ? new LockAttempt(Outcome.TIMEOUT, busyKey, timedOut) : ACQUIRED;
@@ -105,9 +95,8 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	}
 
 	/**
-	 * Return the keys whose holders a busy error of this attempt names: every slot of a
-	 * full limit; for a plain lock, the key found held (those after it were not tried).
-	 * @param request the request
+	 * Return the keys a busy error names the holders of: every slot of a full limit, or
+	 * the key found held (those after it were not tried).
 	 * @param keys the keys of the attempt
 	 * @return the keys to diagnose
 	 * @throws IllegalStateException if the attempt took every key
@@ -117,11 +106,10 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	}
 
 	/**
-	 * Return the keys this attempt leaves held in a transaction, to be recorded there:
-	 * every key when it took them all; those before the key found held when a {@code TRY}
-	 * found one (they stay held until the transaction ends); none when it skipped (a
-	 * {@code SKIP} of several keys gives back those it took) or timed out (the timeout
-	 * aborts the transaction).
+	 * Return the keys this attempt leaves held in a transaction: all when it took them;
+	 * those before the key found held after a {@code TRY} (held until the transaction
+	 * ends); none after a {@code SKIP}, which gives back those it took, or a timeout,
+	 * which aborts the transaction.
 	 * @param keys the keys asked for, in the order they were taken
 	 * @return the keys held now
 	 */
@@ -134,8 +122,8 @@ public record LockAttempt(Outcome outcome, @Nullable Long busyKey, @Nullable Thr
 	}
 
 	/**
-	 * Return whether this attempt fails its call: it timed out, or it is a {@code TRY}
-	 * that found a key held and throws rather than answer {@code false}.
+	 * Return whether this attempt fails its call: it timed out, or a busy {@code TRY}
+	 * throws rather than answer {@code false}.
 	 * @param throwIfBusy whether a busy {@code TRY} throws
 	 * @return whether the call gets a {@link io.github.advisorylock.LockBusyException}
 	 */

@@ -35,8 +35,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.CannotAcquireLockException;
 
 /**
- * The exceptions and log text of a lock not granted, the same whatever the driver and the
- * scope. Internal: used by the driver adapters, not API.
+ * The exceptions and log text of a lock not granted, the same on every driver and scope.
+ * In each factory, {@code request} (or {@code namespace}) is the refused call, and the
+ * return value is the exception to throw or signal.
  *
  * @author advisory-lock authors
  */
@@ -47,15 +48,12 @@ public final class LockFailures {
 
 	/**
 	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
-	 * configured, and ending with what the library knows of the holder.
-	 * @param namespace the namespace of the call
-	 * @param keys the keys of the call
+	 * configured, and what the library knows of the holder.
 	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
 	 * @param cause the driver's report of the timeout, or {@code null}
-	 * @param holderDiagnosis the diagnosis, or {@code null} when none is configured
+	 * @param holderDiagnosis the diagnosis, or {@code null} for none
 	 * @param diagnose asks the diagnosis, on the failure path only
 	 * @param holderHint see {@code HeldSession.holderHint}, or {@code null}
-	 * @return the exception to throw
 	 */
 	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
 			@Nullable Throwable cause, @Nullable LockHolderDiagnosis holderDiagnosis,
@@ -65,15 +63,11 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Make the exception of a lock not acquired, naming its holders as a diagnosis made
-	 * already found them, and ending with what the library knows of the holder.
-	 * @param namespace the namespace of the call
-	 * @param keys the keys of the call
+	 * Make the exception of a lock not acquired, naming the holders a diagnosis found.
 	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
 	 * @param cause the driver's report of the timeout, or {@code null}
 	 * @param diagnosis what the diagnosis found, or {@code null} when none was asked
 	 * @param holderHint see {@code HeldSession.holderHint}, or {@code null}
-	 * @return the exception to throw
 	 */
 	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
 			@Nullable Throwable cause, @Nullable Diagnosis diagnosis, @Nullable String holderHint) {
@@ -88,38 +82,28 @@ public final class LockFailures {
 
 	/**
 	 * Make the exception of a lock not acquired, without naming its holders.
-	 * @param namespace the namespace of the call
-	 * @param keys the keys of the call
 	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
 	 * @param cause the driver's report of the timeout, or {@code null}
-	 * @return the exception to signal
 	 */
 	public static LockBusyException busyException(String namespace, LockKeys keys, @Nullable Duration timeout,
 			@Nullable Throwable cause) {
 		return new LockBusyException(namespace, keys.values(), keys.keys(), timeout, cause);
 	}
 
-	/**
-	 * Ask the diagnosis, never letting it throw.
-	 */
 	private static Diagnosis diagnose(LockHolderDiagnosis holderDiagnosis,
 			Function<LockHolderDiagnosis, Diagnosis> diagnose) {
 		try {
 			return diagnose.apply(holderDiagnosis);
 		}
 		catch (RuntimeException ex) {
-			// A diagnosis must never hide the busy lock, even one that breaks its
-			// contract and throws.
+			// A diagnosis that throws, against its contract, must not hide the busy lock.
 			return Diagnosis.notDiagnosed("the diagnosis failed (" + ex + ")", ex);
 		}
 	}
 
 	/**
 	 * Refuse a lock in a transaction above READ COMMITTED.
-	 * @param request the call, named in the message
-	 * @param isolation the name of the transaction's isolation, or {@code null} when not
-	 * known
-	 * @return the exception to throw
+	 * @param isolation the transaction's isolation, or {@code null} when not known
 	 */
 	public static LockTransactionException isolationRefusal(LockRequest request, @Nullable String isolation) {
 		return refused(request, "Advisory lock '" + request.namespace() + "' needs isolation READ COMMITTED, but "
@@ -132,10 +116,8 @@ public final class LockFailures {
 	/**
 	 * Refuse a lock on a connection in auto-commit mode: the current transaction is
 	 * another resource's, and the lock would end with its statement.
-	 * @param request the call, named in the message
 	 * @param resource the kind of resource, such as {@code DataSource}
 	 * @param manager the transaction manager that would manage it
-	 * @return the exception to throw
 	 */
 	public static LockTransactionException autoCommitRefusal(LockRequest request, String resource, String manager) {
 		return refused(request, "Advisory lock '" + request.namespace() + "' found the connection of its " + resource
@@ -144,9 +126,8 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Say that an invocation-scoped call found every connection of its own in use, which
-	 * fails it at once rather than let it wait for a connection another call holds.
-	 * @param namespace the namespace of the call
+	 * Say that an invocation-scoped call found every connection of its own in use: it
+	 * fails at once rather than wait for one another call holds.
 	 * @param maxConnections the bound reached
 	 * @return the message of the driver's exception
 	 */
@@ -156,20 +137,13 @@ public final class LockFailures {
 				+ "fewer invocation-scoped calls at once";
 	}
 
-	/**
-	 * Refuse a lock that the try's check refused, naming the condition that failed.
-	 * @param request the call, named in the message
-	 * @param reason what the server said of the condition
-	 * @return the exception to throw
-	 */
+	/** Refuse a lock that the try's check refused, naming the condition that failed. */
 	public static LockTransactionException refusal(LockRequest request, LockSql.RefusalReason reason) {
 		return reason.inRecovery() ? recoveryRefusal(request) : isolationRefusal(request, reason.isolation());
 	}
 
 	/**
 	 * Refuse a lock asked of a server in recovery (a standby).
-	 * @param request the call, named in the message
-	 * @return the exception to throw
 	 */
 	public static LockTransactionException recoveryRefusal(LockRequest request) {
 		return refused(request, "Advisory lock '" + request.namespace() + "' was asked of a server in recovery (a "
@@ -180,10 +154,7 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a lock whose check failed when reading which condition failed did too.
-	 * @param request the call, named in the message
-	 * @param readFailure the failure to read the condition, attached as suppressed so
-	 * that it does not hide the refusal
-	 * @return the exception to throw
+	 * @param readFailure the failure to read it, suppressed so as not to hide the refusal
 	 */
 	public static LockTransactionException unexplainedRefusal(LockRequest request, Throwable readFailure) {
 		LockTransactionException refusal = refused(request,
@@ -196,8 +167,6 @@ public final class LockFailures {
 
 	/**
 	 * Refuse a transaction-scoped lock called without an actual transaction.
-	 * @param request the call, named in the message
-	 * @return the exception to throw
 	 */
 	public static LockTransactionException noTransactionRefusal(LockRequest request) {
 		return refused(request, "Advisory lock '" + request.namespace() + "' needs an actual transaction, and "
@@ -207,10 +176,7 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Refuse a transaction-scoped lock subscribed to without an actual reactive
-	 * transaction.
-	 * @param request the call, named in the message
-	 * @return the exception to signal
+	 * Refuse a transaction-scoped lock subscribed to without a reactive transaction.
 	 */
 	public static LockTransactionException noReactiveTransactionRefusal(LockRequest request) {
 		return refused(request, "Advisory lock '" + request.namespace() + "' needs an actual reactive "
@@ -221,12 +187,8 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Refuse an invocation-scoped lock called while a transaction that began before it is
-	 * active.
-	 * @param request the call, named in the message
-	 * @param completing whether that transaction is completing (its synchronizations
-	 * cleared), rather than running
-	 * @return the exception to throw
+	 * Refuse an invocation-scoped lock called inside a transaction that began before it.
+	 * @param completing whether that transaction is completing (synchronizations cleared)
 	 */
 	public static LockTransactionException enclosingTransactionRefusal(LockRequest request, boolean completing) {
 		String where = completing
@@ -241,11 +203,10 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Refuse a fenced write whose enclosing invocation-scoped call has ended, and
-	 * released its lock, before it: a task the call fanned out to and did not wait for.
+	 * Refuse a fenced write whose enclosing invocation-scoped call has ended and released
+	 * its lock: a task the call fanned out to and did not wait for.
 	 * @param description the enclosing lock, as {@code HeldSession.description()} gives
 	 * it
-	 * @return the exception to throw
 	 */
 	public static IllegalStateException releasedBeforeFencedWrite(String description) {
 		return new IllegalStateException("The call that held advisory lock " + description + " (invocation scope) has "
@@ -254,13 +215,9 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Refuse a lock once its template is closed, the application shutting down: a call
-	 * made then, a wait in progress (cancelled on the server), or one granted as it
-	 * closed, so that no locked work starts after shutdown. Not a
-	 * {@link LockBusyException}: nobody else need hold the lock.
-	 * @param namespace the namespace of the call
+	 * Refuse a lock once its template is closed, so that no locked work starts after
+	 * shutdown. Not a {@link LockBusyException}: nobody else need hold the lock.
 	 * @param cause what the wait failed with when it was cancelled, or {@code null}
-	 * @return the exception to throw
 	 */
 	public static CannotAcquireLockException shuttingDown(String namespace, @Nullable Throwable cause) {
 		return new CannotAcquireLockException(
@@ -273,7 +230,6 @@ public final class LockFailures {
 	 * Refuse an {@code assertHeld} for keys the caller does not hold.
 	 * @param namespace the namespace of the keys
 	 * @param values the texts of their values
-	 * @return the exception to throw
 	 */
 	public static IllegalStateException notHeld(String namespace, List<String> values) {
 		return new IllegalStateException("Advisory lock " + AdvisoryLockKeys.printable(namespace, values) + " is not "
@@ -286,7 +242,6 @@ public final class LockFailures {
 	/**
 	 * Tell a template's DEBUG log that a {@code SKIP} found a key held.
 	 * @param logger the template's log, where users look for it
-	 * @param request the request
 	 * @param keys the keys it asked for
 	 */
 	public static void logSkipped(Log logger, LockRequest request, LockKeys keys) {
@@ -296,9 +251,8 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Return what a lock statement that failed was doing, for the driver's translated
+	 * Return what a failed lock statement was doing, for the driver's translated
 	 * exception.
-	 * @param request the request
 	 * @param keys the keys the statement took
 	 * @return the task, naming the lock and its keys
 	 */
@@ -309,7 +263,6 @@ public final class LockFailures {
 
 	/**
 	 * Return the DEBUG log text of a {@code SKIP} that found a key held.
-	 * @param namespace the namespace of the call
 	 * @param scope the scope of the call
 	 * @param values the texts of the values of its keys
 	 * @return the text to log
@@ -321,18 +274,14 @@ public final class LockFailures {
 
 	/**
 	 * Return a refusal of a call, naming its caller first where the request names one.
-	 * @param request the call
-	 * @param message what is refused and how to fix it
-	 * @return the exception to throw
 	 */
 	public static LockTransactionException refused(LockRequest request, String message) {
 		return new LockTransactionException(inCaller(request, message));
 	}
 
 	/**
-	 * Return what a busy error of a limit ends with: that every one of its permits is
-	 * held, before what the library knows of a holder.
-	 * @param request the call
+	 * Return what a limit's busy error ends with: that every permit is held, then the
+	 * hint.
 	 * @param holderHint what the library knows of the holder, or {@code null}
 	 * @return the end of the message, or {@code null}
 	 */
@@ -345,11 +294,7 @@ public final class LockFailures {
 	}
 
 	/**
-	 * Return a message about a call, its caller named first where the request names one,
-	 * as {@code @AdvisoryLocked} names its method.
-	 * @param request the call
-	 * @param message the message
-	 * @return the message to throw
+	 * Return a message about a call, naming its caller first where the request names one.
 	 */
 	public static String inCaller(LockRequest request, String message) {
 		return (request.caller() != null) ? request.caller() + ": " + message : message;

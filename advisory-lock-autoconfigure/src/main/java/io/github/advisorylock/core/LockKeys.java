@@ -33,9 +33,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ObjectUtils;
 
 /**
- * The distinct 64-bit keys of one call in ascending order, which is the order they are
- * locked in, each with the value it was derived from. Internal: used by the driver
- * adapters, not API.
+ * The distinct 64-bit keys of one call, ascending as they are locked, each with its
+ * value.
  *
  * @param keys the distinct keys, ascending
  * @param values the text of the value each key was derived from, in the same order
@@ -51,7 +50,6 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	 * @param values the values; each one value, or a collection or array of values
 	 * @param strategy the key derivation
 	 * @param maxKeys the most distinct keys allowed
-	 * @return the keys
 	 * @throws InvalidLockKeyException as {@link #resolve(LockRequest, LockSettings)}
 	 */
 	public static LockKeys resolve(String namespace, Collection<?> values, LockKeyStrategy strategy, int maxKeys) {
@@ -62,15 +60,13 @@ public record LockKeys(List<Long> keys, List<String> values) {
 
 	/**
 	 * Expand the request's collections and arrays, derive each value's key, drop
-	 * duplicates and sort. A refusal names the request's caller and the key by its name,
-	 * where the request gives them.
-	 * @param request the namespace and the values; each one value, or a collection or
-	 * array of values
+	 * duplicates and sort. A refusal names the caller and the key where the request does.
+	 * @param request the namespace and the values, each one value, a collection or an
+	 * array
 	 * @param settings the key derivation and the most distinct keys allowed
-	 * @return the keys
 	 * @throws InvalidLockKeyException if there is no value, a value is null, empty or
-	 * unsupported (its {@link InvalidLockKeyException#getKeyIndex() key index} tells
-	 * which), or there are more distinct keys than the settings allow
+	 * unsupported ({@link InvalidLockKeyException#getKeyIndex()} tells which), or there
+	 * are more distinct keys than allowed
 	 */
 	public static LockKeys resolve(LockRequest request, LockSettings settings) {
 		String namespace = request.namespace();
@@ -110,9 +106,6 @@ public record LockKeys(List<Long> keys, List<String> values) {
 		return new LockKeys(List.copyOf(byKey.keySet()), List.copyOf(byKey.values()));
 	}
 
-	/**
-	 * Return the elements of a collection or array, or the value itself.
-	 */
 	private static Iterable<?> expand(LockRequest request, @Nullable Object value, int index) {
 		if (value instanceof Collection<?> collection) {
 			if (collection.isEmpty()) {
@@ -130,18 +123,13 @@ public record LockKeys(List<Long> keys, List<String> values) {
 		return Collections.singletonList(value);
 	}
 
-	/**
-	 * Refuse a value of the request: said as {@code unnamed} where its key has no name,
-	 * otherwise as what the named key {@code gave}.
-	 */
+	/** Refuse a value: as {@code unnamed}, or as what the named key {@code gave}. */
 	private static InvalidLockKeyException refused(LockRequest request, int index, String unnamed, String gave) {
 		String problem = request.keyNames().isEmpty() ? unnamed : "key '" + request.keyNames().get(index) + "' " + gave;
 		return new InvalidLockKeyException(LockFailures.inCaller(request, problem), index, null);
 	}
 
-	/**
-	 * Refuse the request's values together, naming every key where they have names.
-	 */
+	/** Refuse the request's values together, naming every key that has a name. */
 	private static InvalidLockKeyException refused(LockRequest request, String problem) {
 		List<String> names = request.keyNames();
 		String named = names.isEmpty() ? problem
@@ -150,8 +138,8 @@ public record LockKeys(List<Long> keys, List<String> values) {
 	}
 
 	/**
-	 * Return the keys a {@code BLOCK} waits for once its try found one held: that key and
-	 * those after it (the ones before it are taken).
+	 * Return the keys a {@code BLOCK} waits for: the one its try found held and those
+	 * after.
 	 * @param busyKey the key the try found held, one of these
 	 * @return the keys to wait for, in order
 	 */
@@ -159,10 +147,7 @@ public record LockKeys(List<Long> keys, List<String> values) {
 		return this.keys.subList(this.keys.indexOf(busyKey), this.keys.size());
 	}
 
-	/**
-	 * Return the strategy's refusal of a value, telling which value of the call it
-	 * refused, by its name where it has one.
-	 */
+	/** Return the strategy's refusal, naming the refused value's key where it can. */
 	private static InvalidLockKeyException refusedByStrategy(LockRequest request, int index,
 			InvalidLockKeyException ex) {
 		if (ex.getKeyIndex() == index && request.caller() == null && request.keyNames().isEmpty()) {

@@ -26,24 +26,21 @@ import org.springframework.dao.CannotAcquireLockException;
 
 /**
  * Whether a template still takes locks, and the waits its close cancels. Once
- * {@linkplain #close() closed} (the application shuts down), no acquisition starts, the
- * waits in progress are cancelled on the server, and one granted meanwhile fails rather
- * than let its work run: each with {@link LockFailures#shuttingDown}. One instance per
- * template, shared by its executors. Internal: used by the driver adapters, not API.
+ * {@linkplain #close() closed}, at shutdown, no acquisition starts, and waits in progress
+ * and ones granted meanwhile fail ({@link LockFailures#shuttingDown}). One per template,
+ * shared by its executors.
  *
  * @author advisory-lock authors
  */
 public final class LockLifecycle {
 
-	/** How to cancel each wait in progress, on the server. */
 	private final Set<Runnable> waits = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean closed;
 
 	/**
-	 * Refuse an acquisition once the template is closed.
-	 * @param request the request
-	 * @throws CannotAcquireLockException if it is
+	 * Refuse an acquisition once the template is closed:
+	 * {@link CannotAcquireLockException}.
 	 */
 	public void checkOpen(LockRequest request) {
 		if (this.closed) {
@@ -51,19 +48,14 @@ public final class LockLifecycle {
 		}
 	}
 
-	/**
-	 * Return whether the template was closed.
-	 * @return whether it was
-	 */
+	/** Return whether the template was closed. */
 	public boolean isClosed() {
 		return this.closed;
 	}
 
 	/**
-	 * Return what an acquisition that failed, or that was granted, as the template closed
-	 * fails with: the shutdown, with the failure as its cause, once closed; the failure
-	 * itself otherwise.
-	 * @param request the request
+	 * Return what an acquisition ended as the template closed fails with: the shutdown,
+	 * caused by the failure, once closed; the failure otherwise.
 	 * @param failure the failure, or {@code null} for an acquisition that was granted
 	 * @return the exception to throw, or {@code null} for a granted one while open
 	 */
@@ -72,8 +64,7 @@ public final class LockLifecycle {
 	}
 
 	/**
-	 * Register a wait in progress, which {@link #close()} cancels. Registered after the
-	 * template closed, it is cancelled at once.
+	 * Register a wait in progress for {@link #close()} to cancel, at once if closed.
 	 * @param cancel cancels the wait on the server, without blocking and without throwing
 	 * @return what to run once the wait ended, to deregister it
 	 */

@@ -26,12 +26,9 @@ import io.github.advisorylock.LockRequest;
 import org.springframework.util.Assert;
 
 /**
- * The settings every acquisition of a template reads, the same value on both stacks: how
- * its keys are derived and how many it may take, the timeout of a {@code BLOCK} that
- * gives none, and the listeners told of it. Immutable: a template's setter replaces its
- * value, and a call reads one value from its start to its end. The checks name the
- * property to correct, so that the JDBC and the R2DBC template refuse the same values
- * with the same words. Internal: used by the driver adapters, not API.
+ * The settings every acquisition of a template reads, on both stacks. Immutable: a setter
+ * replaces the template's value, so a call never mixes two settings. The checks name the
+ * property to correct, the same on both templates.
  *
  * @param defaultTimeout the timeout of a {@code BLOCK} that gives none
  * @param keyStrategy how key values become keys
@@ -46,30 +43,20 @@ public record LockSettings(Duration defaultTimeout, LockKeyStrategy keyStrategy,
 	private static final int DEFAULT_MAX_KEYS = 64;
 
 	/**
-	 * Return the settings of a new template: the standard key derivation, 64 keys at
-	 * most, no listener.
+	 * Return a new template's settings: standard key derivation, 64 keys, no listener.
 	 * @param defaultTimeout the timeout of a {@code BLOCK} that gives none
-	 * @return the settings
 	 */
 	public static LockSettings of(Duration defaultTimeout) {
 		return new LockSettings(defaultTimeout, LockKeyStrategy.standard(), DEFAULT_MAX_KEYS,
 				LockAcquisitionListeners.NONE);
 	}
 
-	/**
-	 * Return these settings with another default timeout.
-	 * @param defaultTimeout the timeout, checked by the template
-	 * @return the settings
-	 */
+	/** Return these settings with another default timeout. */
 	public LockSettings withDefaultTimeout(Duration defaultTimeout) {
 		return new LockSettings(defaultTimeout, this.keyStrategy, this.maxKeys, this.listeners);
 	}
 
-	/**
-	 * Return these settings with another key derivation.
-	 * @param keyStrategy the key derivation
-	 * @return the settings
-	 */
+	/** Return these settings with another key derivation. */
 	public LockSettings withKeyStrategy(LockKeyStrategy keyStrategy) {
 		Assert.notNull(keyStrategy, "LockKeyStrategy must not be null");
 		return new LockSettings(this.defaultTimeout, keyStrategy, this.maxKeys, this.listeners);
@@ -78,7 +65,6 @@ public record LockSettings(Duration defaultTimeout, LockKeyStrategy keyStrategy,
 	/**
 	 * Return these settings with another limit of keys per call.
 	 * @param maxKeys the limit, positive ({@code advisory-lock.max-keys})
-	 * @return the settings
 	 */
 	public LockSettings withMaxKeys(int maxKeys) {
 		Assert.isTrue(maxKeys > 0, () -> "advisory-lock.max-keys must be positive, was " + maxKeys);
@@ -88,7 +74,6 @@ public record LockSettings(Duration defaultTimeout, LockKeyStrategy keyStrategy,
 	/**
 	 * Return these settings with other listeners.
 	 * @param listeners the listeners, in the order they hear of an acquisition
-	 * @return the settings
 	 */
 	public LockSettings withListeners(List<LockAcquisitionListener> listeners) {
 		return new LockSettings(this.defaultTimeout, this.keyStrategy, this.maxKeys,
@@ -96,10 +81,7 @@ public record LockSettings(Duration defaultTimeout, LockKeyStrategy keyStrategy,
 	}
 
 	/**
-	 * Return how long a {@code BLOCK} of the request waits: its own timeout, or the
-	 * default.
-	 * @param request the request
-	 * @return the timeout
+	 * Return how long a {@code BLOCK} of the request waits: its timeout, or the default.
 	 */
 	public Duration timeout(LockRequest request) {
 		return (request.timeout() != null) ? request.timeout() : this.defaultTimeout;

@@ -29,13 +29,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * The resources a template may lock on, by bean name, and the default one: the
- * {@code DataSource}s of the JDBC template, the {@code ConnectionFactory}s of the R2DBC
- * one. A request's {@code dataSource} names one of them; a wrong name, or a missing one
- * where there is no default, is refused with the same words on both drivers, as is a
- * transaction-scoped call that finds none or several of their connections bound. Each
- * driver adds how a call finds the connection of its transaction. Internal: used by the
- * driver adapters, not API.
+ * The resources a template may lock on by bean name, and the default one: the JDBC
+ * template's {@code DataSource}s, the R2DBC one's {@code ConnectionFactory}s. Refuses a
+ * wrong or missing name, or none or several connections bound, in the same words on both
+ * drivers; each driver adds how a call finds its transaction's connection.
  *
  * @param <R> the driver's resource
  * @author advisory-lock authors
@@ -50,8 +47,7 @@ public class NamedResources<R> {
 
 	/**
 	 * Create the resources of a template.
-	 * @param kind what they are, for messages: {@code DataSource},
-	 * {@code ConnectionFactory}
+	 * @param kind what they are, for messages, as {@code DataSource}
 	 * @param byName the resources by bean name, at least one
 	 * @param defaultName the name of the default one, or {@code null} for none
 	 */
@@ -68,18 +64,12 @@ public class NamedResources<R> {
 		this.defaultName = defaultName;
 	}
 
-	/**
-	 * Return the resources by bean name, in the order they were given.
-	 * @return the resources
-	 */
+	/** Return the resources by bean name, in the order they were given. */
 	public Map<String, R> byName() {
 		return this.byName;
 	}
 
-	/**
-	 * Return the bean names of the resources.
-	 * @return the names
-	 */
+	/** Return the bean names of the resources. */
 	public Set<String> names() {
 		return this.byName.keySet();
 	}
@@ -118,8 +108,8 @@ public class NamedResources<R> {
 	}
 
 	/**
-	 * Return the name of the resource an invocation-scoped call takes its own connection
-	 * from: the one it names, or the default.
+	 * Return the name of the resource an invocation-scoped call takes its connection
+	 * from.
 	 * @param namespace the namespace of the call, for messages
 	 * @param name the name the call gives, or {@code null}
 	 * @return the name
@@ -143,14 +133,12 @@ public class NamedResources<R> {
 	/**
 	 * Refuse a transaction-scoped call that found no connection of its resource bound to
 	 * the current transaction: a lock taken in another session would protect nothing.
-	 * @param request the call
 	 * @param name the name the call gives, or {@code null}
-	 * @param bound the names of the known resources that have one, said when the call
-	 * names another
+	 * @param bound the names of the resources that have one, said when the call names
+	 * another
 	 * @param driver the driver's name, as {@code JDBC}
 	 * @param transaction the transaction looked at, as {@code transaction}
 	 * @param manager what the transaction manager must be or do
-	 * @return the exception to throw
 	 */
 	protected LockTransactionException noBoundConnection(LockRequest request, @Nullable String name, List<String> bound,
 			String driver, String transaction, String manager) {
@@ -165,14 +153,11 @@ public class NamedResources<R> {
 
 	/**
 	 * Refuse a transaction-scoped call that found connections of several resources bound
-	 * (a transaction of one manager runs inside another's) and no name to tell which one
-	 * the lock must join.
-	 * @param request the call
+	 * and no name to tell which one the lock must join.
 	 * @param bound the names of those resources, in order
-	 * @param transactions the transactions looked at, as {@code transactions of this
-	 * thread}
+	 * @param transactions the transactions looked at, as
+	 * {@code transactions of this thread}
 	 * @param fix how to tell them apart, or {@code null} to name one of them
-	 * @return the exception to throw
 	 */
 	protected LockTransactionException severalBound(LockRequest request, List<String> bound, String transactions,
 			@Nullable String fix) {

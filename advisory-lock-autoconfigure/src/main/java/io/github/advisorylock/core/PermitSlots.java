@@ -29,18 +29,15 @@ import io.github.advisorylock.LockRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The slots of a concurrency limit: the keys of its permits, slot 0 (the plain key of the
- * request's one value) first, then those {@link AdvisoryLockKeys#permitSlot} derives from
- * it. A call holds one of them. Internal: used by the plans and the driver adapters, not
- * API.
+ * The slots of a concurrency limit, of which a call holds one: slot 0, the plain key of
+ * the request's one value, then those {@link AdvisoryLockKeys#permitSlot} derives from
+ * it.
  *
  * <p>
  * PostgreSQL cannot wait for any one of several locks, so a call that finds every slot
- * held waits in slices of at most {@link #WAIT_SLICE}: in each, one statement tries every
- * slot again and, when none is free, waits inside PostgreSQL for one slot chosen at
- * random, until the slice ends. A slot freed while a caller waits for it is taken at
- * once; one that nobody waits for, at the next slice of any waiter. Each waiter sends one
- * statement per slice, and the waiters are served in no particular order.
+ * held waits in slices of at most {@link #WAIT_SLICE}: each tries every slot again, then
+ * waits inside PostgreSQL for one chosen at random. Waiters are served in no particular
+ * order (docs/decisions.md, "Concurrency limits").
  *
  * @param slots the keys of the permits, slot 0 first
  * @param value the text of the value the plain key was derived from
@@ -49,9 +46,9 @@ import org.jspecify.annotations.Nullable;
 public record PermitSlots(List<Long> slots, String value) {
 
 	/**
-	 * The longest a waiter waits for one slot before it tries them all again: how late a
-	 * freed slot that nobody waits for is taken, at worst, and the inverse of how many
-	 * statements a waiter sends per second.
+	 * The longest a waiter waits for one slot before it tries them all again: how late,
+	 * at worst, a freed slot nobody waits for is taken, and the inverse of a waiter's
+	 * statements per second.
 	 */
 	public static final Duration WAIT_SLICE = Duration.ofMillis(50);
 
@@ -63,8 +60,8 @@ public record PermitSlots(List<Long> slots, String value) {
 	 * @param request a request with more than one permit
 	 * @param keys its keys
 	 * @return the slots
-	 * @throws InvalidLockKeyException if the keys are more than one: a limit counts the
-	 * calls on one resource
+	 * @throws InvalidLockKeyException if there are several keys: a limit counts the calls
+	 * on one resource
 	 */
 	public static PermitSlots of(LockRequest request, LockKeys keys) {
 		if (keys.keys().size() != 1) {
@@ -82,12 +79,8 @@ public record PermitSlots(List<Long> slots, String value) {
 	}
 
 	/**
-	 * Return the keys a call of the limit asks for: the slot of the limit an enclosing
-	 * call holds, if one does, so that the call is served by it rather than take a second
-	 * permit; else the request's own keys.
-	 * @param keys the request's keys
-	 * @param held whether an enclosing call holds a slot
-	 * @return the keys to ask for
+	 * Return the keys a call asks for: the slot an enclosing call holds, if any, which
+	 * serves it rather than a second permit; else the request's keys.
 	 */
 	public LockKeys heldOr(LockKeys keys, Predicate<Long> held) {
 		for (Long slot : this.slots) {
@@ -99,8 +92,7 @@ public record PermitSlots(List<Long> slots, String value) {
 	}
 
 	/**
-	 * Wait for any permit, slice after slice, until the timeout: the loop of a blocking
-	 * driver's wait, in transaction and invocation scope alike.
+	 * Wait for any permit, slice after slice, until the timeout, on the blocking stack.
 	 * @param timeout how long to wait in all
 	 * @param slice sends one slice of the wait
 	 * @param end ends a wait that ran out of time, leaving the transaction usable
@@ -121,58 +113,36 @@ public record PermitSlots(List<Long> slots, String value) {
 		return timedOut();
 	}
 
-	/**
-	 * Return the slot taken, as the one key the call holds.
-	 * @param slot one of the slots
-	 * @return the keys to record
-	 */
+	/** Return the slot taken, as the one key the call holds. */
 	public LockKeys taken(long slot) {
 		return new LockKeys(List.of(slot), List.of(this.value));
 	}
 
 	/**
-	 * Return every slot, slot 0 first, with the request's one value: what a busy error
-	 * names, with the holders of each.
-	 * @return the keys
+	 * Return every slot, slot 0 first, with the request's one value, for a busy error.
 	 */
 	public LockKeys all() {
 		return new LockKeys(this.slots, List.of(this.value));
 	}
 
-	/**
-	 * Return the attempt that took a slot.
-	 * @param slot the slot taken
-	 * @return the attempt, with the slot as its one key
-	 */
+	/** Return the attempt that took a slot, with the slot as its one key. */
 	public KeyedAttempt acquired(long slot) {
 		return new KeyedAttempt(LockAttempt.ACQUIRED, taken(slot), this.slots.indexOf(slot));
 	}
 
-	/**
-	 * Return an attempt that took no slot.
-	 * @param attempt busy, skipped or timed out
-	 * @return the attempt, with every slot as its keys
-	 */
+	/** Return an attempt (busy, skipped or timed out) that took no slot. */
 	public KeyedAttempt notTaken(LockAttempt attempt) {
 		return new KeyedAttempt(attempt, all());
 	}
 
-	/**
-	 * Return the attempt of a wait that ran out of time.
-	 * @return the attempt
-	 */
 	KeyedAttempt timedOut() {
 		return notTaken(new LockAttempt(Outcome.TIMEOUT, this.slots.get(0), null));
 	}
 
 	/**
-	 * Return how long the next slice of a wait may wait for its slot: at most
-	 * {@link #WAIT_SLICE}, and no longer than is left until the deadline, or {@code null}
-	 * once a slice has run out at the deadline. The first slice always runs, for at least
-	 * a millisecond.
-	 * @param deadline the wait's deadline, in {@link System#nanoTime()}'s terms
-	 * @param resumed whether a slice ran before
-	 * @return the slice, or {@code null} when the wait ran out of time
+	 * Return the next slice: at most {@link #WAIT_SLICE} and what is left until the
+	 * {@link System#nanoTime()} deadline, or {@code null} once a slice ran out at it. The
+	 * first slice always runs, for at least a millisecond.
 	 */
 	@Nullable Duration nextSlice(long deadline, boolean resumed) {
 		long left = deadline - System.nanoTime();
@@ -183,17 +153,14 @@ public record PermitSlots(List<Long> slots, String value) {
 	}
 
 	/**
-	 * Return the slot a waiter waits for in its next slice, chosen at random so that the
-	 * waiters spread over the slots.
+	 * Return the slot to wait for next, at random so that waiters spread over the slots.
 	 * @return its index in SQL's arrays, from 1
 	 */
 	public int chooseWaited() {
 		return ThreadLocalRandom.current().nextInt(this.slots.size()) + 1;
 	}
 
-	/**
-	 * One slice of a blocking wait for any permit.
-	 */
+	/** One slice of a blocking wait for any permit. */
 	@FunctionalInterface
 	public interface Slice {
 

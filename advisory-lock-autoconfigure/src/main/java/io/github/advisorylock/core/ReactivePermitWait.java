@@ -23,10 +23,10 @@ import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
 /**
- * The non-blocking wait for any permit of a limit, slice after slice (see
- * {@link PermitSlots}), shared by the reactive transaction and invocation scopes: a
- * repeat, not a recursion, so that a long wait builds no chain of operators. A class of
- * its own, so that the blocking stack never loads Reactor through {@link PermitSlots}.
+ * The non-blocking wait for any permit of a limit, slice after slice
+ * ({@link PermitSlots}), in both reactive scopes: a repeat, not a recursion, so that a
+ * long wait builds no chain of operators. Apart from {@link PermitSlots} so that the
+ * blocking stack never loads Reactor.
  *
  * @author advisory-lock authors
  */
@@ -60,9 +60,7 @@ public final class ReactivePermitWait {
 		});
 	}
 
-	/**
-	 * One slice of a non-blocking wait for any permit.
-	 */
+	/** One slice of a non-blocking wait for any permit. */
 	@FunctionalInterface
 	public interface Slice {
 

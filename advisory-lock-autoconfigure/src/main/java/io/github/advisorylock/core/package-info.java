@@ -15,15 +15,13 @@
  */
 
 /**
- * What a lock request means, decided once for the driver adapters ({@code jdbc} and
- * {@code r2dbc}), in rooms: the basics here (the keys of a call and a limit's slots, an
- * attempt's outcome and the wait decision, the template's settings and shutdown, the
- * fan-out to the {@link io.github.advisorylock.LockAcquisitionListener listeners}, every
- * failure message); the statements' text in {@code core.sql}; the held locks and the lock
- * sessions in {@code core.session}; the records of a transaction's keys in
- * {@code core.transaction}; the plans each stack executes in {@code core.plan}. It names
- * no JDBC or R2DBC type; only its {@code Reactive*} classes name Reactor, and they are
- * loaded only for reactive calls. Internal: not API, and may change in any release.
+ * What a lock request means, decided once for the driver adapters ({@code jdbc},
+ * {@code r2dbc}): here the basics (keys and slots, attempts and the wait decision,
+ * settings, shutdown, the {@link io.github.advisorylock.LockAcquisitionListener
+ * listeners}, failure messages); statement text in {@code core.sql}; held locks and
+ * sessions in {@code core.session}; a transaction's records in {@code core.transaction};
+ * plans in {@code core.plan}. It names no JDBC or R2DBC type; only {@code Reactive*}
+ * classes name Reactor. Internal: not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.core;

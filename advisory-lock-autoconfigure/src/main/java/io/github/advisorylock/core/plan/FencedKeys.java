@@ -35,15 +35,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The keys of a transaction-scoped call that enclosing invocation-scoped sessions hold,
- * which make its transaction a fenced write: the transaction takes each key's fence lock
- * and checks, in the same round trip, that each session still holds its key. What the
- * check found is turned into the call's failure here, once for both stacks.
+ * which make its transaction a fenced write: it takes each key's fence and checks, in the
+ * same round trip, that each session still holds its key (docs/decisions.md, "Fenced
+ * writes"). What the check finds becomes the call's failure here, for both stacks.
  *
  * @param keys the fenced keys, sorted
  * @param sessions the enclosing session of each key, in the same order
  * @param idleTimeout the shortest of their dead-man switches, which bounds the fenced
- * transaction's idle time, so that a holder paused inside it keeps the next holder
- * waiting no longer than that
+ * transaction's idle time, so that a holder paused in it delays the next no longer
  * @author advisory-lock authors
  */
 public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idleTimeout) {
@@ -51,7 +50,6 @@ public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idl
 	/**
 	 * Return the keys of a call that enclosing sessions hold.
 	 * @param enclosing the invocation-scoped locks enclosing the call
-	 * @param request the call
 	 * @param requested the call's keys
 	 * @param notHeld those no enclosing lock holds
 	 * @param resource what the call locks on
@@ -80,14 +78,11 @@ public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idl
 	}
 
 	/**
-	 * Return the failure of a fenced write whose check found a key no longer held by its
-	 * session, after telling the listeners. A session its call released is no loss: a
-	 * task that outlived the call. Otherwise the session is lost, and is told so at once,
-	 * before its next heartbeat.
+	 * Return the failure of a fenced write whose check found a key no longer held, after
+	 * telling the listeners. A session its call released is no loss (a task outlived the
+	 * call); any other is marked lost now, before its next heartbeat.
 	 * @param lostKey the key found no longer held
-	 * @param request the call
 	 * @param acquisition the listeners' view of the fenced write
-	 * @return the exception to throw
 	 */
 	public RuntimeException lost(long lostKey, LockRequest request, Acquisition acquisition) {
 		int index = this.keys.keys().indexOf(lostKey);
@@ -108,11 +103,9 @@ public record FencedKeys(LockKeys keys, List<HeldSession> sessions, Duration idl
 
 	/**
 	 * Refuse a fenced write in another database than its enclosing sessions: a marker is
-	 * seen only in its own database, so elsewhere every fenced write would count as a
-	 * loss.
+	 * seen only in its own database, so elsewhere every fenced write would be a loss.
 	 * @param database the writer's database, as the fence statement names it
 	 * @param markers the sessions' markers
-	 * @param request the call
 	 * @throws LockTransactionException if a session is in another database
 	 */
 	public static void checkSameDatabase(String database, List<SessionMarker> markers, LockRequest request) {

@@ -26,13 +26,11 @@ import io.github.advisorylock.core.session.HeldSession;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What an {@link io.github.advisorylock.LockScope#INVOCATION invocation-scoped} lock
- * request asks of its lock session, decided before any connection is taken and without
- * I/O, from what the executor found: the keys the enclosing invocation-scoped calls hold
- * already are not asked for again (they hold them for longer than this call), and a
- * limit's call is served by a slot an enclosing call holds rather than take a second
- * permit. A call whose enclosing calls hold every key is re-entrant: it runs its work
- * with no session of its own.
+ * What an {@link io.github.advisorylock.LockScope#INVOCATION invocation-scoped} request
+ * asks of its lock session, decided without I/O before any connection is taken: not the
+ * keys enclosing calls hold already (they hold them for longer), and for a limit, not a
+ * second permit where an enclosing call holds a slot. A call whose enclosing calls hold
+ * every key is re-entrant and runs with no session of its own.
  *
  * @param keys the keys to take; none when enclosing calls hold every one
  * @param slots the slots of a limit, or {@code null} for a plain lock
@@ -44,12 +42,10 @@ public record InvocationLockPlan(LockKeys keys, @Nullable PermitSlots slots) {
 	 * Decide what a call asks for.
 	 * @param request the request, of invocation scope
 	 * @param requested its keys
-	 * @param enclosing the invocation-scoped locks that enclose the call, the innermost
-	 * last; none for locks bound to no call
+	 * @param enclosing the invocation-scoped locks enclosing the call, innermost last;
+	 * none for locks bound to no call
 	 * @param target what the locks of the call's database are known by
-	 * @return the plan
-	 * @throws io.github.advisorylock.LockLostException if an enclosing lock holding one
-	 * of the keys was lost
+	 * @throws io.github.advisorylock.LockLostException if an enclosing holder was lost
 	 * @throws io.github.advisorylock.LockTransactionException if the call asks EXCLUSIVE
 	 * for a key an enclosing call holds SHARED
 	 */

@@ -30,16 +30,14 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.TransactionDefinition;
 
 /**
- * What a {@link io.github.advisorylock.LockScope#TRANSACTION transaction-scoped} lock
- * request asks of the statements, decided before any is sent and without I/O, from what
- * the executor found: the keys the enclosing invocation-scoped calls already hold are not
- * asked for again, since the enclosing session would make this one wait for itself;
- * inside a transaction they are fenced instead; a limit's call is served by a slot an
- * enclosing call holds rather than take a second permit. It refuses, as plain functions,
- * what no statement could make safe: a transaction above READ COMMITTED.
+ * What a {@link io.github.advisorylock.LockScope#TRANSACTION transaction-scoped} request
+ * asks of the statements, decided without I/O before any is sent: not the keys enclosing
+ * invocation-scoped calls hold, whose session would make this one wait for itself (inside
+ * a transaction they are fenced instead), and for a limit, not a second permit where an
+ * enclosing call holds a slot. It also refuses a transaction above READ COMMITTED, which
+ * no statement could make safe.
  *
- * @param keys the keys to try; none when enclosing calls hold every one, and then no
- * statement is sent
+ * @param keys the keys to try; none, and no statement sent, when enclosing calls hold all
  * @param slots the slots of a limit, or {@code null} for a plain lock
  * @param fence the keys to fence, with the sessions that hold them, or {@code null}
  * @author advisory-lock authors
@@ -50,16 +48,12 @@ public record TransactionLockPlan(LockKeys keys, @Nullable PermitSlots slots, @N
 	 * Decide what a request asks for.
 	 * @param request the request, of transaction scope
 	 * @param requested its keys
-	 * @param enclosing the invocation-scoped locks that enclose the call, the innermost
-	 * last
+	 * @param enclosing the invocation-scoped locks enclosing the call, innermost last
 	 * @param target what the locks of the call's database are known by, or {@code null}
-	 * when it is not known (no transaction, several bound, no default); not asked for
-	 * when no lock encloses the call
-	 * @param inTransaction whether the call runs in an actual transaction, the only place
-	 * a write can be fenced
-	 * @return the plan
-	 * @throws io.github.advisorylock.LockLostException if an enclosing lock holding one
-	 * of the keys was lost
+	 * when unknown (no transaction, several bound, no default); looked up only when a
+	 * lock encloses the call
+	 * @param inTransaction whether the call runs in an actual transaction
+	 * @throws io.github.advisorylock.LockLostException if an enclosing holder was lost
 	 * @throws io.github.advisorylock.LockTransactionException if the call asks EXCLUSIVE
 	 * for a key an enclosing call holds SHARED
 	 */
@@ -81,9 +75,8 @@ public record TransactionLockPlan(LockKeys keys, @Nullable PermitSlots slots, @N
 	/**
 	 * Refuse a lock in a transaction declared above READ COMMITTED, before any statement.
 	 * @param request the call, named in the message
-	 * @param declared the transaction's declared isolation level, as
-	 * {@link TransactionDefinition} numbers it (so do JDBC and R2DBC), or {@code null}
-	 * for the database's default
+	 * @param declared the declared isolation level, numbered as in
+	 * {@link TransactionDefinition} (and JDBC, R2DBC), or {@code null} for the default
 	 * @throws LockTransactionException if it is above READ COMMITTED
 	 */
 	public static void checkReadCommitted(LockRequest request, @Nullable Integer declared) {

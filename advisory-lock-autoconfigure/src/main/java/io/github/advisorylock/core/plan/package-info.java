@@ -16,12 +16,9 @@
 
 /**
  * What a request asks of the statements, decided without I/O from what an executor found:
- * {@link io.github.advisorylock.core.plan.TransactionLockPlan} (which keys a
- * transaction-scoped call tries, which it fences, a limit's slots, what it refuses),
- * {@link io.github.advisorylock.core.plan.InvocationLockPlan} (which keys an
- * invocation-scoped call's session takes) and
- * {@link io.github.advisorylock.core.plan.FencedKeys} (a fenced write's keys and what its
- * check finds). Each stack executes them in its own package. Internal: not API.
+ * {@code TransactionLockPlan}, {@code InvocationLockPlan} and {@code FencedKeys} (a
+ * fenced write's keys and what its check finds). Each stack executes them in its own
+ * package. Internal: not API.
  */
 @NullMarked
 package io.github.advisorylock.core.plan;

@@ -35,17 +35,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * A lock session on the blocking stack: the locks of one invocation-scoped call, held by
- * the transaction of their own connection, kept alive by a heartbeat while the call runs,
- * and released by rolling that transaction back when it ends. When it counts as lost is
- * {@link HeldSession}'s; the driver supplies the three statements.
- *
- * <p>
- * The heartbeat runs on a scheduler thread, the release, a confirmation and the marker on
- * the caller's; all use the connection under this session's lock (a
- * {@link ReentrantLock}, so that a confirmation can give up waiting for it in time). The
- * driver bounds every statement, so that none can hang on a dead link. Internal: used by
- * the driver adapters, not API.
+ * A lock session on the blocking stack, kept alive by a heartbeat while the call runs and
+ * released by rolling its transaction back at the end; {@link HeldSession} decides when
+ * it is lost, the driver supplies the statements, each bounded against a dead link. The
+ * heartbeat runs on a scheduler thread, the rest on the caller's, all under
+ * {@link #connectionLock()}, a {@link ReentrantLock} so that a confirmation can stop
+ * waiting for it in time.
  *
  * @author advisory-lock authors
  */
@@ -54,21 +49,18 @@ public abstract class BlockingLockSession extends HeldSession {
 	/** Taken at the first fenced write, and held by the transaction until it ends. */
 	private @Nullable SessionMarker marker;
 
-	/** Guards the connection: one statement at a time. */
 	private final ReentrantLock connectionLock = new ReentrantLock();
 
 	private volatile @Nullable ScheduledFuture<?> heartbeat;
 
 	/**
 	 * Create the session of a call, just acquired (see {@link HeldSession}).
-	 * @param namespace the namespace of the call
 	 * @param mode the mode its keys are held in
 	 * @param keys its keys
 	 * @param resource what a nested call on the same database finds it by
 	 * @param acquisition the listeners' view of the acquisition
-	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
-	 * lock was sent
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param acquiredNanos {@link System#nanoTime()} before the lock statement was sent
+	 * @param deadMan the idle time after which PostgreSQL ends the session
 	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
 	 */
 	protected BlockingLockSession(String namespace, LockMode mode, LockKeys keys, Object resource,
@@ -78,32 +70,22 @@ public abstract class BlockingLockSession extends HeldSession {
 
 	/**
 	 * Send the session's keep-alive statement.
-	 * @param within how long the answer may take, or {@code null} for the connection's
-	 * usual bound (a heartbeat's)
+	 * @param within the bound on the answer, or {@code null} for a heartbeat's
 	 * @throws Exception if it fails or is not answered in time
 	 */
 	protected abstract void keepAlive(@Nullable Duration within) throws Exception;
 
-	/**
-	 * Take a marker for the session, in its transaction (see {@link FenceSql#MARK}).
-	 * @return the marker
-	 * @throws Exception if the statement fails
-	 */
+	/** Take a marker for the session, in its transaction (see {@link FenceSql#MARK}). */
 	protected abstract SessionMarker mark() throws Exception;
 
-	/**
-	 * Roll the session's transaction back, which releases its locks.
-	 * @throws Exception if it fails
-	 */
+	/** Roll the session's transaction back, which releases its locks. */
 	protected abstract void rollback() throws Exception;
 
 	/**
-	 * Return the session's marker, which a fenced write probes: taken the first time it
-	 * is asked for. A session that cannot take one is lost.
-	 * @return the marker
+	 * Return the session's marker, which a fenced write probes, taken at the first ask; a
+	 * session that cannot take one is lost.
 	 * @throws LockLostException if the session was lost before it took one
-	 * @throws IllegalStateException if it was released before (a wrapped task still
-	 * running after its call)
+	 * @throws IllegalStateException if released first (a wrapped task outliving its call)
 	 */
 	public SessionMarker marker() {
 		this.connectionLock.lock();
@@ -130,7 +112,6 @@ public abstract class BlockingLockSession extends HeldSession {
 	/**
 	 * Return the lock that serializes the statements on the session's connection. Held,
 	 * it stalls the heartbeat as a paused process would (a test holds it so).
-	 * @return the lock
 	 */
 	public ReentrantLock connectionLock() {
 		return this.connectionLock;
@@ -167,10 +148,9 @@ public abstract class BlockingLockSession extends HeldSession {
 	}
 
 	/**
-	 * Ask the server now whether the session still holds its locks (see
-	 * {@link io.github.advisorylock.HeldLock#confirmHeld}): the heartbeat's statement,
-	 * after a heartbeat in flight, within the given time. A session that does not answer
-	 * in time counts as lost, as a frozen link would be.
+	 * Ask the server, after any heartbeat in flight, whether the session still holds its
+	 * locks ({@link io.github.advisorylock.HeldLock#confirmHeld}); no answer within the
+	 * timeout counts as a loss, as on a frozen link.
 	 * @param timeout how long to wait for the answer
 	 * @throws LockLostException if the locks were lost, or are found lost now
 	 * @throws IllegalStateException if they were released
@@ -198,7 +178,6 @@ public abstract class BlockingLockSession extends HeldSession {
 			Assert.state(isHeld(), () -> "Advisory lock " + description() + " was released: nothing to confirm");
 			long sent = System.nanoTime();
 			try {
-				// The answer within the time left.
 				keepAlive(Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadline - sent)));
 				confirmed(sent);
 			}
@@ -213,10 +192,9 @@ public abstract class BlockingLockSession extends HeldSession {
 	}
 
 	/**
-	 * Stop the heartbeat and roll the session's transaction back, which releases its
-	 * locks. A failed rollback is not thrown: it must not hide the call's own result or
-	 * exception, and PostgreSQL releases the locks of a connection that fails anyway. It
-	 * counts as a loss, which the call reports once it has ended.
+	 * Stop the heartbeat and roll the transaction back, which releases the locks. A
+	 * failed rollback is not thrown, so as not to hide the call's own outcome: it counts
+	 * as a loss, which the call reports once it has ended.
 	 * @return whether the connection is still usable
 	 */
 	public boolean release() {
@@ -224,8 +202,7 @@ public abstract class BlockingLockSession extends HeldSession {
 		try {
 			stopHeartbeat();
 			if (!releasing()) {
-				// Perhaps still alive on the server: dropping the connection releases the
-				// locks all the same.
+				// Lost, perhaps on this side only: dropping the connection releases them.
 				return false;
 			}
 			try {

@@ -33,16 +33,11 @@ import io.github.advisorylock.core.LockKeys;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The registry of the invocation-scoped locks the current thread holds through this
- * library, innermost last. The records of its transactions, running and suspended
- * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}), are {@code core.transaction}'s.
- *
- * <p>
- * It makes nested calls re-entrant: without it, a nested call would ask for a key on
- * another session and wait for itself until its timeout, or skip as if another instance
- * held it. Locks are held on a resource, an opaque object the driver adapter chooses (the
- * innermost {@code DataSource} for JDBC) and compares by identity: a key held on one
- * database is no lock on another. Internal: used by the driver adapters, not API.
+ * The invocation-scoped locks the current thread holds through this library, innermost
+ * last, which make nested calls re-entrant: a nested call would otherwise ask for a key
+ * on another session and wait for itself, or skip as if another instance held it. A lock
+ * is held on a resource the driver chooses (on JDBC the innermost {@code DataSource}),
+ * compared by identity: a key held on one database is no lock on another.
  *
  * @author advisory-lock authors
  */
@@ -50,10 +45,6 @@ public final class HeldLocks {
 
 	private static final ThreadLocal<Deque<HeldSession>> invocations = new ThreadLocal<>();
 
-	/**
-	 * A transaction-scoped lock is never lost while its transaction can still run
-	 * statements, and belongs to that transaction alone.
-	 */
 	private static final LockHandle TRANSACTION_HANDLE = new LockHandle() {
 
 		@Override
@@ -85,14 +76,10 @@ public final class HeldLocks {
 	 * hold yet, after checking that those holding the others can serve it.
 	 * @param request the call: the mode it asks for, and what a refusal names
 	 * @param keys the call's keys
-	 * @param resource the resource the call locks on, or {@code null} when it is unknown;
-	 * asked only when the thread holds invocation-scoped locks
-	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
-	 * thread holds none of them
-	 * @throws io.github.advisorylock.LockLostException if a lock holding one of them was
-	 * lost
-	 * @throws LockTransactionException if the call asks EXCLUSIVE for a key the thread
-	 * holds SHARED
+	 * @param resource what the call locks on ({@code null} if unknown), asked if needed
+	 * @return the keys still to acquire; {@code keys} itself when the thread holds none
+	 * @throws io.github.advisorylock.LockLostException if a lock holding one was lost
+	 * @throws LockTransactionException if the call asks EXCLUSIVE for a key held SHARED
 	 */
 	public static LockKeys notHeld(LockRequest request, LockKeys keys, Supplier<? extends @Nullable Object> resource) {
 		Deque<HeldSession> locks = invocations.get();
@@ -100,18 +87,14 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return the keys of a call that the given invocation-scoped locks, those enclosing
-	 * the call, do not hold yet, after checking that those holding the others can serve
-	 * it: {@link #notHeld(LockRequest, LockKeys, Supplier)} for a driver that keeps them
-	 * elsewhere than in the thread (the reactive one keeps them in the subscriber's
-	 * context).
+	 * Return the keys of a call that the given enclosing locks do not hold yet, as
+	 * {@link #notHeld(LockRequest, LockKeys, Supplier)} does for the thread's: for a
+	 * driver that keeps them elsewhere (the reactive one, in the subscriber's context).
 	 * @param locks the enclosing invocation-scoped locks
 	 * @param request the call: the mode it asks for, and what a refusal names
 	 * @param keys the call's keys
-	 * @param resource the resource the call locks on, or {@code null} when it is unknown;
-	 * asked only when there are enclosing locks
-	 * @return the keys still to acquire, possibly none; {@code keys} itself when the
-	 * enclosing locks hold none of them
+	 * @param resource what the call locks on ({@code null} if unknown), asked if needed
+	 * @return the keys still to acquire; {@code keys} itself when the locks hold none
 	 */
 	public static LockKeys notHeld(Collection<? extends HeldSession> locks, LockRequest request, LockKeys keys,
 			Supplier<? extends @Nullable Object> resource) {
@@ -139,25 +122,20 @@ public final class HeldLocks {
 				: new LockKeys(List.copyOf(remaining), List.copyOf(values));
 	}
 
-	/**
-	 * Return the current thread's invocation-scoped locks, the innermost last.
-	 * @return the locks; none when the thread holds none
-	 */
+	/** Return the current thread's invocation-scoped locks, the innermost last. */
 	public static Collection<HeldSession> enclosing() {
 		Deque<HeldSession> locks = invocations.get();
 		return (locks != null) ? locks : List.of();
 	}
 
 	/**
-	 * Return the lock among the given ones that holds a key for a call: the lock whose
+	 * Return the outermost of the given locks that holds a key for a call: the lock whose
 	 * session a fenced write checks.
 	 * @param locks the invocation-scoped locks enclosing the call
-	 * @param key the key
 	 * @param request the call: the mode it asks for, and what a refusal names
 	 * @param resource the resource the call locks on
-	 * @return the outermost lock that holds it, or {@code null} if none does
-	 * @throws LockTransactionException if only a SHARED lock holds the key and the call
-	 * asks for it EXCLUSIVE
+	 * @return the lock, or {@code null} if none holds the key
+	 * @throws LockTransactionException if only SHARED holds it and EXCLUSIVE is asked
 	 */
 	public static @Nullable HeldSession holder(Collection<? extends HeldSession> locks, long key, LockRequest request,
 			Object resource) {
@@ -180,9 +158,7 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return whether an invocation-scoped lock of the current thread holds a key, in
-	 * either mode.
-	 * @param key the key
+	 * Return whether the thread's invocation-scoped locks hold a key, in either mode.
 	 * @param resource the resource it must be held on, or {@code null} for any
 	 * @return whether it does
 	 */
@@ -192,10 +168,8 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return whether one of the given invocation-scoped locks holds a key, in either
-	 * mode.
+	 * Return whether one of the given invocation-scoped locks holds a key, either mode.
 	 * @param locks the invocation-scoped locks
-	 * @param key the key
 	 * @param resource the resource it must be held on, or {@code null} for any
 	 * @return whether one does
 	 */
@@ -206,9 +180,7 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Record an invocation-scoped lock the current thread now holds, for the time of its
-	 * work.
-	 * @param lock the lock
+	 * Record an invocation-scoped lock the thread holds for the time of its work.
 	 */
 	public static void push(HeldSession lock) {
 		addLast(invocations, lock);
@@ -216,7 +188,6 @@ public final class HeldLocks {
 
 	/**
 	 * Forget an invocation-scoped lock whose work has ended.
-	 * @param lock the lock
 	 */
 	public static void pop(HeldSession lock) {
 		removeLast(invocations, lock);
@@ -233,9 +204,7 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return a handle on the current thread's invocation-scoped locks, for the threads
-	 * its work fans out to.
-	 * @return the handle
+	 * Return a handle on this thread's locks, for the threads its work fans out to.
 	 * @throws IllegalStateException if the thread holds none
 	 */
 	public static LockHandle currentHandle() {
@@ -252,9 +221,7 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return a handle on the current thread's invocation-scoped locks, for a nested call
-	 * that acquired nothing new.
-	 * @return the handle
+	 * Return a handle on this thread's locks, for a nested call that acquired nothing.
 	 */
 	public static LockHandle current() {
 		Deque<HeldSession> locks = invocations.get();
@@ -290,21 +257,18 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return the handle of a transaction-scoped lock: never lost, and binding nothing to
-	 * another thread, whose transaction is another one.
-	 * @return the handle
+	 * Return the handle of a transaction-scoped lock: never lost while its transaction
+	 * runs statements, and binding nothing to another thread (another transaction).
 	 */
 	public static LockHandle transactionHandle() {
 		return TRANSACTION_HANDLE;
 	}
 
 	/**
-	 * Return a task that runs with the given invocation-scoped locks held by its thread,
-	 * as {@link #push} records them, and forgets them when it ends: what
-	 * {@link LockHandle#wrap(Runnable)} does.
+	 * Return a task that runs with the given locks held by its thread, as {@link #push}
+	 * records them, and forgets them when it ends: {@link LockHandle#wrap(Runnable)}.
 	 * @param locks the locks, held by a call on another thread
 	 * @param task the work
-	 * @return the task
 	 */
 	public static Runnable bind(List<? extends HeldSession> locks, Runnable task) {
 		List<HeldSession> bound = List.copyOf(locks);
@@ -320,12 +284,10 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Return a task that runs with the given invocation-scoped locks held by its thread:
+	 * Return a task that runs with the given locks held by its thread:
 	 * {@link #bind(List, Runnable)} for work that returns a value.
-	 * @param <T> the type of the value
 	 * @param locks the locks, held by a call on another thread
 	 * @param task the work
-	 * @return the task
 	 */
 	public static <T> Callable<T> bind(List<? extends HeldSession> locks, Callable<T> task) {
 		List<HeldSession> bound = List.copyOf(locks);
@@ -340,8 +302,8 @@ public final class HeldLocks {
 		};
 	}
 
-	// A task that starts after its call has ended would run unguarded: its fenced writes
-	// would find the lock gone, and count a release as a loss.
+	// A task started after its call ended would run unguarded, and its fenced writes
+	// would count the release as a loss.
 	private static void enter(List<HeldSession> locks) {
 		for (HeldSession lock : locks) {
 			lock.checkHeld();
@@ -361,11 +323,9 @@ public final class HeldLocks {
 	}
 
 	/**
-	 * Push an entry on a stack of the thread, such as the transactions' records kept
-	 * while they are suspended.
+	 * Push an entry on a thread's stack, such as the suspended transactions' records.
 	 * @param <T> the entries
 	 * @param stack the thread's stack
-	 * @param entry the entry
 	 */
 	public static <T> void addLast(ThreadLocal<Deque<T>> stack, T entry) {
 		Deque<T> entries = stack.get();
@@ -381,7 +341,6 @@ public final class HeldLocks {
 	 * pooled thread keeps nothing.
 	 * @param <T> the entries
 	 * @param stack the thread's stack
-	 * @param entry the entry
 	 */
 	public static <T> void removeLast(ThreadLocal<Deque<T>> stack, T entry) {
 		Deque<T> entries = stack.get();

@@ -36,29 +36,20 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The driver-neutral half of a lock session, the locks of one invocation-scoped call held
- * by the transaction of their own connection: whether they are held, released or lost,
- * and why. Each driver adds its heartbeat and its release.
- *
- * <p>
- * The lock counts as lost when a heartbeat fails, and also, without waiting for the next
- * one, as soon as no heartbeat has been confirmed for the dead-man interval: PostgreSQL
- * may have ended the session by then (a process paused for that long learns it at its
- * first {@link #checkHeld()}). The time of a heartbeat is taken before it is sent, so the
- * check errs on the early side of the server's. A server {@code transaction_timeout} is
- * known at acquisition, so its end counts as a loss at that time, before the heartbeat
- * finds the session gone. {@link #checkHeld()} and {@link #isLost()} take no lock and
- * make no call. A loss is logged at ERROR under the driver's class. Internal: used by the
- * driver adapters, not API.
+ * The driver-neutral half of a lock session: whether the locks of one invocation-scoped
+ * call, held by the transaction of their own connection, are held, released or lost, and
+ * why; each driver adds its heartbeat and release. They count as lost when a heartbeat
+ * fails, once none has been confirmed for the dead-man interval (checked without a call
+ * to the server; docs/decisions.md, "Invocation scope"), or once a
+ * {@code transaction_timeout} known at acquisition runs out. A heartbeat's time is taken
+ * before it is sent, so the check errs on the early side of the server's. A loss is
+ * logged at ERROR under the driver's class.
  *
  * @author advisory-lock authors
  */
 public abstract class HeldSession implements LockHandle {
 
-	/**
-	 * The sessions of this process that hold their locks, on every thread: what tells a
-	 * busy error that its holder is one of this application's own calls.
-	 */
+	/** Every thread's held sessions: a busy error names its holder among them. */
 	private static final Set<HeldSession> held = ConcurrentHashMap.newKeySet();
 
 	private final Log logger = LogFactory.getLog(getClass());
@@ -78,31 +69,24 @@ public abstract class HeldSession implements LockHandle {
 	private final long deadManNanos;
 
 	/**
-	 * When the lock's transaction ends on its own ({@code transaction_timeout}), or
-	 * {@code Long.MAX_VALUE}.
+	 * When {@code transaction_timeout} ends the transaction, or {@code Long.MAX_VALUE}.
 	 */
 	private final long endsAtNanos;
 
 	private volatile long confirmedNanos;
 
-	/**
-	 * Held, then released or lost, once: whoever changes it first tells the listeners.
-	 */
+	/** Leaves HELD once: whoever moves it tells the listeners. */
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
 	/**
 	 * Create the session of a call, just acquired.
-	 * @param namespace the namespace of the call
 	 * @param mode the mode its keys are held in
 	 * @param keys its keys
-	 * @param resource what a nested call on the same database finds it by, compared by
-	 * identity
+	 * @param resource what a nested call on the same database finds it by, by identity
 	 * @param acquisition the listeners' view of the acquisition
-	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
-	 * lock was sent
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
-	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
-	 * lock's transaction, or {@code null} for none
+	 * @param acquiredNanos {@link System#nanoTime()} before the lock statement was sent
+	 * @param deadMan the idle time after which PostgreSQL ends the session
+	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
 	 */
 	protected HeldSession(String namespace, LockMode mode, LockKeys keys, Object resource, Acquisition acquisition,
 			long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
@@ -120,7 +104,6 @@ public abstract class HeldSession implements LockHandle {
 
 	/**
 	 * Return the session of this process that holds a key, on any thread.
-	 * @param key the key
 	 * @param resource what the key is held on
 	 * @return the session, or {@code null} when none of this process holds it
 	 */
@@ -134,13 +117,11 @@ public abstract class HeldSession implements LockHandle {
 	}
 
 	/**
-	 * Return what a busy error says when the key found held is one an invocation-scoped
-	 * call of this application holds, one the caller is not inside: a task that call
-	 * started, without its handle, waits for that call's own key.
+	 * Return what a busy error adds when the key's holder is an invocation-scoped call of
+	 * this application that the caller runs outside (a task it started, unwrapped).
 	 * @param key the key found held
 	 * @param resource what the key is held on
-	 * @return the end of the message, or {@code null} when no call of this application
-	 * holds the key
+	 * @return the message's end, or {@code null} if no call of this application holds it
 	 */
 	public static @Nullable String holderHint(long key, Object resource) {
 		HeldSession own = holding(key, resource);
@@ -152,17 +133,13 @@ public abstract class HeldSession implements LockHandle {
 						+ "transaction-scoped lock is a fenced write rather than a wait for that call";
 	}
 
-	/**
-	 * Return the mode its keys are held in.
-	 * @return the mode
-	 */
+	/** Return the mode its keys are held in. */
 	public LockMode mode() {
 		return this.mode;
 	}
 
 	/**
 	 * Return the keys it holds.
-	 * @return the keys
 	 */
 	public LockKeys keys() {
 		return this.keys;
@@ -176,38 +153,29 @@ public abstract class HeldSession implements LockHandle {
 		return this.resource;
 	}
 
-	/**
-	 * Return the session's idle time after which PostgreSQL ends it: three heartbeats,
-	 * which bound a fenced transaction's idle time too.
-	 * @return the dead-man switch
-	 */
+	/** Return the idle time after which PostgreSQL ends the session: three heartbeats. */
 	public Duration deadMan() {
 		return this.deadMan;
 	}
 
-	/**
-	 * Return whether the session is still held: neither released nor lost.
-	 * @return whether it is
-	 */
+	/** Return whether the session is still held: neither released nor lost. */
 	protected boolean isHeld() {
 		return this.state.get() == State.HELD;
 	}
 
 	/**
-	 * Record that a heartbeat sent at the given time was confirmed.
-	 * @param sentNanos {@link System#nanoTime()} before it was sent
+	 * Record that a heartbeat was confirmed.
+	 * @param sentNanos {@link System#nanoTime()} before sending, so the check errs early
 	 */
 	protected void confirmed(long sentNanos) {
 		this.confirmedNanos = sentNanos;
 	}
 
 	/**
-	 * Begin the release at the call's end: the session no longer answers for a key
-	 * ({@link #holding}), and the driver rolls its transaction back only if it is still
-	 * held. A lock found lost now (the dead-man switch ran out, or
-	 * {@code transaction_timeout} ended it) is reported lost here.
-	 * @return whether it is still held, so that the driver rolls the transaction back and
-	 * then calls {@link #released()} or {@link #lostAtRelease}
+	 * Begin the release at the call's end: the session stops answering for its keys
+	 * ({@link #holding}), and a lock found lost now is reported lost.
+	 * @return whether it is still held, so that the driver rolls back, then calls
+	 * {@link #released()} or {@link #lostAtRelease}
 	 */
 	protected boolean releasing() {
 		held.remove(this);
@@ -215,9 +183,8 @@ public abstract class HeldSession implements LockHandle {
 	}
 
 	/**
-	 * Record that the rollback at the call's end released the locks, which proves they
-	 * were held until then, and tell the listeners; unless another thread found them lost
-	 * meanwhile, which stays reported.
+	 * Record that the call's final rollback released the locks, proving them held until
+	 * then, and tell the listeners, unless another thread found them lost first.
 	 */
 	protected void released() {
 		if (this.state.compareAndSet(State.HELD, State.RELEASED)) {
@@ -226,9 +193,8 @@ public abstract class HeldSession implements LockHandle {
 	}
 
 	/**
-	 * Record that the rollback at the call's end failed: the connection is gone, and with
-	 * it the locks, at a moment nobody knows, so they count as lost while the call ran.
-	 * The call then fails with a {@link LockLostException}.
+	 * Record that the call's final rollback failed: the locks ended with the connection
+	 * at an unknown moment, so the call fails with a {@link LockLostException}.
 	 * @param cause the rollback's failure
 	 */
 	protected void lostAtRelease(Throwable cause) {
@@ -255,10 +221,6 @@ public abstract class HeldSession implements LockHandle {
 		}
 	}
 
-	/**
-	 * Record a loss, unless the lock was released or lost before.
-	 * @return whether this call recorded it (and tells it)
-	 */
 	private boolean markLost(Throwable cause) {
 		held.remove(this);
 		if (!this.state.compareAndSet(State.HELD, new State(cause))) {
@@ -303,10 +265,8 @@ public abstract class HeldSession implements LockHandle {
 	}
 
 	/**
-	 * Keep the loss of the locks, if they were lost, with the failure of the work that
-	 * ran under them, as a suppressed {@link LockLostException}: the work's own failure
-	 * is what its call throws. A failure that is, or was caused by, a
-	 * {@code LockLostException} tells of the loss already.
+	 * Add the locks' loss, if lost, to the work's failure, which the call throws, as a
+	 * suppressed {@link LockLostException}, unless the failure is or was caused by one.
 	 * @param failure what the work threw
 	 */
 	public void addLossTo(Throwable failure) {
@@ -328,11 +288,7 @@ public abstract class HeldSession implements LockHandle {
 				(loss != null) ? loss : new IllegalStateException("lost"));
 	}
 
-	/**
-	 * Return whether the call that held it has ended and released it (a lock lost first
-	 * is lost, not released).
-	 * @return whether it was released
-	 */
+	/** Return whether its call has ended and released it; a lock lost first is not. */
 	public boolean isReleased() {
 		return this.state.get().released();
 	}
@@ -347,10 +303,7 @@ public abstract class HeldSession implements LockHandle {
 		return HeldLocks.bind(List.of(this), task);
 	}
 
-	/**
-	 * Return the namespace and values, for messages.
-	 * @return the description
-	 */
+	/** Return the namespace and values, for messages. */
 	public String description() {
 		return AdvisoryLockKeys.printable(this.namespace, this.keys.values());
 	}
@@ -360,12 +313,6 @@ public abstract class HeldSession implements LockHandle {
 		return "InvocationLock[" + description() + ", " + this.mode + ", " + this.state.get() + "]";
 	}
 
-	/**
-	 * Whether the lock is held, released, or lost and why.
-	 *
-	 * @param released whether the call's end released it
-	 * @param loss what showed it lost, or {@code null}
-	 */
 	private record State(boolean released, @Nullable Throwable loss) {
 
 		static final State HELD = new State(false, null);

@@ -28,26 +28,19 @@ import reactor.util.context.ContextView;
 
 /**
  * The invocation-scoped sessions enclosing a subscriber, kept in its Reactor context as
- * {@link HeldLocks} keeps a thread's: a nested call for a key an enclosing one holds runs
- * without asking again, a fenced write finds the session it is fenced by, and
- * {@code checkHeld()} finds them all. Loaded only for reactive calls. Internal: used by
- * the driver adapters, not API.
+ * {@link HeldLocks} keeps a thread's, for nested calls, fenced writes and
+ * {@code checkHeld()}. Loaded only for reactive calls.
  *
  * @author advisory-lock authors
  */
 public final class ReactiveHeldLocks {
 
-	/** The Reactor context key of the sessions enclosing a subscriber. */
 	private static final Object HELD = ReactiveHeldLocks.class.getName() + ".held";
 
 	private ReactiveHeldLocks() {
 	}
 
-	/**
-	 * Return the sessions enclosing a subscriber, the innermost last.
-	 * @param context the subscriber's context
-	 * @return the sessions
-	 */
+	/** Return the sessions enclosing a subscriber, the innermost last. */
 	@SuppressWarnings("unchecked")
 	public static List<HeldSession> enclosing(ContextView context) {
 		return context.getOrDefault(HELD, List.of());
@@ -79,8 +72,6 @@ public final class ReactiveHeldLocks {
 
 	/**
 	 * Return whether an enclosing invocation-scoped call of the subscriber holds a key.
-	 * @param context the subscriber's context
-	 * @param key the key
 	 * @param resource the connection factory it must be held on, or {@code null} for any
 	 * @return whether one does
 	 */
@@ -89,10 +80,7 @@ public final class ReactiveHeldLocks {
 	}
 
 	/**
-	 * Return the keys of a call that the subscriber's enclosing invocation-scoped calls
-	 * do not hold yet.
-	 * @param context the subscriber's context
-	 * @param request the call
+	 * Return the keys of a call that the subscriber's enclosing calls do not hold yet.
 	 * @param keys its keys
 	 * @param resource the connection factory the call locks on
 	 * @return the keys still to acquire

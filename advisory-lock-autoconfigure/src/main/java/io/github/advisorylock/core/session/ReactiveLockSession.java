@@ -38,21 +38,17 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * A lock session on the reactive stack: the locks of one invocation-scoped call, held by
- * the transaction of their own connection, kept alive by a heartbeat while the call's
- * publisher runs. The connection is closed when it ends, which ends the session and its
- * locks. When it counts as lost is {@link HeldSession}'s; the driver supplies the two
- * statements. Internal: used by the driver adapters, not API.
+ * A lock session on the reactive stack, kept alive by a heartbeat while the call's
+ * publisher runs, its connection closed at the end; {@link HeldSession} decides when it
+ * is lost, the driver supplies the statements.
  *
  * @author advisory-lock authors
  */
 public abstract class ReactiveLockSession extends HeldSession {
 
 	/**
-	 * Where the heartbeats tick: an executor that does not remove a cancelled task from
-	 * its queue, so that stopping a heartbeat, which happens on the driver's event loop
-	 * when the work ends, never waits for the queue's lock (a cancelled tick is dropped
-	 * when it comes due). Daemon threads, one at most, which end when idle.
+	 * Where heartbeats tick. A cancelled tick stays queued until due, so that stopping a
+	 * heartbeat, on the driver's event loop, never waits for the queue's lock.
 	 */
 	private static final Scheduler HEARTBEATS = heartbeats();
 
@@ -63,15 +59,12 @@ public abstract class ReactiveLockSession extends HeldSession {
 
 	/**
 	 * Create the session of a call, just acquired (see {@link HeldSession}).
-	 * @param namespace the namespace of the call
 	 * @param mode the mode its keys are held in
 	 * @param keys its keys
-	 * @param resource the application's connection factory its connection stands for:
-	 * what a nested call finds it by
+	 * @param resource the application's connection factory, which nested calls find it by
 	 * @param acquisition the listeners' view of the acquisition
-	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
-	 * lock was sent
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
+	 * @param acquiredNanos {@link System#nanoTime()} before the lock statement was sent
+	 * @param deadMan the idle time after which PostgreSQL ends the session
 	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
 	 */
 	protected ReactiveLockSession(String namespace, LockMode mode, LockKeys keys, Object resource,
@@ -79,28 +72,20 @@ public abstract class ReactiveLockSession extends HeldSession {
 		super(namespace, mode, keys, resource, acquisition, acquiredNanos, deadMan, transactionTimeout);
 	}
 
-	/**
-	 * Send the session's keep-alive statement.
-	 * @return completes when the server answered
-	 */
+	/** Send the session's keep-alive statement. */
 	protected abstract Mono<?> keepAlive();
 
 	/**
 	 * Take a marker for the session, in its transaction (see {@link FenceSql#MARK}).
-	 * @return the marker
 	 */
 	protected abstract Mono<SessionMarker> mark();
 
-	/**
-	 * Roll the session's transaction back, which releases its locks.
-	 * @return completes when the server answered
-	 */
+	/** Roll the session's transaction back, which releases its locks. */
 	protected abstract Mono<Void> rollback();
 
 	/**
-	 * Return the session's marker, which a fenced write probes: taken on the session's
-	 * connection, in its transaction, the first time it is asked for. A session that
-	 * cannot take one is lost.
+	 * Return the session's marker, which a fenced write probes, taken at the first ask; a
+	 * session that cannot take one is lost.
 	 * @return the marker; a {@link io.github.advisorylock.LockLostException} if the
 	 * session was lost before it took one, an {@link IllegalStateException} if it was
 	 * released before (a publisher still running after its call)
@@ -131,7 +116,7 @@ public abstract class ReactiveLockSession extends HeldSession {
 	 */
 	public void startHeartbeat(Duration period) {
 		this.heartbeat = Flux.interval(period, period, HEARTBEATS)
-			// A tick while the previous heartbeat is still out is dropped, not queued.
+			// Drop ticks while a heartbeat is out: queued, they would fire in a burst.
 			.onBackpressureDrop()
 			.concatMap((tick) -> {
 				long sent = System.nanoTime();
@@ -141,10 +126,9 @@ public abstract class ReactiveLockSession extends HeldSession {
 	}
 
 	/**
-	 * Stop the heartbeat and roll the session's transaction back, which releases its
-	 * locks, then tell the listeners; unless they were lost before. The rollback is
-	 * bounded by the dead-man interval, as a heartbeat is; a rollback that fails or runs
-	 * out of time is not signalled, but makes the locks lost.
+	 * Stop the heartbeat, roll the transaction back, which releases the locks, and tell
+	 * the listeners. The rollback is bounded by the dead-man interval, as a heartbeat is;
+	 * one that fails or times out is not signalled but makes the locks lost.
 	 * @return completes when the locks are released or found lost
 	 */
 	public Mono<Void> release() {
@@ -162,14 +146,12 @@ public abstract class ReactiveLockSession extends HeldSession {
 
 	/**
 	 * Stop the heartbeat of a session whose subscriber cancelled, and tell the listeners
-	 * the locks are released, unless they were lost; closing the connection then releases
-	 * them on the server.
+	 * the locks are released, unless lost: closing the connection, which nobody waits
+	 * for, releases them on the server.
 	 */
 	public void cancelled() {
 		stopHeartbeat();
 		if (releasing()) {
-			// Closing the connection rolls the transaction back; nobody waits for the
-			// outcome.
 			released();
 		}
 	}

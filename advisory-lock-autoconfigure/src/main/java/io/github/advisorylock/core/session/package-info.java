@@ -15,15 +15,11 @@
  */
 
 /**
- * The invocation-scoped locks this process holds and the lock sessions that hold them:
- * {@link io.github.advisorylock.core.session.HeldSession} (a session's held, released and
- * lost states), {@link io.github.advisorylock.core.session.HeldLocks} (those enclosing
- * the current thread), the driver-neutral life of a session on each stack
- * ({@link io.github.advisorylock.core.session.BlockingLockSession},
- * {@link io.github.advisorylock.core.session.ReactiveLockSession}: heartbeat, dead-man
- * switch, marker, release, loss) and the sessions enclosing a subscriber
- * ({@link io.github.advisorylock.core.session.ReactiveHeldLocks}). On the basics of
- * {@code core} and the statements' text only. Internal: not API.
+ * The invocation-scoped locks this process holds and their lock sessions: a session's
+ * state ({@code HeldSession}), those enclosing a thread ({@code HeldLocks}) or a
+ * subscriber ({@code ReactiveHeldLocks}), and each stack's session life (heartbeat,
+ * dead-man switch, marker, release). On the basics of {@code core} and the statements'
+ * text only. Internal: not API.
  */
 @NullMarked
 package io.github.advisorylock.core.session;

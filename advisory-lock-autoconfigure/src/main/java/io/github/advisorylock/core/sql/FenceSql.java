@@ -22,71 +22,47 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The text of a fenced write's statements, shared by the drivers, which bind them: a
- * transaction-scoped lock for keys that an enclosing invocation-scoped lock holds takes,
- * in the transaction, each key's fence lock and checks that the enclosing lock's own
- * session still holds the key. They replace the lock statement of a transaction scope, in
- * one round trip. Internal: used by the driver adapters, not API.
+ * The text of a fenced write's statements, shared by the drivers: in one round trip, in
+ * place of a transaction scope's lock statement, they take each key's fence, then check
+ * that the enclosing invocation-scoped session still holds the key.
  *
  * <p>
- * The fence of a key is the same 64 bits in PostgreSQL's other advisory key space, the
- * two-{@code int4} form ({@code objsubid = 2} in {@code pg_locks}), so it collides with
- * no key a caller can name (those are {@code bigint}s, {@code objsubid = 1}). It is
- * exclusive and transaction-level: the fenced transactions of one key run one at a time,
- * and a new holder's first one waits for the old holder's in flight to end.
- *
- * <p>
- * Two statements, sent together: the first takes the fences (after the same check of
- * isolation and recovery as a lock statement) and sets the transaction's
- * {@code idle_in_transaction_session_timeout} to the session's dead-man switch, so that a
- * holder paused inside a fenced transaction keeps the next holder waiting no longer than
- * that; the second checks the enclosing sessions. The check is a statement of its own so
- * that it runs only once every fence is granted: a check evaluated before a fence wait
- * could pass, the session die during the wait, the next holder write, and this
- * transaction write after it.
- *
- * <p>
- * The check probes each enclosing session's marker ({@link #MARK}), an exclusive lock its
- * transaction took at its first fenced write: held, the session's transaction lives, and
- * so do its keys, since a transaction-level lock is released only when its transaction
- * ends. A shared try on it fails while it is held; one that succeeds (the session is
- * gone) takes it in the writer's transaction, which then rolls back. It is one lookup in
- * the lock manager, where reading {@code pg_locks} would copy the server's lock table.
- * The marker is in the session's database, so the writer must be in the same one; a
- * writer elsewhere is refused with the reason ({@code FencedKeys.checkSameDatabase}).
+ * A key's fence is its 64 bits in the two-{@code int4} advisory key space
+ * ({@code objsubid = 2}), which no caller's {@code bigint} key uses; exclusive and
+ * transaction-level, it makes a new holder's first fenced write wait for the old holder's
+ * in flight. The check is a statement of its own so that it runs only once the fences are
+ * granted: a session can die during a fence wait. It probes each session's marker
+ * ({@link #MARK}), one lookup in the lock manager, where {@code pg_locks} would copy the
+ * lock table (docs/decisions.md, "Fenced writes").
  *
  * @author advisory-lock authors
  */
 public final class FenceSql {
 
 	/**
-	 * The first {@code int4} of a lock session's marker, in PostgreSQL's two-{@code int4}
-	 * advisory key space: a value of its own, so that markers are told from fences (whose
-	 * first {@code int4} is the high half of a key) in {@code pg_locks}, but for the
-	 * fences of keys whose high half is that value (one key in 2^32).
+	 * The first {@code int4} of a session's marker: a value of its own, so that
+	 * {@code pg_locks} tells markers from fences (first {@code int4} the key's high
+	 * half), but for the keys whose high half it is (one in 2^32).
 	 */
 	public static final int MARKER_SPACE = 0x6D61726B;
 
 	/**
-	 * Takes a marker for the lock's session, a random second {@code int4} in
-	 * {@link #MARKER_SPACE}, exclusively in the lock's transaction, so that a fenced
-	 * write can tell the transaction still lives; and names the database it is in. Taken
-	 * once, at a session's first fenced write, not when it opens: most sessions never
-	 * fence. {@code false} when another session holds that marker (1 in 2^32 per session
-	 * alive), and another is tried, up to {@link #MARK_ATTEMPTS} times. Its parameter is
-	 * the marker ({@code int4}).
+	 * Takes the session's marker in its transaction, so that a fenced write can tell the
+	 * transaction lives, and names its database, which a writer must share. Taken at the
+	 * first fenced write, as most sessions never fence; {@code false} when another
+	 * session holds it. Its parameter is the marker's second {@code int4}.
 	 */
 	public static final String MARK = "SELECT pg_try_advisory_xact_lock(" + MARKER_SPACE
 			+ ", ?) AS marked, current_database() AS database";
 
-	/** Tries before a marker is given up on: each fails only where another is held. */
+	/** Tries before a marker is given up: each fails only where another holds it. */
 	public static final int MARK_ATTEMPTS = 8;
 
 	/**
-	 * Takes the fences of the keys, in array order, bounds the transaction's idle time,
-	 * and names the database; no row when a lock is not allowed here. The fences are
-	 * taken in a subquery that runs only for the row the {@code WHERE} clause lets
-	 * through. Its parameters are the keys ({@code bigint[]}) and the idle timeout
+	 * Takes the keys' fences in array order, in a subquery that runs only for a row
+	 * {@link LockSql#LOCKABLE} lets through; bounds the transaction's idle time to the
+	 * dead-man switch, so that a holder paused here holds up the next no longer; names
+	 * the database. Parameters: the keys ({@code bigint[]}), the idle timeout
 	 * ({@code text}).
 	 */
 	private static final String FENCE = """
@@ -97,9 +73,9 @@ public final class FenceSql {
 			WHERE %s""".formatted(LockSql.LOCKABLE);
 
 	/**
-	 * The first key whose enclosing session no longer holds it: its marker is free. No
-	 * row when every marker is held. Its parameters are the keys ({@code bigint[]}) and
-	 * their sessions' markers ({@code int4[]}).
+	 * The first key whose session's marker is free, the session gone; no row when all are
+	 * held. Parameters: the keys ({@code bigint[]}), their sessions' markers
+	 * ({@code int4[]}).
 	 */
 	private static final String CHECK = """
 			SELECT f.k AS lost_key
@@ -117,14 +93,13 @@ public final class FenceSql {
 	}
 
 	/**
-	 * Return both statements with the values written in, for a driver that sends two
-	 * statements together only without parameters (R2DBC PostgreSQL, on the simple query
-	 * protocol). The values are numbers and a duration, so writing them in is safe.
+	 * Return both statements with their values, numbers and a duration only, written in,
+	 * for R2DBC PostgreSQL, which sends several statements together only without
+	 * parameters.
 	 * @param keys the fenced keys, sorted
 	 * @param markers the marker of each key's session, in the same order
 	 * @param idleTimeout the transaction's idle bound
 	 * @param namespace the namespace, named in a leading comment
-	 * @return the statements
 	 */
 	public static String fenceAndCheckWithValues(List<Long> keys, List<SessionMarker> markers, Duration idleTimeout,
 			String namespace) {
@@ -135,31 +110,22 @@ public final class FenceSql {
 	}
 
 	/**
-	 * Return the failure of a session that found no free marker in {@link #MARK_ATTEMPTS}
-	 * tries.
-	 * @return the exception to throw
+	 * Return the failure of a session that found no free marker.
 	 */
 	public static IllegalStateException noFreeMarker() {
 		return new IllegalStateException("No free marker for an advisory lock session in " + MARK_ATTEMPTS
 				+ " tries: are locks with the first int4 " + MARKER_SPACE + " taken by hand?");
 	}
 
-	/**
-	 * Return the idle timeout parameter: milliseconds, at least one (zero would turn the
-	 * bound off).
-	 * @param idleTimeout the transaction's idle bound
-	 * @return the setting's text
-	 */
+	/** Return the idle timeout parameter, at least 1ms, as 0 would turn the bound off. */
 	public static String idleTimeout(Duration idleTimeout) {
 		return Math.max(1, idleTimeout.toMillis()) + "ms";
 	}
 
 	/**
-	 * A lock session's marker: an exclusive advisory lock of its transaction, which a
-	 * fenced write probes, so held exactly as long as the session's keys are (a
-	 * transaction-level lock is given back only when its transaction ends). A later
-	 * transaction on the same backend, as behind PgBouncer or a pool, does not hold it;
-	 * no pid or transaction number is compared, so none can repeat.
+	 * A lock session's marker: a transaction-level lock, so held exactly as long as the
+	 * session's keys, and not by a later transaction of the same backend (behind
+	 * PgBouncer or a pool), with no pid or transaction number that could repeat.
 	 *
 	 * @param marker the second {@code int4} of the marker, the first being
 	 * {@link #MARKER_SPACE}
@@ -172,10 +138,8 @@ public final class FenceSql {
 	/**
 	 * What a fenced write found.
 	 *
-	 * @param lockable whether a lock is allowed here (isolation, recovery); when not, no
-	 * fence was taken
-	 * @param lostKey the first key whose enclosing session no longer holds it, or
-	 * {@code null} when every one does
+	 * @param lockable whether a lock is allowed here; when not, no fence was taken
+	 * @param lostKey the first key its enclosing session no longer holds, or {@code null}
 	 */
 	public record FenceResult(boolean lockable, @Nullable Long lostKey) {
 

@@ -25,92 +25,59 @@ import io.github.advisorylock.LockMode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The text of the statements that acquire advisory locks, shared by the drivers, which
- * bind the parameters in the order documented here and read the rows; {@link #JDBC}
- * writes parameters as {@code ?}, {@link #R2DBC} as {@code $1}, {@code $2}. A limit's
- * statements are {@link PermitSql}'s. Internal: used by the driver adapters, not API.
+ * The text of the statements that acquire advisory locks, shared by the drivers:
+ * {@link #JDBC} writes parameters as {@code ?}, {@link #R2DBC} as {@code $1}; each
+ * statement says its parameters. A limit's are {@link PermitSql}'s.
  *
  * <p>
- * One statement, so one round trip, for an acquisition that finds its locks free (the
- * common case, kept as light as a hand-written lock with the same isolation check), and a
- * second one only for a {@code BLOCK} that must wait.
+ * A try takes free keys in one round trip; only a {@code BLOCK} that finds one held sends
+ * {@code WAIT} (docs/decisions.md, "Cost and round trips"). A try never waits, and finds
+ * held a key another transaction awaits, so it does not jump the queue.
  *
  * <p>
- * The first statement, {@code TRY_ONE} or {@code TRY_MANY}, checks the isolation level
- * and tries the keys in array order (the caller sorts them), stopping at the first one
- * held. Its {@code WHERE} clause is the check that a lock here can protect anything: a
- * transaction above READ COMMITTED, or a server in recovery (a standby, whose advisory
- * locks exclude nobody on the primary), gets no row, and takes no lock, because the
- * select list is computed only for the rows the {@code WHERE} clause lets through.
- * Otherwise its one row says which key was found held, if any. In {@code TRY_MANY}, the
- * {@code LIMIT 1} stops at the first held key; an {@code ORDER BY} or {@code DISTINCT}
- * there would make PostgreSQL try every key before choosing one: keep it out. The try
- * never waits: a key held by another transaction, or requested by a transaction already
- * waiting for it, is reported held, so the try does not jump the queue of waiters. Its
- * one parameter is the key ({@code bigint}) for one key, the array of keys
- * ({@code bigint[]}) for several.
- *
- * <p>
- * A {@code BLOCK} that found a key held then runs {@code WAIT} for that key and the ones
- * after it, on the same connection, in the same transaction (its isolation cannot change
- * once the first statement ran). {@code WAIT} takes the locks in array order, and before
- * each key sets {@code lock_timeout} for this transaction to what is left until one
- * deadline, because PostgreSQL applies {@code lock_timeout} to each lock wait on its own:
- * without the deadline, n keys could wait n times the timeout. Then it restores the
- * previous {@code lock_timeout}. The previous value and the deadline are read in a
- * {@code MATERIALIZED} CTE: a plain subquery would be folded into the outer query and
- * read the new value. Its {@code CASE} runs its branches in order, which sequences the
- * work inside a single {@code SELECT}. A wait that runs out of time fails with SQLSTATE
- * {@code 55P03} and aborts the transaction, which also discards the {@code lock_timeout}
- * it set. Its parameters are the timeout in milliseconds ({@code bigint}), then the array
- * of keys.
- *
- * <p>
- * Two statements rather than one that always carries the timeout: PostgreSQL prepares
- * every expression of a statement on each execution, so the timeout's set, restore and
- * deadline would cost every acquisition more than a tenth of a short transaction
- * ({@code docs/benchmarks.md}); only a waiter needs them, and it waits far longer.
- *
- * <p>
- * Each statement opens with a comment naming its namespace
- * ({@code /* advisory-lock setup_request *}{@code /}), so that
- * {@code pg_stat_activity.query} tells an operator what a waiting session waits for. Key
- * values never appear in it. The text therefore differs per namespace, and a driver that
- * prepares statements on the server (pgjdbc once a text has run {@code prepareThreshold}
- * times on a connection, r2dbc-postgresql at once) keeps at most one prepared statement
- * per namespace, mode and statement on each connection, within its statement cache.
+ * Each statement opens with a comment naming its namespace, never a key
+ * ({@code /* advisory-lock setup_request *}{@code /}), for {@code pg_stat_activity}; a
+ * driver thus prepares a statement per namespace, mode and text (docs/observability.md).
  *
  * @author advisory-lock authors
  */
 public final class LockSql {
 
 	/**
-	 * Whether a lock here protects anything: the isolation level allows it (PostgreSQL
-	 * runs READ UNCOMMITTED as READ COMMITTED), and the server is not in recovery. A
-	 * function call on local state, so it adds no measurable cost. Public for the fenced
-	 * write, which checks it too.
+	 * Whether a lock here protects anything: READ COMMITTED (PostgreSQL runs READ
+	 * UNCOMMITTED as it), not a standby, whose locks exclude nobody on the primary. In a
+	 * try's {@code WHERE} it refuses before any lock: the select list runs only for a row
+	 * it lets through.
 	 */
 	public static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
 			+ "'read uncommitted') AND NOT pg_is_in_recovery()";
 
-	/**
-	 * What is left until the deadline, as a {@code lock_timeout}; at least 1ms, as 0
-	 * would mean "no timeout".
-	 */
+	/** What is left until the deadline; at least 1ms, as 0 means no timeout. */
 	private static final String REMAINING = "greatest(1, ceil(extract(epoch FROM previous.deadline - "
 			+ "clock_timestamp()) * 1000))::bigint || 'ms'";
 
-	/** One key: whether it was acquired. */
+	/** One key ({@code bigint}): whether it was acquired. */
 	private static final String TRY_ONE = "SELECT %2$s(?) AS acquired WHERE %1$s";
 
 	/**
-	 * Several keys, in array order: the first one held, or {@code NULL} when every one
-	 * was acquired.
+	 * Several keys ({@code bigint[]}, sorted by the caller), in array order: the first
+	 * one held, or {@code NULL} when every one was acquired. {@code LIMIT 1} stops at the
+	 * first held key; an {@code ORDER BY} or {@code DISTINCT} there would make PostgreSQL
+	 * try every key: keep it out.
 	 */
 	private static final String TRY_MANY = """
 			SELECT (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1) AS busy_key
 			WHERE %1$s""";
 
+	/**
+	 * Waits for the keys in array order within one deadline, after a try in the same
+	 * transaction (so no {@link #LOCKABLE} check). PostgreSQL times each lock wait on its
+	 * own, so {@code lock_timeout} is set to what is left before each key, then restored;
+	 * the old value is read in a {@code MATERIALIZED} CTE, as a subquery would be folded
+	 * in and read the new one. Running out fails with {@code 55P03} and aborts the
+	 * transaction, discarding the {@code lock_timeout} set. Parameters: the timeout in ms
+	 * ({@code bigint}), the keys ({@code bigint[]}).
+	 */
 	private static final String WAIT = """
 			WITH previous AS MATERIALIZED (
 			  SELECT current_setting('lock_timeout') AS lock_timeout,
@@ -136,12 +103,10 @@ public final class LockSql {
 	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
 
 	/**
-	 * Keeps an invocation-scoped lock's session: sets the dead-man switch, which
-	 * PostgreSQL applies to the session's idle time, and, sent again, is the heartbeat
-	 * that restarts it. A utility statement, so it takes no snapshot and no xid: it also
-	 * replaces the unnamed portal of the statement before it, whose snapshot would
-	 * otherwise stay registered and hold back vacuum for as long as the lock is held. Its
-	 * value is a number, so it is written in.
+	 * Sets an invocation-scoped lock session's dead-man switch, on its idle time; sent
+	 * again, it is the heartbeat. A utility statement, so that it takes no snapshot and
+	 * ends the previous statement's portal, whose snapshot would hold back vacuum
+	 * (docs/decisions.md, "Invocation scope"). Its value is a number, written in.
 	 */
 	public static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
@@ -149,18 +114,17 @@ public final class LockSql {
 	public static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
 
 	/**
-	 * The statements with JDBC's {@code ?} parameters. (Declared after the texts it is
-	 * made of: static fields are set in order.)
+	 * The statements with JDBC's {@code ?} parameters; declared after their texts, as
+	 * static fields are set in order.
 	 */
 	public static final LockSql JDBC = new LockSql(false);
 
 	/** The statements with R2DBC PostgreSQL's numbered {@code $1} parameters. */
 	public static final LockSql R2DBC = new LockSql(true);
 
-	/** How many namespaces' comments are kept: namespaces are a few fixed words. */
+	/** How many namespaces' statements are kept: namespaces are a few fixed words. */
 	private static final int MAX_CACHED_NAMESPACES = 256;
 
-	/** By namespace, each statement with its comment. */
 	private final Map<String, Map<String, String>> commented = new ConcurrentHashMap<>();
 
 	private final String tryOneExclusive;
@@ -188,16 +152,15 @@ public final class LockSql {
 	}
 
 	/**
-	 * Write the {@code ?} parameters of a statement as {@code $1}, {@code $2} when asked.
-	 * The texts here hold no {@code ?} but their parameters; a namespace, which may, is
-	 * added later, in the comment.
+	 * Write the {@code ?} parameters as {@code $1}, {@code $2} when asked: before the
+	 * comment is added, as a namespace may hold a {@code ?}.
 	 */
 	static String placeholders(String statement, boolean numbered) {
 		return numbered ? numbered(statement) : statement;
 	}
 
 	/**
-	 * Write the {@code ?} parameters of a statement as R2DBC PostgreSQL's {@code $1},
+	 * Write a statement's {@code ?} parameters as R2DBC PostgreSQL's {@code $1},
 	 * {@code $2}.
 	 * @param statement a statement whose only {@code ?} are its parameters
 	 * @return the statement with numbered parameters
@@ -219,10 +182,8 @@ public final class LockSql {
 
 	/**
 	 * Return the statement that tries the keys, with its namespace comment.
-	 * @param mode exclusive or shared
 	 * @param keys how many keys it tries: one binds the key, several the array
 	 * @param namespace the namespace, named in a leading comment
-	 * @return the statement
 	 */
 	public String trySql(LockMode mode, int keys, String namespace) {
 		boolean shared = mode == LockMode.SHARED;
@@ -231,26 +192,18 @@ public final class LockSql {
 		return commented(namespace, statement);
 	}
 
-	/**
-	 * Return the statement that waits for keys a try found held, with its namespace
-	 * comment.
-	 * @param mode exclusive or shared
-	 * @param namespace the namespace, named in a leading comment
-	 * @return the statement
-	 */
+	/** Return the statement that waits for keys a try found held, with its comment. */
 	public String waitSql(LockMode mode, String namespace) {
 		return commented(namespace, (mode == LockMode.SHARED) ? this.waitShared : this.waitExclusive);
 	}
 
 	/**
-	 * Write values in place of a commented statement's {@code ?} parameters, in order,
-	 * for a driver that sends several statements together only without parameters. Only
-	 * the {@code ?} after the comment are parameters: a namespace in the comment may hold
-	 * one.
-	 * @param statement a statement with its namespace comment and JDBC's {@code ?}
-	 * parameters
-	 * @param values the SQL literal of each parameter, in order; numbers and the
-	 * library's own texts only, never a caller's value
+	 * Write values for a commented statement's {@code ?} parameters, for a driver that
+	 * sends several statements together only without parameters. Only the {@code ?} after
+	 * the comment are parameters: a namespace may hold one.
+	 * @param statement a commented statement with JDBC's {@code ?} parameters
+	 * @param values each parameter's SQL literal, in order; numbers and the library's own
+	 * texts only, never a caller's value
 	 * @return the statement with its values written in
 	 */
 	public static String withValues(String statement, String... values) {
@@ -279,29 +232,21 @@ public final class LockSql {
 	}
 
 	/**
-	 * Return the statement that tries the keys with the keys written in, for a batch of
-	 * statements sent without parameters (the simple query protocol, in which R2DBC
-	 * PostgreSQL refuses parameters). Keys are numbers, so writing them in is safe.
-	 * @param mode exclusive or shared
+	 * Return the statement that tries the keys with the keys written in, for a batch sent
+	 * without parameters, which R2DBC PostgreSQL requires; keys are numbers, so it is
+	 * safe.
 	 * @param keys the distinct keys, sorted, at least one
 	 * @param namespace the namespace, named in a leading comment
-	 * @return the statement
 	 */
 	public static String tryWithKeysSql(LockMode mode, List<Long> keys, String namespace) {
 		return withValues(JDBC.trySql(mode, keys.size(), namespace),
 				(keys.size() == 1) ? "(" + keys.get(0) + ")::bigint" : arrayLiteral(keys));
 	}
 
-	/**
-	 * Return a statement with the comment naming its namespace.
-	 * @param namespace the namespace
-	 * @param statement the statement
-	 * @return the statement, commented
-	 */
+	/** Return a statement with the comment naming its namespace. */
 	public String commented(String namespace, String statement) {
-		// Each namespace's statements are built once: the comment checks every character
-		// of the namespace, and the same string instance lets pgjdbc find its prepared
-		// statement without hashing the text again.
+		// Built once per namespace: the comment checks every character, and the same
+		// string instance lets pgjdbc find its prepared statement without hashing it.
 		Map<String, String> statements = this.commented.get(namespace);
 		if (statements == null) {
 			if (this.commented.size() >= MAX_CACHED_NAMESPACES) {
@@ -318,15 +263,14 @@ public final class LockSql {
 
 	/**
 	 * Return the namespace as text that cannot end or nest a comment: PostgreSQL's block
-	 * comments nest, so both {@code /*} and its closing pair are split with a space;
-	 * control characters (a line break could end a psql-style {@code --} comment in a log
-	 * line) become spaces.
-	 * @param namespace the namespace
+	 * comments nest, so {@code /*} and its closing pair are split with a space; control
+	 * characters (a line break could end a {@code --} comment in a log line) become
+	 * spaces.
 	 * @return the text for the comment
 	 */
 	public static String commentSafe(String namespace) {
-		// No cut: LockRequest bounds a namespace to MAX_NAMESPACE_LENGTH, so it cannot
-		// push the statement out of pg_stat_activity's query text.
+		// No cut needed: LockRequest bounds a namespace's length, so the statement stays
+		// within pg_stat_activity's query text.
 		StringBuilder safe = new StringBuilder(namespace.length() + 4);
 		for (int i = 0; i < namespace.length(); i++) {
 			char c = namespace.charAt(i);
@@ -342,10 +286,8 @@ public final class LockSql {
 	/**
 	 * What a try found.
 	 *
-	 * @param lockable whether a lock is allowed here (isolation, recovery); when not,
-	 * nothing was taken
-	 * @param busyKey the first key found held, or {@code null} when every one was
-	 * acquired
+	 * @param lockable whether a lock is allowed here; when not, nothing was taken
+	 * @param busyKey the first key found held, or {@code null} when all were acquired
 	 */
 	public record TryResult(boolean lockable, @Nullable Long busyKey) {
 
@@ -354,9 +296,8 @@ public final class LockSql {
 		public static final TryResult ACQUIRED = new TryResult(true, null);
 
 		/**
-		 * Read the row of a try, as either driver reads it: none when the check refused
-		 * the lock; for one key, whether it was taken; for several, the first one found
-		 * held, or anything but a {@code Long} ({@code NULL}) when every one was taken.
+		 * Read a try's row for either driver: none when the check refused; for one key,
+		 * whether it was taken; for several, the first held, or {@code NULL} when none.
 		 * @param row whether the statement returned its row
 		 * @param value the row's one column, or {@code null}
 		 * @param keys the keys tried, in order
@@ -388,8 +329,7 @@ public final class LockSql {
 	 * What a session's opening statements found.
 	 *
 	 * @param tryResult what the try found
-	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
-	 * {@code null} before 17
+	 * @param transactionTimeout {@code transaction_timeout}, or {@code null} before 17
 	 */
 	public record Opened(TryResult tryResult, @Nullable String transactionTimeout) {
 

@@ -24,22 +24,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The text of the statements of a concurrency limit, shared by the drivers as
- * {@link LockSql}'s are, with the same namespace comment and the same check that a lock
- * here protects anything: a free permit is taken in one statement that takes exactly one
- * slot, and a waiter waits in slices, each in a savepoint, for one chosen slot (see
- * {@code core.PermitSlots} for why slices). Internal: used by the driver adapters, not
- * API.
+ * The text of a concurrency limit's statements, shared by the drivers with
+ * {@link LockSql}'s namespace comment and {@link LockSql#LOCKABLE} check: a try takes
+ * exactly one free slot, and a waiter waits in slices, each in a savepoint, for one
+ * chosen slot ({@code core.PermitSlots}).
  *
  * @author advisory-lock authors
  */
 public final class PermitSql {
 
-	/**
-	 * One slice of a limit's wait: the tries of every slot, then a wait for the chosen
-	 * one within the slice. {@code %s} is the {@code CASE} chain of tries, ended by
-	 * {@code SLICE_WAIT_BRANCH}.
-	 */
+	/** A slice of a wait: {@code %s} is the tries' chain, ended by the waiting branch. */
 	private static final String SLICE = """
 			WITH previous AS MATERIALIZED (
 			  SELECT current_setting('lock_timeout') AS lock_timeout, ?::bigint AS slice, ?::integer AS chosen,
@@ -54,15 +48,12 @@ public final class PermitSql {
 			              AND set_config('lock_timeout', previous.lock_timeout, true) IS NOT NULL
 			              THEN previous.s[previous.chosen] END""";
 
-	/**
-	 * The savepoint around each slice of a limit's wait, so that a slice that runs out of
-	 * time aborts only itself, not the caller's transaction.
-	 */
+	/** Around each slice, so that one that runs out aborts only itself. */
 	private static final String SAVEPOINT = "advisory_lock_permit";
 
 	/**
-	 * Ends a limit's wait whose last slice ran out of time: the rollback to the savepoint
-	 * ends the aborted slice, and the release lets the transaction go on as before it.
+	 * Ends a wait whose last slice ran out of time: the rollback ends the aborted slice,
+	 * and the release lets the transaction go on as before it.
 	 */
 	public static final String WAIT_END = "ROLLBACK TO SAVEPOINT " + SAVEPOINT + "; RELEASE SAVEPOINT " + SAVEPOINT;
 
@@ -72,15 +63,12 @@ public final class PermitSql {
 	/** The statements with R2DBC PostgreSQL's numbered {@code $1} parameters. */
 	public static final PermitSql R2DBC = new PermitSql(LockSql.R2DBC, true);
 
-	/** Names each statement's namespace, as the plain locks' statements do. */
 	private final LockSql lockSql;
 
 	private final boolean numbered;
 
-	/** By number of permits, the statement that takes one, without its comment. */
 	private final Map<Integer, String> tries = new ConcurrentHashMap<>();
 
-	/** By number of permits, a slice of the wait for one, without its comment. */
 	private final Map<Integer, String> waits = new ConcurrentHashMap<>();
 
 	private PermitSql(LockSql lockSql, boolean numbered) {
@@ -89,19 +77,16 @@ public final class PermitSql {
 	}
 
 	/**
-	 * Return the statement that takes one free permit of a limit, with its namespace
-	 * comment. It tries the slots in order, in a {@code CASE} whose branches PostgreSQL
-	 * evaluates in order and stops at the first true one, so that it takes exactly one
-	 * slot, never two (a volatile function in {@code WHERE ... LIMIT 1} is not promised
-	 * to stop at the first row); its one row is the index of the slot taken, from 0, or
-	 * {@code NULL} when every one is held, and there is no row when the
-	 * {@link LockSql#LOCKABLE} check refuses the lock, as with {@link LockSql#trySql}. A
-	 * slot this transaction holds already is granted again, so it is found too. Its
-	 * parameters are the slots ({@code bigint}), slot 0 first: one each rather than an
-	 * array, which costs a permit a tenth more than a plain lock to encode and decode.
+	 * Return the statement that takes one free permit, with its namespace comment. The
+	 * slots are tried in a {@code CASE}, which stops at the first true branch, so it
+	 * takes exactly one (a volatile function in {@code WHERE ... LIMIT 1} is not promised
+	 * to stop at one row: keep the {@code CASE}). Its row is the index of the slot taken,
+	 * from 0, or {@code NULL} when all are held (a slot this transaction holds is granted
+	 * again); no row when {@link LockSql#LOCKABLE} refuses. Parameters: each slot
+	 * ({@code bigint}), slot 0 first, one each, as an array costs more
+	 * (docs/decisions.md, "Concurrency limits").
 	 * @param permits how many slots the limit has
 	 * @param namespace the namespace, named in a leading comment
-	 * @return the statement
 	 */
 	public String trySql(int permits, String namespace) {
 		return this.lockSql.commented(namespace, this.tries.computeIfAbsent(permits, (count) -> {
@@ -115,19 +100,15 @@ public final class PermitSql {
 	}
 
 	/**
-	 * Return the statement of one slice of a limit's wait, with its namespace comment. It
-	 * tries every slot as {@link #trySql} does, then, when none is free, waits for one
-	 * chosen slot for at most the slice, by setting {@code lock_timeout} for the
-	 * transaction, and restores the previous one once the slot is granted (the previous
-	 * value read in a {@code MATERIALIZED} CTE, as in {@link LockSql}'s wait). Its one
-	 * row is the slot taken. A slice that runs out of time fails with SQLSTATE
-	 * {@code 55P03}: the driver runs it inside a savepoint ({@link #sliceSql}) and rolls
-	 * back to it, which also discards the {@code lock_timeout} it set. Its parameters are
-	 * the slice in milliseconds ({@code bigint}), the index of the slot to wait for, from
-	 * 1 ({@code integer}), and the array of slots ({@code bigint[]}).
+	 * Return the statement of one slice of a wait, with its namespace comment: it tries
+	 * every slot as {@link #trySql} does, then waits for the chosen one with
+	 * {@code lock_timeout} set to the slice, restored once granted (read in a
+	 * {@code MATERIALIZED} CTE, as in {@link LockSql}'s wait). Its row is the slot taken.
+	 * Running out fails with {@code 55P03}, so it runs in a savepoint
+	 * ({@link #sliceSql}). Parameters: the slice in ms ({@code bigint}), the index of the
+	 * slot to wait for, from 1 ({@code integer}), the slots ({@code bigint[]}).
 	 * @param permits how many slots the limit has
 	 * @param namespace the namespace, named in a leading comment
-	 * @return the statement
 	 */
 	public String waitSql(int permits, String namespace) {
 		return this.lockSql.commented(namespace, this.waits.computeIfAbsent(permits, (count) -> LockSql
@@ -135,15 +116,13 @@ public final class PermitSql {
 	}
 
 	/**
-	 * Return one slice of a limit's wait as the three statements one round trip sends:
-	 * the savepoint set (or, after a slice that ran out of time, rolled back to),
-	 * {@link #waitSql}, and the savepoint released, which keeps the slot taken in the
-	 * transaction. PostgreSQL skips the statements after a failed one. Its parameters are
+	 * Return one slice as the three statements of one round trip: the savepoint set (or
+	 * rolled back to, after a slice that ran out), {@link #waitSql}, and the savepoint
+	 * released, keeping the slot; PostgreSQL skips those after a failed one. Parameters:
 	 * {@link #waitSql}'s.
 	 * @param permits how many slots the limit has
 	 * @param resumed whether the savepoint of a slice that ran out of time is set
 	 * @param namespace the namespace, named in a leading comment
-	 * @return the statements
 	 */
 	public String sliceSql(int permits, boolean resumed, String namespace) {
 		return (resumed ? "ROLLBACK TO SAVEPOINT " : "SAVEPOINT ") + SAVEPOINT + "; " + waitSql(permits, namespace)
@@ -151,15 +130,13 @@ public final class PermitSql {
 	}
 
 	/**
-	 * Return {@link #sliceSql} with its values written in, for a driver that sends
-	 * several statements together only without parameters (R2DBC PostgreSQL). They are
-	 * numbers, so writing them in is safe.
+	 * Return {@link #sliceSql} with its values, numbers only, written in, for R2DBC
+	 * PostgreSQL, which sends several statements together only without parameters.
 	 * @param slots the limit's slots, slot 0 first
 	 * @param resumed whether the savepoint of a slice that ran out of time is set
 	 * @param slice how long to wait for the chosen slot
 	 * @param waited the index of the slot to wait for, from 1
 	 * @param namespace the namespace, named in a leading comment
-	 * @return the statements
 	 */
 	public static String sliceWithValuesSql(List<Long> slots, boolean resumed, Duration slice, int waited,
 			String namespace) {
@@ -167,10 +144,7 @@ public final class PermitSql {
 				String.valueOf(Math.max(1, slice.toMillis())), String.valueOf(waited), LockSql.arrayLiteral(slots));
 	}
 
-	/**
-	 * The {@code CASE} that tries each slot in order and gives the first one taken,
-	 * without its {@code END}: the wait adds one more branch.
-	 */
+	/** The {@code CASE} of tries without its {@code END}: the wait adds a branch. */
 	private static String permitChain(int permits, String slots) {
 		StringBuilder chain = new StringBuilder("CASE");
 		for (int slot = 1; slot <= permits; slot++) {
@@ -190,16 +164,14 @@ public final class PermitSql {
 	/**
 	 * What a try of a limit's slots found.
 	 *
-	 * @param lockable whether a lock is allowed here (isolation, recovery); when not,
-	 * nothing was taken
+	 * @param lockable whether a lock is allowed here; when not, nothing was taken
 	 * @param slot the slot taken, or {@code null} when every one is held
 	 */
 	public record PermitTry(boolean lockable, @Nullable Long slot) {
 
 		/**
-		 * Read the row of a limit's try, as either driver reads it: none when the check
-		 * refused the lock, else the index of the slot taken, or {@code null} when every
-		 * one is held.
+		 * Read a limit's try's row for either driver: none when the check refused, else
+		 * the index of the slot taken, or {@code null} when all are held.
 		 * @param row whether the statement returned its row
 		 * @param index the row's one column, or {@code null}
 		 * @param slots the slots tried, slot 0 first
@@ -215,8 +187,7 @@ public final class PermitSql {
 	 * What the opening statements of a limit's session found.
 	 *
 	 * @param tried what the try of the permits found
-	 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it, or
-	 * {@code null} before 17
+	 * @param transactionTimeout {@code transaction_timeout}, or {@code null} before 17
 	 */
 	public record OpenedLimit(PermitTry tried, @Nullable String transactionTimeout) {
 

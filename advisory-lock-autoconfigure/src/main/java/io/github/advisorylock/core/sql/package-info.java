@@ -15,13 +15,12 @@
  */
 
 /**
- * The text of every statement the library sends, shared by both drivers: the locks' tries
- * and waits ({@link io.github.advisorylock.core.sql.LockSql}), the fenced writes' fence
- * and the lock sessions' markers ({@link io.github.advisorylock.core.sql.FenceSql}), and
- * the reads of {@code pg_locks} ({@link io.github.advisorylock.core.sql.PgLocksSql}),
- * with the values their rows are read into. It depends on the root package only: what a
- * statement's result means for a call is decided in {@code core}. Internal: used by the
- * drivers, not API.
+ * The text of every statement the library sends, shared by both drivers, with the values
+ * their rows are read into: locks ({@link io.github.advisorylock.core.sql.LockSql}),
+ * limits ({@link io.github.advisorylock.core.sql.PermitSql}), fenced writes
+ * ({@link io.github.advisorylock.core.sql.FenceSql}) and reads of {@code pg_locks}
+ * ({@link io.github.advisorylock.core.sql.PgLocksSql}). It depends on the root package
+ * only: what a result means for a call is decided in {@code core}. Internal: not API.
  */
 @NullMarked
 package io.github.advisorylock.core.sql;

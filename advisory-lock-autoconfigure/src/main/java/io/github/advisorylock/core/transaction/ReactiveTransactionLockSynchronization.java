@@ -32,14 +32,11 @@ import org.springframework.transaction.reactive.TransactionSynchronization;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 
 /**
- * The transaction-scoped locks a reactive transaction took, kept as a resource of that
- * transaction until it completes, so that {@code isHeld} can answer. The twin of the JDBC
- * path's {@code TransactionLockSynchronization}, with one difference Spring's reactive
- * transactions impose: they tell a synchronization of no savepoint, so a lock released by
- * a rollback to a savepoint ({@code NESTED}) is still reported held until the transaction
- * ends (docs/reactive.md). It knows the driver's connection factories and connections
- * only as what the locks are known by. Loaded only for reactive calls. Internal: used by
- * the driver adapters, not API.
+ * The locks a reactive transaction took, kept as its resource until it completes, so that
+ * {@code isHeld} can answer: the twin of {@link TransactionLockSynchronization}. Spring's
+ * reactive transactions tell a synchronization of no savepoint, so a lock a rollback to a
+ * savepoint ({@code NESTED}) released is reported held until the transaction ends
+ * (docs/reactive.md). Loaded only for reactive calls.
  *
  * @author advisory-lock authors
  */
@@ -61,10 +58,8 @@ public final class ReactiveTransactionLockSynchronization implements Transaction
 	/**
 	 * Record locks taken in the current reactive transaction.
 	 * @param transaction its synchronization
-	 * @param mode exclusive or shared
 	 * @param keys the keys taken
-	 * @param resource the connection factory of its connection, which the locks are known
-	 * by
+	 * @param resource the connection factory the locks are known by
 	 * @param connection its connection
 	 * @param acquisition the listeners' view of the acquisition
 	 */
@@ -86,9 +81,7 @@ public final class ReactiveTransactionLockSynchronization implements Transaction
 	/**
 	 * Return whether the current reactive transaction took a key.
 	 * @param transaction its synchronization
-	 * @param key the key
-	 * @param resource the connection factory it must have been taken on, or {@code null}
-	 * for any
+	 * @param resource the connection factory it was taken on, or {@code null} for any
 	 * @return whether it did
 	 */
 	public static boolean holds(TransactionSynchronizationManager transaction, long key, @Nullable Object resource) {
@@ -98,11 +91,9 @@ public final class ReactiveTransactionLockSynchronization implements Transaction
 	}
 
 	/**
-	 * Refuse a call for a key that a transaction suspended around the current one holds
-	 * in a conflicting mode ({@code REQUIRES_NEW}): it resumes only after the call, so
-	 * the call would wait for itself until its timeout.
+	 * Refuse a call for a key that a transaction suspended around the current one
+	 * ({@code REQUIRES_NEW}) holds in a conflicting mode, as the blocking stack does.
 	 * @param transaction the synchronization of the current reactive transaction
-	 * @param request the call, for the message
 	 * @param mode the mode it asks for
 	 * @param keys its keys
 	 * @param resource the connection factory it locks on
@@ -120,9 +111,8 @@ public final class ReactiveTransactionLockSynchronization implements Transaction
 
 	@Override
 	public Mono<Void> suspend() {
-		// Spring suspends a reactive transaction within the same synchronization manager,
-		// whose other resources outlive the suspension: the stack of suspended records
-		// is one of them.
+		// The synchronization manager and its other resources, such as the stack of
+		// suspended records, outlive the suspension.
 		return Mono.fromRunnable(() -> {
 			this.transaction.unbindResource(RESOURCE);
 			suspended(this.transaction).push(this);

@@ -38,74 +38,52 @@ import io.github.advisorylock.core.session.HeldLocks;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The keys this library took in one transaction, followed through its savepoints: part of
- * the thread's {@link HeldLocks registry}, bound to its transaction by the driver
- * adapter, which tells it of each savepoint and rollback to one. It answers, without SQL,
- * whether the transaction holds a key (the guard against a call that bypassed the proxy)
- * and, suspended, whether it holds one a call asks for (the records of the thread's
- * suspended transactions are kept here too). Only what the library took is known, not SQL
- * run by hand.
+ * The keys this library took in one transaction, followed through its savepoints. It
+ * answers without SQL whether the transaction holds a key (the guard against a call that
+ * bypassed the proxy) and keeps the records of the thread's suspended transactions, whose
+ * keys a call must not wait for. SQL run by hand is not known. A rollback to a savepoint
+ * ({@code NESTED}) releases the locks taken after it: the record forgets them and tells
+ * their acquisitions ({@link Acquisition#releasedToSavepoint()}), so that a listener need
+ * not follow savepoints.
  *
  * <p>
- * A rollback to a savepoint ({@code Propagation.NESTED}) releases, in PostgreSQL, the
- * locks taken after the savepoint: the record forgets them, and tells their acquisitions
- * ({@link Acquisition#releasedToSavepoint()}), so that a listener need not follow the
- * savepoints itself.
- *
- * <p>
- * Each key is recorded with the resource and the connection it was taken on, both opaque
- * and compared by identity. A key held on another resource is no conflict (another
- * database, as far as the library can tell), and neither is one held on the very
- * connection the call locks on: a transaction of another manager inside this one suspends
- * this record, but leaves its connection bound, and a call that joins that connection
- * takes the key again re-entrantly. Internal: used by the driver adapters, not API.
+ * A key is recorded with the resource and the connection it was taken on, compared by
+ * identity. A key held on another resource (another database, as far as can be told) is
+ * no conflict, nor is one held on the connection the call locks on: a transaction of
+ * another manager suspends this record but leaves its connection bound, and a call that
+ * joins that connection takes the key again re-entrantly.
  *
  * @author advisory-lock authors
  */
 public final class TransactionLockRecord {
 
-	/**
-	 * The records of the transactions of this thread that are suspended, innermost last.
-	 */
+	/** The records of this thread's suspended transactions, innermost last. */
 	private static final ThreadLocal<Deque<TransactionLockRecord>> suspended = new ThreadLocal<>();
 
-	/**
-	 * The keys taken, in order, each with its mode and connection: a savepoint is a
-	 * position in this list.
-	 */
+	/** The keys taken, in order: a savepoint is a position in this list. */
 	private final List<Taken> taken = new ArrayList<>();
 
-	/**
-	 * Each savepoint made in this transaction, with how many keys were taken before it.
-	 */
+	/** Each savepoint, with how many keys were taken before it. */
 	private final Map<Object, Integer> savepoints = new LinkedHashMap<>();
 
-	/**
-	 * Record that a transaction of this thread is suspended, with the keys it holds.
-	 * @param transaction the record of its keys
-	 */
+	/** Record that a transaction of this thread is suspended, with the keys it holds. */
 	public static void suspend(TransactionLockRecord transaction) {
 		HeldLocks.addLast(suspended, transaction);
 	}
 
-	/**
-	 * Record that a suspended transaction of this thread resumed.
-	 * @param transaction the record of its keys
-	 */
+	/** Record that a suspended transaction of this thread resumed. */
 	public static void resume(TransactionLockRecord transaction) {
 		HeldLocks.removeLast(suspended, transaction);
 	}
 
 	/**
 	 * Refuse a call for a key that a suspended transaction of this thread holds in a
-	 * conflicting mode: the holder resumes only after the call has returned, so the call
-	 * could never get it.
-	 * @param request the call, for the message
+	 * conflicting mode, since that transaction resumes only after the call returns.
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
 	 * @param resource the resource the call locks on
-	 * @param connection the connection the call locks on, or {@code null} for a
-	 * connection of its own; a key held on it is taken again re-entrantly
+	 * @param connection the connection the call locks on, or {@code null} for one of its
+	 * own; a key held on it is taken again re-entrantly
 	 * @throws LockTransactionException naming the key and why it can never be had
 	 */
 	public static void checkNotSuspended(LockRequest request, LockMode mode, LockKeys keys, Object resource,
@@ -118,14 +96,9 @@ public final class TransactionLockRecord {
 
 	/**
 	 * Refuse a call for a key that one of the given suspended transactions holds in a
-	 * conflicting mode:
-	 * {@link #checkNotSuspended(LockRequest, LockMode, LockKeys, Object, Object)} for a
-	 * driver that keeps them elsewhere than in the thread (the reactive one keeps them
-	 * with the subscriber's transaction).
+	 * conflicting mode, for a driver that keeps them elsewhere (the reactive one).
 	 * @param records the suspended transactions' records
-	 * @param caller who they belong to, for the message, such as
-	 * {@code this same subscriber}
-	 * @param request the call, for the message
+	 * @param caller who they belong to, for the message ({@code this same subscriber})
 	 * @param mode the mode asked for
 	 * @param keys the keys asked for
 	 * @param resource the resource the call locks on
@@ -148,11 +121,8 @@ public final class TransactionLockRecord {
 		}
 	}
 
-	/**
-	 * Refuse a call of a limit only when suspended transactions hold every one of its
-	 * permits, whichever slots they are: while one permit is not theirs, its holder (or
-	 * nobody) can free it, and the call may have it.
-	 */
+	// Refuse a limit only when suspended transactions hold every permit: another
+	// permit's holder (or nobody) can free it.
 	private static void checkLimitNotSuspended(Collection<TransactionLockRecord> records, String caller,
 			LockRequest request, PermitSlots slots, Object resource, @Nullable Object connection) {
 		for (Long slot : slots.slots()) {
@@ -166,11 +136,10 @@ public final class TransactionLockRecord {
 	/**
 	 * Record keys the transaction now holds.
 	 * @param mode the mode they were taken in
-	 * @param keys the keys
 	 * @param resource the resource of the connection they were taken on
 	 * @param connection the connection they were taken on
-	 * @param acquisition told if a rollback to a savepoint releases them;
-	 * {@link Acquisition#IGNORED} for none
+	 * @param acquisition told if a savepoint rollback releases them, or
+	 * {@link Acquisition#IGNORED}
 	 */
 	public void record(LockMode mode, List<Long> keys, Object resource, Object connection, Acquisition acquisition) {
 		for (Long key : keys) {
@@ -180,7 +149,6 @@ public final class TransactionLockRecord {
 
 	/**
 	 * Return whether the transaction holds a key, as far as this library took it.
-	 * @param key the key
 	 * @param resource the resource it must be held on, or {@code null} for any
 	 * @return whether it is held, in either mode
 	 */
@@ -208,8 +176,7 @@ public final class TransactionLockRecord {
 
 	/**
 	 * Return the acquisitions whose locks this transaction holds, each once, for a driver
-	 * that tells them when the transaction ends (the reactive one: a listener cannot
-	 * follow a reactive transaction from its thread).
+	 * that tells them of its end (the reactive one).
 	 * @return the acquisitions, in the order they were taken
 	 */
 	public List<Acquisition> acquisitions() {
@@ -223,24 +190,17 @@ public final class TransactionLockRecord {
 		return acquisitions;
 	}
 
-	/**
-	 * Note a savepoint made in the transaction.
-	 * @param savepoint the savepoint, as the transaction manager knows it
-	 */
+	/** Note a savepoint made in the transaction. */
 	public void savepoint(Object savepoint) {
 		this.savepoints.put(savepoint, this.taken.size());
 	}
 
 	/**
 	 * Forget the keys a rollback to a savepoint released, and tell their acquisitions.
-	 * @param savepoint the savepoint rolled back to
 	 */
 	public void savepointRollback(Object savepoint) {
-		// A savepoint not seen was made before this record was, so before every key in
-		// it.
+		// A savepoint not seen predates this record, and so every key in it.
 		int position = this.savepoints.getOrDefault(savepoint, 0);
-		// PostgreSQL releases the locks taken after the savepoint; those taken before it
-		// stay.
 		List<Taken> released = this.taken.subList(position, this.taken.size());
 		Set<Acquisition> told = Collections.newSetFromMap(new IdentityHashMap<>());
 		List<Acquisition> acquisitions = new ArrayList<>();
@@ -262,22 +222,10 @@ public final class TransactionLockRecord {
 		acquisitions.forEach(Acquisition::releasedToSavepoint);
 	}
 
-	/**
-	 * A key taken, in a mode, on a connection, by an acquisition.
-	 */
 	private record Taken(long key, LockMode mode, Object resource, Object connection, Acquisition acquisition) {
 
 	}
 
-	/**
-	 * Refuse a key that a suspended transaction of the same caller holds.
-	 * @param request the call, named in the message
-	 * @param value the text of the value of the key
-	 * @param held the mode the suspended transaction holds the key in
-	 * @param caller who the suspended transaction belongs to, such as
-	 * {@code this same thread}
-	 * @return the exception to throw
-	 */
 	private static LockTransactionException suspendedHolderRefusal(LockRequest request, String value, LockMode held,
 			String caller) {
 		return LockFailures.refused(request,
@@ -288,15 +236,6 @@ public final class TransactionLockRecord {
 						+ "lock in the inner one only");
 	}
 
-	/**
-	 * Refuse a call of a limit whose every permit transactions of the caller hold that
-	 * are suspended around it.
-	 * @param request the call
-	 * @param value the limit's value, as text
-	 * @param caller who the suspended transactions belong to, such as
-	 * {@code this same thread}
-	 * @return the exception to throw
-	 */
 	private static LockTransactionException suspendedLimitRefusal(LockRequest request, String value, String caller) {
 		return LockFailures.refused(request,
 				"Every one of the " + request.permits() + " permits of advisory lock " + request.namespace() + ":"

@@ -13,44 +13,30 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.github.advisorylock.core.transaction;
 
 import java.util.List;
 
 import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.core.session.HeldLocks;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Binds the {@link TransactionLockRecord record of the keys a Spring transaction took} to
- * that transaction, and follows it through suspend, resume and savepoints: the JDBC side
- * of the thread's {@link HeldLocks registry} on the blocking stack, whatever the driver.
- * It answers two questions without SQL:
- * <ul>
- * <li>does the current transaction hold a key ({@code isHeld}), the guard against a call
- * that bypassed the proxy;</li>
- * <li>is a key asked for held by a transaction of this thread that is suspended
- * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED})? Such a call can never get the key, since
- * the holder resumes only after the call has returned: without this, it would wait for
- * itself until its timeout, or skip as if another instance held it.</li>
- * </ul>
- *
- * <p>
- * Bound to the transaction as a resource, like Spring's own resource holders; suspended,
- * its record moves to the registry's stack of the thread, and back when the transaction
- * resumes. Keys are recorded on the innermost resource (a JDBC {@code DataSource}) and
- * the holder of the connection they were taken on. Internal: used by the driver adapters,
- * not API.
+ * Binds the {@link TransactionLockRecord record} of a Spring transaction's keys to that
+ * transaction on the blocking stack, as Spring binds its resource holders, through
+ * savepoints, suspend and resume. Suspended, the record joins the thread's suspended
+ * ones, so that a call for a key they hold fails at once rather than wait for itself (or
+ * skip as if another instance held it). Keys are recorded on the innermost resource (a
+ * JDBC {@code DataSource}) and the holder of the connection they were taken on.
  *
  * @author advisory-lock authors
  */
 public final class TransactionLockSynchronization implements TransactionSynchronization {
 
-	/** The key of the current transaction's record among its resources. */
 	private static final Object RESOURCE = new Object();
 
 	private final TransactionLockRecord record = new TransactionLockRecord();
@@ -62,7 +48,6 @@ public final class TransactionLockSynchronization implements TransactionSynchron
 	 * Record keys the current transaction now holds; nothing when it has no
 	 * synchronization to follow it with.
 	 * @param mode the mode they were taken in
-	 * @param keys the keys
 	 * @param target the innermost resource of the connection they were taken on
 	 * @param holder the holder of that connection
 	 * @param acquisition told if a rollback to a savepoint releases them
@@ -83,7 +68,6 @@ public final class TransactionLockSynchronization implements TransactionSynchron
 
 	/**
 	 * Return whether the current transaction holds a key, as far as this library took it.
-	 * @param key the key
 	 * @param target the innermost resource it must be held on, or {@code null} for any
 	 * @return whether it is held, in either mode
 	 */

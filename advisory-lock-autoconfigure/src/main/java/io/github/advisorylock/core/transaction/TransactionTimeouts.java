@@ -28,8 +28,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the server's {@code transaction_timeout} as a lock session's opening statements
- * found it, and warns, once per namespace, that it would end the lock. Internal: used by
- * the driver adapters, not API.
+ * found it, and warns, once per namespace, that it would end the lock.
  *
  * @author advisory-lock authors
  */
@@ -40,24 +39,17 @@ public final class TransactionTimeouts {
 
 	private final Log logger;
 
-	/**
-	 * Namespaces already warned about {@code transaction_timeout}: once each, not at
-	 * every run of a job.
-	 */
+	/** Namespaces warned already: once each, not at every run of a job. */
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-	/**
-	 * Create the reader.
-	 * @param logger where the warning goes
-	 */
+	/** Create the reader. */
 	public TransactionTimeouts(Log logger) {
 		this.logger = logger;
 	}
 
 	/**
 	 * Read {@code transaction_timeout} as PostgreSQL shows it ({@code NULL} before 17,
-	 * {@code 0} when off, {@code 90s}), and warn, once per namespace, when it would end
-	 * the lock.
+	 * {@code 0} when off, {@code 90s}), warning once per namespace that it ends the lock.
 	 * @param namespace the namespace of the lock
 	 * @param setting the setting, or {@code null}
 	 * @return the timeout, or {@code null} when it does not apply

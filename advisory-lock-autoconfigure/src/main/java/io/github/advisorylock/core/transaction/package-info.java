@@ -15,13 +15,10 @@
  */
 
 /**
- * The keys a transaction took, followed through Spring's transaction life:
- * {@link io.github.advisorylock.core.transaction.TransactionLockRecord} (one
- * transaction's keys, and the records of the suspended ones a call must not wait for),
- * bound to the transaction by
- * {@link io.github.advisorylock.core.transaction.TransactionLockSynchronization} and its
- * reactive twin through suspend, resume and savepoints until COMMIT or ROLLBACK releases
- * them. On the basics of {@code core} and the held sessions only. Internal: not API.
+ * The keys a transaction took ({@code TransactionLockRecord}), followed through suspend,
+ * resume and savepoints until the transaction ends by
+ * {@code TransactionLockSynchronization} and its reactive twin. On the basics of
+ * {@code core} and the held sessions only. Internal: not API.
  */
 @NullMarked
 package io.github.advisorylock.core.transaction;
