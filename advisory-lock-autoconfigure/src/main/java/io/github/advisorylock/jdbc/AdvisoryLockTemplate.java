@@ -57,51 +57,29 @@ import org.springframework.util.Assert;
  *
  * <p>
  * Works with any transaction manager that binds a {@link ConnectionHolder} for the
- * {@link DataSource} to the transaction, such as {@code DataSourceTransactionManager},
- * {@code JdbcTransactionManager} and {@code JpaTransactionManager} with Hibernate (which
- * binds one when it knows its {@code DataSource}, as it does in Spring Boot's
- * auto-configuration). An acquisition whose locks are free is one statement (see
- * {@code JdbcLockStatements}): one network round trip, whatever the number of keys,
- * including the check that a lock is allowed (isolation, recovery). A
- * {@link WaitMode#BLOCK} that finds a key held sends a second statement, which waits
- * within the timeout. The template never releases a lock: PostgreSQL does, at COMMIT or
- * ROLLBACK.
+ * {@link DataSource}: {@code DataSourceTransactionManager},
+ * {@code JdbcTransactionManager}, and {@code JpaTransactionManager} with Hibernate when
+ * it knows its {@code DataSource} (as under Spring Boot). Free locks cost one statement,
+ * whatever the number of keys, checks included; a {@link WaitMode#BLOCK} that finds a key
+ * held sends a second, which waits within the timeout. PostgreSQL releases the locks at
+ * COMMIT or ROLLBACK.
  *
  * <p>
- * A template may know several {@code DataSource}s, by bean name (see
- * {@link #AdvisoryLockTemplate(Map, String)}): a transaction-scoped call joins the
- * connection bound to the current transaction, whichever of them it is of, and where
- * connections of several are bound at once (a transaction of one manager inside
- * another's) the request must name one ({@link LockRequest#dataSource()}). An
- * invocation-scoped call takes its own connection from the one it names, or from the
- * default one.
+ * With several {@code DataSource}s ({@link #AdvisoryLockTemplate(Map, String)}), a
+ * transaction-scoped call joins the connection bound to its transaction; where several
+ * are bound, the request must name one ({@link LockRequest#dataSource()}).
  *
  * <p>
- * Errors keep Spring's vocabulary: a lock not acquired is a {@link LockBusyException},
- * any other {@link SQLException} goes through the {@link SQLExceptionTranslator}, so a
- * deadlock between two calls is a {@code PessimisticLockingFailureException}
- * ({@code DeadlockLoserDataAccessException} on Spring Framework 6).
+ * A lock not acquired is a {@link LockBusyException}; any other {@link SQLException} goes
+ * through the {@link SQLExceptionTranslator}, so a deadlock is a
+ * {@code PessimisticLockingFailureException}.
  *
  * <p>
- * {@link LockScope#INVOCATION Invocation-scoped} locks run through {@link #execute}: each
- * holds a connection of its own (see {@link #setInvocationDataSource}) in a read-only
- * transaction for the whole call, kept alive by a heartbeat; each {@code DataSource} has
- * its own source of them, with its own bound, shared by the targets of one that routes
- * (each call takes its connection where it routes at that call). {@link #acquire} holds
- * the same kind of lock beyond a call, until it is released. {@link #close()} stops the
- * heartbeats and closes those connections.
- *
- * <p>
- * Optionally, a {@link LockHolderDiagnosis} names the holders in each
- * {@code LockBusyException} (on the failure path only;
- * {@link #setHolderDiagnosis(boolean)} sets the one that reads {@code pg_locks}), and
- * {@link LockAcquisitionListener}s are told about every acquisition (metrics, tracing,
- * key labels).
- *
- * <p>
- * {@link #isHeld} and {@link #assertHeld} answer from what the template took, without
- * SQL: per transaction, a record bound to it that follows suspend, resume and savepoints;
- * per thread, the invocation-scoped locks held.
+ * {@link LockScope#INVOCATION Invocation-scoped} locks ({@link #execute},
+ * {@link #acquire}) each hold a connection of their own (see
+ * {@link #setInvocationDataSource}) in a read-only transaction kept alive by a heartbeat,
+ * under a bound per {@code DataSource}. {@link #isHeld} and {@link #assertHeld} answer
+ * without SQL, from what the template took.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -134,15 +112,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	private final JdbcDataSources dataSources;
 
-	/**
-	 * What every call reads, replaced by the setters below: a call reads it once, at its
-	 * start.
-	 */
+	/** Read once per call, so that a call never mixes two settings. */
 	private volatile LockSettings settings = LockSettings.of(DEFAULT_TIMEOUT);
 
 	private final LockLifecycle lifecycle = new LockLifecycle();
 
-	/** The waits and failures of both executors, set by the setters below. */
 	private final JdbcAcquisitionSupport support = new JdbcAcquisitionSupport(this.lifecycle);
 
 	private final JdbcTransactionLockExecutor transactionLocks;
@@ -163,12 +137,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	/**
 	 * Create a template that locks on the connections of several {@link DataSource}s: a
-	 * transaction-scoped call joins the one bound to its transaction, and an
-	 * invocation-scoped call takes its own from the one it names or from the default.
-	 * Without a default, an invocation-scoped call must name one.
+	 * transaction-scoped call joins the one bound to its transaction, an
+	 * invocation-scoped call takes its own from the one it names or the default (without
+	 * one, it must name one).
 	 * @param dataSources the data sources by bean name, at least one
-	 * @param defaultDataSource the name of the default one (the primary one), or
-	 * {@code null} for none
+	 * @param defaultDataSource the name of the default (primary) one, or {@code null}
 	 */
 	public AdvisoryLockTemplate(Map<String, DataSource> dataSources, @Nullable String defaultDataSource) {
 		Assert.notNull(dataSources, "DataSources must not be null");
@@ -225,11 +198,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set whether a busy lock's {@link LockBusyException} names the sessions holding it,
-	 * as the R2DBC template's setter of the same name does: {@code true} sets the
-	 * auto-configuration's {@link PgLocksHolderDiagnosis}, bounded by one second (after a
-	 * timeout it asks outside the pool, from the caller's Hikari pool's settings);
-	 * {@code false} sets none. For another bound, set one of your own.
+	 * Set whether a busy lock's {@link LockBusyException} names the sessions holding it:
+	 * {@code true} sets a {@link PgLocksHolderDiagnosis} bounded by one second, which
+	 * after a timeout asks outside the pool; {@code false} sets none.
 	 * @param holderDiagnosis whether to ask
 	 */
 	public void setHolderDiagnosis(boolean holderDiagnosis) {
@@ -238,9 +209,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set the listeners told about each acquisition, in order. Defaults to none. A
-	 * listener that throws is logged at WARN and skipped: the others are still told, and
-	 * the call goes on.
+	 * Set the listeners told about each acquisition, in order. Defaults to none. One that
+	 * throws is logged at WARN; the others are still told, and the call goes on.
 	 * @param listeners the listeners
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
@@ -250,14 +220,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 
 	/**
 	 * Set the source of the connections that hold invocation-scoped locks on the default
-	 * {@link DataSource}. It must not be the pool the work uses: a lock held for a whole
-	 * call takes one of its connections for that long. Defaults to a pool derived from
-	 * that {@code DataSource} when it is a Hikari pool, or, when it routes
-	 * ({@code AbstractRoutingDataSource}), from the Hikari pool it routes to at each
-	 * call; otherwise invocation-scoped calls fail, saying so. Invocation-scoped locks on
-	 * another {@code DataSource} always use a pool derived from it.
+	 * {@link DataSource}. It must not be the pool the work uses, since each lock holds a
+	 * connection for the whole call. Defaults to a pool derived from the Hikari pool the
+	 * {@code DataSource} is or routes to at the call; other {@code DataSource}s always
+	 * use a derived pool.
 	 * @param invocationDataSource the source, or {@code null} to derive one
-	 * @throws IllegalStateException if a source is given and the template has no default
+	 * @throws IllegalStateException if a source is given and there is no default
 	 * {@code DataSource}
 	 */
 	public void setInvocationDataSource(@Nullable DataSource invocationDataSource) {
@@ -269,21 +237,19 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Set how often an invocation-scoped lock's session is checked while its work runs.
-	 * Three intervals without one (a hung or cut-off holder) make PostgreSQL end the
-	 * session and release the lock ({@code advisory-lock.invocation.heartbeat}). Defaults
-	 * to 10 seconds.
-	 * @param heartbeat the interval: at least 100ms, so that the dead-man switch of three
-	 * heartbeats outlasts a round trip and a short pause, and at most an hour
+	 * Set how often an invocation-scoped lock's session is kept alive
+	 * ({@code advisory-lock.invocation.heartbeat}); PostgreSQL ends a session silent for
+	 * three intervals, and its locks with it. Defaults to 10 seconds.
+	 * @param heartbeat the interval, from 100ms (so that three outlast a round trip and a
+	 * short pause) to an hour
 	 */
 	public void setHeartbeat(Duration heartbeat) {
 		this.invocationLocks.setHeartbeat(heartbeat);
 	}
 
 	/**
-	 * Set the most invocation-scoped locks held at once on each {@code DataSource}, each
-	 * by a connection of its own. ({@code advisory-lock.invocation.max-connections}).
-	 * Defaults to 4.
+	 * Set the most invocation-scoped locks held at once on each {@code DataSource}
+	 * ({@code advisory-lock.invocation.max-connections}). Defaults to 4.
 	 * @param maxInvocationConnections the bound, positive
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
@@ -302,14 +268,12 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	}
 
 	/**
-	 * Close the template as the application shuts down: no lock is taken any more, and a
-	 * wait in progress is cancelled on the server; each fails with a
-	 * {@link org.springframework.dao.CannotAcquireLockException} saying so, and no locked
-	 * work starts. The heartbeats stop, the connections of invocation-scoped locks close,
-	 * and the locks still held are reported lost. Spring Boot calls it as the context
-	 * closes, after the web server's graceful shutdown ({@code docs/failures.md}).
-	 * @throws Exception if closing a derived pool fails (the others are closed all the
-	 * same)
+	 * Close the template as the application shuts down: no lock is taken any more, a wait
+	 * in progress is cancelled on the server, and each fails with a
+	 * {@link org.springframework.dao.CannotAcquireLockException}. The heartbeats stop,
+	 * the invocation-scoped locks' connections close, and the locks still held are
+	 * reported lost. Spring Boot calls it after the web server's graceful shutdown.
+	 * @throws Exception if closing a derived pool fails (the others are still closed)
 	 */
 	@Override
 	public void close() throws Exception {
@@ -355,9 +319,8 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * The locks are taken on the {@code DataSource} the request names, or the default
-	 * one, through the same source of connections and under the same bound as
-	 * {@link #execute execute}'s.
+	 * The locks are taken on the {@code DataSource} the request names, or the default,
+	 * from the same connections and under the same bound as {@link #execute execute}'s.
 	 */
 	@Override
 	public Optional<HeldLock> acquire(LockRequest request) {

@@ -31,9 +31,7 @@ final class JdbcAcquiredSession implements HeldLock {
 
 	private final JdbcLockSession session;
 
-	/**
-	 * Rolls the session back and gives its connection back; guarded by this object.
-	 */
+	/** Rolls back and gives the connection back; guarded by this object. */
 	private Runnable release;
 
 	JdbcAcquiredSession(JdbcLockSession session, Runnable release) {

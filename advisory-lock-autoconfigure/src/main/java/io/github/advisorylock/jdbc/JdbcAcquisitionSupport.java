@@ -37,20 +37,14 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * What the transaction-scoped and the invocation-scoped executors need on a JDBC
- * connection beyond the template's {@link io.github.advisorylock.core.LockSettings}: the
- * bounded wait, which the template's close cancels, the DEBUG line of a skip, and the
- * exceptions of an acquisition that failed, translated by the template's
- * {@link SQLExceptionTranslator} and naming the holders where a
- * {@link LockHolderDiagnosis} is set. The template sets it up (its setters check the
- * values) and hands it to both executors.
+ * What both JDBC executors need beyond the template's settings: the bounded wait, which
+ * the template's close cancels, the DEBUG line of a skip, and the exceptions of a failed
+ * acquisition, translated by the template's {@link SQLExceptionTranslator} and naming the
+ * holders where a {@link LockHolderDiagnosis} is set.
  */
 final class JdbcAcquisitionSupport {
 
-	/**
-	 * PostgreSQL's SQLSTATE for {@code lock_not_available}, raised when
-	 * {@code lock_timeout} runs out.
-	 */
+	/** SQLSTATE {@code lock_not_available}, raised when {@code lock_timeout} runs out. */
 	static final String LOCK_NOT_AVAILABLE = "55P03";
 
 	/** The template's log, where users look for a skip. */
@@ -66,9 +60,7 @@ final class JdbcAcquisitionSupport {
 		this.lifecycle = lifecycle;
 	}
 
-	/**
-	 * Return the template's lifecycle, where a wait is registered while it runs.
-	 */
+	/** Return the template's lifecycle, where a wait is registered while it runs. */
 	LockLifecycle lifecycle() {
 		return this.lifecycle;
 	}
@@ -82,10 +74,8 @@ final class JdbcAcquisitionSupport {
 	}
 
 	/**
-	 * Wait for the key a try found held and those after it, bounded by a timeout.
-	 * @param timeout the request's timeout, or the template's default
-	 * @return {@code null} when they were taken, or the driver's report of a wait that
-	 * ran out of time
+	 * Wait for the key a try found held and those after it, within the timeout.
+	 * @return {@code null} when they were taken, or the driver's report of a timeout
 	 * @throws DataAccessException for any other failure
 	 */
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout) {
@@ -103,9 +93,8 @@ final class JdbcAcquisitionSupport {
 	}
 
 	/**
-	 * Refuse a lock that the try's check refused, naming the condition that failed: one
-	 * more round trip, on this failure path only. A failure to read it must not hide the
-	 * refusal: it is attached as suppressed.
+	 * Refuse a lock the try's check refused, naming the condition read in one more round
+	 * trip; a failure to read it must not hide the refusal.
 	 */
 	static LockTransactionException explainRefusal(Connection connection, LockRequest request) {
 		try {
@@ -116,25 +105,19 @@ final class JdbcAcquisitionSupport {
 		}
 	}
 
-	/**
-	 * Translate a failure of the lock statements into Spring's vocabulary.
-	 */
+	/** Translate a failure of the lock statements into Spring's vocabulary. */
 	DataAccessException translateLockFailure(SQLException ex, LockRequest request, LockKeys keys) {
 		return translate(ex, LockFailures.task(request, keys));
 	}
 
-	/**
-	 * Tell the template's DEBUG log that a {@code SKIP} found a key held.
-	 */
+	/** Tell the template's DEBUG log that a {@code SKIP} found a key held. */
 	void logSkipped(LockRequest request, LockKeys keys) {
 		LockFailures.logSkipped(logger, request, keys);
 	}
 
 	/**
-	 * Make the exception of a lock not acquired, naming its holders when a diagnosis is
-	 * configured, and ending with what the library knows of the holder.
-	 * @param diagnose asks the diagnosis, on the failure path only
-	 * @param holderHint the end of the message, or {@code null}
+	 * Make the exception of a lock not acquired, naming holders if a diagnosis is set.
+	 * @param holderHint what the library knows of the holder, or {@code null}
 	 */
 	LockBusyException busyException(LockRequest request, LockKeys keys, @Nullable Duration timeout,
 			@Nullable Throwable cause, Function<LockHolderDiagnosis, Diagnosis> diagnose, @Nullable String holderHint) {
@@ -142,10 +125,7 @@ final class JdbcAcquisitionSupport {
 				holderHint);
 	}
 
-	/**
-	 * Translate any other failure of a JDBC call.
-	 * @param task what the call did, for the message
-	 */
+	/** Translate any other failure of a JDBC call, naming its task. */
 	DataAccessException translate(SQLException ex, String task) {
 		return JdbcExceptions.translate(this.exceptionTranslator, task, null, ex);
 	}

@@ -26,31 +26,21 @@ import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 /**
- * How data sources relate through their wrappers: whether two are the same pool, and
- * which pool a call on one reaches.
- *
- * <p>
- * A data source is unwrapped as Spring unwraps transactional resources, then along
- * {@link DelegatingDataSource#getTargetDataSource()}
- * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy}).
+ * How data sources relate through their wrappers, unwrapped as Spring unwraps
+ * transactional resources, then along {@link DelegatingDataSource#getTargetDataSource()}:
+ * whether two are the same pool, and which pool a call on one reaches.
  *
  * @author advisory-lock authors
  */
 final class JdbcDataSourceUnwrapping {
 
-	/**
-	 * The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot
-	 * loop.
-	 */
+	/** The most wrappers followed, so that one that wraps itself cannot loop. */
 	private static final int MAX_LAYERS = 16;
 
 	private JdbcDataSourceUnwrapping() {
 	}
 
-	/**
-	 * Return whether two data sources are the same, one wraps the other, or both wrap the
-	 * same one.
-	 */
+	/** Return whether two are the same, one wraps the other, or both wrap the same. */
 	static boolean sameDataSource(DataSource first, DataSource second) {
 		DataSource outer = first;
 		for (int i = 0; outer != null && i < MAX_LAYERS; i++, outer = unwrap(outer)) {
@@ -65,21 +55,17 @@ final class JdbcDataSourceUnwrapping {
 	}
 
 	/**
-	 * Return the innermost data source a data source wraps, or itself: what tells calls
-	 * on the same pool apart from calls on another, whatever wrapper each went through. A
-	 * routing one ({@link AbstractRoutingDataSource}) stands for the Hikari pool it
-	 * routes to at this call, when that can be told, so that a key held for one of its
-	 * targets is not taken for held on another.
+	 * Return the innermost data source, which tells calls on one pool from calls on
+	 * another whatever their wrappers. A routing one ({@link AbstractRoutingDataSource})
+	 * stands for the Hikari pool it routes to at this call, so that a key held for one
+	 * target is not taken for held on another.
 	 */
 	static DataSource target(DataSource dataSource) {
 		DataSource target = innermost(dataSource);
 		return (target instanceof AbstractRoutingDataSource routing) ? routedTo(routing) : target;
 	}
 
-	/**
-	 * Return the innermost data source a data source wraps, or itself, a routing one
-	 * included as it is.
-	 */
+	/** Return the innermost data source, a routing one as it is. */
 	static DataSource innermost(DataSource dataSource) {
 		DataSource target = dataSource;
 		for (int i = 0; i < MAX_LAYERS; i++) {
@@ -93,10 +79,9 @@ final class JdbcDataSourceUnwrapping {
 	}
 
 	/**
-	 * Return what {@link #target} returns for a data source at every call, when that is
-	 * fixed: when it is wrapped only by {@link DelegatingDataSource}s and routes nowhere.
-	 * A scoped proxy, which Spring unwraps to its target of the moment (a refreshed data
-	 * source), or a routing data source, is unwrapped at each call instead.
+	 * Return what {@link #target} returns at every call, when only
+	 * {@link DelegatingDataSource}s wrap it and it routes nowhere. A scoped proxy, which
+	 * Spring unwraps to its target of the moment, or a routing one, may change.
 	 * @return the target, or {@code null} when it may change between calls
 	 */
 	static @Nullable DataSource fixedTarget(DataSource dataSource) {

@@ -41,41 +41,25 @@ import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 /**
  * The {@link DataSource}s a template may lock on, by bean name, and the default one:
- * which one's connection a transaction-scoped call joins, found among the connections
- * bound to the current transactions of the thread, and which one an invocation-scoped
- * call takes its own connection from.
- *
- * <p>
- * A bound resource belongs to a {@code DataSource} when
- * {@link JdbcDataSourceUnwrapping#sameDataSource} says so. Connections of a
- * {@code DataSource} that is none of the known ones are not the template's, and are
- * ignored.
+ * whose connection bound to the thread's transactions a transaction-scoped call joins,
+ * and which one an invocation-scoped call takes its own from. A bound resource belongs to
+ * one when {@link JdbcDataSourceUnwrapping#sameDataSource} says so; others are ignored.
  *
  * @author advisory-lock authors
  */
 final class JdbcDataSources extends NamedResources<DataSource> {
 
 	/**
-	 * The bean name of the only data source, or {@code null} when there are several: the
-	 * common case, whose bound connection is looked up directly rather than by a scan of
-	 * the thread's resources.
+	 * The only data source's name, or {@code null}: the common case, looked up directly
+	 * rather than by a scan of the thread's resources.
 	 */
 	private final @Nullable String onlyName;
 
-	/** The only data source, or {@code null}. */
 	private final @Nullable DataSource only;
 
-	/**
-	 * What the only data source's locks are known by, found once; {@code null} where that
-	 * may change between calls (see {@link JdbcDataSourceUnwrapping#fixedTarget}).
-	 */
+	/** What the only data source's locks are known by; {@code null} if it may change. */
 	private final @Nullable DataSource onlyTarget;
 
-	/**
-	 * Create the data sources.
-	 * @param byName the data sources by bean name, at least one
-	 * @param defaultName the name of the default one, or {@code null} for none
-	 */
 	JdbcDataSources(Map<String, DataSource> byName, @Nullable String defaultName) {
 		super("DataSource", byName, defaultName);
 		Map.Entry<String, DataSource> first = byName().entrySet().iterator().next();
@@ -86,15 +70,11 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 	}
 
 	/**
-	 * Join the connection of the current transaction that a call locks on: among the
-	 * connections bound to the thread, the one of the named data source, or else the only
-	 * one of any known data source, got through {@link DataSourceUtils} as Spring's JDBC
-	 * code gets it.
-	 * @param request the call, for messages
+	 * Join, through {@link DataSourceUtils}, the bound connection a call locks on: the
+	 * named data source's, or else the only one of any known data source.
 	 * @return the bound connection, to give back with
 	 * {@link DataSourceUtils#releaseConnection}
-	 * @throws LockTransactionException if none is bound, or several and the call names
-	 * none
+	 * @throws LockTransactionException if none is bound, or several and no name
 	 * @throws IllegalArgumentException if the name is none of the known ones
 	 */
 	BoundConnection bound(LockRequest request) {
@@ -154,10 +134,7 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 		return bound.target();
 	}
 
-	/**
-	 * Return the name of the known data source a bound resource belongs to: the default
-	 * one if it does, otherwise the first in order; {@code null} for none.
-	 */
+	/** Return the known data source a resource belongs to, the default first, or null. */
 	private @Nullable String owner(DataSource resource) {
 		DataSource defaultDataSource = defaultResource();
 		if (defaultDataSource != null && JdbcDataSourceUnwrapping.sameDataSource(defaultDataSource, resource)) {
@@ -171,10 +148,7 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 		return null;
 	}
 
-	/**
-	 * Return the names of the known data sources with a connection bound, in their order
-	 * (the resources' order is a hash map's).
-	 */
+	/** Return the known data sources with a connection bound, in the template's order. */
 	private List<String> boundNames() {
 		List<String> names = new ArrayList<>();
 		for (Map.Entry<String, DataSource> candidate : byName().entrySet()) {
@@ -200,8 +174,7 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 		List<String> bound = boundNames();
 		String fix = null;
 		if (name != null || bound.size() < 2) {
-			// Two managers of one pool (one of them through a wrapper) give two
-			// connections that no name tells apart.
+			// Two managers of one pool (one through a wrapper): no name tells them apart.
 			fix = "they belong to the same DataSource, so no name tells them apart; let one transaction manager "
 					+ "manage it";
 		}
@@ -217,12 +190,10 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 	}
 
 	/**
-	 * Return the name of the known data source of the current transaction, the one the
-	 * call most likely means, where it can be told: the transaction of the innermost
-	 * {@code @Transactional} method, unless a transaction begun inside that method (with
-	 * a {@code TransactionTemplate}, say) is the current one. The thread's resources keep
-	 * no order, so without a {@code @Transactional} method there is no telling.
-	 * @return the name, or {@code null}
+	 * Return the data source of the innermost {@code @Transactional} method's
+	 * transaction, which the call most likely means, unless one begun inside it (with a
+	 * {@code TransactionTemplate}, say) is current; {@code null} where that cannot be
+	 * told, as the thread's resources keep no order.
 	 */
 	private @Nullable String innermostTransactional() {
 		TransactionStatus status;
@@ -251,17 +222,11 @@ final class JdbcDataSources extends NamedResources<DataSource> {
 	}
 
 	/**
-	 * A connection bound to a transaction of the thread that a call joined, and the known
-	 * data source it belongs to.
+	 * A bound connection a call joined, and the known data source it belongs to.
 	 *
-	 * @param name the bean name of the known data source
-	 * @param dataSource the known data source
-	 * @param resource the key the connection is bound under, which
-	 * {@code DataSourceUtils} gets and releases it by
-	 * @param holder the holder of the connection
-	 * @param target the innermost data source, which the locks are known by (see
-	 * {@link JdbcDataSourceUnwrapping#target})
-	 * @param connection the connection
+	 * @param resource the key it is bound under, which {@code DataSourceUtils} releases
+	 * it by
+	 * @param target what the locks are known by ({@link JdbcDataSourceUnwrapping#target})
 	 */
 	record BoundConnection(String name, DataSource dataSource, DataSource resource, ConnectionHolder holder,
 			DataSource target, Connection connection) {

@@ -25,32 +25,23 @@ import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
-/**
- * Turns an {@link SQLException} into Spring's {@link DataAccessException} the same way
- * for every JDBC type here.
- */
+/** Turns an {@link SQLException} into Spring's {@link DataAccessException}. */
 final class JdbcExceptions {
 
 	private JdbcExceptions() {
 	}
 
 	/**
-	 * Create the translator for PostgreSQL. Named rather than detected: detection borrows
+	 * Create the translator for PostgreSQL, named rather than detected: detection borrows
 	 * a second connection, which an exhausted pool may not have.
-	 * @return the translator
 	 */
 	static SQLExceptionTranslator postgresTranslator() {
 		return new SQLErrorCodeSQLExceptionTranslator("PostgreSQL");
 	}
 
 	/**
-	 * Translate an exception, falling back to {@link UncategorizedSQLException} when the
+	 * Translate an exception, or make it an {@link UncategorizedSQLException} when the
 	 * translator has no category.
-	 * @param translator the translator
-	 * @param task what was being done
-	 * @param sql the statement, or {@code null}
-	 * @param ex the exception
-	 * @return the translated exception
 	 */
 	static DataAccessException translate(SQLExceptionTranslator translator, String task, @Nullable String sql,
 			SQLException ex) {

@@ -31,8 +31,7 @@ import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
 
 /**
- * The statements of a fenced write over JDBC, {@link FenceSql}'s, with the code that
- * binds their parameters and reads their rows: sent together, in one round trip.
+ * The statements of a fenced write over JDBC ({@link FenceSql}), in one round trip.
  *
  * @author advisory-lock authors
  */
@@ -42,14 +41,8 @@ final class JdbcFencedWriteStatements {
 	}
 
 	/**
-	 * Take the fences of the keys and check their enclosing sessions, in one round trip.
-	 * @param connection the transaction's connection
-	 * @param keys the fenced keys, sorted
-	 * @param markers the marker of each key's session, in the same order
-	 * @param idleTimeout the transaction's idle bound
-	 * @param request the call, whose namespace is named in a leading comment
-	 * @return what the fenced write found
-	 * @throws SQLException if a statement fails
+	 * Take the fences of the keys and check their enclosing sessions.
+	 * @param markers the marker of each key's session, in the keys' order
 	 */
 	static FenceResult fence(Connection connection, List<Long> keys, List<SessionMarker> markers, Duration idleTimeout,
 			LockRequest request) throws SQLException {

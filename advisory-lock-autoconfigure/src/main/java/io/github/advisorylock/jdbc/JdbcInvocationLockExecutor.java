@@ -54,19 +54,12 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Runs an {@link LockScope#INVOCATION invocation-scoped} lock request on JDBC: it asks
- * {@link InvocationLockPlan} which keys the call still needs (those of the thread's
- * enclosing calls it does not); the listeners hear the start; a call inside a
- * transaction, or for keys a suspended transaction of the thread holds, is refused;
- * {@link JdbcLockSessions} give the session a connection of its own, on which one round
- * trip opens a READ COMMITTED, READ ONLY transaction with a dead-man
- * {@code idle_in_transaction_session_timeout} of three heartbeats and tries the keys, and
- * a {@link io.github.advisorylock.WaitMode#BLOCK} that found one held waits for it; the
- * listeners hear the outcome; a heartbeat keeps the session alive while the work runs,
- * and its transaction is rolled back when the work has returned or thrown. PostgreSQL
- * releases the locks then, or as soon as the connection dies, or when the holder stops
- * sending heartbeats (a hung process, a cut network) for three of them. {@link #hold}
- * opens the same session for locks bound to no thread, released when the caller says.
+ * Runs an {@link LockScope#INVOCATION invocation-scoped} lock request on JDBC: on a
+ * connection of the session's own ({@link JdbcLockSessions}), one round trip opens a READ
+ * ONLY transaction with a dead-man switch of three heartbeats and tries the keys; a
+ * heartbeat keeps it alive while the work runs, and a rollback releases the locks after.
+ * PostgreSQL also releases them when the connection dies or the holder goes silent (a
+ * hung process, a cut network). {@link #hold} opens the same session bound to no thread.
  *
  * @author advisory-lock authors
  */
@@ -88,10 +81,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 
 	private String instanceName = ManagementFactory.getRuntimeMXBean().getName();
 
-	/**
-	 * The heartbeats, one thread per held session at most, so that a heartbeat stuck on a
-	 * dead link never delays another's. It starts no thread before the first session.
-	 */
+	/** A thread per held session: a heartbeat stuck on a dead link delays no other. */
 	private final ScheduledThreadPoolExecutor scheduler;
 
 	JdbcInvocationLockExecutor(JdbcAcquisitionSupport support, LockLifecycle lifecycle, JdbcLockSessions sessions) {
@@ -106,29 +96,17 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 		this.scheduler.setRemoveOnCancelPolicy(true);
 	}
 
-	/**
-	 * Set how often a held session is kept alive; three of them make the dead-man switch.
-	 * @param heartbeat the interval (see {@link LockSettings#checkHeartbeat})
-	 */
+	/** Set the heartbeat; three of them make the dead-man switch. */
 	void setHeartbeat(Duration heartbeat) {
 		this.heartbeat = LockSettings.checkHeartbeat(heartbeat);
 	}
 
-	/**
-	 * Set the name of this instance in each session's {@code application_name}.
-	 * @param instanceName the name
-	 */
 	void setInstanceName(String instanceName) {
 		this.instanceName = instanceName;
 	}
 
 	/**
 	 * Run a callback under the locks of a request.
-	 * @param <T> what the work returns
-	 * @param request the request, of invocation scope
-	 * @param keys its keys
-	 * @param settings the template's settings at the call's start
-	 * @param callback the work
 	 * @return what the work returned, or that it was skipped
 	 */
 	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockSettings settings,
@@ -136,8 +114,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 		SessionRoute route = this.sessions.route(request);
 		InvocationLockPlan plan = InvocationLockPlan.of(request, keys, HeldLocks.enclosing(), route.target());
 		if (plan.keys().keys().isEmpty()) {
-			// Re-entrant: an enclosing call on this thread holds every key, and outlives
-			// this one.
+			// An enclosing call on this thread holds every key, and outlives this one.
 			return LockResult.executed(callback.doWithLock(HeldLocks.current()));
 		}
 		Open open = open(route, request, plan, settings, true);
@@ -166,11 +143,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * Take the locks of a request and hold them, bound to no thread, until the returned
-	 * lock is released.
-	 * @param request the request, of invocation scope
-	 * @param keys its keys
-	 * @param settings the template's settings at the call's start
+	 * Take the locks of a request and hold them, bound to no thread, until released.
 	 * @return the held locks, or {@code null} for a skip
 	 */
 	@Nullable HeldLock hold(LockRequest request, LockKeys keys, LockSettings settings) {
@@ -182,8 +155,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * Open a lock session and take its locks: the path both {@link #execute} and
-	 * {@link #hold} share.
+	 * Open a lock session and take its locks, for {@link #execute} and {@link #hold}.
 	 * @param refuseInTransaction whether an active transaction refuses the call (the work
 	 * of an {@code execute} would run in it, outside the lock's)
 	 * @return the held session, its heartbeat started, or {@code null} for a skip
@@ -191,8 +163,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 	private @Nullable Open open(SessionRoute route, LockRequest request, InvocationLockPlan plan, LockSettings settings,
 			boolean refuseInTransaction) {
 		LockKeys needed = plan.keys();
-		// The listeners hear every refusal as an ERROR, as they do for a
-		// transaction-scoped call.
+		// Before the checks: the listeners hear a refusal as an ERROR.
 		Acquisition acquisition = settings.listeners().starting(request, needed, plan.slots());
 		Connection connection;
 		try {
@@ -238,10 +209,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 		return open;
 	}
 
-	/**
-	 * Refuse a call that could protect nothing, or only wait for itself, before any
-	 * connection is taken.
-	 */
+	/** Refuse a call that could protect nothing, or only wait for itself. */
 	private void checkCanStart(SessionRoute route, LockRequest request, LockKeys needed, boolean refuseInTransaction) {
 		if (refuseInTransaction && TransactionSynchronizationManager.isActualTransactionActive()) {
 			// After completion (an AFTER_COMMIT listener) the ended transaction still
@@ -255,15 +223,13 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * Open the session's transaction and take its locks, or one permit of its limit, and
-	 * tell the listeners how it ended.
+	 * Take the session's locks, or one permit of its limit, and tell the listeners.
 	 * @return the held session, or {@code null} for a skip
 	 */
 	private @Nullable JdbcLockSession acquire(Connection connection, SessionRoute route, LockRequest request,
 			LockKeys keys, @Nullable PermitSlots slots, Acquisition acquisition, Duration timeout) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
-		// The session's idle time counts from the last statement: its time is taken
-		// before it is sent.
+		// The idle time counts from the last statement: timed before it is sent.
 		long sent = System.nanoTime();
 		Attempted attempted;
 		try {
@@ -299,10 +265,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 				this.transactionTimeouts.read(request.namespace(), attempted.transactionTimeout()));
 	}
 
-	/**
-	 * Open the session's transaction with the try of its keys and, when one is found
-	 * held, do what the wait mode decides.
-	 */
+	/** Open the session's transaction with the try of its keys, then wait as asked. */
 	private Attempted attempt(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan, Duration timeout) {
 		// A wait is bounded by its lock_timeout; the network timeout only cuts a dead
@@ -315,11 +278,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 		return new Attempted(new KeyedAttempt(attempt, keys), busyKey != null, opened.transactionTimeout());
 	}
 
-	/**
-	 * Open the session's transaction with the try of its limit's permits and, when every
-	 * one is held, do what the wait mode decides: a {@code BLOCK} waits in slices, as a
-	 * transaction-scoped call of the limit does.
-	 */
+	/** Open the session's transaction with the try of its permits, then wait as asked. */
 	private Attempted attemptPermit(Connection connection, LockRequest request, PermitSlots slots,
 			String applicationName, Duration deadMan, Duration timeout) {
 		OpenedLimit opened = this.sessions.beginLimit(connection, request, slots, applicationName, deadMan,
@@ -338,28 +297,21 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 		return new Attempted(keyed, true, opened.transactionTimeout());
 	}
 
-	/**
-	 * Refuse the lock when the opening statements' check refused it: they set READ
-	 * COMMITTED themselves, so only recovery is left.
-	 */
+	/** Refuse what the opening's check refused: recovery, as it sets READ COMMITTED. */
 	private void checkLockable(boolean lockable, Connection connection, LockRequest request) {
 		if (!lockable) {
 			throw JdbcAcquisitionSupport.explainRefusal(connection, request);
 		}
 	}
 
-	/**
-	 * Release a session's locks and give its connection back.
-	 */
 	private void release(SessionRoute route, Open open) {
 		this.held.remove(open.session());
 		route.release(open.connection(), open.session().release());
 	}
 
 	/**
-	 * Stop the heartbeats, report the locks still held as lost (their connections close
-	 * with their pools), and close the derived pools. The template's
-	 * {@link JdbcAcquisitionSupport} is closed first, so that no session opens meanwhile.
+	 * Stop the heartbeats, report the locks still held as lost, and close the derived
+	 * pools; the template closes its lifecycle first, so that no session opens meanwhile.
 	 * @throws Exception if closing a derived pool fails
 	 */
 	@Override
@@ -373,18 +325,12 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 	/**
 	 * What a session's opening and wait found.
 	 *
-	 * @param keyed the attempt and the keys it concerns
 	 * @param waited whether the keys were taken by a wait, after the opening statements
-	 * @param transactionTimeout {@code transaction_timeout} as the opening statements
-	 * read it
 	 */
 	private record Attempted(KeyedAttempt keyed, boolean waited, @Nullable String transactionTimeout) {
 
 	}
 
-	/**
-	 * A held session and the connection it holds its locks on.
-	 */
 	private record Open(JdbcLockSession session, Connection connection) {
 
 	}

@@ -41,14 +41,8 @@ final class JdbcLockSession extends BlockingLockSession {
 	private final String heartbeatSql;
 
 	/**
-	 * Create the lock of a call, just acquired.
-	 * @param target the innermost {@code DataSource} its connection is of (see
-	 * {@link JdbcDataSourceUnwrapping#target})
-	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
-	 * lock was sent
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
-	 * @param transactionTimeout the server's {@code transaction_timeout}, which ends the
-	 * lock's transaction, or {@code null} for none
+	 * Create the lock of a call, just acquired (see {@link BlockingLockSession}).
+	 * @param target what its locks are known by ({@link JdbcDataSourceUnwrapping#target})
 	 */
 	JdbcLockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,

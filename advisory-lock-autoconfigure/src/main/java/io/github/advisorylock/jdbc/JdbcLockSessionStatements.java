@@ -35,26 +35,19 @@ import io.github.advisorylock.core.sql.PermitSql.PermitTry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The statements of an invocation-scoped lock's own session, each with the code that
- * binds its parameters and reads its rows: the one that opens the lock's transaction and
- * tries its keys in a single round trip, and the keep-alive that is its heartbeat.
- *
- * <p>
- * The try inside the opening round trip, the wait after it and their namespace comment
- * are those of {@link JdbcLockStatements}, shared with the transaction scope.
+ * The statements of an invocation-scoped lock's own session: the opening, which begins
+ * its transaction and tries its keys in one round trip, the keep-alive that is its
+ * heartbeat, and its marker. The try and the wait are {@link JdbcLockStatements}'.
  *
  * @author advisory-lock authors
  */
 final class JdbcLockSessionStatements {
 
 	/**
-	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
-	 * whatever the database's default (never through
-	 * {@code Connection.setTransactionIsolation}, which changes the session and, behind a
-	 * pooler, another client's), READ ONLY so that it never takes an xid, and named for
-	 * an operator, {@code LOCAL} so that the name ends with the transaction. Its result
-	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
-	 * end the lock.
+	 * Begins the lock's transaction: READ COMMITTED whatever the default (not through
+	 * {@code Connection.setTransactionIsolation}, which changes the session, behind a
+	 * pooler another client's), READ ONLY so that it takes no xid, named for an operator
+	 * until it ends; and reads {@code transaction_timeout}, which would end the lock.
 	 */
 	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
 			+ "SELECT set_config('application_name', ?, true), "
@@ -65,20 +58,9 @@ final class JdbcLockSessionStatements {
 
 	/**
 	 * Open the transaction of an invocation-scoped lock, try its keys and set its
-	 * dead-man switch, in one round trip: {@code SET TRANSACTION} (no result set), a row
-	 * of {@code transaction_timeout}, the try of
-	 * {@link JdbcTransactionLockStatements#tryLock}, then the {@linkplain #keepAliveSql
-	 * keep-alive} (no result set).
-	 * @param connection the lock's own connection, with auto-commit off
-	 * @param mode exclusive or shared
-	 * @param keys the distinct keys, sorted, at least one
-	 * @param namespace the namespace, named in a leading comment
-	 * @param applicationName the session's name for the transaction
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it, and
-	 * the lock with it
-	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
-	 * ({@code null} before 17)
-	 * @throws SQLException if a statement fails
+	 * dead-man switch, in one round trip.
+	 * @return what the try found, and {@code transaction_timeout} ({@code null} before
+	 * PostgreSQL 17)
 	 */
 	static Opened beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) throws SQLException {
@@ -88,8 +70,7 @@ final class JdbcLockSessionStatements {
 			statement.setString(1, applicationName);
 			JdbcLockStatements.bindKeys(connection, statement, 2, keys, keys.size() > 1);
 			statement.execute();
-			// SET TRANSACTION gives an update count, then come the settings' row and the
-			// try's.
+			// An update count (SET TRANSACTION), then the settings' row and the try's.
 			String transactionTimeout = transactionTimeout(statement);
 			try (ResultSet result = nextResultSet(statement, "try")) {
 				return new Opened(JdbcLockStatements.tryResult(result, keys), transactionTimeout);
@@ -97,19 +78,7 @@ final class JdbcLockSessionStatements {
 		}
 	}
 
-	/**
-	 * Open the transaction of an invocation-scoped limit, try its permits and set its
-	 * dead-man switch, in one round trip, as {@link #beginInvocation} does with the try
-	 * of {@link JdbcTransactionLockStatements#tryPermit} in place of that of keys.
-	 * @param connection the lock's own connection, with auto-commit off
-	 * @param slots the limit's slots, slot 0 first
-	 * @param namespace the namespace, named in a leading comment
-	 * @param applicationName the session's name for the transaction
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
-	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
-	 * ({@code null} before 17)
-	 * @throws SQLException if a statement fails
-	 */
+	/** As {@link #beginInvocation}, trying a limit's permits in place of keys. */
 	static OpenedLimit beginLimit(Connection connection, List<Long> slots, String namespace, String applicationName,
 			long deadManMillis) throws SQLException {
 		String sql = BEGIN_INVOCATION + PermitSql.JDBC.trySql(slots.size(), namespace) + "; "
@@ -129,9 +98,7 @@ final class JdbcLockSessionStatements {
 		}
 	}
 
-	/**
-	 * Read the settings' row, after {@code SET TRANSACTION}'s update count.
-	 */
+	/** Read the settings' row, after {@code SET TRANSACTION}'s update count. */
 	private static @Nullable String transactionTimeout(Statement statement) throws SQLException {
 		try (ResultSet settings = nextResultSet(statement, "settings")) {
 			settings.next();
@@ -147,12 +114,7 @@ final class JdbcLockSessionStatements {
 		return statement.getResultSet();
 	}
 
-	/**
-	 * Take a marker for a lock session, on its own connection (see {@code MARK}).
-	 * @param connection the lock's connection, its transaction open
-	 * @return the marker, held by the connection's transaction until it ends
-	 * @throws SQLException if the statement fails
-	 */
+	/** Take a lock session's marker ({@link FenceSql#MARK}), held until it ends. */
 	static SessionMarker mark(Connection connection) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(FenceSql.MARK)) {
 			for (int attempt = 0; attempt < FenceSql.MARK_ATTEMPTS; attempt++) {
@@ -170,23 +132,14 @@ final class JdbcLockSessionStatements {
 	}
 
 	/**
-	 * Return the heartbeat of an invocation-scoped lock (see {@code KEEP_ALIVE}), which
-	 * an operator sees as the session's last query. Built once per lock, and sent by
-	 * {@link #keepAlive}.
-	 * @param namespace the namespace, named in a leading comment
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
-	 * @return the SQL
+	 * Return a lock's heartbeat ({@link LockSql#KEEP_ALIVE}), commented with its
+	 * namespace, which an operator sees as the session's last query.
 	 */
 	static String keepAliveSql(String namespace, long deadManMillis) {
 		return LockSql.JDBC.commented(namespace, LockSql.KEEP_ALIVE.formatted(deadManMillis));
 	}
 
-	/**
-	 * Send a lock session's keep-alive statement.
-	 * @param connection the lock's connection
-	 * @param sql from {@link #keepAliveSql}
-	 * @throws SQLException if it fails
-	 */
+	/** Send a lock session's keep-alive, from {@link #keepAliveSql}. */
 	static void keepAlive(Connection connection, String sql) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);

@@ -44,16 +44,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 /**
- * The lock sessions of the JDBC stack, for {@link JdbcInvocationLockExecutor}: each holds
- * the locks of one invocation-scoped call in the transaction of a connection of its own,
- * never one of the application's pool that the work itself needs. That connection comes
- * from the {@code @InvocationLockDataSource} for the default {@code DataSource}, or else
- * from a pool derived from the application's Hikari pool the {@code DataSource} is, wraps
- * or routes to at the call ({@code AbstractRoutingDataSource}), made at the first call
- * that needs it, so that an application without one starts no pool. Each
- * {@code DataSource} has one bound on the sessions held at once, shared by the pools of
- * every target it routes to; reaching it is an error at once rather than a wait, so that
- * a job can never wait for a connection another job holds.
+ * The lock sessions of the JDBC stack: each holds one invocation-scoped call's locks on a
+ * connection of its own, never one of the pool the work needs (docs/decisions.md,
+ * "Invocation scope"). It comes from the {@code @InvocationLockDataSource}, or from a
+ * pool derived from the Hikari pool the {@code DataSource} is, wraps or routes to, at the
+ * first call that needs it, so that an application without such calls starts none. Each
+ * {@code DataSource} has one bound, shared by its targets' pools; reaching it fails at
+ * once, so that no job waits for a connection another holds.
  *
  * @author advisory-lock authors
  */
@@ -72,15 +69,12 @@ final class JdbcLockSessions implements AutoCloseable {
 	/** The bound of each {@code DataSource}, by name. */
 	private final Map<String, Semaphore> permits = new ConcurrentHashMap<>();
 
-	/**
-	 * The routes of data sources whose target is fixed, by the name a call gives
-	 * ({@code ""} for none): see {@link JdbcDataSourceUnwrapping#fixedTarget}.
-	 */
+	/** Routes of data sources whose target is fixed, by the name a call gives. */
 	private final Map<String, SessionRoute> fixedRoutes = new ConcurrentHashMap<>();
 
 	/**
-	 * The pools derived from the application's, by identity; guarded by itself. Once
-	 * closed, none is added, as nothing would close it.
+	 * The pools derived from the application's, guarded by itself. None is added once
+	 * closed: nothing would close it.
 	 */
 	private final Map<DataSource, DataSource> derivedPools = new IdentityHashMap<>();
 
@@ -101,10 +95,7 @@ final class JdbcLockSessions implements AutoCloseable {
 		this.fixedRoutes.clear();
 	}
 
-	/**
-	 * Return where a call's session opens: the data source its locks are known by, and
-	 * the pool its connection comes from, derived at the first call that needs it.
-	 */
+	/** Return where a call's session opens: what its locks are known by, and its pool. */
 	SessionRoute route(LockRequest request) {
 		String given = (request.dataSource() != null) ? request.dataSource() : "";
 		SessionRoute fixed = this.fixedRoutes.get(given);
@@ -135,16 +126,12 @@ final class JdbcLockSessions implements AutoCloseable {
 		return route;
 	}
 
-	/**
-	 * Return how many sessions may be held at once, over every data source.
-	 */
+	/** Return how many sessions may be held at once, over every data source. */
 	int maxSessions() {
 		return this.maxConnections * this.dataSources.names().size();
 	}
 
-	/**
-	 * Return the application's Hikari pool the data source is, wraps, or routes to now.
-	 */
+	/** Return the Hikari pool the data source is, wraps, or routes to now. */
 	private DataSource applicationPool(String namespace, String name, DataSource dataSource) {
 		DataSource pool;
 		try {
@@ -194,28 +181,21 @@ final class JdbcLockSessions implements AutoCloseable {
 				: "make that DataSource a Hikari pool, or hold the lock on the default DataSource";
 	}
 
-	/**
-	 * Open a session's transaction and try its keys, in one round trip.
-	 */
+	/** Open a session's transaction and try its keys, in one round trip. */
 	Opened begin(Connection connection, LockRequest request, LockKeys keys, String applicationName, Duration deadMan,
 			Duration waitBound) {
 		return opening(connection, waitBound, request, keys, () -> JdbcLockSessionStatements.beginInvocation(connection,
 				request.mode(), keys.keys(), request.namespace(), applicationName, deadMan.toMillis()));
 	}
 
-	/**
-	 * Open a limit's session's transaction and try its permits, in one round trip.
-	 */
+	/** Open a limit's session's transaction and try its permits, in one round trip. */
 	OpenedLimit beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
 			Duration deadMan, Duration waitBound) {
 		return opening(connection, waitBound, request, slots.all(), () -> JdbcLockSessionStatements
 			.beginLimit(connection, slots.slots(), request.namespace(), applicationName, deadMan.toMillis()));
 	}
 
-	/**
-	 * Open a session's transaction with its opening statements, each bounded by the
-	 * wait's bound until the lock is held.
-	 */
+	/** Run the opening statements, bounded by the wait's bound until the lock is held. */
 	private <T> T opening(Connection connection, Duration waitBound, LockRequest request, LockKeys keys,
 			OpeningStatements<T> statements) {
 		try {
@@ -228,15 +208,11 @@ final class JdbcLockSessions implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Make a granted session ready to hold its locks while the work runs: a fresh
-	 * snapshot after a wait, and the network timeout of a heartbeat.
-	 */
+	/** Ready a granted session: a fresh snapshot after a wait, a heartbeat's bound. */
 	void granted(Connection connection, LockRequest request, LockKeys keys, boolean waited, Duration deadMan) {
 		try {
 			if (waited) {
-				// The wait's portal would keep its snapshot: replace it, as the opening
-				// statements did theirs.
+				// The wait's portal would keep its snapshot, holding back vacuum.
 				JdbcLockSessionStatements.keepAlive(connection,
 						JdbcLockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()));
 			}
@@ -248,10 +224,7 @@ final class JdbcLockSessions implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Make the exception of a session's lock not acquired, naming its holders where a
-	 * diagnosis is configured.
-	 */
+	/** Make the exception of a lock not acquired, naming its holders if configured. */
 	LockBusyException busyException(Connection connection, LockRequest request, LockKeys keys, LockAttempt attempt,
 			@Nullable Duration timeout) {
 		List<Long> waitedFor = (timeout != null) ? keys.waitedFor(attempt.foundHeld())
@@ -266,9 +239,6 @@ final class JdbcLockSessions implements AutoCloseable {
 		}, LockFailures.limitHint(request, null));
 	}
 
-	/**
-	 * Return the held session of a call whose locks were granted.
-	 */
 	JdbcLockSession session(Connection connection, LockRequest request, LockKeys keys, DataSource target,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
 		return new JdbcLockSession(request.namespace(), request.mode(), keys, target, connection, acquisition,
@@ -276,9 +246,7 @@ final class JdbcLockSessions implements AutoCloseable {
 				transactionTimeout);
 	}
 
-	/**
-	 * Roll a session's transaction back, telling whether its connection is still usable.
-	 */
+	/** Roll a session's transaction back, telling whether its connection is usable. */
 	boolean rollback(Connection connection) {
 		try {
 			connection.rollback();
@@ -295,8 +263,7 @@ final class JdbcLockSessions implements AutoCloseable {
 	}
 
 	/**
-	 * Close the derived pools, the others too when one fails, and derive none from now
-	 * on.
+	 * Close the derived pools, each even when one fails, and derive none from now on.
 	 * @throws Exception the first failure, with the later ones suppressed in it
 	 */
 	@Override
@@ -328,17 +295,10 @@ final class JdbcLockSessions implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Where a session opens: the data source its locks are known by, and the pool its
-	 * connection comes from under its {@code DataSource}'s bound.
-	 */
+	/** Where a session opens: what its locks are known by, its pool, and its bound. */
 	record SessionRoute(DataSource target, DataSource pool, boolean derived, Semaphore permits, int maxConnections) {
 
-		/**
-		 * Take a connection for a session, within its data source's bound.
-		 * @param namespace the lock's namespace, for the error
-		 * @return the connection, to give back with {@link #release}
-		 */
+		/** Take a connection for a session within the bound, for {@link #release}. */
 		Connection obtain(String namespace) {
 			if (!this.permits.tryAcquire()) {
 				throw new CannotGetJdbcConnectionException(
@@ -360,11 +320,7 @@ final class JdbcLockSessions implements AutoCloseable {
 			}
 		}
 
-		/**
-		 * Give a session's connection back, evicting it when it is no longer usable.
-		 * @param connection the connection
-		 * @param usable whether its transaction was rolled back
-		 */
+		/** Give a session's connection back, evicting it unless it was rolled back. */
 		void release(Connection connection, boolean usable) {
 			try {
 				if (!usable) {
@@ -384,11 +340,7 @@ final class JdbcLockSessions implements AutoCloseable {
 
 	}
 
-	/**
-	 * The opening statements of a session, in one round trip.
-	 *
-	 * @param <T> what they found
-	 */
+	/** The opening statements of a session, in one round trip. */
 	@FunctionalInterface
 	private interface OpeningStatements<T> {
 

@@ -32,12 +32,9 @@ import io.github.advisorylock.core.sql.LockSql.TryResult;
 import io.github.advisorylock.core.sql.PermitSql;
 
 /**
- * The statements both scopes wait with over JDBC, and the code that binds and reads the
- * keys of every lock statement. Their text, shared with the R2DBC driver, and why each is
- * written as it is, are {@link LockSql}'s. A transaction's try is
- * {@link JdbcTransactionLockStatements}'; an invocation-scoped lock's own session, which
- * opens its transaction around the same try and keeps the session alive, is
- * {@link JdbcLockSessionStatements}'.
+ * The waits of both scopes over JDBC, and the binding and reading of every lock
+ * statement's keys. The text, shared with R2DBC, and why each statement is written as it
+ * is, are {@link LockSql}'s.
  *
  * @author advisory-lock authors
  */
@@ -47,14 +44,8 @@ final class JdbcLockStatements {
 	}
 
 	/**
-	 * Run the statement that waits for keys a try found held, bounded by one timeout for
-	 * all of them; the template's close cancels it on the server.
-	 * @param connection the transaction's connection
-	 * @param mode exclusive or shared
-	 * @param keys the keys to wait for, in order
-	 * @param timeout the bound on the whole wait
-	 * @param namespace the namespace, named in a leading comment
-	 * @param waits where the wait is registered while it runs, for the template's close
+	 * Run the statement that waits for keys a try found held, within one timeout for all
+	 * of them; the template's close cancels it on the server.
 	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait
 	 * ran out of time, {@code 57014} when it was cancelled
 	 */
@@ -78,16 +69,10 @@ final class JdbcLockStatements {
 	/**
 	 * Run one slice of a limit's wait ({@link PermitSql#sliceSql}) in one round trip:
 	 * pgjdbc sends the three statements of one text together.
-	 * @param connection the transaction's connection
-	 * @param slots the limit's slots, slot 0 first
 	 * @param resumed whether the savepoint of a slice that ran out of time is set
-	 * @param slice how long to wait for the chosen slot
 	 * @param waited the index of the slot to wait for, from 1
-	 * @param namespace the namespace, named in a leading comment
-	 * @param waits where the wait is registered while it runs, for the template's close
 	 * @return the slot taken
-	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the slice
-	 * ran out of time, {@code 57014} when it was cancelled
+	 * @throws SQLException as {@link #waitLock} does
 	 */
 	static long waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice, int waited,
 			String namespace, LockLifecycle waits) throws SQLException {
@@ -119,8 +104,6 @@ final class JdbcLockStatements {
 	/**
 	 * End a limit's wait whose last slice ran out of time: roll back to the savepoint,
 	 * which ends the aborted slice, and release it.
-	 * @param connection the transaction's connection
-	 * @throws SQLException if the statements fail
 	 */
 	static void endPermitWait(Connection connection) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
@@ -137,13 +120,7 @@ final class JdbcLockStatements {
 		}
 	}
 
-	/**
-	 * Read why a try was refused: the isolation level, and whether the server is in
-	 * recovery. One more round trip, on that failure path only.
-	 * @param connection the transaction's connection
-	 * @return the refusal
-	 * @throws SQLException if the read fails
-	 */
+	/** Read why a try was refused: one more round trip, on that failure path only. */
 	static RefusalReason readRefusalReason(Connection connection) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(LockSql.REFUSAL);
 				ResultSet result = statement.executeQuery()) {

@@ -54,14 +54,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * Runs a {@link LockScope#TRANSACTION transaction-scoped} lock request on JDBC, in the
- * thread's Spring transaction: it asks {@link TransactionLockPlan} which keys to try and
- * which to fence, tells the listeners of the start, joins the transaction's connection of
- * one of the template's {@link JdbcDataSources} through {@link DataSourceUtils}, tries
- * the keys in one statement and, for a {@link WaitMode#BLOCK} that found one held, waits
- * for them in a second; the listeners hear the outcome, and the keys taken are recorded
- * in {@link TransactionLockSynchronization}, which follows the transaction through
- * suspension and savepoints until COMMIT or ROLLBACK releases them. Once the template is
- * closed, no acquisition starts and none in progress lets its work run.
+ * thread's Spring transaction: it tries the keys {@link TransactionLockPlan} chose in one
+ * statement on the connection joined through {@link DataSourceUtils}, and a
+ * {@link WaitMode#BLOCK} that found one held waits in a second. The keys taken are
+ * recorded in {@link TransactionLockSynchronization}, which follows the transaction
+ * through suspension and savepoints until COMMIT or ROLLBACK releases them.
  *
  * @author advisory-lock authors
  */
@@ -84,11 +81,6 @@ final class JdbcTransactionLockExecutor {
 
 	/**
 	 * Run a callback under the locks of a request, taken in the current transaction.
-	 * @param <T> what the work returns
-	 * @param request the request, of transaction scope
-	 * @param keys its keys
-	 * @param settings the template's settings at the call's start
-	 * @param callback the work
 	 * @return what the work returned, or that it was skipped
 	 */
 	<T extends @Nullable Object> LockResult<T> execute(LockRequest request, LockKeys keys, LockSettings settings,
@@ -101,13 +93,9 @@ final class JdbcTransactionLockExecutor {
 
 	/**
 	 * Acquire the locks in the current transaction, and tell the listeners how it ended.
-	 * @param request the request, of transaction scope
-	 * @param requested its keys
-	 * @param settings the template's settings at the call's start
 	 * @param throwIfBusy whether a {@code TRY} that finds a lock held throws rather than
 	 * return {@code false}
-	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
-	 * {@code TRY} that does not throw, that found one held
+	 * @return whether every lock is held
 	 * @throws LockLostException if a fenced key's enclosing lock is found lost
 	 */
 	boolean acquire(LockRequest request, LockKeys requested, LockSettings settings, boolean throwIfBusy) {
@@ -146,16 +134,13 @@ final class JdbcTransactionLockExecutor {
 		}
 	}
 
-	/**
-	 * Tell the listeners what the attempt found, record what it took, and fail as its
-	 * outcome and the wait mode say.
-	 */
+	/** Tell the listeners, record what was taken, and fail as the outcome says. */
 	private boolean settle(LockRequest request, BoundConnection bound, KeyedAttempt attempted, Acquisition acquisition,
 			LockSettings settings, boolean throwIfBusy) {
 		RuntimeException closed = this.lifecycle.closedOr(request, null);
 		if (closed != null) {
-			// Granted as the template closed: the work must not start. The keys stay held
-			// until the transaction ends.
+			// Granted as the template closed: the work must not start. The transaction's
+			// end releases the keys.
 			acquisition.finished(Outcome.ERROR, closed);
 			throw closed;
 		}
@@ -183,9 +168,6 @@ final class JdbcTransactionLockExecutor {
 	 * Return whether the current transaction, or an enclosing invocation-scoped call,
 	 * took every key on the data source the request would lock on, or on any when that is
 	 * not known (no transaction, several bound, no default).
-	 * @param request names the keys' data source, or not
-	 * @param keys the keys
-	 * @return whether it did
 	 */
 	boolean holds(LockRequest request, LockKeys keys) {
 		@Nullable Object target = heldLocksTarget(request);
@@ -195,10 +177,7 @@ final class JdbcTransactionLockExecutor {
 					|| TransactionLockSynchronization.holds(key, target));
 	}
 
-	/**
-	 * Try the keys and, when one is found held, do what the wait mode decides (see
-	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
-	 */
+	/** Try the keys; when one is held, do what {@link LockAttempt#afterBusy} decides. */
 	private LockAttempt attempt(BoundConnection bound, LockRequest request, LockKeys keys, LockSettings settings) {
 		Long busyKey = this.statements.tryLock(bound, request, keys);
 		if (busyKey == null) {
@@ -209,9 +188,8 @@ final class JdbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Take one permit of a limit: served from a slot this transaction holds already, else
-	 * the first free one, else, as the wait mode decides, waited for in slices (see
-	 * {@link PermitSlots}), busy or skipped.
+	 * Take one permit of a limit: a slot this transaction holds, else the first free one,
+	 * else as the wait mode decides ({@link PermitSlots}).
 	 * @return the attempt, with the slot taken or, when none was, every slot
 	 */
 	private KeyedAttempt permit(BoundConnection bound, LockRequest request, PermitSlots slots, LockSettings settings) {
@@ -235,9 +213,8 @@ final class JdbcTransactionLockExecutor {
 
 	/**
 	 * Make the transaction a fenced write for the keys an enclosing invocation-scoped
-	 * call of this thread holds: take their fence locks, then check that the enclosing
-	 * sessions still hold them. A key found no longer held is a loss the enclosing lock
-	 * is told of at once, and the call fails before its work runs.
+	 * call holds: take their fences, then check that the enclosing sessions still hold
+	 * them. A key no longer held is a loss, told to the enclosing lock at once.
 	 * @throws LockLostException if an enclosing lock is lost
 	 */
 	private void fence(LockRequest request, FencedKeys fenced, LockAcquisitionListeners listeners) {
@@ -246,8 +223,8 @@ final class JdbcTransactionLockExecutor {
 		BoundConnection bound = null;
 		Long lostKey;
 		try {
-			// A suspended transaction of this thread that holds the fence (a REQUIRES_NEW
-			// inside a fenced transaction) keeps it until after this one ends.
+			// Refused if a suspended transaction (a REQUIRES_NEW in a fenced one) holds
+			// the fence: it keeps it until after this one ends.
 			bound = bind(request, LockMode.EXCLUSIVE, fenced.keys());
 			lostKey = this.statements.fence(bound, request, fenced);
 		}
@@ -285,18 +262,15 @@ final class JdbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Find the connection of the current transaction that a call joins, after checking
-	 * that the transaction is actual, READ COMMITTED, and managed for that connection;
-	 * then refuse keys a suspended transaction of this thread holds: it resumes only
-	 * after this call, which could only wait for itself.
-	 * @return the bound connection, to give back with {@link #release}
+	 * Join the current transaction's connection, once it is checked actual, READ
+	 * COMMITTED and managed; refuse keys a suspended transaction of this thread holds,
+	 * since it resumes only after this call, which could only wait for itself.
 	 * @throws LockTransactionException if a lock there would protect nothing
 	 */
 	private BoundConnection bind(LockRequest request, LockMode mode, LockKeys keys) {
 		String namespace = request.namespace();
 		if (request.dataSource() != null) {
-			// A wrong name is a mistake in the code, whatever the transaction: say it
-			// first.
+			// A wrong name is a bug in the code, whatever the transaction: say it first.
 			this.dataSources.named(namespace, request.dataSource());
 		}
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
@@ -306,11 +280,9 @@ final class JdbcTransactionLockExecutor {
 				TransactionSynchronizationManager.getCurrentTransactionIsolationLevel());
 		BoundConnection bound = this.dataSources.bound(request);
 		try {
-			// A holder bound by a JdbcTemplate call outside this DataSource's
-			// transaction: the lock would end with its statement. Drivers answer this
-			// from local state, without a round trip. (A pool that hands out connections
-			// with auto-commit off defeats this check; the transaction manager check
-			// above remains.)
+			// Bound by a JdbcTemplate call outside a transaction: the lock would end with
+			// its statement. Answered from local state; a pool lending connections with
+			// auto-commit off defeats it, and the transaction check above remains.
 			if (bound.connection().getAutoCommit()) {
 				throw LockFailures.autoCommitRefusal(request, "DataSource", "a transaction manager");
 			}
@@ -327,9 +299,7 @@ final class JdbcTransactionLockExecutor {
 		}
 	}
 
-	/**
-	 * Give the connection back to the transaction; the locks stay until it ends.
-	 */
+	/** Give the connection back to the transaction; the locks stay until it ends. */
 	private void release(@Nullable BoundConnection bound) {
 		if (bound != null) {
 			DataSourceUtils.releaseConnection(bound.connection(), bound.resource());

@@ -44,10 +44,8 @@ import io.github.advisorylock.jdbc.JdbcDataSources.BoundConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The statements of a transaction-scoped lock on the JDBC connection of the current
- * transaction: {@link JdbcLockStatements}' try and wait, and
- * {@link JdbcFencedWriteStatements}' fence, with their failures translated and a refusal
- * explained.
+ * The statements of a transaction-scoped lock on the current transaction's JDBC
+ * connection, their failures translated and a refusal explained.
  *
  * @author advisory-lock authors
  */
@@ -140,9 +138,7 @@ final class JdbcTransactionLockStatements {
 		}
 	}
 
-	/**
-	 * End a limit's wait that ran out of time on a connection in a transaction.
-	 */
+	/** End a limit's wait that ran out of time on a connection in a transaction. */
 	static void endPermitWait(Connection connection, LockRequest request, PermitSlots slots,
 			JdbcAcquisitionSupport support) {
 		try {
@@ -176,10 +172,7 @@ final class JdbcTransactionLockStatements {
 		}
 	}
 
-	/**
-	 * Make the exception of a lock not acquired, naming its holders where a diagnosis is
-	 * configured (asked here, on the failure path only).
-	 */
+	/** Make the exception of a lock not acquired, naming holders if diagnosis is set. */
 	LockBusyException busyException(BoundConnection bound, LockRequest request, LockKeys keys, LockAttempt attempt,
 			@Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();

@@ -15,13 +15,11 @@
  */
 
 /**
- * Taking advisory locks on PostgreSQL through JDBC: the lock statements, and the template
- * that runs them on the current transaction's connection or, for an invocation scope, on
- * a connection of the call's own. Depends on the root package and on the driver-neutral
- * {@code core} only; who holds a busy lock is asked of a
- * {@link io.github.advisorylock.LockHolderDiagnosis}. Its API is
- * {@link io.github.advisorylock.jdbc.AdvisoryLockTemplate}, for an application that
- * builds its own template; every other class is package-private.
+ * Taking advisory locks on PostgreSQL through JDBC, on the current transaction's
+ * connection or, for an invocation scope, on one of the call's own. Depends on the root
+ * package, {@code core}, {@code hikari} and {@code pglocks}. Its API is
+ * {@link io.github.advisorylock.jdbc.AdvisoryLockTemplate}; every other class is
+ * package-private.
  */
 @NullMarked
 package io.github.advisorylock.jdbc;

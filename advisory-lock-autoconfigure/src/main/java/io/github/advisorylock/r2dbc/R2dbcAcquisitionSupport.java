@@ -42,12 +42,10 @@ import reactor.util.context.ContextView;
 import org.springframework.util.ClassUtils;
 
 /**
- * What the two scopes' executors over R2DBC need beyond the template's
- * {@link io.github.advisorylock.core.LockSettings}: the bounded wait (cancelled on the
- * server when its subscriber cancels, or the template closes), the listeners told inside
- * the subscriber's observation, the DEBUG line of a skip, and the refusal and failure
- * exceptions of R2DBC, naming the holders where the diagnosis is on. The twin of the JDBC
- * path's {@code JdbcAcquisitionSupport}.
+ * What both R2DBC executors need beyond the template's settings, as
+ * {@code JdbcAcquisitionSupport} on JDBC: the bounded wait, cancelled on the server when
+ * its subscriber cancels or the template closes, and the listeners told inside the
+ * subscriber's observation.
  *
  * @author advisory-lock authors
  */
@@ -57,9 +55,8 @@ final class R2dbcAcquisitionSupport {
 	private static final Log logger = LogFactory.getLog(R2dbcAdvisoryLockTemplate.class);
 
 	/**
-	 * The Reactor context key of the current observation, as Micrometer's
-	 * {@code ObservationThreadLocalAccessor} names it (named here, since that class needs
-	 * the context-propagation library).
+	 * The observation's Reactor context key, copied from Micrometer's
+	 * {@code ObservationThreadLocalAccessor}, which needs context-propagation.
 	 */
 	private static final String OBSERVATION_KEY = "micrometer.observation";
 
@@ -74,27 +71,15 @@ final class R2dbcAcquisitionSupport {
 		this.lifecycle = lifecycle;
 	}
 
-	/**
-	 * Set whether a busy error names the sessions holding the lock.
-	 * @param holderDiagnosis whether to ask
-	 */
 	void setHolderDiagnosis(boolean holderDiagnosis) {
 		this.holderDiagnosis = holderDiagnosis;
 	}
 
 	/**
-	 * Tell the listeners that an acquisition starts, as one of a concurrency limit when
-	 * it is one, inside the subscriber's current observation, if any. A thread of the
-	 * reactive stack carries no current observation, so the subscriber's one (which
-	 * Spring's WebFlux and Micrometer keep in the Reactor context) is made current while
-	 * the listeners hear the start: the lock's observation is then a child of the
-	 * request's, and a trace shows the lock inside the request's span.
-	 * @param listeners the template's listeners
-	 * @param request the request
-	 * @param keys the keys it takes now
+	 * Tell the listeners that an acquisition starts, inside the subscriber's observation
+	 * from its Reactor context: a reactive thread carries no current one, and the lock's
+	 * observation must be a child of the request's, for a trace to show it in its span.
 	 * @param slots the keys of its limit's permits, or {@code null} for a plain lock
-	 * @param context the subscriber's context
-	 * @return what to tell them the permit taken and how it ended
 	 */
 	static Acquisition starting(LockAcquisitionListeners listeners, LockRequest request, LockKeys keys,
 			@Nullable PermitSlots slots, ContextView context) {
@@ -106,12 +91,8 @@ final class R2dbcAcquisitionSupport {
 	}
 
 	/**
-	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
-	 * is on, and ending with what the library knows of the holder.
-	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
-	 * @param cause the driver's report of the timeout, or {@code null}
-	 * @param diagnose asks who holds the keys, on the failure path only
-	 * @param holderHint the end of the message, or {@code null}
+	 * Signal the exception of a lock not acquired, naming holders if the diagnosis is on.
+	 * @param holderHint what the library knows of the holder, or {@code null}
 	 */
 	<T> Mono<T> busyError(LockRequest request, LockKeys keys, @Nullable Duration timeout, @Nullable Throwable cause,
 			Supplier<Mono<Diagnosis>> diagnose, @Nullable String holderHint) {
@@ -122,19 +103,15 @@ final class R2dbcAcquisitionSupport {
 			.flatMap(Mono::error);
 	}
 
-	/**
-	 * Tell the template's DEBUG log that a {@code SKIP} found a key held.
-	 */
+	/** Tell the template's DEBUG log that a {@code SKIP} found a key held. */
 	void logSkipped(LockRequest request, LockKeys keys) {
 		LockFailures.logSkipped(logger, request, keys);
 	}
 
 	/**
-	 * Wait for the key a try found held and those after it, within the call's timeout.
-	 * @param timeout the request's timeout, or the template's default
+	 * Wait for the key a try found held and those after it, within the timeout.
 	 * @param ofTransaction whether the connection is a transaction's, lent by a pool;
 	 * else a lock session's own
-	 * @return the attempt: acquired, or timed out with the driver's report
 	 */
 	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout,
 			boolean ofTransaction) {
@@ -147,9 +124,7 @@ final class R2dbcAcquisitionSupport {
 	}
 
 	/**
-	 * Run one slice of a limit's wait, cancelled on the server as {@link #waitFor} is.
-	 * @param ofTransaction whether the connection is a transaction's, lent by a pool;
-	 * else a lock session's own
+	 * Run one slice of a limit's wait, cancelled as {@link #waitFor} is.
 	 * @return the slot taken; empty when the slice ran out of time
 	 */
 	Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
@@ -163,28 +138,20 @@ final class R2dbcAcquisitionSupport {
 
 	/**
 	 * Return a wait that the template's close, or its subscriber's cancel, cancels on the
-	 * server while it runs. The driver stops reading at a cancel, but the server would go
-	 * on waiting and, once granted, hold the lock until the rollback queued behind the
-	 * wait: so PostgreSQL is sent a cancel request for the statement the session runs, on
-	 * a connection of its own, as {@code pg_cancel_backend} would. The wait fails, its
-	 * transaction is aborted, and the rollback Spring sends for the cancelled subscriber
-	 * ends it, once the request was answered ({@link R2dbcWaitCancels}). A lock session's
-	 * own connection needs no more: its close awaits its cancel.
-	 * @param connection the connection the wait runs on
-	 * @param ofTransaction whether the connection is a transaction's
-	 * @param wait the wait
+	 * server with a cancel request: the driver only stops reading, and the server would
+	 * go on waiting and hold the lock once granted (docs/decisions.md, "The reactive
+	 * stack"). A transaction's end awaits the request ({@link R2dbcWaitCancels}); a lock
+	 * session's close awaits its own.
 	 */
 	private <T> Mono<T> cancellable(Connection connection, boolean ofTransaction, Mono<T> wait) {
 		Mono<R2dbcWaitCancels> awaiting = ofTransaction ? R2dbcWaitCancels.ofCurrentTransaction()
 				: Mono.just(R2dbcWaitCancels.UNAWAITED);
 		return awaiting.flatMap((cancels) -> {
 			// Unwrapped now: a pool's connection may let go of the driver's once its
-			// subscriber cancelled, and the cancel request needs the server session's
-			// key.
+			// subscriber cancelled, and the request needs the server session's key.
 			PostgresqlConnection target = postgresConnection(connection);
-			// Waiting from the statement's first request to its end: a wait cancelled
-			// as it is subscribed (its subscriber gone meanwhile) sent nothing to
-			// cancel, and a request for it could only reach what runs after.
+			// From the statement's first request to its end: a wait cancelled as it is
+			// subscribed sent nothing, and a request could only reach what runs after.
 			AtomicBoolean waiting = new AtomicBoolean();
 			Runnable cancel = () -> {
 				if (target != null && waiting.get()) {
@@ -200,9 +167,8 @@ final class R2dbcAcquisitionSupport {
 	}
 
 	/**
-	 * Return the driver's connection under a pool's or a proxy's. (Spring's
-	 * {@code ConnectionFactoryUtils.getTargetConnection} unwraps past it, to
-	 * {@code null}.)
+	 * Return the driver's connection under a pool's or a proxy's, which Spring's
+	 * {@code ConnectionFactoryUtils.getTargetConnection} unwraps past, to {@code null}.
 	 */
 	static @Nullable PostgresqlConnection postgresConnection(Connection connection) {
 		Object each = connection;
@@ -212,10 +178,7 @@ final class R2dbcAcquisitionSupport {
 		return (each instanceof PostgresqlConnection postgres) ? postgres : null;
 	}
 
-	/**
-	 * Explain a refused try: the isolation level, or a server in recovery.
-	 * @return the refusal, signalled
-	 */
+	/** Signal why a try was refused: the isolation level, or a server in recovery. */
 	static <T> Mono<T> explainRefusal(Connection connection, LockRequest request) {
 		return R2dbcLockStatements.readRefusalReason(connection)
 			.map((refusal) -> LockFailures.refusal(request, refusal))
@@ -227,10 +190,7 @@ final class R2dbcAcquisitionSupport {
 		return R2dbcExceptions.translate(LockFailures.task(request, keys), null, ex);
 	}
 
-	/**
-	 * Opens the scope of an observation; a class of its own, so that Micrometer is loaded
-	 * only when present.
-	 */
+	/** Opens an observation's scope; its own class, so that Micrometer stays optional. */
 	private static final class Observations {
 
 		static Acquisition inScopeOf(Object observation, Supplier<Acquisition> starting) {

@@ -42,10 +42,9 @@ import org.springframework.util.Assert;
 /**
  * The R2DBC implementation of {@link ReactiveAdvisoryLockOperations}: takes
  * transaction-level advisory locks on the connection that Spring's
- * {@code R2dbcTransactionManager} bound to the subscriber's reactive transaction. Built
- * by the auto-configuration from the application's {@link ConnectionFactory} beans and
- * the {@code advisory-lock.*} properties; the JDBC path's {@code AdvisoryLockTemplate} is
- * its twin, and both read the same properties.
+ * {@code R2dbcTransactionManager} bound to the subscriber's reactive transaction. The
+ * twin of {@code AdvisoryLockTemplate}, built from the application's
+ * {@link ConnectionFactory} beans and the same {@code advisory-lock.*} properties.
  *
  * <pre class="code">
  * R2dbcAdvisoryLockTemplate locks = new R2dbcAdvisoryLockTemplate(connectionFactory);
@@ -68,15 +67,11 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	/** The bean name the single-factory constructor gives its connection factory. */
 	public static final String DEFAULT_CONNECTION_FACTORY_NAME = "connectionFactory";
 
-	/**
-	 * What every call reads, replaced by the setters below: a call reads it once, at its
-	 * subscription.
-	 */
+	/** Read once per call, at its subscription. */
 	private volatile LockSettings settings = LockSettings.of(DEFAULT_TIMEOUT);
 
 	private final LockLifecycle lifecycle = new LockLifecycle();
 
-	/** The waits and failures of both executors, set by the setters below. */
 	private final R2dbcAcquisitionSupport support = new R2dbcAcquisitionSupport(this.lifecycle);
 
 	private final R2dbcTransactionLockExecutor transactionLocks;
@@ -183,12 +178,10 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	/**
 	 * Close the template, as the application shuts down: no lock is taken any more, a
-	 * wait in progress is cancelled on the server, and a subscription whose lock is
-	 * granted meanwhile does not subscribe its work; each of them signals a
-	 * {@link org.springframework.dao.CannotAcquireLockException} that says so (not a
-	 * {@link io.github.advisorylock.LockBusyException}). Under Spring Boot this runs in a
-	 * late phase of the context's close, after the web server's graceful shutdown and
-	 * before the connection pools close ({@code AdvisoryLockShutdown}).
+	 * wait in progress is cancelled on the server, and a lock granted meanwhile does not
+	 * subscribe its work; each signals a
+	 * {@link org.springframework.dao.CannotAcquireLockException}. Spring Boot calls it
+	 * after the web server's graceful shutdown, before the connection pools close.
 	 */
 	@Override
 	public void close() {

@@ -33,10 +33,9 @@ import org.springframework.r2dbc.connection.ConnectionHolder;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 
 /**
- * The R2DBC connection factories locks may be taken on, by bean name, and how a
- * transaction-scoped lock joins the connection a reactive transaction bound for one of
- * them. The twin of the JDBC path's {@code JdbcDataSources}: a request's
- * {@code dataSource} names a {@link ConnectionFactory} bean here.
+ * The R2DBC connection factories locks may be taken on, by bean name, as
+ * {@code JdbcDataSources} holds the JDBC ones: a request's {@code dataSource} names a
+ * {@link ConnectionFactory} bean here.
  *
  * @author advisory-lock authors
  */
@@ -50,11 +49,8 @@ final class R2dbcConnectionFactories extends NamedResources<ConnectionFactory> {
 	}
 
 	/**
-	 * Find the connection the current reactive transaction bound for the named connection
-	 * factory or, without a name, for the only one that has one.
-	 * @param transaction the synchronization of the current reactive transaction
-	 * @param request the call, which may name the connection factory
-	 * @return the connection factory and the connection
+	 * Find the connection the transaction bound for the named connection factory or,
+	 * without a name, for the only one that has one.
 	 * @throws LockTransactionException if there is none, or several and no name
 	 */
 	BoundConnection bound(TransactionSynchronizationManager transaction, LockRequest request) {
@@ -79,10 +75,7 @@ final class R2dbcConnectionFactories extends NamedResources<ConnectionFactory> {
 
 	/**
 	 * Return the driver's connection factory under the application's pool: a lock
-	 * session's connection, or a diagnosis's after a timeout, is its own, never one the
-	 * application's work waits for.
-	 * @param factory one of the application's connection factories
-	 * @return the innermost connection factory it wraps
+	 * session's or a diagnosis's connection is never one the application's work needs.
 	 */
 	ConnectionFactory driver(ConnectionFactory factory) {
 		return this.drivers.computeIfAbsent(factory, (application) -> {
@@ -94,13 +87,7 @@ final class R2dbcConnectionFactories extends NamedResources<ConnectionFactory> {
 		});
 	}
 
-	/**
-	 * A connection a reactive transaction bound.
-	 *
-	 * @param factory the connection factory it came from, the key of the transaction's
-	 * resource
-	 * @param connection the connection
-	 */
+	/** A connection a reactive transaction bound, under its connection factory. */
 	record BoundConnection(ConnectionFactory factory, Connection connection) {
 
 	}

@@ -21,15 +21,10 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * The last statements and the close of a connection the library took from the driver
- * itself, which run off the thread that asks for them. That thread is often the one
- * delivering the driver's last signal of the same connection, and r2dbc-postgresql 1.1
- * spins for ever when the connection closes from inside that delivery while more of the
- * server's messages wait behind the one delivered: on a close, and on a statement sent on
- * a connection whose link is gone, which the driver answers by closing it. That happens
- * when a session's rollback fails because PgBouncer or the server ended the connection;
- * the thread, often a driver's event loop, then never comes back. Elsewhere the close
- * waits at most until the delivery returns.
+ * The last statements and the close of a connection the library took from the driver, run
+ * off the thread that asks for them: often the one delivering the driver's last signal of
+ * that connection, from which r2dbc-postgresql 1.1 can spin for ever (docs/decisions.md,
+ * "Closing the driver's own connections").
  *
  * @author advisory-lock authors
  */
@@ -38,22 +33,12 @@ final class R2dbcDriverConnections {
 	private R2dbcDriverConnections() {
 	}
 
-	/**
-	 * Close the connection on Reactor's bounded elastic scheduler.
-	 * @param connection the driver's connection
-	 * @return completes when the driver has closed it
-	 */
+	/** Close the connection on Reactor's bounded elastic scheduler. */
 	static Mono<Void> close(Connection connection) {
 		return offTheDelivery(Mono.defer(() -> Mono.from(connection.close())));
 	}
 
-	/**
-	 * Subscribe to statements of a connection's end on Reactor's bounded elastic
-	 * scheduler.
-	 * @param <T> the element type
-	 * @param statements the statements, subscribed there
-	 * @return their outcome
-	 */
+	/** Subscribe to a connection's last statements on the bounded elastic scheduler. */
 	static <T> Mono<T> offTheDelivery(Mono<T> statements) {
 		return statements.subscribeOn(Schedulers.boundedElastic());
 	}

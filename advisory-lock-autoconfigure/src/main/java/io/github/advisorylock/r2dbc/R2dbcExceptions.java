@@ -23,11 +23,10 @@ import org.springframework.dao.DeadlockLoserDataAccessException;
 import org.springframework.r2dbc.connection.ConnectionFactoryUtils;
 
 /**
- * Spring's vocabulary for what the R2DBC driver reports, with the SQLSTATEs the JDBC path
- * reads the same way: {@code 55P03}, a lock wait that ran out of time, is told apart
- * first (it becomes a {@link io.github.advisorylock.LockBusyException}); {@code 40P01}, a
- * deadlock, is Spring's {@link DeadlockLoserDataAccessException}, as Spring's JDBC
- * translator makes it (its own R2DBC translation makes it a mere transient failure).
+ * Spring's vocabulary for what the R2DBC driver reports, read as the JDBC path reads it:
+ * {@code 55P03}, a lock wait that ran out of time, is told apart first; {@code 40P01}, a
+ * deadlock, is a {@link DeadlockLoserDataAccessException}, as Spring's JDBC translator
+ * makes it (its R2DBC translation makes it a mere transient failure).
  *
  * @author advisory-lock authors
  */
@@ -40,25 +39,14 @@ final class R2dbcExceptions {
 	private R2dbcExceptions() {
 	}
 
-	/**
-	 * Return whether a failure is a lock wait that ran out of {@code lock_timeout}.
-	 * @param ex the failure
-	 * @return whether it is
-	 */
+	/** Return whether a failure is a lock wait that ran out of {@code lock_timeout}. */
 	static boolean isLockTimeout(Throwable ex) {
 		return ex instanceof R2dbcException r2dbc && LOCK_NOT_AVAILABLE.equals(r2dbc.getSqlState());
 	}
 
-	/**
-	 * Translate what the driver reported into Spring's vocabulary; anything else is
-	 * returned as it is.
-	 * @param task what was being done, for the message
-	 * @param sql the statement, or {@code null}
-	 * @param ex the failure
-	 * @return the exception to signal
-	 */
-	@SuppressWarnings("deprecation") // DeadlockLoserDataAccessException: what the JDBC
-										// path gives
+	/** Translate what the driver reported; anything else is returned as it is. */
+	// DeadlockLoserDataAccessException is deprecated, but what the JDBC path gives.
+	@SuppressWarnings("deprecation")
 	static Throwable translate(String task, @Nullable String sql, Throwable ex) {
 		if (!(ex instanceof R2dbcException r2dbc)) {
 			return ex;

@@ -32,14 +32,11 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * Names the sessions holding a busy lock over R2DBC, so that a busy error says who holds
- * it in an application without any JDBC {@code DataSource}: the same {@code pg_locks}
- * statement as the JDBC path's diagnosis, on the caller's own connection when its
- * transaction is still usable (a {@code TRY} that found a key held), or on a connection
- * of its own, opened and closed for the purpose, after a timeout aborted the caller's
- * transaction. There the caller's own session cannot be told apart, so it may be listed
- * if it took some of the keys before timing out. It never fails the call: a diagnosis
- * that fails, or takes longer than its bound, says so in the error instead.
+ * Names the sessions holding a busy lock over R2DBC with the JDBC diagnosis's
+ * {@code pg_locks} statement: on the caller's connection while its transaction is usable,
+ * or on one of its own after a timeout aborted it (where the caller's own session may be
+ * listed, if it took some keys). A diagnosis that fails or runs out of time says so in
+ * the error, never failing the call.
  *
  * @author advisory-lock authors
  */
@@ -53,24 +50,12 @@ final class R2dbcHolderDiagnosis {
 	private R2dbcHolderDiagnosis() {
 	}
 
-	/**
-	 * Ask on the caller's connection, whose transaction can still run statements.
-	 * @param connection the caller's connection
-	 * @param keys the keys found held
-	 * @param mode the mode asked for
-	 * @return what was found
-	 */
+	/** Ask on the caller's connection, whose transaction can still run statements. */
 	static Mono<Diagnosis> onConnection(Connection connection, List<Long> keys, LockMode mode) {
 		return diagnose(query(connection, keys, mode));
 	}
 
-	/**
-	 * Ask on a connection of its own, after a timeout aborted the caller's transaction.
-	 * @param driver the driver's connection factory
-	 * @param keys the keys waited for
-	 * @param mode the mode asked for
-	 * @return what was found
-	 */
+	/** Ask on a connection of its own, after a timeout aborted the caller's. */
 	static Mono<Diagnosis> afterTimeout(ConnectionFactory driver, List<Long> keys, LockMode mode) {
 		return diagnose(Mono.usingWhen(Mono.from(driver.create()), (connection) -> query(connection, keys, mode),
 				R2dbcDriverConnections::close, (connection, ex) -> R2dbcDriverConnections.close(connection),

@@ -53,17 +53,12 @@ import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 
 /**
- * Runs an {@link LockScope#INVOCATION invocation-scoped} lock request on R2DBC: at
- * subscription it asks {@link InvocationLockPlan} which keys the call still needs (those
- * of the subscriber's enclosing calls, kept in its Reactor context by
- * {@link ReactiveHeldLocks}, it does not); each subscription runs in a lock session of
- * its own, whose connection {@link R2dbcLockSessions} open straight from the driver; one
- * round trip opens a READ COMMITTED, READ ONLY transaction with a dead-man
- * {@code idle_in_transaction_session_timeout} of three heartbeats and tries the keys; a
- * heartbeat keeps it alive while the publisher runs; and the session ends when the
- * publisher completes, fails or is cancelled. A cancel during the wait is cancelled on
- * the server too. At most {@code max-connections} sessions are open at once; one more is
- * refused at once, never queued.
+ * Runs an {@link LockScope#INVOCATION invocation-scoped} lock request on R2DBC, as
+ * {@code JdbcInvocationLockExecutor} does on JDBC: each subscription holds its locks in a
+ * session on a connection of its own ({@link R2dbcLockSessions}), ended when the
+ * publisher completes, fails or is cancelled; the enclosing calls are the subscriber's
+ * ({@link ReactiveHeldLocks}). A session beyond {@code max-connections} is refused, never
+ * queued.
  *
  * @author advisory-lock authors
  */
@@ -92,38 +87,22 @@ final class R2dbcInvocationLockExecutor {
 		this.sessions = sessions;
 	}
 
-	/**
-	 * Set how often a held session is kept alive; three of them make the dead-man switch.
-	 * @param heartbeat the interval (see {@link LockSettings#checkHeartbeat})
-	 */
+	/** Set the heartbeat; three of them make the dead-man switch. */
 	void setHeartbeat(Duration heartbeat) {
 		this.heartbeat = LockSettings.checkHeartbeat(heartbeat);
 	}
 
-	/**
-	 * Set the most sessions open at once.
-	 * @param maxConnections the bound (see {@link LockSettings#checkMaxConnections})
-	 */
 	void setMaxConnections(int maxConnections) {
 		this.maxConnections = LockSettings.checkMaxConnections(maxConnections);
 		this.permits = new Semaphore(maxConnections);
 	}
 
-	/**
-	 * Set the name of this instance in each session's {@code application_name}.
-	 * @param instanceName the name
-	 */
 	void setInstanceName(String instanceName) {
 		this.instanceName = instanceName;
 	}
 
 	/**
 	 * Run a publisher under the locks of a request.
-	 * @param <T> the element type
-	 * @param request the request, of invocation scope
-	 * @param keys its keys
-	 * @param settings the template's settings at the call's start
-	 * @param callback makes the work
 	 * @return the work's elements; none for a {@code SKIP} that found a key held
 	 */
 	<T> Flux<T> execute(LockRequest request, LockKeys keys, LockSettings settings, ReactiveLockCallback<T> callback) {
@@ -134,16 +113,13 @@ final class R2dbcInvocationLockExecutor {
 			LockKeys needed = plan.keys();
 			PermitSlots slots = plan.slots();
 			if (needed.keys().isEmpty()) {
-				// Re-entrant: an enclosing call of this subscriber holds every key, and
-				// outlives this one.
+				// An enclosing call of this subscriber holds every key, and outlives it.
 				return Flux.from(callback.doWithLock(enclosing.get(enclosing.size() - 1)));
 			}
 			return TransactionSynchronizationManager.forCurrentTransaction()
 				.map(TransactionSynchronizationManager::isActualTransactionActive)
 				.onErrorResume(NoTransactionException.class, (ex) -> Mono.just(false))
 				.flatMapMany((inTransaction) -> {
-					// The listeners hear every refusal as an ERROR, as on the blocking
-					// stack.
 					Acquisition acquisition = R2dbcAcquisitionSupport.starting(settings.listeners(), request, needed,
 							slots, context);
 					RuntimeException refusal = inTransaction ? LockFailures.enclosingTransactionRefusal(request, false)
@@ -176,9 +152,8 @@ final class R2dbcInvocationLockExecutor {
 			@Nullable PermitSlots slots, Acquisition acquisition, Duration timeout, List<HeldSession> enclosing,
 			AtomicBoolean released, ReactiveLockCallback<T> callback) {
 		return acquire(resource, connection, request, keys, slots, acquisition, timeout).flatMapMany((session) -> {
-			// A lost session's connection still gets a rollback before its close: the
-			// loss may be only this side's (a dead-man switch run out while the server
-			// kept the session).
+			// Rolls back a lost session too: the loss may be this side's only (a
+			// dead-man switch run out while the server kept the session).
 			Mono<Void> release = session.release().doOnSuccess((done) -> released.set(session.isReleased()));
 			RuntimeException closed = this.lifecycle.closedOr(request, null);
 			if (closed != null) {
@@ -199,24 +174,19 @@ final class R2dbcInvocationLockExecutor {
 		});
 	}
 
-	/**
-	 * Close a session's connection when its publisher completed or failed: its
-	 * transaction is rolled back first, unless the session's release did.
-	 */
+	/** Close a session's connection, rolling back first unless its release did. */
 	private Mono<Void> close(Connection connection, AtomicBoolean released) {
 		return released.get() ? this.sessions.closeReleased(connection) : this.sessions.close(connection, false);
 	}
 
 	/**
-	 * Open the lock's transaction and take its locks, or one permit of its limit, and
-	 * tell the listeners how it ended.
+	 * Take the session's locks, or one permit of its limit, and tell the listeners.
 	 * @return the held session; empty for a skip
 	 */
 	private Mono<R2dbcLockSession> acquire(ConnectionFactory resource, Connection connection, LockRequest request,
 			LockKeys keys, @Nullable PermitSlots slots, Acquisition acquisition, Duration timeout) {
 		Duration deadMan = this.heartbeat.multipliedBy(3);
-		// The session's idle time counts from the last statement: its time is taken
-		// before it is sent.
+		// The idle time counts from the last statement: timed before it is sent.
 		long sent = System.nanoTime();
 		AtomicBoolean told = new AtomicBoolean();
 		String applicationName = "advisory-lock " + request.namespace() + " @ " + this.instanceName;
@@ -255,10 +225,7 @@ final class R2dbcInvocationLockExecutor {
 			});
 	}
 
-	/**
-	 * Open the session's transaction with the try of its keys and, when one is found
-	 * held, do what the wait mode decides.
-	 */
+	/** Open the session's transaction with the try of its keys, then wait as asked. */
 	private Mono<Attempted> attempt(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan, Duration timeout) {
 		return this.sessions.begin(connection, request, keys, applicationName, deadMan)
@@ -272,11 +239,7 @@ final class R2dbcInvocationLockExecutor {
 					}));
 	}
 
-	/**
-	 * Open the session's transaction with the try of its limit's permits and, when every
-	 * one is held, do what the wait mode decides: a {@code BLOCK} waits in slices, as a
-	 * transaction-scoped call of the limit does.
-	 */
+	/** Open the session's transaction with the try of its permits, then wait as asked. */
 	private Mono<Attempted> attemptPermit(Connection connection, LockRequest request, PermitSlots slots,
 			String applicationName, Duration deadMan, Duration timeout) {
 		return this.sessions.beginLimit(connection, request, slots, applicationName, deadMan)
@@ -296,9 +259,8 @@ final class R2dbcInvocationLockExecutor {
 	}
 
 	/**
-	 * Go on from the session's opening statements: refused when their check refused the
-	 * lock (they set READ COMMITTED themselves, so only recovery is left), else what the
-	 * attempt makes of their try.
+	 * Refuse what the opening's check refused (recovery, as it sets READ COMMITTED), else
+	 * go on with the attempt.
 	 */
 	private Mono<Attempted> afterOpening(Connection connection, LockRequest request, boolean lockable,
 			@Nullable String transactionTimeout, Supplier<Mono<KeyedAttempt>> attempt) {
@@ -313,13 +275,7 @@ final class R2dbcInvocationLockExecutor {
 				LockFailures.noSessionConnectionLeft(request.namespace(), this.maxConnections));
 	}
 
-	/**
-	 * What the wait mode made of what the opening statements found.
-	 *
-	 * @param keyed the attempt and the keys it concerns
-	 * @param transactionTimeout {@code transaction_timeout} as the opening statements
-	 * read it
-	 */
+	/** What the wait mode made of what the opening statements found. */
 	private record Attempted(KeyedAttempt keyed, @Nullable String transactionTimeout) {
 
 	}

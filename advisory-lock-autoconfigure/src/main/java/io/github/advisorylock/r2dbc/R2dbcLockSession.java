@@ -40,13 +40,9 @@ final class R2dbcLockSession extends ReactiveLockSession {
 	private final String heartbeatSql;
 
 	/**
-	 * Create the lock of a call, just acquired.
-	 * @param resource the application's connection factory its connection stands for:
-	 * what a nested call finds it by
-	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
-	 * lock was sent
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
-	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
+	 * Create the lock of a call, just acquired (see {@link ReactiveLockSession}).
+	 * @param resource the application's connection factory, which a nested call finds it
+	 * by
 	 */
 	R2dbcLockSession(String namespace, LockMode mode, LockKeys keys, Object resource, Connection connection,
 			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,

@@ -38,25 +38,16 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The statements of an invocation-scoped lock's own session over R2DBC: the batch that
- * opens the lock's transaction and tries its keys in a single round trip, and the
- * keep-alive that is its heartbeat. The twin of the JDBC path's
- * {@code JdbcLockSessionStatements}, with one difference the driver imposes: it refuses
- * parameters in a batch of several statements, so the batch is sent without any (the
- * simple query protocol, which prepares nothing, so it is safe behind any pooler), with
- * the keys and the session's name written in.
+ * The statements of an invocation-scoped lock's own session over R2DBC, as
+ * {@code JdbcLockSessionStatements}, except that the opening batch has no parameters, its
+ * keys and session name written in: the driver refuses parameters in a batch of several
+ * statements. (The simple query protocol prepares nothing: safe behind poolers.)
  *
  * @author advisory-lock authors
  */
 final class R2dbcLockSessionStatements {
 
-	/**
-	 * Opens the transaction of an invocation-scoped lock, before its try: READ COMMITTED
-	 * whatever the database's default, READ ONLY so that it never takes an xid, and named
-	 * for an operator, {@code LOCAL} so that the name ends with the transaction. Its row
-	 * reads {@code transaction_timeout} ({@code NULL} before PostgreSQL 17), which would
-	 * end the lock.
-	 */
+	/** As JDBC's opening, with {@code BEGIN}: nothing else begins the transaction. */
 	private static final String BEGIN_INVOCATION = "BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY; "
 			+ "SELECT set_config('application_name', '%s', true), "
 			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
@@ -71,13 +62,6 @@ final class R2dbcLockSessionStatements {
 	/**
 	 * Open the transaction of an invocation-scoped lock, try its keys and set its
 	 * dead-man switch, in one round trip.
-	 * @param connection the lock's own connection
-	 * @param mode exclusive or shared
-	 * @param keys the distinct keys, sorted, at least one
-	 * @param namespace the namespace, named in a leading comment
-	 * @param applicationName the session's name for the transaction
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
-	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
 	 */
 	static Mono<Opened> beginInvocation(Connection connection, LockMode mode, List<Long> keys, String namespace,
 			String applicationName, long deadManMillis) {
@@ -88,17 +72,7 @@ final class R2dbcLockSessionStatements {
 						TryResult.read(row, (value != null) ? value : Boolean.TRUE, keys), transactionTimeout));
 	}
 
-	/**
-	 * Open the transaction of an invocation-scoped limit, try its permits and set its
-	 * dead-man switch, in one round trip, as {@link #beginInvocation} does with the try
-	 * of a limit's permits in place of that of keys.
-	 * @param connection the lock's own connection
-	 * @param slots the limit's slots, slot 0 first
-	 * @param namespace the namespace, named in a leading comment
-	 * @param applicationName the session's name for the transaction
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
-	 * @return what the try found, and {@code transaction_timeout} as PostgreSQL shows it
-	 */
+	/** As {@link #beginInvocation}, trying a limit's permits in place of keys. */
 	static Mono<OpenedLimit> beginLimit(Connection connection, List<Long> slots, String namespace,
 			String applicationName, long deadManMillis) {
 		String[] values = slots.stream().map(String::valueOf).toArray(String[]::new);
@@ -109,21 +83,14 @@ final class R2dbcLockSessionStatements {
 						transactionTimeout));
 	}
 
-	/**
-	 * Roll the session's transaction back, which releases its locks.
-	 * @param connection the session's connection
-	 * @return completes when the server answered
-	 */
+	/** Roll the session's transaction back, which releases its locks. */
 	static Mono<Void> rollback(Connection connection) {
 		return Mono.defer(() -> R2dbcLockStatements.drain(connection.createStatement("ROLLBACK")));
 	}
 
 	/**
-	 * Send the opening batch of a lock session: the transaction, its settings' row, the
-	 * try, the keep-alive. Each statement gives a result of its own: the settings' row is
-	 * told from the try's by its column.
-	 * @param tryRow reads the try's one column
-	 * @param opened makes what was found of the try's row and {@code transaction_timeout}
+	 * Send the opening batch: the transaction, its settings' row, the try, the
+	 * keep-alive. Each gives a result of its own; the settings' is told by its column.
 	 */
 	private static <T> Mono<T> open(Connection connection, String applicationName, String trySql, long deadManMillis,
 			Function<Row, @Nullable Object> tryRow, Opening<T> opened) {
@@ -165,33 +132,17 @@ final class R2dbcLockSessionStatements {
 		return literal.toString();
 	}
 
-	/**
-	 * Return the heartbeat of an invocation-scoped lock, which an operator sees as the
-	 * session's last query.
-	 * @param namespace the namespace, named in a leading comment
-	 * @param deadManMillis the session's idle time after which PostgreSQL ends it
-	 * @return the SQL
-	 */
+	/** Return a lock's heartbeat, as {@code JdbcLockSessionStatements} does. */
 	static String keepAliveSql(String namespace, long deadManMillis) {
 		return LockSql.R2DBC.commented(namespace, LockSql.KEEP_ALIVE.formatted(deadManMillis));
 	}
 
-	/**
-	 * Send a lock session's keep-alive statement.
-	 * @param connection the lock's connection
-	 * @param sql from {@link #keepAliveSql}
-	 * @return completes when the server confirmed it
-	 */
+	/** Send a lock session's keep-alive, from {@link #keepAliveSql}. */
 	static Mono<Void> keepAlive(Connection connection, String sql) {
 		return Mono.defer(() -> R2dbcLockStatements.drain(connection.createStatement(sql)));
 	}
 
-	/**
-	 * Take a marker for a lock session, on its own connection ({@link FenceSql#MARK}): a
-	 * random one, tried again while another session holds it.
-	 * @param connection the lock's connection
-	 * @return the marker, held by the connection's transaction until it ends
-	 */
+	/** Take a lock session's marker ({@link FenceSql#MARK}), held until it ends. */
 	static Mono<SessionMarker> mark(Connection connection) {
 		return Mono.defer(() -> {
 			int marker = ThreadLocalRandom.current().nextInt();
@@ -205,21 +156,13 @@ final class R2dbcLockSessionStatements {
 		}).repeat(FenceSql.MARK_ATTEMPTS - 1).next().switchIfEmpty(Mono.error(FenceSql::noFreeMarker));
 	}
 
-	/**
-	 * Makes what a session's opening batch found.
-	 *
-	 * @param <T> what it found
-	 */
+	/** Makes what a session's opening batch found. */
 	@FunctionalInterface
 	private interface Opening<T> {
 
 		/**
 		 * Make what was found.
-		 * @param row whether the try returned its row (none when its check refused the
-		 * lock)
-		 * @param value the row's one column, or {@code null}
-		 * @param transactionTimeout {@code transaction_timeout} as PostgreSQL shows it
-		 * @return what was found
+		 * @param row whether the try returned its row (none when its check refused)
 		 */
 		T opened(boolean row, @Nullable Object value, @Nullable String transactionTimeout);
 

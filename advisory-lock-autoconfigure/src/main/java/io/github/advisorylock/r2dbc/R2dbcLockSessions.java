@@ -35,10 +35,9 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
- * The lock sessions of the R2DBC stack, for {@link R2dbcInvocationLockExecutor}: each on
- * a connection of its own, straight from the driver (the application's pool unwrapped),
- * so that closing it when the publisher ends ends the server's session and its locks at
- * once.
+ * The lock sessions of the R2DBC stack: each on a connection of its own, straight from
+ * the driver (the application's pool unwrapped), so that closing it ends the server's
+ * session and its locks at once.
  *
  * @author advisory-lock authors
  */
@@ -55,38 +54,19 @@ final class R2dbcLockSessions {
 		this.support = support;
 	}
 
-	/**
-	 * Return the resource a request's session opens on: the one it names or the default
-	 * one. It is also what a nested call finds the session's locks by.
-	 * @param request the request, of invocation scope
-	 * @return the resource
-	 */
+	/** Return the factory a session opens on, which a nested call finds its locks by. */
 	ConnectionFactory resource(LockRequest request) {
 		return this.factories.byName().get(this.factories.invocationName(request.namespace(), request.dataSource()));
 	}
 
-	/**
-	 * Open a connection of the session's own, straight from the driver.
-	 * @param factory the connection factory
-	 * @param request the request
-	 * @return the connection
-	 */
+	/** Open a connection of the session's own, straight from the driver. */
 	Mono<Connection> connect(ConnectionFactory factory, LockRequest request) {
 		return Mono.<Connection>from(this.factories.driver(factory).create())
 			.onErrorMap((ex) -> R2dbcExceptions.translate(
 					"Open the connection of invocation-scoped advisory lock '" + request.namespace() + "'", null, ex));
 	}
 
-	/**
-	 * Open the lock's transaction and try its keys, in one round trip, setting the
-	 * session's dead-man switch.
-	 * @param connection the session's connection
-	 * @param request the request
-	 * @param keys the keys to take, sorted
-	 * @param applicationName the session's name for its transaction
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
-	 * @return what the try found
-	 */
+	/** Open a session's transaction and try its keys, in one round trip. */
 	Mono<Opened> begin(Connection connection, LockRequest request, LockKeys keys, String applicationName,
 			Duration deadMan) {
 		return R2dbcLockSessionStatements
@@ -95,16 +75,7 @@ final class R2dbcLockSessions {
 			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, keys));
 	}
 
-	/**
-	 * Open the lock's transaction and try the permits of a limit, in one round trip,
-	 * setting the session's dead-man switch, as {@link #begin} does for keys.
-	 * @param connection the session's connection
-	 * @param request the request
-	 * @param slots the limit's permits
-	 * @param applicationName the session's name for its transaction
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
-	 * @return what the try found
-	 */
+	/** Open a limit's session's transaction and try its permits, in one round trip. */
 	Mono<OpenedLimit> beginLimit(Connection connection, LockRequest request, PermitSlots slots, String applicationName,
 			Duration deadMan) {
 		return R2dbcLockSessionStatements
@@ -113,14 +84,7 @@ final class R2dbcLockSessions {
 	}
 
 	/**
-	 * Send one slice of a wait for any permit of a limit, cancelled on the server when
-	 * its subscriber cancels (see {@link PermitSlots}).
-	 * @param connection the session's connection
-	 * @param request the request
-	 * @param slots the limit's permits
-	 * @param resumed whether a slice that ran out of time came before
-	 * @param slice how long to wait for the chosen slot
-	 * @param waited the index of the slot to wait for, from 1
+	 * Send one slice of a limit's wait ({@link PermitSlots}).
 	 * @return the slot taken; empty when the slice ran out of time
 	 */
 	Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
@@ -128,38 +92,19 @@ final class R2dbcLockSessions {
 		return this.support.waitPermitSlice(connection, request, slots, resumed, slice, waited, false);
 	}
 
-	/**
-	 * End a wait for a permit that ran out of time, leaving the session's transaction
-	 * usable and holding no permit.
-	 * @param connection the session's connection
-	 * @param request the request
-	 * @param slots the limit's permits
-	 * @return completes when done
-	 */
+	/** End a permit wait that ran out of time, leaving the transaction usable. */
 	Mono<Void> endPermitWait(Connection connection, LockRequest request, PermitSlots slots) {
 		return R2dbcLockStatements.endPermitWait(connection)
 			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
-	/**
-	 * Signal why the try's check refused the lock, read on this failure path only.
-	 * @param <T> the element type of the error
-	 * @param connection the session's connection
-	 * @param request the call, for the message
-	 * @return the refusal, signalled
-	 */
+	/** Signal why the try's check refused the lock. */
 	<T> Mono<T> refusal(Connection connection, LockRequest request) {
 		return R2dbcAcquisitionSupport.explainRefusal(connection, request);
 	}
 
 	/**
-	 * Wait for the key the try found held and those after it, within the request's
-	 * timeout; the wait is cancelled on the server when its subscriber cancels.
-	 * @param connection the session's connection
-	 * @param request the request
-	 * @param keys the keys of the request
-	 * @param busyKey the key found held
-	 * @param timeout the request's timeout, or the template's default
+	 * Wait for the key the try found held and those after it.
 	 * @return the attempt: acquired, or timed out with the driver's report
 	 */
 	Mono<LockAttempt> waitLock(Connection connection, LockRequest request, LockKeys keys, long busyKey,
@@ -168,16 +113,8 @@ final class R2dbcLockSessions {
 	}
 
 	/**
-	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
-	 * is on.
-	 * @param <T> the element type of the error
-	 * @param factory the connection factory
-	 * @param connection the session's connection, its transaction aborted after a timeout
-	 * @param request the request
-	 * @param keys its keys
-	 * @param attempt what the attempt found: busy, or timed out
-	 * @param timeout the timeout that ran out, or {@code null} when the call did not wait
-	 * @return the error
+	 * Signal the exception of a lock not acquired, naming its holders if the diagnosis is
+	 * on (after a timeout, which aborted the transaction, on another connection).
 	 */
 	<T> Mono<T> busyError(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
 			LockAttempt attempt, @Nullable Duration timeout) {
@@ -192,20 +129,6 @@ final class R2dbcLockSessions {
 				limitHint);
 	}
 
-	/**
-	 * Make the session of keys just taken.
-	 * @param factory what its locks are known by
-	 * @param connection its connection
-	 * @param request the request
-	 * @param keys the keys taken
-	 * @param acquisition the acquisition, told when the locks end
-	 * @param acquiredNanos {@link System#nanoTime()} before the statement that took the
-	 * locks was sent
-	 * @param deadMan the session's idle time after which PostgreSQL ends it
-	 * @param transactionTimeout the server's {@code transaction_timeout}, or {@code null}
-	 * for none
-	 * @return the session
-	 */
 	R2dbcLockSession session(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
 		return new R2dbcLockSession(request.namespace(), request.mode(), keys, factory, connection, acquisition,
@@ -214,17 +137,11 @@ final class R2dbcLockSessions {
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * PgBouncer forwards a cancel request only for a client still connected, and
-	 * PostgreSQL, waiting for a lock, would not notice the closed connection until the
-	 * wait ends: so the request goes first. On a session doing nothing it does nothing;
-	 * the connection is the session's own, so it cannot reach another's work. Closing
-	 * alone would end the server's session a moment later, and through PgBouncer later
-	 * still: so the rollback goes before it. A request or a rollback not answered in
-	 * {@link R2dbcWaitCancels#ANSWER_TIMEOUT} is given up on (a frozen link, which a lost
-	 * session's often is): the close follows anyway. They run off the thread that asks
-	 * for them ({@link R2dbcDriverConnections}).
+	 * Close a session's connection: a cancel request first, if cancelled, since PgBouncer
+	 * forwards one only for a client still connected and a waiting backend would not see
+	 * the close (on its own connection it reaches nobody else's work); then a rollback,
+	 * which ends the locks sooner than the close would; each given up on after
+	 * {@link R2dbcWaitCancels#ANSWER_TIMEOUT}, as a lost session's link is often frozen.
 	 */
 	Mono<Void> close(Connection connection, boolean cancelled) {
 		PostgresqlConnection postgres = cancelled ? R2dbcAcquisitionSupport.postgresConnection(connection) : null;
@@ -240,12 +157,7 @@ final class R2dbcLockSessions {
 		return R2dbcDriverConnections.offTheDelivery(rollback).then(closeReleased(connection));
 	}
 
-	/**
-	 * Close the connection of a session whose release rolled its transaction back:
-	 * nothing is left to roll back. A failure is logged, never signalled.
-	 * @param connection the session's connection
-	 * @return the end
-	 */
+	/** Close the connection of a session its release rolled back; a failure is logged. */
 	Mono<Void> closeReleased(Connection connection) {
 		return R2dbcDriverConnections.close(connection).onErrorResume((ex) -> {
 			logger.debug("Closing the connection of an invocation-scoped advisory lock failed", ex);

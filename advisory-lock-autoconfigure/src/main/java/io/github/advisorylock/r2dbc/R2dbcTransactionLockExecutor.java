@@ -27,7 +27,6 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveLockCallback;
-import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
@@ -53,17 +52,11 @@ import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 
 /**
- * Runs a {@link LockScope#TRANSACTION transaction-scoped} lock request on R2DBC, in the
- * subscriber's reactive transaction, found in the Reactor context: at subscription it
- * asks {@link TransactionLockPlan} which keys to try and which to fence (the enclosing
- * invocation-scoped calls are the subscriber's, in its context too), tells the listeners
- * of the start, joins the connection the transaction bound for one of the template's
- * {@link R2dbcConnectionFactories}, tries the keys in one statement and, for a
- * {@link WaitMode#BLOCK} that found one held, waits for them in a second; the listeners
- * hear the outcome, and the keys taken are recorded in
- * {@link ReactiveTransactionLockSynchronization}, released at COMMIT or ROLLBACK (Spring
- * rolls a reactive transaction back when its subscriber cancels). Nothing here blocks a
- * thread. The twin of {@code JdbcTransactionLockExecutor}.
+ * Runs a {@link LockScope#TRANSACTION transaction-scoped} lock request on R2DBC, as
+ * {@code JdbcTransactionLockExecutor} does on JDBC, at subscription: the transaction and
+ * the enclosing invocation-scoped calls are the subscriber's, from its Reactor context.
+ * The keys taken are recorded in {@link ReactiveTransactionLockSynchronization} until
+ * COMMIT or ROLLBACK (Spring rolls back when the subscriber cancels).
  *
  * @author advisory-lock authors
  */
@@ -77,9 +70,6 @@ final class R2dbcTransactionLockExecutor {
 
 	private final R2dbcTransactionLockStatements statements;
 
-	/**
-	 * The default connection factory, or {@code null} for none: a call that names none.
-	 */
 	private final @Nullable ConnectionFactory defaultFactory;
 
 	R2dbcTransactionLockExecutor(R2dbcConnectionFactories factories, R2dbcAcquisitionSupport support,
@@ -92,13 +82,7 @@ final class R2dbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Run a publisher under the locks of a request, taken in the subscriber's reactive
-	 * transaction.
-	 * @param <T> the type of its elements
-	 * @param request the request, of transaction scope
-	 * @param keys its keys
-	 * @param settings the template's settings at the call's start
-	 * @param callback makes the work
+	 * Run a publisher under the locks of a request, in the subscriber's transaction.
 	 * @return the work's elements; none for a {@code SKIP} that found a key held
 	 */
 	<T> Flux<T> execute(LockRequest request, LockKeys keys, LockSettings settings, ReactiveLockCallback<T> callback) {
@@ -107,15 +91,10 @@ final class R2dbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Acquire the locks in the subscriber's reactive transaction, and tell the listeners
-	 * how it ended.
-	 * @param request the request, of transaction scope
-	 * @param requested its keys
-	 * @param settings the template's settings at the call's start
+	 * Acquire the locks in the subscriber's transaction, and tell the listeners.
 	 * @param throwIfBusy whether a {@code TRY} that finds a lock held signals an error
 	 * rather than {@code false}
-	 * @return whether every lock is held; {@code false} for a {@code SKIP}, or a
-	 * {@code TRY} that does not signal, that found one held
+	 * @return whether every lock is held
 	 */
 	Mono<Boolean> acquire(LockRequest request, LockKeys requested, LockSettings settings, boolean throwIfBusy) {
 		// A wrong name is a mistake in the code, whatever the transaction: say it first.
@@ -148,12 +127,8 @@ final class R2dbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Return whether the subscriber's reactive transaction, or an enclosing
-	 * invocation-scoped call, took every key on the connection factory the request would
-	 * lock on.
-	 * @param request names the keys' connection factory, or not
-	 * @param keys the keys
-	 * @return whether it did
+	 * Return whether the subscriber's transaction, or an enclosing invocation-scoped
+	 * call, took every key on the connection factory the request would lock on.
 	 */
 	Mono<Boolean> holds(LockRequest request, LockKeys keys) {
 		@Nullable Object target = heldLocksTarget(request);
@@ -165,10 +140,7 @@ final class R2dbcTransactionLockExecutor {
 					.orElse(false))));
 	}
 
-	/**
-	 * Take the plan's keys, or a permit of its limit, in the transaction, telling the
-	 * listeners.
-	 */
+	/** Take the plan's keys, or a permit of its limit, telling the listeners. */
 	private Mono<Boolean> take(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
 			TransactionLockPlan plan, LockSettings settings, boolean throwIfBusy) {
 		Acquisition acquisition = R2dbcAcquisitionSupport.starting(settings.listeners(), request, plan.keys(),
@@ -204,10 +176,7 @@ final class R2dbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Make the subscriber's transaction a fenced write for the keys an enclosing
-	 * invocation-scoped call of the subscriber holds: take their fence locks, then check
-	 * that the enclosing sessions still hold them. A key found no longer held is a loss
-	 * the enclosing lock is told of at once, and the call fails before its work runs.
+	 * Make the transaction a fenced write, as {@code JdbcTransactionLockExecutor} does.
 	 * @return completes when the fences are held
 	 */
 	private Mono<Void> fence(ContextView context, TransactionSynchronizationManager transaction, LockRequest request,
@@ -217,9 +186,7 @@ final class R2dbcTransactionLockExecutor {
 		acquisition.fenced();
 		BoundConnection bound;
 		try {
-			// A suspended transaction of this subscriber that holds the fence (a
-			// REQUIRES_NEW inside a fenced transaction) keeps it until after this one
-			// ends.
+			// Refused if a suspended transaction holds the fence, as on JDBC.
 			bound = bind(transaction, request, LockMode.EXCLUSIVE, fenced.keys());
 		}
 		catch (RuntimeException ex) {
@@ -232,17 +199,13 @@ final class R2dbcTransactionLockExecutor {
 			.flatMap((lostKey) -> Mono.<Void>error(fenced.lost(lostKey, request, acquisition)))
 			.then(Mono.fromRunnable(() -> {
 				acquisition.finished(Outcome.ACQUIRED, null);
-				// The transaction holds the fences: recorded as its keys, exclusive, so
-				// that a suspension follows them.
+				// Recorded as the transaction's keys, so that a suspension follows them.
 				ReactiveTransactionLockSynchronization.record(transaction, LockMode.EXCLUSIVE, fenced.keys().keys(),
 						bound.factory(), bound.connection(), acquisition);
 			}));
 	}
 
-	/**
-	 * Try the keys and, when one is found held, do what the wait mode decides (see
-	 * {@link LockAttempt#afterBusy}): a {@code BLOCK} waits for it and those after it.
-	 */
+	/** Try the keys; when one is held, do what {@link LockAttempt#afterBusy} decides. */
 	private Mono<LockAttempt> attempt(BoundConnection bound, LockRequest request, LockKeys keys,
 			LockSettings settings) {
 		return this.statements.tryLock(bound, request, keys)
@@ -253,9 +216,8 @@ final class R2dbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Take one permit of a limit: served from a slot the transaction holds already, else
-	 * the first free one, else, as the wait mode decides, waited for in slices (see
-	 * {@link PermitSlots}), busy or skipped.
+	 * Take one permit of a limit: a slot the transaction holds, else the first free one,
+	 * else as the wait mode decides ({@link PermitSlots}).
 	 */
 	private Mono<KeyedAttempt> permit(TransactionSynchronizationManager transaction, BoundConnection bound,
 			LockRequest request, PermitSlots slots, LockSettings settings) {
@@ -277,9 +239,7 @@ final class R2dbcTransactionLockExecutor {
 		});
 	}
 
-	/**
-	 * Act on what an attempt found, after the listeners heard it.
-	 */
+	/** Record what an attempt took, and fail as its outcome says. */
 	private Mono<Boolean> settle(LockAttempt attempt, Acquisition acquisition,
 			TransactionSynchronizationManager transaction, BoundConnection bound, LockRequest request, LockKeys keys,
 			LockSettings settings, boolean throwIfBusy) {
@@ -310,10 +270,8 @@ final class R2dbcTransactionLockExecutor {
 	}
 
 	/**
-	 * Find the connection of the subscriber's reactive transaction that a call joins,
-	 * after checking that the transaction is actual, READ COMMITTED, and managed for that
-	 * connection; then refuse keys a suspended transaction of the subscriber holds: it
-	 * resumes only after this call, which could only wait for itself.
+	 * Join the subscriber's transaction's connection, checked as
+	 * {@code JdbcTransactionLockExecutor} checks the thread's.
 	 * @throws LockTransactionException if a lock there would protect nothing
 	 */
 	private BoundConnection bind(TransactionSynchronizationManager transaction, LockRequest request, LockMode mode,
@@ -323,8 +281,7 @@ final class R2dbcTransactionLockExecutor {
 		}
 		TransactionLockPlan.checkReadCommitted(request, transaction.getCurrentTransactionIsolationLevel());
 		BoundConnection bound = this.factories.bound(transaction, request);
-		// A connection bound outside a transaction of its own: the lock would end with
-		// its statement. The driver answers from the last status the server sent.
+		// In auto-commit the lock would end with its statement; the driver knows, no I/O.
 		if (bound.connection().isAutoCommit()) {
 			throw LockFailures.autoCommitRefusal(request, "ConnectionFactory", "an R2dbcTransactionManager");
 		}

@@ -39,9 +39,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The statements of a transaction-scoped lock on the R2DBC connection of the subscriber's
- * reactive transaction: {@link R2dbcLockStatements}' try and wait, with their failures
- * translated and a refusal explained.
+ * The statements of a transaction-scoped lock on the subscriber's R2DBC connection, as
+ * {@code JdbcTransactionLockStatements} on JDBC.
  *
  * @author advisory-lock authors
  */
@@ -57,8 +56,7 @@ final class R2dbcTransactionLockStatements {
 	}
 
 	/**
-	 * Try every key, in order, in the transaction. A {@code SKIP} of several keys that
-	 * finds one held gives back those taken before it, with a savepoint around the try.
+	 * Try every key, in order, with a savepoint around a {@code SKIP} of several.
 	 * @return the first key found held; empty when every one was taken
 	 */
 	Mono<Long> tryLock(BoundConnection bound, LockRequest request, LockKeys keys) {
@@ -96,20 +94,14 @@ final class R2dbcTransactionLockStatements {
 			});
 	}
 
-	/**
-	 * Wait for the key a try found held and those after it, bounded by the request's
-	 * timeout; a subscriber that cancels cancels the wait on the server too.
-	 * @param timeout the request's timeout, or the template's default
-	 * @return the attempt: acquired, or timed out with the driver's report
-	 */
+	/** Wait for the key found held and those after it, cancellable on the server. */
 	Mono<LockAttempt> waitLock(BoundConnection bound, LockRequest request, LockKeys keys, long busyKey,
 			Duration timeout) {
 		return this.support.waitFor(bound.connection(), request, keys, busyKey, timeout, true);
 	}
 
 	/**
-	 * Take one free permit of a limit: try every slot, in order, in one statement that
-	 * takes one at most.
+	 * Take one free permit of a limit, in one statement.
 	 * @return the slot taken; empty when every one is held
 	 */
 	Mono<Long> tryPermit(BoundConnection bound, LockRequest request, PermitSlots slots) {
@@ -132,8 +124,7 @@ final class R2dbcTransactionLockStatements {
 	}
 
 	/**
-	 * Run one slice of a limit's wait, in one round trip, as the JDBC driver's does; a
-	 * subscriber that cancels cancels the wait on the server too.
+	 * Run one slice of a limit's wait, cancellable on the server.
 	 * @return the slot taken; empty when the slice ran out of time
 	 */
 	Mono<Long> waitPermitSlice(BoundConnection bound, LockRequest request, PermitSlots slots, boolean resumed,
@@ -141,18 +132,14 @@ final class R2dbcTransactionLockStatements {
 		return this.support.waitPermitSlice(bound.connection(), request, slots, resumed, slice, waited, true);
 	}
 
-	/**
-	 * End a limit's wait whose last slice ran out of time: roll back to its savepoint and
-	 * release it, so that the transaction goes on without the permit.
-	 */
+	/** End a limit's wait that ran out of time; the transaction goes on without it. */
 	Mono<Void> endPermitWait(BoundConnection bound, LockRequest request, PermitSlots slots) {
 		return R2dbcLockStatements.endPermitWait(bound.connection())
 			.onErrorMap((ex) -> R2dbcAcquisitionSupport.translateLockFailure(ex, request, slots.all()));
 	}
 
 	/**
-	 * Make the transaction a fenced write: take the fence of each key and check that the
-	 * enclosing sessions still hold them, in one round trip.
+	 * Make the transaction a fenced write, in one round trip.
 	 * @return the first key whose session no longer holds it; empty when every one does
 	 */
 	Mono<Long> fence(BoundConnection bound, LockRequest request, FencedKeys fenced) {
@@ -166,10 +153,7 @@ final class R2dbcTransactionLockStatements {
 					: R2dbcAcquisitionSupport.explainRefusal(bound.connection(), request));
 	}
 
-	/**
-	 * Signal the exception of a lock not acquired, naming its holders where the diagnosis
-	 * is on (asked here, on the failure path only).
-	 */
+	/** Signal the exception of a lock not acquired, naming holders if asked to. */
 	<T> Mono<T> busyError(BoundConnection bound, LockRequest request, LockKeys keys, LockAttempt attempt,
 			@Nullable Duration timeout, @Nullable String holderHint) {
 		long busyKey = attempt.foundHeld();

@@ -35,19 +35,12 @@ import org.springframework.util.Assert;
  * The cancel requests sent for the lock waits of one reactive transaction, which its end
  * awaits.
  * <p>
- * PostgreSQL cancels whatever its backend runs when a cancel request arrives. A request
- * sent for a wait whose subscriber cancelled can arrive after the wait ended: after the
- * rollback, once the pool has handed the connection to its next borrower, it would cancel
- * that borrower's statement. So the transaction's completion ({@code beforeCompletion},
- * which Spring's reactive transaction manager awaits before it commits or rolls back and
- * gives the connection back) waits until the server has answered each request by closing
- * its connection; PostgreSQL has signalled the backend by then, and a cancel that finds
- * it idle, or in the rollback, does nothing. A request that fails, or is not answered
- * within {@link #ANSWER_TIMEOUT}, may still arrive at any time: the driver's connection
- * is then closed, so that the pool never hands it out again.
- * <p>
- * A lock session of the invocation scope needs none of this: its connection is its own,
- * and its close awaits its cancel before its rollback.
+ * A cancel request cancels whatever the backend runs when it arrives: arriving late, it
+ * would cancel the statement of the connection's next borrower. So
+ * {@code beforeCompletion}, which Spring awaits before it ends the transaction and gives
+ * the connection back, waits until the server has answered each request; one that fails
+ * or is not answered within {@link #ANSWER_TIMEOUT} has its connection closed instead
+ * (docs/decisions.md, "A cancelled reactive wait").
  *
  * @author advisory-lock authors
  */
@@ -55,7 +48,7 @@ final class R2dbcWaitCancels implements TransactionSynchronization {
 
 	/**
 	 * How long a cancel request may take to be answered before its connection is closed:
-	 * one connection and one packet, answered in milliseconds by a server that is up.
+	 * a connect and one packet, milliseconds on a server that is up.
 	 */
 	static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(2);
 
@@ -64,10 +57,7 @@ final class R2dbcWaitCancels implements TransactionSynchronization {
 	/** The key of a transaction's instance among its resources. */
 	private static final Object RESOURCE = new Object();
 
-	/**
-	 * For a wait on a connection of its own (invocation scope), whose close awaits its
-	 * cancel: nothing else awaits its requests.
-	 */
+	/** For a lock session's wait, whose close awaits its cancel: nothing else does. */
 	static final R2dbcWaitCancels UNAWAITED = new R2dbcWaitCancels(null);
 
 	private final @Nullable TransactionSynchronizationManager transaction;
@@ -79,9 +69,8 @@ final class R2dbcWaitCancels implements TransactionSynchronization {
 	}
 
 	/**
-	 * Return the instance of the subscriber's reactive transaction, registered with it at
-	 * the first call; outside one, {@link #UNAWAITED}.
-	 * @return the instance
+	 * Return the subscriber's transaction's instance, registered at the first call;
+	 * outside one, {@link #UNAWAITED}.
 	 */
 	static Mono<R2dbcWaitCancels> ofCurrentTransaction() {
 		return TransactionSynchronizationManager.forCurrentTransaction().map((transaction) -> {
@@ -98,11 +87,7 @@ final class R2dbcWaitCancels implements TransactionSynchronization {
 		}).onErrorResume(NoTransactionException.class, (ex) -> Mono.just(UNAWAITED));
 	}
 
-	/**
-	 * Send a cancel request for the statement the connection's backend runs, now, without
-	 * waiting for its answer; the transaction's completion waits for it.
-	 * @param connection the driver's connection
-	 */
+	/** Send a cancel request now; the transaction's completion awaits its answer. */
 	void send(PostgresqlConnection connection) {
 		Mono<Void> answered = connection.cancelRequest()
 			.timeout(ANSWER_TIMEOUT)

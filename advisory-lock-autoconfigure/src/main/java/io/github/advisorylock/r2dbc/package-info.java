@@ -15,14 +15,11 @@
  */
 
 /**
- * Taking advisory locks on PostgreSQL through R2DBC, for Spring's reactive transactions
- * ({@code R2dbcTransactionManager}, {@code TransactionalOperator}) and the
- * {@code r2dbc-postgresql} driver: the lock statements, and the template that runs them
- * on the connection of the subscriber's reactive transaction. The twin of {@code jdbc},
- * on the same driver-neutral {@code core}; depends on the root package and {@code core}
- * only. Loaded only when Reactor and R2DBC are on the class path. Its API is
- * {@link io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate}; every other class is
- * package-private.
+ * Taking advisory locks on PostgreSQL through R2DBC ({@code r2dbc-postgresql}), on the
+ * connection of the subscriber's reactive transaction: the twin of {@code jdbc}, loaded
+ * only when Reactor and R2DBC are present. Depends on the root package and {@code core}
+ * only. Its API is {@link io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate}; every
+ * other class is package-private.
  */
 @NullMarked
 package io.github.advisorylock.r2dbc;
