@@ -29,31 +29,23 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The key derivation: a namespace and a value to the signed 64-bit key of
- * {@code pg_advisory_xact_lock(bigint)}.
+ * {@code pg_advisory_xact_lock(bigint)}, the same in every language so that other
+ * services can take the same lock (docs/keys.md).
  *
  * <p>
- * {@code key = first 8 bytes of SHA-256(UTF-8(namespace + ":" + text(value))), big-endian, signed}.
- * Any language computes the same key, so other services can take the same lock:
- * <ul>
- * <li>Python:
+ * {@code key = first 8 bytes of SHA-256(UTF-8(namespace + ":" + text(value))),
+ * big-endian, signed}; in Python
  * {@code int.from_bytes(hashlib.sha256(f"{ns}:{value}".encode()).digest()[:8], "big",
- * signed=True)}</li>
- * <li>Node:
- * {@code crypto.createHash("sha256").update(`${ns}:${value}`).digest().readBigInt64BE(0)}</li>
- * <li>PostgreSQL 11+: {@value #SQL_EXPRESSION}, with {@code $1} the namespace and
- * {@code $2} the value as text.</li>
- * </ul>
+ * signed=True)}, in PostgreSQL 11+ {@value #SQL_EXPRESSION}.
  *
  * <p>
  * {@code text(value)} is a {@link CharSequence} as is, a {@link UUID} in its canonical
  * lower-case form, a {@link Byte}, {@link Short}, {@link Integer}, {@link Long} or
  * {@link BigInteger} in decimal, and an {@link Enum} by its {@link Enum#name() name}.
- * Other types (floating point numbers, dates, records, arbitrary objects) are refused
- * with {@link InvalidLockKeyException}, because their text form is not the same in every
- * language: convert them explicitly in the key expression, and for a record name its
- * component ({@code #cmd.userId()}), since its {@code toString()} carries Java's class
- * and component names. So is a text holding a lone UTF-16 surrogate: it has no UTF-8
- * form, and each language would substitute something different for it.
+ * Other types (floating point numbers, dates, records, other objects) are refused with
+ * {@link InvalidLockKeyException}, because their text differs between languages: convert
+ * them in the key expression. So is a text holding a lone UTF-16 surrogate, which has no
+ * UTF-8 form.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -77,15 +69,12 @@ public final class AdvisoryLockKeys {
 			+ "int8send($1) || int4send($2)) FROM 1 FOR 8), 'hex'))::bit(64)::bigint";
 
 	/**
-	 * The longest text of one key value in this library's messages and log lines, and the
-	 * endpoint's labels: longer ones are cut and end with "...".
+	 * The longest text of one key value in this library's messages, log lines and
+	 * endpoint labels: longer ones are cut and end with "...".
 	 */
 	public static final int MAX_PRINTED_LENGTH = 160;
 
-	/**
-	 * One digest per thread: looking one up costs more than the hash of a short key.
-	 * {@code digest()} resets it.
-	 */
+	/** Per thread: looking a digest up costs more than hashing a short key. */
 	private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(AdvisoryLockKeys::sha256);
 
 	private AdvisoryLockKeys() {
@@ -106,8 +95,7 @@ public final class AdvisoryLockKeys {
 			throw new IllegalArgumentException("Advisory lock namespace must not be blank");
 		}
 		String text = text(value);
-		// getBytes would silently turn a lone surrogate into '?', a key no other language
-		// derives.
+		// getBytes would turn a lone surrogate into '?', a key no other language derives.
 		int loneInNamespace = loneSurrogateAt(namespace);
 		if (loneInNamespace >= 0) {
 			throw new IllegalArgumentException("Advisory lock namespace holds a lone UTF-16 surrogate at index "
@@ -127,24 +115,13 @@ public final class AdvisoryLockKeys {
 	}
 
 	/**
-	 * Derive the key of one permit of a {@link LockRequest#permits() limit}: the key a
-	 * limit of {@code n} permits takes one of, for a slot from 0 to {@code n - 1}. Slot 0
-	 * is the plain key itself, so that a plain lock on the same namespace and value takes
-	 * one permit, and a limit raised or lowered in a rolling deploy is bounded by the
-	 * larger one. Slot {@code i > 0} is the first 8 bytes, big-endian and signed, of
-	 * {@code SHA-256(0xFF || key || i)}, with {@code key} as 8 bytes and {@code i} as 4,
-	 * both big-endian: a byte {@code 0xFF} never occurs in UTF-8, so no namespace and
-	 * value hash to the same input, and a slot equals another lock's key only by a
-	 * collision of SHA-256 cut to 64 bits, which makes a call wait that need not, never
-	 * one run that should wait. The other languages:
-	 * <ul>
-	 * <li>Python: {@code int.from_bytes(hashlib.sha256(b"\xff" + key.to_bytes(8, "big",
-	 * signed=True) + i.to_bytes(4, "big")).digest()[:8], "big", signed=True)}</li>
-	 * <li>PostgreSQL 11+: {@value #SLOT_SQL_EXPRESSION}, with {@code $1} the key and
-	 * {@code $2} the slot.</li>
-	 * </ul>
-	 * A custom {@link LockKeyStrategy} derives slot 0, and the other slots follow from it
-	 * the same way.
+	 * Derive the key of one permit of a {@link LockRequest#permits() limit} of {@code n}
+	 * permits, for a slot from 0 to {@code n - 1}. Slot 0 is the plain key itself (which
+	 * a custom {@link LockKeyStrategy} derives), so that a plain lock on the same
+	 * namespace and value takes one permit. Slot {@code i > 0} is the first 8 bytes,
+	 * big-endian and signed, of {@code SHA-256(0xFF || key || i)}, with {@code key} as 8
+	 * bytes and {@code i} as 4, both big-endian; {@link #SLOT_SQL_EXPRESSION} in SQL.
+	 * Why, and the other languages: docs/keys.md, "The permits of a limit".
 	 * @param key the plain key, slot 0
 	 * @param slot the slot, at least 0
 	 * @return the slot's key
@@ -208,11 +185,10 @@ public final class AdvisoryLockKeys {
 
 	/**
 	 * Return a text as this library prints a key value in its messages and log lines:
-	 * line breaks, other control characters and Unicode line separators escaped (as
-	 * {@code \n}, or <code>&#92;u0007</code>), so that a value cannot start a log line of
-	 * its own, and cut to {@link #MAX_PRINTED_LENGTH} characters, ending with "...", so
-	 * that a huge one cannot flood a message. Only what is printed is cut: the
-	 * derivation, and the key values an exception carries, keep the whole text.
+	 * control characters and Unicode line separators escaped (as {@code \n}, or
+	 * <code>&#92;u0007</code>), so that a value cannot forge a log line, and cut to
+	 * {@link #MAX_PRINTED_LENGTH} characters, ending with "...". The derivation and the
+	 * key values an exception carries keep the whole text.
 	 * @param text the text of a key value (see {@link #text(Object)})
 	 * @return the printable text, at most {@link #MAX_PRINTED_LENGTH} characters long
 	 * @since 0.1.0
@@ -229,8 +205,7 @@ public final class AdvisoryLockKeys {
 
 	/**
 	 * Return how this library names a lock in its messages and log lines:
-	 * {@code namespace:[value, ...]}, the namespace and each value
-	 * {@link #printable(String) printable}.
+	 * {@code namespace:[value, ...]}, each part {@link #printable(String) printable}.
 	 * @param namespace the namespace
 	 * @param values the text of the key values
 	 * @return the printable name
@@ -245,10 +220,9 @@ public final class AdvisoryLockKeys {
 	}
 
 	/**
-	 * Append the printable form of the text's characters as long as it stays within the
-	 * limit, never splitting an escape or a surrogate pair.
-	 * @return the index of the first character not appended, the text's length when all
-	 * were
+	 * Append the printable form of the text's characters within the limit, never
+	 * splitting an escape or a surrogate pair.
+	 * @return the index of the first character not appended
 	 */
 	private static int appendPrintable(String text, StringBuilder printed, int limit) {
 		int i = 0;

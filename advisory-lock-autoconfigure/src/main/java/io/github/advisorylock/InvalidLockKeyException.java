@@ -19,12 +19,11 @@ package io.github.advisorylock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when a lock key cannot be used: a key expression gave {@code null}, an empty
- * collection, a collection holding {@code null}, or a value of an unsupported type, or it
- * threw (the exception is the cause), or a call names more distinct keys than
+ * Thrown when a lock key cannot be used: a key value is {@code null}, of an unsupported
+ * type, or an empty collection or one holding such a value; a key expression threw (the
+ * exception is the cause); or a call names more distinct keys than
  * {@code advisory-lock.max-keys} allows. For an {@link AdvisoryLocked @AdvisoryLocked}
- * method, the message names the method and the key expression. Where one key value of a
- * {@link LockRequest} was refused, {@link #getKeyIndex()} tells which.
+ * method, the message names the method and the key expression.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -67,14 +66,11 @@ public class InvalidLockKeyException extends IllegalArgumentException {
 	}
 
 	/**
-	 * Return the index of the refused value among the {@link LockRequest#keys() keys} of
-	 * the request: the one that is {@code null}, an empty collection or array, a value
-	 * the key derivation refused, or a collection or array holding {@code null} or such a
-	 * value. {@code -1} when the failure concerns no single value: the request names no
-	 * key, or more distinct keys than {@code advisory-lock.max-keys} allows. For an
-	 * {@link AdvisoryLocked @AdvisoryLocked} method, the keys of the request are the
-	 * values of its key expressions, so the index is that of the expression, also when
-	 * the expression itself failed.
+	 * Return the index of the refused value (or the collection or array holding it) among
+	 * the {@link LockRequest#keys() keys} of the request; for an
+	 * {@link AdvisoryLocked @AdvisoryLocked} method, the index of the key expression,
+	 * also when the expression itself failed. {@code -1} when the failure concerns no
+	 * single value: no key, or more than {@code advisory-lock.max-keys}.
 	 * @return the index, or {@code -1}
 	 * @since 0.1.0
 	 */

@@ -21,18 +21,17 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Told about each acquisition of {@link AdvisoryLockOperations} (and so of every
- * {@link AdvisoryLocked @AdvisoryLocked} call): the seam for metrics, tracing and the key
- * labels of the Actuator endpoint, so that taking locks depends on none of them. Define a
- * bean of this type and the auto-configured operations tell it.
+ * Listener told about each acquisition of {@link AdvisoryLockOperations} (and so of every
+ * {@link AdvisoryLocked @AdvisoryLocked} call), for metrics, tracing and the endpoint's
+ * key labels. The auto-configured operations tell every bean of this type.
  *
  * <p>
  * Called on the caller's thread, inside its transaction (for an invocation scope, before
- * the call's own connection has any), on every acquisition; {@link Acquisition#released}
- * of a lost invocation-scoped lock comes from whichever thread found the loss, often a
- * heartbeat's. Implementations must be cheap and must not throw. One that throws anyway
- * is logged (at WARN, once per listener class) and skipped: the other listeners are still
- * told, and the caller's call is not affected.
+ * the call's own connection has one), except {@link Acquisition#released} of a lost
+ * invocation-scoped lock, which comes from the thread that found the loss, often a
+ * heartbeat's. Implementations must be cheap and must not throw; one that throws is
+ * logged (at WARN, once per listener class) and skipped, without affecting the other
+ * listeners or the call.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -56,16 +55,15 @@ public interface LockAcquisitionListener {
 
 	/**
 	 * Called instead of {@link #starting} for a call of a concurrency limit
-	 * ({@link AdvisoryLocked#permits() permits} above 1), once its keys are derived,
-	 * before its statement runs. The call takes one of the permits, which
-	 * {@link Acquisition#permitTaken} tells. By default, told as {@link #starting} a
-	 * plain exclusive lock of the limit's key, which is permit 0's.
+	 * ({@link AdvisoryLocked#permits() permits} above 1); {@link Acquisition#permitTaken}
+	 * tells which permit it took. By default, told as {@link #starting} a plain exclusive
+	 * lock of permit 0's key.
 	 * @param namespace the namespace
 	 * @param scope transaction or invocation
 	 * @param waitMode block, try or skip
 	 * @param value the text of the value the limit's key was derived from
-	 * @param permitKeys the 64-bit key of each permit, permit 0 (the limit's key) first:
-	 * as many as the limit has permits (see {@link AdvisoryLockKeys#permitSlot})
+	 * @param permitKeys the 64-bit key of each permit, permit 0 (the limit's key) first
+	 * (see {@link AdvisoryLockKeys#permitSlot})
 	 * @return told how the acquisition ended; {@link Acquisition#IGNORED} if the listener
 	 * does not care
 	 * @since 0.1.0
@@ -94,10 +92,9 @@ public interface LockAcquisitionListener {
 		void finished(Outcome outcome, @Nullable Throwable error);
 
 		/**
-		 * Called once, just before {@link #finished finished(ACQUIRED)}, when the
-		 * acquisition is one of a concurrency limit ({@link #startingLimit}): which
-		 * permit the call holds. A nested call of the same limit takes no second permit,
-		 * and is told the one its transaction holds.
+		 * Called once, just before {@link #finished finished(ACQUIRED)}, for a
+		 * concurrency limit ({@link #startingLimit}): which permit the call holds, for a
+		 * nested call of the same limit the one its transaction holds.
 		 * @param permit the index of the permit in the {@code permitKeys} the listener
 		 * was told, from 0
 		 * @since 0.1.0
@@ -107,10 +104,8 @@ public interface LockAcquisitionListener {
 
 		/**
 		 * Called once, before {@link #finished} or {@link #lost}, when the acquisition is
-		 * a fenced write: a {@link LockScope#TRANSACTION transaction-scoped} one for keys
-		 * an enclosing invocation-scoped call of the same thread holds, which takes their
-		 * fence locks and checks that the enclosing lock still holds them, rather than
-		 * take them again. Its keys are those fenced.
+		 * a fenced write (see {@link AdvisoryLockOperations#lock(LockRequest)}); its keys
+		 * are those fenced.
 		 * @since 0.1.0
 		 */
 		default void fenced() {
@@ -118,9 +113,8 @@ public interface LockAcquisitionListener {
 
 		/**
 		 * Called once, instead of {@link #finished}, when a fenced write found the
-		 * enclosing invocation-scoped lock lost: the caller gets the
-		 * {@link LockLostException}, and the enclosing acquisition is told
-		 * {@link #released released(true)}. By default, told as an {@link Outcome#ERROR}.
+		 * enclosing lock lost, whose acquisition is then told {@link #released
+		 * released(true)}. By default, told as an {@link Outcome#ERROR}.
 		 * @param error the exception the caller gets
 		 * @since 0.1.0
 		 */
@@ -130,14 +124,12 @@ public interface LockAcquisitionListener {
 
 		/**
 		 * Called once when the locks of an {@link LockScope#INVOCATION invocation-scoped}
-		 * acquisition end: when the call returns or throws, once the rollback that
-		 * releases them has answered (a failed rollback tells them lost), or earlier,
-		 * when a failed heartbeat showed them lost. Transaction-scoped locks end with
-		 * their transaction, which a listener follows with a
-		 * {@code TransactionSynchronization}, or earlier, at a rollback to a savepoint
-		 * ({@link #releasedToSavepoint()}); those of a reactive transaction, which no
-		 * thread-bound synchronization can follow, are told here, with {@code lost}
-		 * false, when that transaction completes.
+		 * acquisition end: once the rollback that releases them at the call's end has
+		 * answered (a failed one tells them lost), or earlier, when a heartbeat found
+		 * them lost. A listener follows transaction-scoped locks with a
+		 * {@code TransactionSynchronization}, except those of a reactive transaction,
+		 * which no thread-bound synchronization can follow: they are told here, with
+		 * {@code lost} false, when that transaction completes.
 		 * @param lost whether they were lost while the call ran, rather than released at
 		 * its end; a lost call ends with a {@link LockLostException}
 		 */
@@ -145,12 +137,10 @@ public interface LockAcquisitionListener {
 		}
 
 		/**
-		 * Called once when a rollback to a savepoint made before an acquired
-		 * {@link LockScope#TRANSACTION transaction-scoped} acquisition
-		 * ({@code Propagation.NESTED} rolled back) released its locks, while the
-		 * transaction goes on; on the thread that rolled back, before the transaction's
-		 * own end, which no longer concerns these locks. Not called for locks released by
-		 * their transaction's commit or rollback, nor by a savepoint made after them.
+		 * Called once, on the thread that rolled back, when a rollback to a savepoint
+		 * made before an acquired {@link LockScope#TRANSACTION transaction-scoped}
+		 * acquisition ({@code Propagation.NESTED}) released its locks while the
+		 * transaction goes on. Not called for locks that the transaction's end releases.
 		 * @since 0.1.0
 		 */
 		default void releasedToSavepoint() {
@@ -163,15 +153,13 @@ public interface LockAcquisitionListener {
 	 */
 	enum Outcome {
 
-		/** Every lock of the call is held by the transaction. */
+		/** Every lock of the call is held. */
 		ACQUIRED,
 
 		/** A {@code TRY} found a lock held. */
 		BUSY,
 
-		/**
-		 * A {@code SKIP} found a lock held: the work did not run, and nothing is held.
-		 */
+		/** A {@code SKIP} found a lock held: the work did not run, nothing is held. */
 		SKIPPED,
 
 		/** A {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}). */

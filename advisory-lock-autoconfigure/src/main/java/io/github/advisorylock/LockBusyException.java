@@ -29,17 +29,15 @@ import org.springframework.util.StringUtils;
  * {@link WaitMode#BLOCK} waited past its timeout (PostgreSQL's SQLSTATE {@code 55P03}).
  *
  * <p>
- * As a {@link CannotAcquireLockException} it is caught by code that already handles
- * Spring's lock failures. The transaction it was thrown in should be rolled back: after a
- * timeout PostgreSQL has aborted it, and after a failed {@code TRY} of several keys, the
- * keys acquired before the busy one stay held until the transaction ends.
+ * Roll back the transaction it was thrown in: after a timeout PostgreSQL has aborted it,
+ * and after a failed {@code TRY} of several keys, those acquired before the busy one stay
+ * held until it ends.
  *
  * <p>
- * When the template diagnoses busy locks (the default under Spring Boot), the exception
- * also names the sessions that held the lock ({@link #getHolders()}), and its message
- * prints them. A diagnosis that failed or was skipped never replaces this exception: its
- * reason is in the message, and its exception, if any, is {@linkplain #getSuppressed()
- * suppressed} here.
+ * Where busy locks are diagnosed (the default under Spring Boot), it names the sessions
+ * that held the lock ({@link #getHolders()}). A diagnosis that failed or was skipped
+ * gives its reason in the message, and its exception, if any, is
+ * {@linkplain #getSuppressed() suppressed} here.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -59,11 +57,10 @@ public class LockBusyException extends CannotAcquireLockException {
 	/**
 	 * Create a new instance without a diagnosis of the holders.
 	 * @param namespace the namespace of the keys
-	 * @param keyValues the key values as rendered for the key derivation
+	 * @param keyValues the text of the key values
 	 * @param keys the 64-bit keys, in acquisition order
 	 * @param timeout the timeout that ran out, or {@code null} for {@link WaitMode#TRY}
-	 * @param cause the timeout reported by the driver, or {@code null} for
-	 * {@link WaitMode#TRY}
+	 * @param cause the driver's timeout, or {@code null} for {@link WaitMode#TRY}
 	 */
 	public LockBusyException(String namespace, List<String> keyValues, List<Long> keys, @Nullable Duration timeout,
 			@Nullable Throwable cause) {
@@ -73,13 +70,11 @@ public class LockBusyException extends CannotAcquireLockException {
 	/**
 	 * Create a new instance with the outcome of a diagnosis of the holders.
 	 * @param namespace the namespace of the keys
-	 * @param keyValues the key values as rendered for the key derivation
+	 * @param keyValues the text of the key values
 	 * @param keys the 64-bit keys, in acquisition order
 	 * @param timeout the timeout that ran out, or {@code null} for {@link WaitMode#TRY}
-	 * @param cause the timeout reported by the driver, or {@code null} for
-	 * {@link WaitMode#TRY}
-	 * @param holders the sessions found holding the lock, or {@code null} if they were
-	 * not diagnosed
+	 * @param cause the driver's timeout, or {@code null} for {@link WaitMode#TRY}
+	 * @param holders the sessions found holding the lock, or {@code null}
 	 * @param notDiagnosed why the holders were not diagnosed, or {@code null}
 	 * @since 0.1.0
 	 */
@@ -90,19 +85,16 @@ public class LockBusyException extends CannotAcquireLockException {
 
 	/**
 	 * Create a new instance with the outcome of a diagnosis of the holders, and what the
-	 * library knows of the holder itself: that it is an invocation-scoped call of this
-	 * application, say, which a thread it started waits for.
+	 * library knows of the holder, such as that it is this application's own
+	 * invocation-scoped call.
 	 * @param namespace the namespace of the keys
-	 * @param keyValues the key values as rendered for the key derivation
+	 * @param keyValues the text of the key values
 	 * @param keys the 64-bit keys, in acquisition order
 	 * @param timeout the timeout that ran out, or {@code null} for {@link WaitMode#TRY}
-	 * @param cause the timeout reported by the driver, or {@code null} for
-	 * {@link WaitMode#TRY}
-	 * @param holders the sessions found holding the lock, or {@code null} if they were
-	 * not diagnosed
+	 * @param cause the driver's timeout, or {@code null} for {@link WaitMode#TRY}
+	 * @param holders the sessions found holding the lock, or {@code null}
 	 * @param notDiagnosed why the holders were not diagnosed, or {@code null}
-	 * @param holderHint what the library knows of the holder, the end of the message, or
-	 * {@code null}
+	 * @param holderHint what the library knows of the holder, or {@code null}
 	 * @since 0.1.0
 	 */
 	public LockBusyException(String namespace, List<String> keyValues, List<Long> keys, @Nullable Duration timeout,
@@ -170,8 +162,7 @@ public class LockBusyException extends CannotAcquireLockException {
 	/**
 	 * Return the sessions that held the lock a moment after the call failed, oldest
 	 * transaction first.
-	 * @return the holders; empty when they were not diagnosed (see
-	 * {@link #isDiagnosed()}) or had gone already
+	 * @return the holders; empty when not diagnosed ({@link #isDiagnosed()}) or gone
 	 */
 	public List<LockHolderInfo> getHolders() {
 		return (this.holders != null) ? this.holders : List.of();

@@ -24,14 +24,9 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Names the sessions that hold a lock a call could not take, for the message of its
- * {@link LockBusyException}. Asked on the failure path only, never on a successful
- * acquisition.
- *
- * <p>
- * The auto-configuration sets one that reads {@code pg_locks}
- * ({@code io.github.advisorylock.pglocks.PgLocksHolderDiagnosis}); a bean of this type
- * replaces it.
+ * Names the sessions that hold a lock a call could not take, for its
+ * {@link LockBusyException}; asked on the failure path only. The auto-configured one
+ * reads {@code pg_locks}; a bean of this type replaces it.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -50,14 +45,12 @@ public interface LockHolderDiagnosis {
 	Diagnosis onConnection(Connection connection, List<Long> keys, LockMode mode);
 
 	/**
-	 * Diagnose a {@link WaitMode#BLOCK} that ran out of time: PostgreSQL has aborted the
-	 * caller's transaction, so its connection can run nothing until the rollback, and the
-	 * diagnosis must ask the server on another.
-	 * @param dataSource the {@code DataSource} the caller's connection is of, which tells
-	 * the server to ask where the application has several
+	 * Diagnose a {@link WaitMode#BLOCK} that ran out of time, on another connection:
+	 * PostgreSQL has aborted the caller's transaction, so its own can run nothing.
+	 * @param dataSource the {@code DataSource} of the caller's connection, the server to
+	 * ask
 	 * @param caller the caller's connection, to tell its own locks apart
-	 * @param keys the keys the call was waiting for: the one found held and those after
-	 * it
+	 * @param keys the key found held and those after it
 	 * @param mode the mode requested
 	 * @return what was found; never throws
 	 */
@@ -76,7 +69,7 @@ public interface LockHolderDiagnosis {
 
 		/**
 		 * Return a diagnosis that found these holders.
-		 * @param holders the holders, possibly none (the holder finished in the meantime)
+		 * @param holders the holders, possibly none (they finished in the meantime)
 		 * @return the diagnosis
 		 */
 		public static Diagnosis of(List<LockHolderInfo> holders) {

@@ -18,13 +18,9 @@ package io.github.advisorylock;
 
 /**
  * Strategy that maps a namespace and a key value to the 64-bit key of a PostgreSQL
- * advisory lock.
- *
- * <p>
- * The default, {@link #standard()}, is {@link AdvisoryLockKeys#of(String, Object)}.
- * Define a bean of this type to replace it, for example to share locks with another
- * system that derives its keys differently. Whatever the strategy, the same namespace and
- * value must always give the same key, in every instance of the application.
+ * advisory lock. A bean of this type replaces the {@link #standard()} one, for example to
+ * share locks with a system that derives its keys differently; it must give the same key
+ * for the same namespace and value, always and in every instance of the application.
  *
  * @author advisory-lock authors
  * @since 0.1.0

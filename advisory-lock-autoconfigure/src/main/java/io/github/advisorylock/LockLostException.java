@@ -22,12 +22,12 @@ import org.springframework.dao.DataAccessResourceFailureException;
 /**
  * Thrown by {@link LockHandle#checkHeld()} and {@link AdvisoryLockOperations#checkHeld()}
  * when an {@link LockScope#INVOCATION invocation-scoped} lock was lost while its work
- * runs: its connection failed a heartbeat, was terminated, or the server restarted.
- * Another instance may already hold the lock, so long work should stop at its next safe
- * point. There is no fencing: what the work did between the loss and this exception is
- * not undone. A call whose locks were lost before it ended throws it too, once its work
- * has ended (or keeps it as suppressed in the work's own exception), so that every lost
- * run is known to its caller.
+ * runs (its connection failed a heartbeat, was terminated, or the server restarted), by a
+ * fenced write that finds it lost, and by a call whose locks were lost, once its work has
+ * ended (see {@link AdvisoryLockOperations#execute}). Another instance may already hold
+ * the lock, so long work should stop at its next safe point. What it did since the loss
+ * is not undone; only fenced writes cannot land after the next holder's
+ * (docs/scheduled-work.md, "Fenced writes").
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -29,17 +29,8 @@ import org.springframework.util.Assert;
 /**
  * A request for advisory locks: the namespace, the key values, the lock mode, the wait
  * mode, the timeout, the scope and, where the application has several
- * {@code DataSource}s, the one to lock on.
- *
- * <pre class="code">
- * locks.lock(LockRequest.of("report", reportId).withMode(LockMode.SHARED).withTimeout(Duration.ofMillis(200)));
- * locks.execute(LockRequest.of("job", "nightly-export").withScope(LockScope.INVOCATION).withWaitMode(WaitMode.SKIP),
- *         (handle) -&gt; exporter.run(handle));
- * locks.lock(LockRequest.of("ledger", accountId).withDataSource("ledgerDataSource"));
- * </pre>
- *
- * <p>
- * Instances are immutable: each {@code with...} method returns a copy.
+ * {@code DataSource}s, the one to lock on. Immutable: each {@code with...} method returns
+ * a copy. Its arguments are checked when it is made (docs/usage.md).
  *
  * @param namespace the namespace of the keys, not blank, at most
  * {@link #MAX_NAMESPACE_LENGTH} characters, no NUL character (which PostgreSQL's text
@@ -52,20 +43,14 @@ import org.springframework.util.Assert;
  * {@link WaitMode#SKIP}, which never wait
  * @param scope whether the locks last as long as the current transaction (the default) or
  * as the {@link AdvisoryLockOperations#execute execute} call
- * @param dataSource the bean name of the {@code DataSource} to lock on (for
- * {@link ReactiveAdvisoryLockOperations}, of the R2DBC {@code ConnectionFactory}), or
- * {@code null} to take the one the current transaction is bound to (for
- * {@link LockScope#INVOCATION}: the default one); needed only where transactions of
- * several {@code DataSource}s are bound at once, or to hold an invocation-scoped lock on
- * another than the default
- * @param caller what made the request, named first in every message about a key it gave
- * or a refusal of its call, for example
- * {@code @AdvisoryLocked OrderService.place(Order)}; {@code null} for none
- * @param keyNames what each of the {@code keys} is called in those messages, in the same
- * order (for {@code @AdvisoryLocked}, its key expressions); empty to call them by their
- * index
- * @param permits how many calls may hold the lock at once, across every instance: 1 (the
- * default) for a plain lock, more for a limit of that many permits (see
+ * @param dataSource the bean name of the {@code DataSource} (on the reactive stack, of
+ * the R2DBC {@code ConnectionFactory}) to lock on, or {@code null} for the default (see
+ * {@link #withDataSource})
+ * @param caller what made the request, for messages, or {@code null} (see
+ * {@link #withCaller})
+ * @param keyNames the name of each of the {@code keys}, in order, for messages; empty to
+ * call them by their index
+ * @param permits 1 (the default) for a plain lock, more for a concurrency limit (see
  * {@link #withPermits})
  * @author advisory-lock authors
  * @since 0.1.0
@@ -75,10 +60,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		List<String> keyNames, int permits) {
 
 	/**
-	 * The most permits a limit may have. A try of a full limit asks for each of its
-	 * permits in turn, in one statement, and each permit held takes an entry in
-	 * PostgreSQL's shared lock table; a bound larger than this is a pool's or a queue's
-	 * work.
+	 * The most permits a limit may have: a try asks for each permit in one statement, and
+	 * each held permit takes an entry in PostgreSQL's shared lock table.
 	 */
 	public static final int MAX_PERMITS = 64;
 
@@ -89,10 +72,9 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	public static final Duration MAX_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
 	/**
-	 * The longest namespace, in characters ({@link String#length()}). A namespace names a
-	 * rule, not a resource: it becomes a metric tag, a part of the statement's SQL
-	 * comment and of every message about the lock, so it is kept to a few words.
-	 * {@code @AdvisoryLocked} checks it at startup.
+	 * The longest namespace, in characters ({@link String#length()}): a namespace names a
+	 * rule in a few words, and becomes a metric tag and part of every message about the
+	 * lock.
 	 */
 	public static final int MAX_NAMESPACE_LENGTH = 100;
 
@@ -102,21 +84,18 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	private static final long PRINTABLE_SECONDS = 1_000_000_000_000L;
 
 	/**
-	 * Create a new instance, checking its arguments.
-	 * @param namespace the namespace of the keys, not blank, at most
-	 * {@link #MAX_NAMESPACE_LENGTH} characters, no NUL character
+	 * Create a new instance, checking its arguments as the components describe.
+	 * @param namespace the namespace of the keys
 	 * @param keys the key values
 	 * @param mode exclusive or shared
 	 * @param waitMode wait up to the timeout, try once, or skip
-	 * @param timeout the wait bound, or {@code null} for the default; {@code null} unless
-	 * the wait mode is {@link WaitMode#BLOCK}
+	 * @param timeout the wait bound, or {@code null}
 	 * @param scope how long the locks last
-	 * @param dataSource the bean name of the {@code DataSource} to lock on, or
-	 * {@code null} for the one of the current transaction
+	 * @param dataSource the bean name of the {@code DataSource}, or {@code null}
 	 * @param caller what made the request, or {@code null}; not blank
 	 * @param keyNames the name of each key value, or empty
-	 * @param permits 1 for a plain lock, up to {@link #MAX_PERMITS} for a limit;
-	 * exclusive only
+	 * @param permits 1 for a plain lock, up to {@link #MAX_PERMITS} for a limit
+	 * @throws IllegalArgumentException if an argument breaks its rule
 	 */
 	public LockRequest {
 		Assert.hasText(namespace,
@@ -156,8 +135,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		Assert.isTrue(permits == 1 || mode == LockMode.EXCLUSIVE, () -> "Advisory lock permits = " + permits
 				+ " limits exclusive holders, and mode SHARED has no limit to keep (shared holders run together "
 				+ "anyway): remove permits, or use mode EXCLUSIVE");
-		// A copy that may hold nulls, which the key derivation reports with
-		// InvalidLockKeyException.
+		// Not List.copyOf, which rejects nulls: the key derivation reports them.
 		keys = Collections.unmodifiableList(new ArrayList<>(keys));
 		keyNames = List.copyOf(keyNames);
 	}
@@ -170,8 +148,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	 * @param waitMode wait up to the timeout, try once, or skip
 	 * @param timeout the wait bound, or {@code null} for the default
 	 * @param scope how long the locks last
-	 * @param dataSource the bean name of the {@code DataSource} to lock on, or
-	 * {@code null}
+	 * @param dataSource the bean name of the {@code DataSource}, or {@code null}
 	 */
 	public LockRequest(String namespace, List<? extends @Nullable Object> keys, LockMode mode, WaitMode waitMode,
 			@Nullable Duration timeout, LockScope scope, @Nullable String dataSource) {
@@ -181,9 +158,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	/**
 	 * Check that a duration can bound a {@link WaitMode#BLOCK} acquisition: positive
 	 * (PostgreSQL reads a zero {@code lock_timeout} as "wait forever") and at most
-	 * {@link #MAX_TIMEOUT}. The rule a request's timeout keeps, for a timeout read from a
-	 * setting before any request is made, such as {@code advisory-lock.default-timeout}
-	 * or an application's own, so that a bad value fails at startup naming that setting.
+	 * {@link #MAX_TIMEOUT}: for a timeout read from a setting, so that a bad value fails
+	 * at startup naming the setting.
 	 * @param timeout the duration
 	 * @param setting what is being set, named in the message
 	 * @throws IllegalArgumentException if it cannot
@@ -196,10 +172,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 		return !timeout.isNegative() && !timeout.isZero() && timeout.compareTo(MAX_TIMEOUT) <= 0;
 	}
 
-	/**
-	 * Print a duration as a setting is written: in its largest whole unit ({@code 200ms},
-	 * {@code 2s}), or in ISO-8601 where it has none.
-	 */
+	/** Print a duration in its largest whole unit ({@code 2s}), else in ISO-8601. */
 	private static String print(Duration duration) {
 		// Beyond a few thousand years, whole milliseconds would overflow a long.
 		if (duration.getNano() % 1_000_000 != 0 || Math.abs(duration.getSeconds() / 2) > PRINTABLE_SECONDS) {
@@ -251,8 +224,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	/**
 	 * Return a copy that waits at most the given timeout.
 	 * @param timeout the wait bound (see {@link #checkTimeout}), or {@code null} for the
-	 * default; only for {@link WaitMode#BLOCK}, so clear it before changing the wait mode
-	 * to one that never waits
+	 * default; only for {@link WaitMode#BLOCK}
 	 * @return the new request
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {
@@ -261,8 +233,7 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Return a copy with the given scope. An {@link LockScope#INVOCATION} request is for
-	 * {@link AdvisoryLockOperations#execute execute}.
+	 * Return a copy with the given scope.
 	 * @param scope how long the locks last
 	 * @return the new request
 	 */
@@ -272,16 +243,14 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Return a copy that locks on the given {@code DataSource}. In
-	 * {@link LockScope#TRANSACTION} scope it picks, among the {@code DataSource}s whose
-	 * connections are bound to the current transactions of this thread (several
-	 * transaction managers, one inside the other), the one the lock must join; in
-	 * {@link LockScope#INVOCATION} scope it is where the lock's own connection comes
-	 * from. A name that is no known {@code DataSource} bean fails the call, naming the
-	 * known ones.
-	 * @param dataSource the bean name of the {@code DataSource}, or {@code null} for the
-	 * one the current transaction is bound to (for {@link LockScope#INVOCATION}: the
-	 * default one)
+	 * Return a copy that locks on the given {@code DataSource}: in
+	 * {@link LockScope#TRANSACTION} scope, the one whose transaction to join where
+	 * transactions of several are bound at once (which otherwise fails with
+	 * {@link LockTransactionException}); in {@link LockScope#INVOCATION} scope, where the
+	 * lock's own connection comes from. A name that is no {@code DataSource} bean fails
+	 * the call, naming the known ones (docs/usage.md, "Several DataSources").
+	 * @param dataSource the bean name, or {@code null} for the one the current
+	 * transaction is bound to (for {@link LockScope#INVOCATION}: the primary one)
 	 * @return the new request
 	 */
 	public LockRequest withDataSource(@Nullable String dataSource) {
@@ -290,12 +259,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Return a copy whose failures name their caller first, and each key value by its
-	 * name: what an error about a key or a refusal of the call says, so that it names the
-	 * code to fix once, where it is thrown. {@code @AdvisoryLocked} gives the method and
-	 * its key expressions. <pre class="code">
-	 * LockRequest.of("export", tenantId).withCaller("nightly export job", List.of("tenant id"));
-	 * </pre>
+	 * Return a copy whose key errors and refusals name the caller first, and each key
+	 * value by its name, as {@code @AdvisoryLocked} names its method and key expressions.
 	 * @param caller what makes the request, not blank, or {@code null} for none
 	 * @param keyNames the name of each key value, in order, or empty to call them by
 	 * their index
@@ -307,16 +272,13 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	}
 
 	/**
-	 * Return a copy that is a concurrency limit: at most {@code permits} calls hold a
-	 * permit of this namespace and key value at once, across every instance of the
-	 * application, each in its own transaction (or, in {@link LockScope#INVOCATION}
-	 * scope, its own call). A call takes one free permit, or, with
-	 * {@link WaitMode#BLOCK}, waits up to its timeout for one; a plain lock on the same
-	 * namespace and value takes one of the permits. A limit has one key value and is
-	 * exclusive. <pre class="code">
-	 * locks.lock(LockRequest.of("export", tenantId).withPermits(3));
-	 * </pre> The permits are keys derived from the plain one
-	 * ({@link AdvisoryLockKeys#permitSlot}).
+	 * Return a copy that is a concurrency limit: at most {@code permits} calls, across
+	 * every instance, hold a permit of this namespace and key value at once, each until
+	 * its transaction (or, in {@link LockScope#INVOCATION} scope, its call) ends. A call
+	 * takes a free permit or, with {@link WaitMode#BLOCK}, waits up to its timeout for
+	 * one; a plain lock on the same namespace and value takes one of the permits
+	 * ({@link AdvisoryLockKeys#permitSlot}). A limit has one key value and is exclusive
+	 * (docs/usage.md, "Concurrency limits").
 	 * @param permits 1 for a plain lock, up to {@link #MAX_PERMITS}
 	 * @return the new request
 	 */

@@ -31,11 +31,10 @@ public enum LockScope {
 	TRANSACTION,
 
 	/**
-	 * As long as the method invocation, across any number of transactions of its own: the
-	 * lock is held by a dedicated connection in a read-only transaction that the library
-	 * opens before the body and rolls back after it. For a {@code @Scheduled} job or a
-	 * batch that must run on one instance at a time. It needs no transaction, and refuses
-	 * to start inside one.
+	 * As long as the method invocation, across any number of transactions of its own: a
+	 * dedicated connection holds the lock in a read-only transaction opened before the
+	 * body and rolled back after it. For a {@code @Scheduled} job or a batch that must
+	 * run on one instance at a time; it refuses to start inside a transaction.
 	 */
 	INVOCATION
 

@@ -25,10 +25,9 @@ import org.springframework.transaction.IllegalTransactionStateException;
  * {@code DataSource} is bound to it.
  *
  * <p>
- * A transaction-level advisory lock lives exactly as long as the transaction on its
- * connection, so without one it would be released at once. Under REPEATABLE READ or
- * SERIALIZABLE the snapshot is taken before the lock is granted, so the check that
- * follows the lock could not see what the previous holder wrote.
+ * Without a transaction, a transaction-level lock would be released at once; above READ
+ * COMMITTED, the snapshot predates the lock, so the check that follows it could not see
+ * what the previous holder wrote.
  *
  * @author advisory-lock authors
  * @since 0.1.0

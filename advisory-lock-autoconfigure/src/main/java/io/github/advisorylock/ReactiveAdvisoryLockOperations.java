@@ -26,25 +26,15 @@ import reactor.core.publisher.Mono;
  * the style of Spring's {@code TransactionalOperator}.
  *
  * <p>
- * Nothing happens until subscription. Then every operation finds the reactive transaction
- * in the subscriber's Reactor context (an R2DBC transaction begun by
+ * Nothing happens until subscription. Each operation then takes the lock on the R2DBC
+ * connection of the reactive transaction in the subscriber's Reactor context (begun by
  * {@code @Transactional} on a method returning {@code Mono} or {@code Flux}, or by
- * {@code TransactionalOperator}), takes the lock on that transaction's R2DBC connection,
- * and leaves its release to PostgreSQL at COMMIT or ROLLBACK. The keys, their order, the
- * statements, the timeout and the failures are those of {@link AdvisoryLockOperations}:
- * the same exceptions, signalled rather than thrown. A subscriber that cancels a wait
- * makes the server stop waiting at once.
+ * {@code TransactionalOperator}); PostgreSQL releases it at COMMIT or ROLLBACK. Keys,
+ * order, timeout and failures are those of {@link AdvisoryLockOperations}, the exceptions
+ * signalled rather than thrown. A subscriber that cancels a wait makes the server stop
+ * waiting at once. Examples: docs/reactive.md.
  *
- * <pre class="code">
- * public Mono&lt;Transfer&gt; transfer(long from, long to, BigDecimal amount) {
- *     return this.locks.lock("account", from, to)
- *         .then(readBalancesAndUpdate(from, to, amount))
- *         .as(this.transactionalOperator::transactional);
- * }
- * </pre>
- *
- * * @author advisory-lock authors
- *
+ * @author advisory-lock authors
  * @since 0.1.0
  * @see io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate
  */
@@ -82,20 +72,18 @@ public interface ReactiveAdvisoryLockOperations {
 	Mono<Void> lock(LockRequest request);
 
 	/**
-	 * Run work under the locks of a request: its publisher is made and subscribed only
-	 * once the locks are held. A {@link WaitMode#SKIP} that finds a lock held completes
-	 * empty, without making the work. With {@link LockScope#INVOCATION invocation scope}
-	 * the locks are held on a connection of their own, outside any transaction (one
-	 * active in the subscriber's context is refused), from subscription until the work
-	 * completes, fails or is cancelled, with a heartbeat, as on the blocking stack; the
-	 * handle tells whether they were lost. Locks lost before the work ended end it with a
-	 * {@link LockLostException}, after its elements; an error of the work's own keeps it
-	 * as suppressed.
+	 * Run work under the locks of a request, making and subscribing its publisher only
+	 * once they are held; a {@link WaitMode#SKIP} that finds a lock held completes empty.
+	 * {@link LockScope#INVOCATION Invocation-scoped} locks are held as on the blocking
+	 * stack ({@link AdvisoryLockOperations#execute}), from subscription until the work
+	 * completes, fails or is cancelled; they refuse a transaction active in the
+	 * subscriber's context.
 	 * @param request the request
 	 * @param callback makes the work
 	 * @param <T> the type of the elements
 	 * @return the work's elements; signals {@link LockLostException} after them if
-	 * invocation-scoped locks were lost before the work ended
+	 * invocation-scoped locks were lost before the work ended (suppressed in an error of
+	 * the work's own)
 	 */
 	<T> Flux<T> execute(LockRequest request, ReactiveLockCallback<T> callback);
 
@@ -128,11 +116,11 @@ public interface ReactiveAdvisoryLockOperations {
 	Mono<Boolean> isHeld(String namespace, @Nullable Object... keys);
 
 	/**
-	 * Check that the invocation-scoped locks of the subscriber's enclosing
-	 * {@link #execute} calls are still held, at a safe point of long work; nothing when
-	 * there are none. No database round trip.
-	 * @return completes when they are held; signals {@link LockLostException} when one
-	 * was lost
+	 * Check, at a safe point of long work, that the invocation-scoped locks of the
+	 * subscriber's enclosing {@link #execute} calls are still held. No database round
+	 * trip.
+	 * @return completes when they are held, or there are none; signals
+	 * {@link LockLostException} when one was lost
 	 */
 	Mono<Void> checkHeld();
 

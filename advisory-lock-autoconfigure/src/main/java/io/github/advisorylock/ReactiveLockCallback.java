@@ -20,9 +20,7 @@ import org.reactivestreams.Publisher;
 
 /**
  * Work to run under advisory locks on the reactive stack, given to
- * {@link ReactiveAdvisoryLockOperations#execute}: the twin of {@link LockCallback}, as
- * Spring's {@code TransactionCallback} of {@code TransactionalOperator} is of
- * {@code TransactionTemplate}'s.
+ * {@link ReactiveAdvisoryLockOperations#execute}: the twin of {@link LockCallback}.
  *
  * @param <T> the type of the elements
  * @author advisory-lock authors
@@ -32,8 +30,8 @@ import org.reactivestreams.Publisher;
 public interface ReactiveLockCallback<T> {
 
 	/**
-	 * Make the work to run while the locks are held. It is called, and its publisher
-	 * subscribed, only once the locks are held.
+	 * Make the work to run while the locks are held; called, and its publisher
+	 * subscribed, only once they are.
 	 * @param handle the held locks
 	 * @return the work's publisher
 	 */
