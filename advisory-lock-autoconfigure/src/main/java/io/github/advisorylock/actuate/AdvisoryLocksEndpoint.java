@@ -36,37 +36,27 @@ import org.springframework.util.Assert;
 /**
  * {@link Endpoint @Endpoint} {@code advisorylocks}: every advisory lock of the current
  * database, held and awaited, with the session behind it, and the {@code namespace:value}
- * this application derived the key from where it did so recently. Answers "who holds it,
- * since when, and who waits?" without writing SQL.
+ * of each key this application derived recently.
  *
  * <p>
- * Where the application has several {@code DataSource}s, {@code /advisorylocks} shows the
- * database of the default (primary) one, and {@code /advisorylocks/{dataSource}} that of
- * the {@code DataSource} bean of that name. Without a default, {@code /advisorylocks} is
- * a bad request that names the {@code DataSource}s to choose from.
+ * {@code /advisorylocks} shows the database of the default (primary) {@code DataSource},
+ * {@code /advisorylocks/{dataSource}} that of the bean of that name; without a default,
+ * the former is a bad request naming the choices. A routing {@code DataSource} has no one
+ * database and is never asked for a connection: the endpoint reads each target the router
+ * has resolved and answers {@code "targets"} by lookup key (a default target that is none
+ * of them as {@code "(default)"}), a target it cannot read with an {@code "error"}.
  *
  * <p>
- * A routing {@code DataSource} ({@code AbstractRoutingDataSource}) has no one database,
- * and the endpoint never asks it for a connection: it reads every target the router has
- * resolved, and answers {@code "targets"}, the locks of each target by lookup key (the
- * default target, when it is none of them, as {@code "(default)"}), in place of
- * {@code "locks"}; a target that cannot be read has an {@code "error"} in place of its
- * {@code "locks"}.
+ * Reads run one at a time, outside the application's pool and never on the connection a
+ * busy lock's diagnosis needs (see {@link AdvisoryLockInspector}); one that finds none
+ * free in time throws a
+ * {@link org.springframework.dao.TransientDataAccessResourceException}, which
+ * {@link AdvisoryLocksEndpointWebExtension} answers over HTTP with {@code 503}.
  *
  * <p>
- * Reads run one at a time, on a connection outside the application's pool that a busy
- * lock's diagnosis never depends on (see {@link AdvisoryLockInspector}); a read that
- * finds none free in time throws a
- * {@link org.springframework.dao.TransientDataAccessResourceException} saying to try
- * again, which is what JMX answers, and over HTTP the
- * {@link AdvisoryLocksEndpointWebExtension} answers {@code 503} instead.
- *
- * <p>
- * Like every Actuator endpoint but health, it is not exposed over HTTP unless the
- * application adds it to {@code management.endpoints.web.exposure.include}. Labels are
- * key values, and query text (only with
- * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to
- * operators only.
+ * Labels are key values, and query text (with
+ * {@code advisory-lock.endpoint.include-query}) may hold personal data: expose the
+ * endpoint to operators only.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -74,10 +64,6 @@ import org.springframework.util.Assert;
 @Endpoint(id = "advisorylocks")
 public class AdvisoryLocksEndpoint {
 
-	/**
-	 * The name {@link #AdvisoryLocksEndpoint(AdvisoryLockInspector, KeyLabels)} gives its
-	 * only inspector.
-	 */
 	private static final String DEFAULT_DATA_SOURCE_NAME = "dataSource";
 
 	private final Map<String, AdvisoryLockInspector> inspectors;
@@ -155,21 +141,19 @@ public class AdvisoryLocksEndpoint {
 	}
 
 	/**
-	 * The advisory locks of the current database; for a routing {@code DataSource}, of
-	 * each target's.
+	 * The advisory locks of the current database, or of each target of a routing
+	 * {@code DataSource}.
 	 *
-	 * @param locks the locks, grouped by key, holders first, but for those of the
+	 * @param locks the locks, grouped by key, holders first, less those of the
 	 * {@code limits}; {@code null} for a routing {@code DataSource}
-	 * @param limits the concurrency limits this application took a permit of recently,
-	 * each one entry with the locks of its permits; {@code null} for a routing
-	 * {@code DataSource}
-	 * @param truncated whether there were more than
-	 * {@link AdvisoryLockInspector#MAX_LOCKS}, and the rest is left out (for a routing
-	 * {@code DataSource}: of some target)
+	 * @param limits the concurrency limits this application took a permit of recently;
+	 * {@code null} for a routing {@code DataSource}
+	 * @param truncated whether more than {@link AdvisoryLockInspector#MAX_LOCKS} were
+	 * found and the rest is left out (for a routing {@code DataSource}: of some target)
 	 * @param targets for a routing {@code DataSource}, the locks of each target by lookup
 	 * key; otherwise {@code null}
-	 * @param error for a target of a routing {@code DataSource} that could not be read,
-	 * why (its {@code locks} are then {@code null}); otherwise {@code null}
+	 * @param error why a target of a routing {@code DataSource} could not be read (its
+	 * {@code locks} are then {@code null}); otherwise {@code null}
 	 */
 	public record AdvisoryLocksDescriptor(@Nullable List<AdvisoryLockDescriptor> locks,
 			@Nullable List<AdvisoryLimitDescriptor> limits, boolean truncated,
@@ -178,11 +162,10 @@ public class AdvisoryLocksEndpoint {
 
 		/**
 		 * Create the descriptor of one database.
-		 * @param locks the locks, grouped by key, holders first, but for those of the
-		 * {@code limits}
+		 * @param locks the locks, less those of the {@code limits}
 		 * @param limits the concurrency limits
-		 * @param truncated whether there were more than
-		 * {@link AdvisoryLockInspector#MAX_LOCKS}
+		 * @param truncated whether more than {@link AdvisoryLockInspector#MAX_LOCKS} were
+		 * found
 		 */
 		public AdvisoryLocksDescriptor(List<AdvisoryLockDescriptor> locks, List<AdvisoryLimitDescriptor> limits,
 				boolean truncated) {
@@ -193,16 +176,15 @@ public class AdvisoryLocksEndpoint {
 
 	/**
 	 * A concurrency limit ({@code permits} above 1) this application took a permit of
-	 * recently, as one entry: the sessions that hold its permits and those that wait for
-	 * one. A limit of another application, or one not taken recently, shows as its
-	 * permits' plain locks, unlabelled.
+	 * recently, as one entry. A limit of another application, or one not taken recently,
+	 * shows as its permits' plain locks, unlabelled.
 	 *
-	 * @param key the limit's key, which is that of its permit 0
+	 * @param key the limit's key, that of its permit 0
 	 * @param label {@code namespace:value}
 	 * @param permits how many calls may hold a permit at once
 	 * @param holders the sessions holding a permit, one each, with its key
-	 * @param waiters the sessions waiting, each for one permit it chose at random for at
-	 * most a slice of its wait, after which it tries every permit again
+	 * @param waiters the sessions waiting, each for one permit it chose at random for a
+	 * slice of its wait
 	 */
 	public record AdvisoryLimitDescriptor(long key, String label, int permits, List<AdvisoryLockDescriptor> holders,
 			List<AdvisoryLockDescriptor> waiters) {
@@ -213,12 +195,9 @@ public class AdvisoryLocksEndpoint {
 	 * One advisory lock held or awaited by one session.
 	 *
 	 * @param pid the backend process id of the session
-	 * @param key the 64-bit key, for a lock taken with one {@code bigint}; otherwise
-	 * {@code null}
-	 * @param keyPair the two keys, for a lock taken with two {@code int}s; otherwise
-	 * {@code null}
-	 * @param label {@code namespace:value} if this application derived the key recently,
-	 * otherwise {@code null}
+	 * @param key the 64-bit key of a lock taken with one {@code bigint}, or {@code null}
+	 * @param keyPair the two keys of a lock taken with two {@code int}s, or {@code null}
+	 * @param label {@code namespace:value} if this application derived the key recently
 	 * @param mode {@code ExclusiveLock} or {@code ShareLock}
 	 * @param granted whether it is held ({@code true}) or awaited
 	 * @param waitStart since when the session waits, or {@code null} when held (or before
@@ -226,12 +205,10 @@ public class AdvisoryLocksEndpoint {
 	 * @param transactionAge how long the session's transaction has been open
 	 * @param state the session's state, such as {@code idle in transaction}
 	 * @param applicationName the session's {@code application_name}
-	 * @param waitEventType the type of event the session waits for, such as {@code Lock}
-	 * or {@code Client}
-	 * @param waitEvent the event the session waits for, such as {@code advisory} or
-	 * {@code ClientRead}
-	 * @param query the session's query text, only when
-	 * {@code advisory-lock.endpoint.include-query} is set
+	 * @param waitEventType the type of event waited for, such as {@code Lock}
+	 * @param waitEvent the event waited for, such as {@code advisory}
+	 * @param query the session's query text, only with
+	 * {@code advisory-lock.endpoint.include-query}
 	 */
 	public record AdvisoryLockDescriptor(int pid, @Nullable Long key, @Nullable List<Integer> keyPair,
 			@Nullable String label, String mode, boolean granted, @Nullable Instant waitStart,

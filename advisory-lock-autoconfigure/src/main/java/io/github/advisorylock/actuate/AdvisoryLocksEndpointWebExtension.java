@@ -34,13 +34,9 @@ import org.springframework.util.Assert;
 /**
  * {@link EndpointWebExtension @EndpointWebExtension} of the
  * {@link AdvisoryLocksEndpoint}: answers a read that could not get a connection in time
- * (the endpoint polled faster than it reads) with {@code 503 Service Unavailable}, whose
- * body gives the reason and {@code retryAfterSeconds}, rather than with an error. Over
- * JMX the endpoint throws instead, with the same reason.
- *
- * <p>
- * Spring Boot's {@code WebEndpointResponse} carries no headers, so the time to wait is in
- * the body, not in a {@code Retry-After} header.
+ * (the endpoint polled faster than it reads) with {@code 503 Service Unavailable} rather
+ * than an error. The body gives the reason and {@code retryAfterSeconds}, as Spring
+ * Boot's {@code WebEndpointResponse} carries no {@code Retry-After} header.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -100,8 +96,8 @@ public class AdvisoryLocksEndpointWebExtension {
 	}
 
 	/**
-	 * Answer a read that could not run in time: expected when polled often, and not the
-	 * application's fault, so with no stack trace and no ERROR.
+	 * Answer a read that could not run in time: expected when polled often, so with no
+	 * stack trace and no ERROR.
 	 * @param ex why the read could not run
 	 * @param retryAfter how long the client should wait
 	 * @return {@code 503}, with the reason and {@code retryAfterSeconds}

@@ -35,19 +35,10 @@ import org.springframework.util.Assert;
  * {@code pg_locks}.
  *
  * <p>
- * Memory is bounded: at most {@code capacity} entries, each label cut to
- * {@value #MAX_LABEL_LENGTH} characters, so an entry takes at most about 450 bytes (a
- * typical {@code setup_request:<uuid>} label about 200), and the default 1024 entries at
- * most about 450 KB. The least recently locked key is forgotten first. Each acquisition
- * updates it under one short lock.
- *
- * <p>
- * A concurrency limit's call remembers the key of each of its permits, so that the
- * endpoint shows the limit as one entry: a limit of {@code permits = N} takes N entries.
- *
- * <p>
- * Labels hold key values, which may be personal data (user ids): the endpoint that shows
- * them is not exposed over HTTP unless the application exposes it.
+ * At most {@code capacity} entries, the least recently locked key forgotten first, each
+ * label cut to {@value #MAX_LABEL_LENGTH} characters: at most about 450 bytes an entry. A
+ * limit of {@code permits = N} takes N entries, one per permit, so that the endpoint can
+ * show the limit as one entry. Labels hold key values, which may be personal data.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -58,9 +49,8 @@ public class KeyLabels implements LockAcquisitionListener {
 	public static final int DEFAULT_CAPACITY = 1024;
 
 	/**
-	 * The longest label kept; longer ones are cut and end with "...", and control
-	 * characters are escaped, as key values are in every message of the library
-	 * ({@link AdvisoryLockKeys#printable(String)}).
+	 * The longest label kept; labels are cut and escaped as
+	 * {@link AdvisoryLockKeys#printable(String)} prints key values in messages.
 	 */
 	public static final int MAX_LABEL_LENGTH = AdvisoryLockKeys.MAX_PRINTED_LENGTH;
 
@@ -91,8 +81,7 @@ public class KeyLabels implements LockAcquisitionListener {
 		}
 		synchronized (this.labels) {
 			for (int i = 0; i < built.length; i++) {
-				// A plain lock of a limit's key (its permit 0) keeps what it knows of the
-				// limit.
+				// A plain lock of a limit's key (its permit 0) keeps the limit's label.
 				this.labels.merge(keys.get(i), built[i], (known, plain) -> (known.permits() > 1) ? known : plain);
 			}
 		}
@@ -126,11 +115,6 @@ public class KeyLabels implements LockAcquisitionListener {
 		return (label != null) ? label.text() : null;
 	}
 
-	/**
-	 * Return what is known of a key, if it was derived recently.
-	 * @param key the 64-bit key
-	 * @return its label, or {@code null}
-	 */
 	@Nullable Label of(long key) {
 		synchronized (this.labels) {
 			return this.labels.get(key);

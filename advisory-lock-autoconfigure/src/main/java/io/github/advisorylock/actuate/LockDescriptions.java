@@ -76,9 +76,7 @@ final class LockDescriptions {
 				lock.waitEvent(), lock.query());
 	}
 
-	/**
-	 * The locks of one limit's permits, gathered.
-	 */
+	/** The locks of one limit's permits, gathered. */
 	private static final class Limit {
 
 		private final Label label;

@@ -32,27 +32,18 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.util.Assert;
 
 /**
- * {@link Endpoint @Endpoint} {@code advisorylocks} of an application whose database is
- * reached through R2DBC alone: the same answer as {@link AdvisoryLocksEndpoint}'s, read
- * without blocking by an {@link R2dbcAdvisoryLockInspector}. An application that has a
- * JDBC {@code DataSource} gets {@link AdvisoryLocksEndpoint} instead, which reads the
- * same table.
+ * {@link Endpoint @Endpoint} {@code advisorylocks} of an application on R2DBC alone: the
+ * same answer as {@link AdvisoryLocksEndpoint}'s, read without blocking by an
+ * {@link R2dbcAdvisoryLockInspector}. An application with a JDBC {@code DataSource} gets
+ * {@link AdvisoryLocksEndpoint} instead.
  *
  * <p>
- * Where the application has several R2DBC {@code ConnectionFactory} beans,
- * {@code /advisorylocks} shows the database of the default (primary) one, and
- * {@code /advisorylocks/{connectionFactory}} that of the bean of that name. A read that
- * could not run in time signals a
- * {@link org.springframework.dao.TransientDataAccessResourceException} saying to try
- * again, which over HTTP the {@link ReactiveAdvisoryLocksEndpointWebExtension} answers
- * with {@code 503}.
- *
- * <p>
- * Like every Actuator endpoint but health, it is not exposed over HTTP unless the
- * application adds it to {@code management.endpoints.web.exposure.include}. Labels are
- * key values, and query text (only with
- * {@code advisory-lock.endpoint.include-query=true}) may hold personal data: expose it to
- * operators only.
+ * {@code /advisorylocks} shows the database of the default (primary)
+ * {@code ConnectionFactory}, {@code /advisorylocks/{connectionFactory}} that of the bean
+ * of that name. A read that cannot run in time signals a
+ * {@link org.springframework.dao.TransientDataAccessResourceException}, which
+ * {@link ReactiveAdvisoryLocksEndpointWebExtension} answers over HTTP with {@code 503}.
+ * Labels and query text may hold personal data: expose the endpoint to operators only.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -29,10 +29,8 @@ import org.springframework.util.Assert;
 
 /**
  * {@link EndpointWebExtension @EndpointWebExtension} of the
- * {@link ReactiveAdvisoryLocksEndpoint}: answers as
- * {@link AdvisoryLocksEndpointWebExtension} does, {@code 503 Service Unavailable} with
- * the reason and {@code retryAfterSeconds} for a read that could not run in time, and
- * {@code 404} for a name that is no {@code ConnectionFactory} bean.
+ * {@link ReactiveAdvisoryLocksEndpoint}, answering as
+ * {@link AdvisoryLocksEndpointWebExtension} does.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -53,15 +53,13 @@ import org.springframework.core.env.Environment;
  * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} methods.
  *
  * <p>
- * Applies when spring-jdbc is present, with a {@link DataSource} bean and a
- * {@code PlatformTransactionManager} bean ({@link OnLockPrerequisitesCondition}, which
- * reads them from {@link LockPrerequisite}); without them it backs off, and
- * {@link AdvisoryLockPrerequisitesAutoConfiguration} fails the startup of an application
- * that uses the locks, so that no {@code @AdvisoryLocked} method runs unlocked. The
- * operations know every {@code DataSource} bean that is a default candidate, by bean
- * name, and the primary one (or the only one) as their default; with several and no
- * primary one, there is no default. Every bean backs off when the application defines its
- * own. Other auto-configurations are named rather than referenced, because their packages
+ * Applies with spring-jdbc, a {@link DataSource} bean and a
+ * {@code PlatformTransactionManager} bean ({@link OnLockPrerequisitesCondition}); without
+ * them it backs off, and {@link AdvisoryLockPrerequisitesAutoConfiguration} fails the
+ * startup of an application that uses the locks, so that no {@code @AdvisoryLocked}
+ * method runs unlocked. The operations know every default-candidate {@code DataSource} by
+ * bean name, with the primary (or only) one as their default. Every bean backs off to the
+ * application's own. Other auto-configurations are named, not referenced: their packages
  * differ between Spring Boot 3 and 4.
  *
  * @author advisory-lock authors
@@ -79,10 +77,9 @@ import org.springframework.core.env.Environment;
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
 		"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
 		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
-		// Spring Boot 4's R2dbcTransactionManagerAutoConfiguration is ordered only before
-		// TransactionAutoConfiguration, so ordering this one after the latter would pull
-		// it ahead of the ConnectionFactory it needs in an application without JDBC,
-		// and @Transactional would be ignored there: keep R2DBC's own first.
+		// Spring Boot 4 orders R2dbcTransactionManagerAutoConfiguration only before
+		// TransactionAutoConfiguration: ordering this one after the latter alone would
+		// pull it ahead of its ConnectionFactory, ignoring @Transactional without JDBC.
 		"org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration" })
 @Conditional(OnLockPrerequisitesCondition.class)
 @EnableConfigurationProperties(AdvisoryLockProperties.class)
@@ -148,22 +145,20 @@ public final class AdvisoryLockAutoConfiguration {
 	 */
 	static AdvisoryLockBeanPostProcessor annotationPostProcessor(Environment environment,
 			ObjectProvider<AdvisoryLockOperations> operations, ListableBeanFactory beanFactory) {
-		// The reactive operations are looked up by the first call of a method that
-		// returns Mono or Flux, so that no bean method names a Reactor type, and a
-		// JDBC-only application never loads one.
+		// Looked up at the first Mono or Flux call, so that no bean method names a
+		// Reactor type and a JDBC-only application never loads one.
 		AdvisoryLockBeanPostProcessor postProcessor = new AdvisoryLockBeanPostProcessor(operations::getObject,
 				() -> beanFactory.getBean(ReactiveAdvisoryLockOperations.class));
-		// Proxy classes, not interfaces, unless the application asks otherwise, as
-		// Spring Boot does for AOP.
+		// Class proxies by default, as Spring Boot does for AOP.
 		postProcessor
 			.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, Boolean.TRUE));
 		return postProcessor;
 	}
 
 	/**
-	 * Matches unless {@code advisory-lock.annotation.enabled}, or its deprecated old name
-	 * {@code advisory-lock.enabled}, is set to anything but {@code true}. The
-	 * prerequisites check of annotated methods has this condition too.
+	 * Matches unless {@code advisory-lock.annotation.enabled}, or its deprecated name
+	 * {@code advisory-lock.enabled}, is anything but {@code true}; the prerequisites
+	 * check of annotated methods shares it.
 	 */
 	static final class AnnotationEnabledCondition extends AllNestedConditions {
 

@@ -58,19 +58,12 @@ import org.springframework.util.Assert;
  * {@link KeyLabels} that label its keys.
  *
  * <p>
- * Applies when Spring Boot Actuator is on the class path and the endpoint is available
- * (enabled, and exposed over some technology: not over HTTP unless the application
- * exposes it). The key labels, which cost a map update on each acquisition, exist only
- * then, and only when {@link AdvisoryLockAutoConfiguration} made the locks they listen
- * to.
- *
- * <p>
- * The endpoint reads {@code pg_locks} on a connection outside the application's pool when
- * the pool is Hikari (see {@code DirectConnections}), bounded by
- * {@code advisory-lock.diagnosis.timeout}: an exhausted pool cannot make it wait. With
- * several {@code DataSource}s it reads the database of the primary one, or of the one its
- * selector names by bean name; a routing {@code DataSource} is read target by target, and
- * never asked for a connection, at startup or later (see {@link AdvisoryLocksEndpoint}).
+ * Applies when Actuator is on the class path and the endpoint is available. The key
+ * labels cost a map update on each acquisition, so they exist only then, and only where
+ * {@link AdvisoryLockAutoConfiguration} made the locks they listen to. The endpoint reads
+ * outside a Hikari pool, bounded like a diagnosis by
+ * {@code advisory-lock.diagnosis.timeout}, so that it answers while the pool is
+ * exhausted.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -94,8 +87,6 @@ public final class AdvisoryLockEndpointAutoConfiguration {
 			DirectConnectionsRegistry directConnections, ObjectProvider<KeyLabels> labels) {
 		boolean includeQuery = properties.getEndpoint().isIncludeQuery();
 		Map<String, AdvisoryLockInspector> inspectors = new LinkedHashMap<>();
-		// Outside the pool, bounded like a diagnosis: the endpoint must answer when the
-		// pool is exhausted.
 		dataSources.forEach((name, each) -> inspectors.put(name,
 				AdvisoryLockInspector.forDataSource(each, directConnections, includeQuery)));
 		return new AdvisoryLocksEndpoint(inspectors, DataSourceBeans.defaultName(dataSources, dataSource),
@@ -118,10 +109,8 @@ public final class AdvisoryLockEndpointAutoConfiguration {
 	}
 
 	/**
-	 * Matches unless {@code advisory-lock.endpoint.key-labels} is 0. The value is bound
-	 * as the properties bind it, and checked as it is bound, where it is used: a bad one
-	 * (not a number, or negative) fails with a binding error naming the property. The
-	 * default is the properties' own.
+	 * Matches unless {@code advisory-lock.endpoint.key-labels} is 0. It binds the value
+	 * as the properties do, so that a bad one fails with an error naming the property.
 	 */
 	static final class KeyLabelsCondition extends SpringBootCondition {
 

@@ -33,11 +33,10 @@ import org.springframework.context.annotation.Bean;
  * registry's contract and lose their lock table.
  *
  * <p>
- * Applies when Spring Integration's {@code spring-integration-core} is on the class path
- * and the application has {@link AdvisoryLockOperations} but no {@code LockRegistry} of
- * its own: a team's {@code JdbcLockRegistry} bean keeps its place until it is deleted.
- * Spring Integration's classes are named rather than referenced, so that nothing of it is
- * loaded where it is absent.
+ * Applies with {@code spring-integration-core} and {@link AdvisoryLockOperations} but no
+ * {@code LockRegistry} bean: a team's own {@code JdbcLockRegistry} keeps its place until
+ * deleted. Spring Integration's classes are named, not referenced, so that none loads
+ * where it is absent.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -31,11 +31,9 @@ import org.springframework.context.annotation.Bean;
  * ({@link ObservingLockAcquisitionListener}): metrics and tracing through Micrometer.
  *
  * <p>
- * Applies when Micrometer's Observation API is on the class path and the application has
- * an {@link ObservationRegistry} (Spring Boot Actuator configures one). Without
- * Micrometer nothing of it is loaded, and acquisitions pay nothing for it. Spring Boot's
- * own auto-configuration of the registry is named rather than referenced, because its
- * package differs between Spring Boot 3 and 4.
+ * Applies where the application has an {@link ObservationRegistry} (Actuator configures
+ * one); without Micrometer nothing of it loads. Spring Boot's registry auto-configuration
+ * is named, not referenced: its package differs between Spring Boot 3 and 4.
  *
  * @author advisory-lock authors
  * @since 0.1.0

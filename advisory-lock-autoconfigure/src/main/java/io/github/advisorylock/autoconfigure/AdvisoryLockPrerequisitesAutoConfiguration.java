@@ -34,18 +34,12 @@ import org.springframework.context.annotation.Role;
  * and the PostgreSQL JDBC driver.
  *
  * <p>
- * {@link AdvisoryLockAutoConfiguration} backs off without the first three, like every
- * auto-configuration: then {@link AdvisoryLocked @AdvisoryLocked} methods would run
- * without their lock. So the application fails to start instead, with a report that names
- * what to add, when it has an {@code @AdvisoryLocked} method (unless
- * {@code advisory-lock.annotation.enabled} is {@code false}) or has
- * {@code AdvisoryLockOperations} injected; an application that does neither starts as
- * before. This configuration has no condition, as it must apply exactly when the other
- * backs off (but for the annotation's check, which has the interception's own condition
- * on {@code advisory-lock.annotation.enabled}), and refers to no class of spring-jdbc,
- * which may be what is missing. The rule in full is {@code LockPrerequisitesCheck}'s and
- * {@code InjectedOperationsCheck}'s; the reports are described in
- * {@code docs/getting-started-errors.md}.
+ * {@link AdvisoryLockAutoConfiguration} backs off without the first three, which would
+ * leave {@link AdvisoryLocked @AdvisoryLocked} methods running unlocked; an application
+ * that has such a method or injects {@code AdvisoryLockOperations} fails to start
+ * instead, with a report naming what to add (docs/getting-started-errors.md). This
+ * configuration has no condition, as it must apply exactly when the other backs off, and
+ * refers to no class of spring-jdbc, which may be what is missing.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -60,8 +54,7 @@ public final class AdvisoryLockPrerequisitesAutoConfiguration {
 		return new InjectedOperationsCheck(beanFactory);
 	}
 
-	// The interception's own condition decides, rather than a second reading of the
-	// property.
+	// The interception's own condition, rather than a second reading of the property.
 	@Configuration(proxyBeanMethods = false)
 	@Conditional(AdvisoryLockAutoConfiguration.AnnotationEnabledCondition.class)
 	static class AnnotatedMethodsCheckConfiguration {

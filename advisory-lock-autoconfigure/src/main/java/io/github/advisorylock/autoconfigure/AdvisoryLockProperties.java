@@ -23,8 +23,7 @@ import org.springframework.boot.context.properties.DeprecatedConfigurationProper
 
 /**
  * Configuration properties of advisory-lock, under {@code advisory-lock}. Each value is
- * checked where it is used, by what the auto-configuration builds from it, and an error
- * names the property.
+ * checked where it is used, with an error naming the property.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -56,8 +55,7 @@ public class AdvisoryLockProperties {
 	private final Integration integration = new Integration();
 
 	/**
-	 * Return whether {@code @AdvisoryLocked} methods take their locks: the old name of
-	 * {@code advisory-lock.annotation.enabled}, which says what it turns off.
+	 * Return whether {@code @AdvisoryLocked} methods take their locks.
 	 * @return whether the annotation is active
 	 * @deprecated since 0.1.0 in favour of {@code advisory-lock.annotation.enabled}
 	 */
@@ -195,8 +193,7 @@ public class AdvisoryLockProperties {
 
 		/**
 		 * How often an invocation-scoped lock's connection is checked while the method
-		 * runs; PostgreSQL ends a session that missed three (a hung or cut-off holder),
-		 * which releases its lock.
+		 * runs; PostgreSQL ends a session that missed three, which releases its lock.
 		 */
 		private Duration heartbeat = Duration.ofSeconds(10);
 
@@ -249,9 +246,8 @@ public class AdvisoryLockProperties {
 	public static class Diagnosis {
 
 		/**
-		 * Whether a LockBusyException names the sessions holding the lock (pid,
-		 * application_name, state, transaction age); costs one query on the failure path
-		 * only.
+		 * Whether a LockBusyException names the sessions holding the lock; it costs one
+		 * query, on the failure path only.
 		 */
 		private boolean enabled = true;
 

@@ -44,11 +44,10 @@ import org.springframework.core.env.Environment;
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} of advisory locks on Spring's reactive stack: a
  * {@link ReactiveAdvisoryLockOperations} bean, an {@link R2dbcAdvisoryLockTemplate} on
- * the application's R2DBC {@link ConnectionFactory} beans, where Reactor, Spring's R2DBC
- * transactions and the PostgreSQL R2DBC driver are on the class path. It reads the same
- * {@code advisory-lock.*} properties as the JDBC path; where the application has both
- * stacks, an {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} method that
- * returns a {@code Mono} or a {@code Flux} takes its lock through it (docs/reactive.md).
+ * the application's R2DBC {@link ConnectionFactory} beans, from the same
+ * {@code advisory-lock.*} properties as the JDBC path. With both stacks, an
+ * {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} method returning
+ * {@code Mono} or {@code Flux} locks through it (docs/reactive.md).
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -90,10 +89,9 @@ public final class AdvisoryLockR2dbcAutoConfiguration {
 	}
 
 	/**
-	 * The interception of annotated methods in an application without JDBC, where
-	 * {@link AdvisoryLockAutoConfiguration} did not apply: methods returning {@code Mono}
-	 * or {@code Flux} lock through the reactive operations, and a blocking one fails at
-	 * startup naming what JDBC it lacks.
+	 * The interception of annotated methods where {@link AdvisoryLockAutoConfiguration}
+	 * did not apply (no JDBC): a blocking method then fails at startup naming what it
+	 * lacks.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Conditional(AdvisoryLockAutoConfiguration.AnnotationEnabledCondition.class)

@@ -42,14 +42,10 @@ import org.springframework.context.annotation.Conditional;
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} of the {@link ReactiveAdvisoryLocksEndpoint advisorylocks} Actuator
  * endpoint in an application without a JDBC {@code DataSource}: it reads {@code pg_locks}
- * over R2DBC, without blocking, on a connection of its own from the driver under each
- * {@code ConnectionFactory} bean, bounded by {@code advisory-lock.diagnosis.timeout}.
- *
- * <p>
- * Applies when Spring Boot Actuator, Reactor and the PostgreSQL R2DBC driver are on the
- * class path, the endpoint is available, and
- * {@link AdvisoryLockEndpointAutoConfiguration} made no {@link AdvisoryLocksEndpoint}: an
- * application with a {@code DataSource} reads the locks over JDBC.
+ * over R2DBC on a connection of its own from the driver under each
+ * {@code ConnectionFactory} bean. It backs off where
+ * {@link AdvisoryLockEndpointAutoConfiguration} made an {@link AdvisoryLocksEndpoint},
+ * which reads the same locks over JDBC.
  *
  * @author advisory-lock authors
  * @since 0.1.0

@@ -32,11 +32,10 @@ import org.springframework.context.annotation.Bean;
  * annotation and lose their lock table.
  *
  * <p>
- * Applies when ShedLock's {@code shedlock-core} is on the class path and the application
- * has {@link AdvisoryLockOperations} but no {@code LockProvider} of its own: a team's
- * {@code JdbcTemplateLockProvider} bean keeps its place until it is deleted. ShedLock's
- * classes are named rather than referenced, so that nothing of it is loaded where it is
- * absent.
+ * Applies with {@code shedlock-core} and {@link AdvisoryLockOperations} but no
+ * {@code LockProvider} bean: a team's own {@code JdbcTemplateLockProvider} keeps its
+ * place until deleted. ShedLock's classes are named, not referenced, so that none loads
+ * where it is absent.
  *
  * @author advisory-lock authors
  * @since 0.1.0

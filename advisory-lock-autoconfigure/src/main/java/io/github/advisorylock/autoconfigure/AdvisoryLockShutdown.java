@@ -31,31 +31,21 @@ import org.springframework.context.event.ContextClosedEvent;
  * Closes the auto-configured advisory lock templates as the application context closes,
  * so that no locked work starts after shutdown: a call made then, or a wait in progress
  * (cancelled on the server), fails with a
- * {@link org.springframework.dao.CannotAcquireLockException} saying the application is
- * shutting down.
+ * {@link org.springframework.dao.CannotAcquireLockException}.
  *
  * <p>
- * Its phase, {@link #PHASE}, is below those of Spring Boot's web server: the graceful
- * shutdown ({@code SmartLifecycle.DEFAULT_PHASE - 1024}) lets the requests in flight take
- * their locks and finish first, and the web server is stopped
- * ({@code DEFAULT_PHASE - 2048}) before the templates close. Task schedulers and
- * executors ({@code DEFAULT_PHASE}) stop before it too. It runs before the connection
- * pools close, which happens when the beans are destroyed, after every phase stopped.
- *
- * <p>
- * Only a context that closes closes them: its {@link ContextClosedEvent} comes before its
- * phases stop. A context that is only stopped and started again (Spring Framework 7
- * pauses the cached contexts of tests so) keeps its templates open.
+ * {@link #PHASE} lets requests in flight take their locks and finish during the web
+ * server's graceful shutdown, and closes the templates before the connection pools
+ * (docs/failures.md, "At shutdown"). Only a context that closes closes them, as its
+ * {@link ContextClosedEvent} comes before its phases stop: one only stopped and started
+ * again (Spring Framework 7 pauses cached test contexts so) keeps its templates open.
  *
  * @author advisory-lock authors
  */
 final class AdvisoryLockShutdown
 		implements SmartLifecycle, ApplicationListener<ContextClosedEvent>, ApplicationContextAware {
 
-	/**
-	 * The phase: after the web server's graceful shutdown and stop, before the pools
-	 * close.
-	 */
+	/** After the web server's graceful shutdown and stop, before the pools close. */
 	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
 	private static final Log logger = LogFactory.getLog(AdvisoryLockShutdown.class);

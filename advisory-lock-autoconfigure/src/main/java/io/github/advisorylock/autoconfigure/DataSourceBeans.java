@@ -38,9 +38,8 @@ final class DataSourceBeans {
 	}
 
 	/**
-	 * Return the name of the default bean of a type: the primary one, or the only one.
-	 * Used for the {@code DataSource} beans and, the same way, for R2DBC's
-	 * {@code ConnectionFactory} beans.
+	 * Return the name of the default bean of a type ({@code DataSource} or R2DBC's
+	 * {@code ConnectionFactory}): the primary one, or the only one.
 	 * @param <T> the type of the beans
 	 * @param beans the beans by bean name, as Spring injects a {@code Map}
 	 * @param provider the provider of the bean, which knows which one is primary
@@ -51,8 +50,7 @@ final class DataSourceBeans {
 		if (unique == null) {
 			return null;
 		}
-		// The same instance, not an equal one: a wrapper may delegate equals to what it
-		// wraps.
+		// Identity, not equals: a wrapper may delegate equals to what it wraps.
 		for (Map.Entry<String, T> entry : beans.entrySet()) {
 			if (entry.getValue() == unique) {
 				return entry.getKey();

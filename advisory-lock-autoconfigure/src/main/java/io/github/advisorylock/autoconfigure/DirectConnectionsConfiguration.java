@@ -24,11 +24,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@link DirectConnections} of each {@code DataSource}, which the diagnosis of busy
- * locks and the {@code advisorylocks} endpoint share, so that their reads outside the
- * application's pool have one bound between them per {@code DataSource}. Imported by both
- * auto-configurations. A {@code DataSource} that is not a Hikari pool with a JDBC URL has
- * none.
+ * The {@link DirectConnections} of each {@code DataSource}, shared by the diagnosis of
+ * busy locks and the {@code advisorylocks} endpoint so that their reads outside the
+ * application's pool have one bound between them per {@code DataSource}.
  *
  * @author advisory-lock authors
  */

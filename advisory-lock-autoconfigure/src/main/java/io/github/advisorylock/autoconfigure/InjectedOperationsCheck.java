@@ -25,11 +25,10 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
  * Fails the startup of an application whose singleton beans have
- * {@link AdvisoryLockOperations} injected while the PostgreSQL JDBC driver is missing,
- * once the singletons are created. Where the auto-configuration backed off, there is no
- * such bean to inject, and Spring's own unsatisfied dependency fails the startup first;
- * {@link MissingLockPrerequisiteFailureAnalyzer} reports it.
- * {@link LockPrerequisitesCheck} checks the other use, an {@code @AdvisoryLocked} method.
+ * {@link AdvisoryLockOperations} injected while the PostgreSQL JDBC driver is missing.
+ * Where the auto-configuration backed off there is no such bean, and
+ * {@link MissingLockPrerequisiteFailureAnalyzer} reports Spring's unsatisfied dependency
+ * instead. {@link LockPrerequisitesCheck} checks an {@code @AdvisoryLocked} method.
  *
  * @author advisory-lock authors
  */
@@ -37,10 +36,6 @@ final class InjectedOperationsCheck implements SmartInitializingSingleton {
 
 	private final ConfigurableListableBeanFactory beanFactory;
 
-	/**
-	 * Create a check.
-	 * @param beanFactory the application's bean factory
-	 */
 	InjectedOperationsCheck(ConfigurableListableBeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}

@@ -26,23 +26,21 @@ import org.springframework.beans.factory.annotation.Qualifier;
 /**
  * Qualifier for the {@link javax.sql.DataSource} that invocation-scoped advisory locks
  * take their connections from, as {@code @FlywayDataSource} does for Flyway. Without one,
- * those connections come from a pool derived from the application's Hikari pool (same
- * server and credentials, at most {@code advisory-lock.invocation.max-connections});
- * define one when the application's {@code DataSource} is not a Hikari pool, or when its
- * credentials are known only to a wrapper. It must not be the pool the application's work
- * uses: each lock keeps a connection for its whole call.
+ * they come from a pool derived from the application's Hikari pool (same server and
+ * credentials, at most {@code advisory-lock.invocation.max-connections}); define one when
+ * the application's {@code DataSource} is not a Hikari pool, or its credentials are known
+ * only to a wrapper. It must not be the pool the application's work uses: each lock keeps
+ * a connection for its whole call.
  *
  * <p>
- * When the application's {@code DataSource} routes ({@code AbstractRoutingDataSource},
- * keyed by a tenant, say), the derived pool follows it: each call takes its connection
- * from a pool derived from the target it routes to at that call. A {@code DataSource}
- * with this qualifier replaces that too, and then decides the database of every
- * invocation-scoped lock itself, wherever the application's routes.
+ * Where the application's {@code DataSource} routes ({@code AbstractRoutingDataSource}),
+ * each call's connection comes from a pool derived from the target it routes to; a
+ * qualified {@code DataSource} replaces that too, and decides the database of every
+ * invocation-scoped lock itself.
  *
  * <p>
- * Declare it with {@code defaultCandidate = false}, so that it is injected only where it
- * is asked for by this qualifier: Spring Boot's own {@code DataSource} and this starter
- * then still see the application's one as the single candidate.
+ * Declare it with {@code defaultCandidate = false}, so that Spring Boot and this starter
+ * still see the application's {@code DataSource} as the single candidate.
  *
  * <pre class="code">
  * &#64;Bean(defaultCandidate = false)

@@ -42,27 +42,24 @@ enum LockPrerequisite {
 	SPRING_JDBC("spring-jdbc is not on the class path",
 			"the lock is taken on the JDBC connection of the current transaction", Action.JDBC, true),
 
-	/** A {@code DataSource} bean. */
 	DATA_SOURCE("there is no DataSource bean", "the lock is taken on the JDBC connection of the current transaction",
 			Action.JDBC, true),
 
-	/** A {@code PlatformTransactionManager} bean. */
 	TRANSACTION_MANAGER("there is no PlatformTransactionManager bean",
 			"the lock joins the current Spring transaction, and PostgreSQL releases it when that transaction commits "
 					+ "or rolls back",
 			Action.TRANSACTION_MANAGER, true),
 
 	/**
-	 * {@code AdvisoryLockAutoConfiguration} itself, which did not apply although nothing
-	 * above is missing: excluded, or evaluated before what defines the {@code DataSource}
-	 * or the transaction manager.
+	 * {@code AdvisoryLockAutoConfiguration} did not apply with nothing above missing:
+	 * excluded, or ordered before what defines the {@code DataSource} or transaction
+	 * manager.
 	 */
 	AUTO_CONFIGURATION(
 			"AdvisoryLockAutoConfiguration did not apply, although spring-jdbc, a DataSource and a "
 					+ "PlatformTransactionManager are there",
 			"it defines the interception of @AdvisoryLocked methods", Action.AUTO_CONFIGURATION, false),
 
-	/** The PostgreSQL JDBC driver. */
 	POSTGRESQL_DRIVER("the PostgreSQL JDBC driver (" + LockPrerequisite.DRIVER_CLASS + ") is not on the class path",
 			"advisory locks are PostgreSQL functions, called through it", Action.DRIVER, false),
 
@@ -76,8 +73,7 @@ enum LockPrerequisite {
 
 	static final String SPRING_JDBC_CLASS = "org.springframework.jdbc.datasource.DataSourceUtils";
 
-	// Named, not referenced: spring-tx comes with spring-jdbc, which may be what is
-	// missing.
+	// Named: spring-tx comes with spring-jdbc, which may be what is missing.
 	static final String TRANSACTION_MANAGER_CLASS = "org.springframework.transaction.PlatformTransactionManager";
 
 	private final String missing;
@@ -96,15 +92,12 @@ enum LockPrerequisite {
 	}
 
 	/**
-	 * Return what the application lacks, found from the class path and the bean
-	 * definitions alone: no bean is created and no connection is made. A
-	 * {@code DataSource} or a transaction manager counts by type, as
-	 * {@code @ConditionalOnBean} counts it, without initializing a {@code FactoryBean}.
-	 * The auto-configuration's condition ({@link OnLockPrerequisitesCondition}) is this
-	 * method too.
+	 * Return what the application lacks, from the class path and the bean definitions
+	 * alone: no bean is created and no connection made. A bean counts by type, as for
+	 * {@code @ConditionalOnBean}, without initializing a {@code FactoryBean}.
+	 * {@link OnLockPrerequisitesCondition} reads this too.
 	 * @param beanFactory the application's bean factory
-	 * @return the missing prerequisites, in declaration order, empty when nothing is
-	 * missing
+	 * @return the missing prerequisites in declaration order, possibly none
 	 */
 	static Set<LockPrerequisite> missing(ConfigurableListableBeanFactory beanFactory) {
 		ClassLoader classLoader = beanFactory.getBeanClassLoader();
@@ -125,19 +118,13 @@ enum LockPrerequisite {
 		return missing;
 	}
 
-	/**
-	 * Return whether the PostgreSQL JDBC driver is on a class path.
-	 * @param classLoader the application's class loader, {@code null} for the default one
-	 * @return whether {@value #DRIVER_CLASS} can be loaded
-	 */
 	static boolean driverPresent(@Nullable ClassLoader classLoader) {
 		return ClassUtils.isPresent(DRIVER_CLASS, classLoader);
 	}
 
 	/**
-	 * Return whether any of some prerequisites is one without which the
-	 * auto-configuration backs off, so that it defines no {@code AdvisoryLockOperations}
-	 * and intercepts no {@code @AdvisoryLocked} method.
+	 * Return whether any of these prerequisites makes the auto-configuration back off (no
+	 * {@code AdvisoryLockOperations}, no interception of {@code @AdvisoryLocked}).
 	 * @param missing the missing prerequisites
 	 * @return whether the auto-configuration backs off
 	 */
@@ -146,8 +133,7 @@ enum LockPrerequisite {
 	}
 
 	/**
-	 * Return whether the auto-configuration backs off without this prerequisite: its
-	 * condition ({@link OnLockPrerequisitesCondition}) is the prerequisites that say so.
+	 * Return whether the auto-configuration backs off without this prerequisite.
 	 * @return whether it is one of the auto-configuration's conditions
 	 */
 	boolean backsOff() {
@@ -155,8 +141,7 @@ enum LockPrerequisite {
 	}
 
 	/**
-	 * Return what is missing, for the conditions report: each prerequisite's first half
-	 * of the description.
+	 * Return what is missing, for the conditions report.
 	 * @param missing the missing prerequisites, not empty
 	 * @return the text
 	 */
@@ -180,9 +165,8 @@ enum LockPrerequisite {
 	}
 
 	/**
-	 * Return what to add, once for each missing prerequisite. A starter that brings a
-	 * {@code DataSource} brings its transaction manager too, so then the transaction
-	 * manager is not named on its own.
+	 * Return what to add, once for each missing prerequisite; the transaction manager is
+	 * not named on its own where a starter that brings a {@code DataSource} brings it.
 	 * @param missing the missing prerequisites, not empty
 	 * @return the action
 	 */
@@ -201,9 +185,7 @@ enum LockPrerequisite {
 		return BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false).length > 0;
 	}
 
-	/**
-	 * What to add for a missing prerequisite.
-	 */
+	/** What to add for a missing prerequisite. */
 	private enum Action {
 
 		JDBC("Add spring-boot-starter-jdbc, spring-boot-starter-data-jpa or spring-boot-starter-data-jdbc to your "

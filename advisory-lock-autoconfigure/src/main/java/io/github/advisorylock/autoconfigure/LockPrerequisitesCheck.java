@@ -32,16 +32,15 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Fails the startup of an application that has an {@link AdvisoryLocked @AdvisoryLocked}
- * method but lacks what advisory locks need, rather than let the method run unlocked,
- * checked as each bean is created (the annotation declared on its class or on a type it
- * inherits from). What is needed, and what to add, is {@link LockPrerequisite}'s.
+ * method but lacks what advisory locks need, rather than let the method run unlocked;
+ * each bean is checked as it is created. What is needed, and what to add, is
+ * {@link LockPrerequisite}'s.
  *
  * <p>
- * Registered only where {@code AdvisoryLockAutoConfiguration}'s own condition on
- * {@code advisory-lock.annotation.enabled} matches, so that an application whose
- * annotation is turned off starts as before. {@link InjectedOperationsCheck} checks the
- * other use, an injected {@link AdvisoryLockOperations}. Everything is decided from the
- * class path and the bean definitions: no connection is made.
+ * Registered only where the interception's condition on
+ * {@code advisory-lock.annotation.enabled} matches, so that an application that turned
+ * the annotation off starts as before. {@link InjectedOperationsCheck} checks an injected
+ * {@link AdvisoryLockOperations}.
  *
  * @author advisory-lock authors
  */
@@ -51,18 +50,13 @@ final class LockPrerequisitesCheck implements BeanPostProcessor {
 
 	private @Nullable Set<LockPrerequisite> missing;
 
-	/**
-	 * Create a check.
-	 * @param beanFactory the application's bean factory
-	 */
 	LockPrerequisitesCheck(ConfigurableListableBeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}
 
 	@Override
 	public Object postProcessBeforeInitialization(Object bean, String beanName) {
-		// Before initialization: ahead of the post processors that proxy the bean, for
-		// @Transactional say.
+		// Before initialization: ahead of the post processors that proxy the bean.
 		Class<?> type = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
 		// A method that locks through JDBC needs the JDBC prerequisites; one that returns
 		// Mono or Flux needs the interception, which the R2DBC auto-configuration also
@@ -91,8 +85,7 @@ final class LockPrerequisitesCheck implements BeanPostProcessor {
 	private Set<LockPrerequisite> missing() {
 		Set<LockPrerequisite> missing = this.missing;
 		if (missing == null) {
-			// Every bean definition is known once post processors are created; once is
-			// enough.
+			// Bean definitions are complete once post processors exist: read them once.
 			missing = LockPrerequisite.missing(this.beanFactory);
 			// What decides is whether the annotation's interceptor is there; the list
 			// above only says why not.

@@ -46,18 +46,10 @@ final class MissingLockPrerequisiteException extends IllegalStateException {
 		this.missing = Collections.unmodifiableSet(EnumSet.copyOf(missing));
 	}
 
-	/**
-	 * Return what needs the lock.
-	 * @return a sentence's subject
-	 */
 	String getUser() {
 		return this.user;
 	}
 
-	/**
-	 * Return what is missing.
-	 * @return the missing prerequisites
-	 */
 	Set<LockPrerequisite> getMissing() {
 		return this.missing;
 	}

@@ -34,21 +34,16 @@ import org.springframework.core.Ordered;
  * Reports a startup failure of an application that lacks what advisory locks need, naming
  * what to add:
  * <ul>
- * <li>a {@link MissingLockPrerequisiteException} of the {@link LockPrerequisitesCheck} or
- * the {@link InjectedOperationsCheck};</li>
- * <li>an {@link AdvisoryLockOperations} that could not be injected because the
- * auto-configuration backed off (no spring-jdbc, no {@code DataSource} or no transaction
- * manager), where Spring Boot's own report would suggest defining an
- * {@code AdvisoryLockOperations} bean;</li>
- * <li>a failure that names the PostgreSQL driver class or a {@code jdbc:postgresql:} URL
- * while the driver is not on the class path, such as Spring Boot's own {@code DataSource}
- * failing to load it: that happens before any bean could use a lock, and Spring Boot has
- * no report of its own for it.</li>
+ * <li>a {@link MissingLockPrerequisiteException} of {@link LockPrerequisitesCheck} or
+ * {@link InjectedOperationsCheck};</li>
+ * <li>an {@link AdvisoryLockOperations} not injected because the auto-configuration
+ * backed off, where Spring Boot's own report would suggest defining one;</li>
+ * <li>a failure naming the PostgreSQL driver class or a {@code jdbc:postgresql:} URL
+ * while the driver is missing (Spring Boot's {@code DataSource} failing to load it, say),
+ * before any bean could use a lock and with no report of Spring Boot's own.</li>
  * </ul>
- * Registered in {@code META-INF/spring.factories} under
- * {@code org.springframework.boot.diagnostics.FailureAnalyzer}, the same key on Spring
- * Boot 3 and 4, ahead of Spring Boot's analyzers, which would otherwise report the
- * unsatisfied dependency first.
+ * Registered in {@code META-INF/spring.factories} (the same key on Spring Boot 3 and 4)
+ * ahead of Spring Boot's analyzers, which would report the unsatisfied dependency first.
  *
  * @author advisory-lock authors
  */
@@ -57,9 +52,9 @@ final class MissingLockPrerequisiteFailureAnalyzer implements FailureAnalyzer, O
 	private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	/**
-	 * Create an analyzer; Spring Boot passes the failed application's bean factory, or
-	 * {@code null} for a failure before there was one.
-	 * @param beanFactory the bean factory of the application that failed to start, if any
+	 * Create an analyzer.
+	 * @param beanFactory the failed application's bean factory, or {@code null} for a
+	 * failure before there was one
 	 */
 	MissingLockPrerequisiteFailureAnalyzer(@Nullable BeanFactory beanFactory) {
 		this.beanFactory = (beanFactory instanceof ConfigurableListableBeanFactory listable) ? listable : null;
@@ -85,8 +80,7 @@ final class MissingLockPrerequisiteFailureAnalyzer implements FailureAnalyzer, O
 	private static @Nullable FailureAnalysis operationsNotDefined(ConfigurableListableBeanFactory beanFactory,
 			Throwable failure, NoSuchBeanDefinitionException noBean) {
 		Set<LockPrerequisite> missing = LockPrerequisite.missing(beanFactory);
-		// Otherwise the auto-configuration was excluded or replaced: Spring Boot's report
-		// says more.
+		// Otherwise it was excluded or replaced: Spring Boot's report says more.
 		if (!LockPrerequisite.backsOff(missing)) {
 			return null;
 		}

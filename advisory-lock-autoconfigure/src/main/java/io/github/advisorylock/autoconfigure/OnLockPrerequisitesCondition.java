@@ -28,13 +28,11 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.Assert;
 
 /**
- * Matches when the application has what the lock operations cannot do without:
- * spring-jdbc, a {@code DataSource} bean and a {@code PlatformTransactionManager} bean.
- * The auto-configuration's condition on them is {@link LockPrerequisite} itself, so that
- * what the auto-configuration requires and what the startup check names when it backs off
- * are stated once. Evaluated when beans are registered, as {@code @ConditionalOnBean} is:
- * an auto-configuration sees the beans of the application's own configuration and of the
- * auto-configurations ordered before it.
+ * Matches when the application has spring-jdbc, a {@code DataSource} bean and a
+ * {@code PlatformTransactionManager} bean, read from {@link LockPrerequisite}, so that
+ * what the auto-configuration requires and what the startup check names are stated once.
+ * Evaluated when beans are registered, as {@code @ConditionalOnBean} is, so that it sees
+ * the beans of the auto-configurations ordered before.
  *
  * @author advisory-lock authors
  */

@@ -15,8 +15,7 @@
  */
 
 /**
- * Spring Boot auto-configuration of advisory locks and its {@code advisory-lock.*}
- * properties. Its API is
+ * Spring Boot auto-configuration of advisory locks. Its API is
  * {@link io.github.advisorylock.autoconfigure.AdvisoryLockProperties}, the
  * {@code advisory-lock.*} properties; the auto-configuration classes are public for
  * Spring Boot to load them, not API.

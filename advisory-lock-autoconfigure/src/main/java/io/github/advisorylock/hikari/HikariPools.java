@@ -29,14 +29,10 @@ import org.springframework.util.ClassUtils;
 /**
  * What the library derives from one of the application's Hikari pools, in one place: the
  * pool a data source stands for, a pool of the library's own on the same server, and how
- * to log in to that server outside any pool. Invocation-scoped locks take their
- * connections from a derived pool; the reads of {@code pg_locks} log in directly. Both
- * need connections that the application's pool cannot starve, and both must reach the
- * same server with the same credentials and driver settings. Internal to the library, not
- * API.
- *
- * <p>
- * HikariCP is optional: without it on the class path, no data source is a Hikari pool.
+ * to log in to that server outside any pool: invocation-scoped locks and the reads of
+ * {@code pg_locks} need connections the application's pool cannot starve, on the same
+ * server with the same credentials and driver settings. Internal, not API. HikariCP is
+ * optional: without it, no data source is a Hikari pool.
  *
  * @author advisory-lock authors
  */
@@ -126,8 +122,6 @@ public final class HikariPools {
 			config.setRegisterMbeans(false);
 			// A lock held for minutes is the point, not a leak.
 			config.setLeakDetectionThreshold(0);
-			// Connecting fails at first use rather than at startup, as the pool is
-			// needed only then.
 			config.setInitializationFailTimeout(-1);
 			return new HikariDataSource(config);
 		}

@@ -41,54 +41,39 @@ import org.springframework.util.Assert;
  * integral number or an enum; values with the same text are the same lock.
  *
  * <p>
- * Each lock is a {@link Lock} with the semantics Spring Integration's registries give
- * theirs. Threads of this process queue on a local {@link ReentrantLock} per key, so that
- * one of them at a time talks to the database; the first entry of the owning thread takes
- * the advisory lock ({@link AdvisoryLockOperations#acquire}: a connection of its own, a
- * heartbeat, the dead-man switch) and its last exit releases it; a re-entry costs one
- * statement, its confirmation (below). {@link Lock#lock()} and
- * {@link Lock#lockInterruptibly()} wait inside PostgreSQL, without polling, and
- * {@link Lock#tryLock(long, TimeUnit)} waits there up to its time. Only the owner unlocks
- * ({@link IllegalMonitorStateException} otherwise), and {@link Lock#newCondition()} is
- * refused.
+ * Each lock is a re-entrant {@link Lock} as Spring Integration's registries give: threads
+ * of this process queue on a local {@link ReentrantLock} per key, and the owner's first
+ * entry takes the advisory lock ({@link AdvisoryLockOperations#acquire}) that its last
+ * exit releases. {@link Lock#lock()}, {@link Lock#lockInterruptibly()} and
+ * {@link Lock#tryLock(long, TimeUnit)} wait inside PostgreSQL, without polling. Only the
+ * owner unlocks ({@link IllegalMonitorStateException} otherwise);
+ * {@link Lock#newCondition()} is refused. An interrupt ends a wait behind a local thread
+ * at once, but not one inside PostgreSQL (the driver's socket read ignores it): an
+ * interrupted {@code lockInterruptibly} or timed {@code tryLock} gives the granted lock
+ * straight back and throws {@link InterruptedException}.
  *
  * <p>
- * Interruption: a thread queued behind another thread of this process is interrupted at
- * once, but a wait inside PostgreSQL is not ended by an interrupt (the JDBC driver's
- * socket read ignores it, see {@link AdvisoryLockOperations}): it ends when the lock is
- * granted, or at the time of a timed {@code tryLock}. An interrupted
- * {@code lockInterruptibly} or timed {@code tryLock} then gives the lock straight back
- * and throws {@link InterruptedException}.
+ * A re-entrant acquisition first confirms the lock with the database
+ * ({@link HeldLock#confirmHeld}, within a timed {@code tryLock}'s time, at least 100 ms;
+ * no answer counts as lost), so that {@code LockRegistryLeaderInitiator}'s periodic
+ * re-entrant {@code tryLock} finds an ended session at that check, not at the lock's next
+ * heartbeat. A lost lock is reported as {@code JdbcLockRegistry} reports an expired row:
+ * the outermost {@code unlock()} throws {@link ConcurrentModificationException} caused by
+ * the {@link LockLostException}. A re-entrant acquisition on a lost lock voids the
+ * thread's holds: {@code tryLock} returns {@code false} (so that the initiator revokes
+ * the leadership), {@code lock} and {@code lockInterruptibly} throw the
+ * {@link LockLostException}, and each unlock still owed throws
+ * {@link ConcurrentModificationException}.
  *
  * <p>
- * A re-entrant acquisition asks the database whether the lock's session still holds it
- * ({@link HeldLock#confirmHeld}: one statement on the lock's connection, after a
- * heartbeat in flight), within the time of a timed {@code tryLock} (at least 100 ms), so
- * that {@code LockRegistryLeaderInitiator}, which asks a re-entrant {@code tryLock} each
- * heartbeat of its own whether it still leads, finds a session that ended at that check,
- * not at the lock's next heartbeat: two leaders at once for at most the initiator's own
- * period plus one statement. A connection that does not answer in time counts as lost.
- *
- * <p>
- * A lost lock (its session ended: a failed heartbeat or confirmation, or the dead-man
- * switch) is reported as {@code JdbcLockRegistry} reports a lock whose row expired, on
- * both Spring Integration lines: its outermost {@code unlock()} releases the local state
- * and throws {@link ConcurrentModificationException}, with the {@link LockLostException}
- * as cause. A re-entrant acquisition on a lost lock voids the thread's holds:
- * {@code tryLock} returns {@code false} (so that {@code LockRegistryLeaderInitiator}
- * revokes the leadership and tries afresh), {@code lock} and {@code lockInterruptibly}
- * throw the {@link LockLostException}, and each unlock still owed for the void holds
- * throws {@link ConcurrentModificationException}.
- *
- * <p>
- * Each held lock, and each acquisition waiting in PostgreSQL, takes one connection of
- * {@code advisory-lock.invocation.max-connections}: a {@code LockRegistryLeaderInitiator}
- * takes one for good, as leader and as follower.
+ * Each held lock, and each acquisition waiting in PostgreSQL, takes one of
+ * {@code advisory-lock.invocation.max-connections} (docs/migrating.md, "Spring
+ * Integration").
  *
  * @author advisory-lock authors
  * @since 0.1.0
  */
-// Raw: Spring Integration 7 made LockRegistry generic, and one class serves 6.5 too.
+// Raw: LockRegistry is generic on Spring Integration 7, and one class serves 6.5 too.
 @SuppressWarnings("rawtypes")
 public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 
@@ -157,8 +142,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 
 	/**
 	 * Forget the locks no thread holds or waits for and none obtained for the given time,
-	 * so that a registry of many keys does not grow without bound. A held lock is never
-	 * forgotten.
+	 * so that a registry of many keys does not grow without bound.
 	 * @param age the time since a lock was last obtained, in milliseconds
 	 */
 	@Override

@@ -66,15 +66,10 @@ final class RegistryLock implements Lock {
 
 	private final ReentrantLock local = new ReentrantLock();
 
-	/**
-	 * The advisory lock, while a thread owns this lock; guarded by {@link #local}.
-	 */
+	/** The advisory lock while a thread owns this lock; guarded by {@link #local}. */
 	private @Nullable HeldLock held;
 
-	/**
-	 * The unlocks each thread still owes for holds a loss voided, until it takes the lock
-	 * afresh.
-	 */
+	/** The unlocks each thread owes for holds a loss voided, until it locks afresh. */
 	private final Map<Thread, Integer> voided = new ConcurrentHashMap<>();
 
 	volatile long lastUsed;
@@ -126,7 +121,7 @@ final class RegistryLock implements Lock {
 					held = acquire(LockRequest.MAX_TIMEOUT);
 				}
 				catch (LockBusyException ex) {
-					// Waited PostgreSQL's longest lock_timeout: waits on.
+					// As in lock().
 				}
 			}
 			keepUnlessInterrupted(held);
@@ -230,10 +225,7 @@ final class RegistryLock implements Lock {
 		}
 	}
 
-	/**
-	 * Refused, as by Spring Integration's registries: a condition cannot be kept across
-	 * processes.
-	 */
+	/** Refused, as by Spring Integration's registries: no condition spans processes. */
 	@Override
 	public Condition newCondition() {
 		throw new UnsupportedOperationException(
@@ -333,9 +325,7 @@ final class RegistryLock implements Lock {
 		return "AdvisoryLock [" + this.printed + (this.local.isLocked() ? ", locked" : "") + "]";
 	}
 
-	/**
-	 * Return the loss of a held lock, asking the database now, if it was lost.
-	 */
+	/** Return the loss of a held lock, asking the database now, or {@code null}. */
 	private static @Nullable LockLostException lossConfirmed(HeldLock held, Duration within) {
 		try {
 			held.confirmHeld(within);
@@ -346,9 +336,7 @@ final class RegistryLock implements Lock {
 		}
 	}
 
-	/**
-	 * Return the loss of a held lock, if it was lost.
-	 */
+	/** Return the loss of a held lock, or {@code null}. */
 	private static @Nullable LockLostException lossOf(HeldLock held) {
 		try {
 			held.checkHeld();

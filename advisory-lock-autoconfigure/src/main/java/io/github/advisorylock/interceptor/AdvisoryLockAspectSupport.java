@@ -38,27 +38,19 @@ import org.springframework.util.function.SingletonSupplier;
 /**
  * The flow behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}, free of
  * AOP types: resolve the annotation, evaluate the keys, acquire the locks through
- * {@link AdvisoryLockOperations} (which checks the transaction), then proceed.
- * {@link AdvisoryLockInterceptor} adapts it to AOP Alliance.
+ * {@link AdvisoryLockOperations}, then proceed. {@link AdvisoryLockInterceptor} adapts it
+ * to AOP Alliance.
  *
  * <p>
- * It is handed the parts it asks, as Spring's {@code TransactionAspectSupport} is handed
- * its {@code TransactionAttributeSource}: the source of the parsed annotations and the
- * evaluator of key expressions, which {@link AdvisoryLockBeanPostProcessor} builds. It
- * leaves every rule on key values (null, empty, collections and arrays, the limit on
- * keys) to the lock operations: the request it makes names the method and its key
- * expressions ({@link LockRequest#withCaller}), so that what the operations refuse names
- * them where it is thrown.
+ * Every rule on key values is the lock operations': the request names the method and its
+ * key expressions ({@link LockRequest#withCaller}), so what they refuse names them.
  *
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public class AdvisoryLockAspectSupport {
 
-	/**
-	 * Whether a class of returned values runs its work after the call; asked per call,
-	 * found once per class.
-	 */
+	/** Whether returned values of a class outlive the call; found once per class. */
 	private static final ClassValue<Boolean> OUTLIVES_THE_CALL = new ClassValue<>() {
 
 		@Override
@@ -136,8 +128,7 @@ public class AdvisoryLockAspectSupport {
 			});
 		}
 		catch (BodyFailure ex) {
-			// The method's own exception, with the loss of the lock the call kept with
-			// it.
+			// The method's own exception, with a loss of the lock suppressed in it.
 			Throwable failure = ex.getCause();
 			for (Throwable suppressed : ex.getSuppressed()) {
 				failure.addSuppressed(suppressed);
@@ -152,12 +143,9 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return what the method returned, unless it is work that may still run after the
-	 * call (a {@code Future}, a {@code CompletionStage}, a reactive {@code Publisher})
-	 * that its declared type hid from the startup check: the lock ends with the
-	 * transaction or the call, so that work runs unguarded, and only the caller can be
-	 * told. A transaction the lock's advice runs in rolls back, as for any exception of
-	 * the method.
+	 * Return what the method returned, unless it is work that may run after the lock ends
+	 * and that its declared type hid from the startup check: only the caller can be told.
+	 * A transaction around the advice rolls back, as for any exception of the method.
 	 * @throws IllegalStateException naming the method and the type it returned
 	 */
 	private static @Nullable Object checkReturned(AdvisoryLockAttribute attribute, @Nullable Object value) {
@@ -174,9 +162,8 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Return the value of each key expression for one call, as it gave it: one value, a
-	 * collection or an array of them, or {@code null}, for the lock operations to check
-	 * and expand.
+	 * Return the value of each key expression for one call, unchecked and unexpanded: the
+	 * lock operations do both.
 	 */
 	private List<@Nullable Object> keys(AdvisoryLockAttribute attribute, @Nullable Class<?> targetClass,
 			@Nullable Object target, @Nullable Object[] args) {
@@ -187,8 +174,7 @@ public class AdvisoryLockAspectSupport {
 			int parameter = attribute.parameterIndexes().get(i);
 			Object value;
 			if (parameter >= 0) {
-				// What SpEL would return for a bare #name, #p0 or #a0, without its
-				// context and evaluation.
+				// A bare #name, #p0 or #a0: what SpEL would return, without evaluating.
 				value = (args != null && parameter < args.length) ? args[parameter] : null;
 			}
 			else {
@@ -221,9 +207,8 @@ public class AdvisoryLockAspectSupport {
 	}
 
 	/**
-	 * Carries what the method body threw through the lock callback, which throws no
-	 * checked exception, so that the caller gets it unchanged, with what the call kept
-	 * with it as suppressed (a loss of the lock).
+	 * Carries what the method threw through the lock callback, which throws no checked
+	 * exception, so that the caller gets it unchanged.
 	 */
 	@SuppressWarnings("serial")
 	private static final class BodyFailure extends RuntimeException {

@@ -26,8 +26,8 @@ import io.github.advisorylock.WaitMode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The parsed and validated {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}
- * of one method.
+ * The parsed, validated {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} of
+ * one method.
  *
  * @param method the annotated method, as declared on the target class
  * @param namespace the namespace, not blank
@@ -41,14 +41,10 @@ import org.jspecify.annotations.Nullable;
  * @param scope transaction or invocation
  * @param dataSource the bean name of the {@code DataSource} to lock on, or {@code null}
  * for the one of the current transaction
- * @param checksReturnedWork whether what the method returns is checked for work that
- * outlives the call, which its declared type does not rule out (see
- * {@link ReturnedWork#checksReturnedWork})
+ * @param checksReturnedWork see {@link ReturnedWork#checksReturnedWork}
  * @param reactive what the method returns to the lock's advice where its lock is taken at
- * subscription, in the subscriber's reactive transaction (a {@code Mono}, a {@code Flux},
- * a Kotlin suspend function or {@code Flow}), or {@code null} where it is taken before
- * the method runs
- * @param caller what names the method first in every message about its lock, such as
+ * subscription, or {@code null} where it is taken before the method runs
+ * @param caller names the method in every message about its lock, such as
  * {@code @AdvisoryLocked com.example.Orders.place(Order)}
  * @param permits how many calls may hold the lock at once: 1 for a plain lock
  * @author advisory-lock authors

@@ -71,8 +71,7 @@ class AdvisoryLockAttributeSource {
 	}
 
 	/**
-	 * Return whether a class may have annotated methods at all, a cheap filter before
-	 * looking at its methods.
+	 * Return whether a class may have annotated methods: a cheap filter.
 	 * @param targetClass the class
 	 * @return {@code false} if it certainly has none
 	 */
@@ -101,8 +100,7 @@ class AdvisoryLockAttributeSource {
 
 	/**
 	 * Parse and validate every annotated method of a class, so that misuse fails at
-	 * startup rather than at the first call, or silently, where a proxy cannot intercept
-	 * the method.
+	 * startup, also where a proxy cannot intercept the method.
 	 * @param targetClass the class of a bean
 	 * @throws IllegalStateException naming the first invalid method
 	 */

@@ -77,10 +77,8 @@ class AdvisoryLockAttributeValidator {
 	/**
 	 * Create a validator.
 	 * @param evaluator parses the key expressions, so that a bad one fails at startup
-	 * @param valueResolver resolves {@code ${...}} placeholders in timeouts, or
-	 * {@code null} for none
-	 * @param beanFactory tells whether a {@code dataSource} name is a {@code DataSource}
-	 * bean's, or {@code null}
+	 * @param valueResolver resolves {@code ${...}} placeholders, or {@code null}
+	 * @param beanFactory checks {@code dataSource} names, or {@code null}
 	 */
 	AdvisoryLockAttributeValidator(LockKeyExpressionEvaluator evaluator, @Nullable StringValueResolver valueResolver,
 			@Nullable BeanFactory beanFactory) {
@@ -90,9 +88,8 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether a method is to be validated: it carries the annotation, directly or
-	 * through a composed one, and is one the compiler wrote from source.
-	 * @param method the method
+	 * Return whether a method carries the annotation, directly or through a composed one,
+	 * and is neither a bridge nor synthetic.
 	 * @return whether it is an annotated method
 	 */
 	static boolean isAnnotated(Method method) {
@@ -102,7 +99,6 @@ class AdvisoryLockAttributeValidator {
 
 	/**
 	 * Validate that a proxy can intercept an annotated method.
-	 * @param method the annotated method
 	 * @throws IllegalStateException if it is private, static or final
 	 */
 	void validateInterceptable(Method method) {
@@ -117,12 +113,10 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Validate that no method of the hierarchy of an annotated one carries the annotation
-	 * twice, directly and through a composed annotation, or through two composed ones:
-	 * only one of them would apply, and the other lock would be dropped without a word.
-	 * An override that carries its own annotation is not a second one: the nearest
+	 * Validate that no method of the hierarchy carries the annotation twice (directly and
+	 * composed, or through two composed ones): only one would apply, and the other lock
+	 * would be dropped silently. An annotated override is not a second one: the nearest
 	 * applies.
-	 * @param method the annotated method
 	 * @throws IllegalStateException naming the method and its annotations
 	 */
 	void validateDeclaredOnce(Method method) {
@@ -211,11 +205,8 @@ class AdvisoryLockAttributeValidator {
 	}
 
 	/**
-	 * Return whether methods returning {@code Mono} or {@code Flux} (and, with
-	 * {@code kotlinx-coroutines-reactor}, Kotlin suspend functions and {@code Flow}s)
-	 * have a reactive path: Reactor is on the class path and the application has a
-	 * {@code ReactiveAdvisoryLockOperations} bean (the auto-configuration defines one
-	 * where it finds R2DBC and a {@code ConnectionFactory}).
+	 * Return whether reactive methods have a reactive path: Reactor is on the class path
+	 * and the application has a {@code ReactiveAdvisoryLockOperations} bean.
 	 * @return whether they do
 	 */
 	boolean reactiveAvailable() {
@@ -232,8 +223,7 @@ class AdvisoryLockAttributeValidator {
 
 	/**
 	 * Validate that a {@code dataSource} name is a {@code DataSource} bean's, where the
-	 * bean factory can tell; the lock operations check it again at each call, for
-	 * {@code LockRequest.withDataSource}.
+	 * bean factory can tell; the lock operations check it again at each call.
 	 */
 	private void validateDataSourceName(Method method, String name, boolean reactive) {
 		ListableBeanFactory beanFactory = this.beanFactory;
@@ -241,8 +231,7 @@ class AdvisoryLockAttributeValidator {
 			return;
 		}
 		if (reactive) {
-			// On the reactive path the name is an R2DBC ConnectionFactory bean's, checked
-			// by the lock operations at each call.
+			// An R2DBC ConnectionFactory's name, checked at each call only.
 			return;
 		}
 		if (!beanFactory.containsBean(name) || !beanFactory.isTypeMatch(name, DataSource.class)) {
@@ -255,8 +244,6 @@ class AdvisoryLockAttributeValidator {
 
 	/**
 	 * Parse and validate the timeout of an annotation.
-	 * @param method the annotated method
-	 * @param annotation its annotation
 	 * @return the timeout, or {@code null} for the configured default
 	 * @throws IllegalStateException if the timeout is not a valid one for the wait mode
 	 */
@@ -275,8 +262,7 @@ class AdvisoryLockAttributeValidator {
 					+ "\"200ms\", \"2s\", \"PT2S\" or a ${...} placeholder that resolves to one", ex);
 		}
 		try {
-			// The request's rules for a timeout are the annotation's: a range, and only
-			// with BLOCK.
+			// The request's rules for a timeout are the annotation's.
 			LockRequest.of(annotation.namespace()).withWaitMode(annotation.waitMode()).withTimeout(timeout);
 		}
 		catch (IllegalArgumentException ex) {
@@ -289,8 +275,6 @@ class AdvisoryLockAttributeValidator {
 
 	/**
 	 * Parse and validate the number of permits of an annotation.
-	 * @param method the annotated method
-	 * @param annotation its annotation
 	 * @return the number of permits, 1 for a plain lock
 	 * @throws IllegalStateException if it is no number, out of range, or a limit of a
 	 * shared lock or of several keys
@@ -320,8 +304,7 @@ class AdvisoryLockAttributeValidator {
 		String given = !StringUtils.hasText(text) ? "permits = " + permits
 				: "permitsString \"" + text + "\" (" + permits + ")";
 		try {
-			// The request's rules for permits are the annotation's: a range, and
-			// exclusive only.
+			// The request's rules for permits are the annotation's.
 			LockRequest.of(annotation.namespace()).withMode(annotation.mode()).withPermits(permits);
 		}
 		catch (IllegalArgumentException ex) {
@@ -350,8 +333,7 @@ class AdvisoryLockAttributeValidator {
 		ReflectionUtils.doWithMethods(userClass, (method) -> {
 			for (Class<?> candidate : interfaces) {
 				for (Method declared : candidate.getMethods()) {
-					// Resolves generic interface methods (run(T)) to their implementation
-					// (run(String)).
+					// Resolves a generic run(T) to its implementation run(String).
 					if (AopUtils.getMostSpecificMethod(declared, userClass).equals(method)) {
 						return;
 					}
@@ -374,7 +356,6 @@ class AdvisoryLockAttributeValidator {
 	/**
 	 * Describe a method for error messages:
 	 * {@code com.example.SetupService.create(UUID)}.
-	 * @param method the method
 	 * @return its description
 	 */
 	static String describe(Method method) {

@@ -49,32 +49,15 @@ import org.springframework.util.ReflectionUtils;
  * methods, validating every such method when the bean is created.
  *
  * <p>
- * Two advisors share one interceptor, each for one {@link LockScope}:
- * <ul>
- * <li>Transaction scope: where a bean is already proxied, for {@code @Transactional} for
- * example, its advisor is added after the existing ones, so the lock is always taken
- * inside the transaction, whatever the order in which the advisors and post processors
- * were registered. Where the bean is not yet proxied, the proxy created here is wrapped
- * by any later one, which again leaves the lock innermost.</li>
- * <li>Invocation scope: its advisor is added ahead of every existing one but
- * {@code @Async}'s, so the lock is held outside any transaction of the method and on the
- * executor's thread of an {@code @Async} one. An {@code AsyncAnnotationBeanPostProcessor}
- * that runs later puts its advisor in front, which keeps that order. This post processor
- * runs just before the ones at {@link Ordered#LOWEST_PRECEDENCE}, such as
- * {@code ScheduledAnnotationBeanPostProcessor}, so that a {@code @Scheduled} method is
- * scheduled on the proxy.</li>
- * </ul>
- *
- * <p>
- * For Spring's AOT processing, {@link #determineBeanType} names the class of the proxy
- * that will be made at runtime, so that its class is generated at build time, as a native
- * image needs.
- *
- * <p>
- * Both advisors thus sit inside {@code @Async}'s: on an {@code @Async} method, the
- * transaction and the lock are taken on the executor's thread, around the whole work,
- * which is why such a method may return a {@code Future}, while any other method whose
- * work outlives the call fails validation.
+ * Two advisors share one interceptor, one per {@link LockScope}. The transaction-scope
+ * advisor goes after any existing ones (and a later proxy wraps this one), so the lock is
+ * taken inside the transaction whatever the registration order. The invocation-scope
+ * advisor goes ahead of every existing one but {@code @Async}'s, so the lock is held
+ * outside the method's transaction. Both sit inside {@code @Async}'s: an {@code @Async}
+ * method locks on the executor's thread around the whole work, which is why it may return
+ * a {@code Future}. Ordered just before {@link Ordered#LOWEST_PRECEDENCE} (where
+ * {@code ScheduledAnnotationBeanPostProcessor} runs), so that a {@code @Scheduled} method
+ * is scheduled on the proxy.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -112,7 +95,6 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 			Supplier<ReactiveAdvisoryLockOperations> reactiveOperations) {
 		this.operations = operations;
 		this.reactiveOperations = reactiveOperations;
-		// The lock must run inside any transaction interceptor already on the proxy.
 		setBeforeExistingAdvisors(false);
 		setOrder(Ordered.LOWEST_PRECEDENCE - 1);
 	}
@@ -124,10 +106,9 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	}
 
 	/**
-	 * Build the key expression evaluator, the attribute source with its validator, the
-	 * interceptor they are handed to, and its two advisors, once for every bean, as
-	 * {@code AsyncAnnotationBeanPostProcessor} does: with the bean factory when there is
-	 * one, so that key expressions can name beans and timeouts can hold placeholders.
+	 * Build the interceptor and its two advisors once for every bean, as
+	 * {@code AsyncAnnotationBeanPostProcessor} does; the bean factory, if any, lets key
+	 * expressions name beans and timeouts hold placeholders.
 	 */
 	private void initAdvisors(@Nullable BeanFactory beanFactory) {
 		EmbeddedValueResolver valueResolver = (beanFactory instanceof ConfigurableBeanFactory configurable)
@@ -145,10 +126,9 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 
 	/**
 	 * Return a method of a class that this post processor would intercept for
-	 * {@link AdvisoryLocked @AdvisoryLocked} (declared on the class or inherited,
-	 * directly or through a composed annotation; bridges and synthetic methods aside),
-	 * without parsing or validating it. The auto-configuration's startup check asks it,
-	 * so that the check and the interception never disagree on what is annotated.
+	 * {@link AdvisoryLocked @AdvisoryLocked}, without parsing or validating it, so that
+	 * the auto-configuration's startup check and the interception agree on what is
+	 * annotated.
 	 * @param type the class of a bean
 	 * @return an annotated method, or {@code null} if there is none
 	 */
@@ -158,9 +138,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 
 	/**
 	 * Return a method of a class, as {@link #findAnnotatedMethod(Class)} does, that takes
-	 * its lock through JDBC: one that returns neither a {@code Mono}, a {@code Flux} nor,
-	 * where Kotlin's coroutines are bridged to Reactor, a {@code Flow} and is no
-	 * {@code suspend} function, whose locks the reactive path takes.
+	 * its lock through JDBC rather than the reactive path (no {@code Mono}, {@code Flux},
+	 * bridged {@code Flow} or {@code suspend} function).
 	 * @param type the class of a bean
 	 * @return such an annotated method, or {@code null} if there is none
 	 */
@@ -184,10 +163,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	/**
 	 * Return the class of the proxy that {@link #postProcessAfterInitialization} will
 	 * make of a bean of the given class, so that Spring's AOT processing generates it at
-	 * build time, as it does for {@code @Async} and {@code @Validated}. The inherited
-	 * method knows only the transaction-scope advisor; a bean whose annotated methods are
-	 * all invocation-scoped would otherwise get its proxy class generated at runtime,
-	 * which a native image cannot do.
+	 * build time, as a native image needs. The inherited method knows only the
+	 * transaction-scope advisor, and misses beans whose locks are all invocation-scoped.
 	 * @param beanClass the class of the bean, or of the proxy an earlier post processor
 	 * predicted for it
 	 * @param beanName the name of the bean
@@ -197,10 +174,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	@Override
 	public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
 		if (SpringProxy.class.isAssignableFrom(beanClass)) {
-			// An earlier post processor (the auto-proxy creator of @Transactional, say)
-			// proxies this bean: our advisors are added to that proxy at runtime, so no
-			// class of our own is made (the inherited method would generate a second,
-			// unused proxy class of the same bean).
+			// Our advisors join the earlier proxy at runtime; the inherited method would
+			// generate a second, unused proxy class.
 			return beanClass;
 		}
 		Class<?> type = super.determineBeanType(beanClass, beanName);
@@ -208,8 +183,7 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 		if (type != beanClass || invocation == null || !AopUtils.canApply(invocation, beanClass)) {
 			return type;
 		}
-		// The proxy that addInvocationAdvisor makes of a bean not proxied yet, as the
-		// inherited method builds it.
+		// The proxy that addInvocationAdvisor makes of a bean not proxied yet.
 		ProxyFactory proxyFactory = new ProxyFactory();
 		proxyFactory.copyFrom(this);
 		proxyFactory.setTargetClass(beanClass);
@@ -224,8 +198,7 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (this.attributeSource == null) {
-			// Used outside a bean factory: key expressions cannot name beans, timeouts
-			// cannot hold placeholders.
+			// Outside a bean factory: no bean references or placeholders.
 			initAdvisors(null);
 		}
 		AdvisoryLockAttributeSource source = this.attributeSource;
@@ -254,9 +227,8 @@ public class AdvisoryLockBeanPostProcessor extends AbstractBeanFactoryAwareAdvis
 	}
 
 	/**
-	 * Complete the factory of a proxy that only the invocation-scope advisor makes: one
-	 * place, so that the class {@link #determineBeanType} predicts at build time is the
-	 * class made at runtime.
+	 * Complete the factory of a proxy that only the invocation-scope advisor makes, in
+	 * one place so that {@link #determineBeanType} predicts the class made at runtime.
 	 */
 	private void applyInvocationAdvisor(ProxyFactory proxyFactory, Class<?> beanClass, Advisor invocationAdvisor) {
 		if (!proxyFactory.isProxyTargetClass()) {

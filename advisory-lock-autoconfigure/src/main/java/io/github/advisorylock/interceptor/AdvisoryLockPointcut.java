@@ -73,10 +73,7 @@ class AdvisoryLockPointcut extends StaticMethodMatcherPointcut {
 		return getClass().getSimpleName() + ": @AdvisoryLocked(scope = " + this.scope + ")";
 	}
 
-	/**
-	 * Skips the classes that cannot carry the annotation before their methods are looked
-	 * at.
-	 */
+	/** Skips classes that cannot carry the annotation before looking at their methods. */
 	private static final class CandidateClassFilter implements ClassFilter {
 
 		private final AdvisoryLockAttributeSource source;

@@ -100,10 +100,9 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	}
 
 	/**
-	 * Return the index of the parameter an expression is nothing but a reference to
-	 * ({@code #userId}, {@code #p0}, {@code #a0}), whose value a call can read from its
-	 * arguments without evaluating SpEL: the common case, and the only one whose
-	 * evaluation shows in a call's cost.
+	 * Return the index of the parameter an expression only names ({@code #userId},
+	 * {@code #p0}, {@code #a0}), so that a call reads it without evaluating SpEL
+	 * (docs/decisions.md, "Cost and round trips").
 	 * @param expression the expression
 	 * @param method the method, as declared on the target class
 	 * @return the index, or {@code -1} when the expression is anything else
@@ -114,9 +113,8 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 			return -1;
 		}
 		String name = text.substring(1);
-		// The variables as MethodBasedEvaluationContext sets them, in its order: a later
-		// one of the same name wins. Kotlin's names leave out a suspend function's
-		// Continuation.
+		// MethodBasedEvaluationContext's order: a later variable of the same name wins.
+		// Kotlin's names leave out a suspend function's Continuation.
 		String[] names = getParameterNameDiscoverer().getParameterNames(method);
 		int index = -1;
 		for (int i = 0; i < method.getParameterCount(); i++) {

@@ -29,12 +29,10 @@ import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.Assert;
 
 /**
- * The call of an {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked} method
- * that returns a {@code Mono}, a {@code Flux} or a Kotlin {@code Flow}, or of a Kotlin
- * suspend function: it returns at once a publisher (or flow) that, at each subscription,
- * takes the lock in the subscriber's reactive transaction and only then calls the method
- * and subscribes what it returns. Kept apart from {@link AdvisoryLockAspectSupport}, and
- * loaded only for such a method, so that an application without Reactor never loads a
+ * The call of a reactive {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}
+ * method: a publisher that, at each subscription, takes the lock in the subscriber's
+ * reactive transaction, then calls the method. Apart from
+ * {@link AdvisoryLockAspectSupport} so that an application without Reactor never loads a
  * Reactor type.
  *
  * @author advisory-lock authors
@@ -48,9 +46,7 @@ final class ReactiveLockedCall {
 	 * Return the method's publisher, locked.
 	 * @param operations the reactive lock operations
 	 * @param request the request the annotation and the call's keys make
-	 * @param returned what the method returns to the lock's advice: a {@code Mono} or a
-	 * {@code Flux} (also for a suspend function, which Spring's AOP calls as one), or a
-	 * {@code Flow}
+	 * @param returned what the method returns to the lock's advice
 	 * @param returnType the method's declared return type
 	 * @param invocation proceeds to the method, once per subscription
 	 * @return the publisher, or the flow, to return to the caller
@@ -74,8 +70,7 @@ final class ReactiveLockedCall {
 
 	@SuppressWarnings("unchecked")
 	private static Publisher<Object> proceed(Invocation invocation, @Nullable ReactiveAdapter flow) throws Throwable {
-		// A method declared to return Mono, Flux or Flow that returns null returns
-		// nothing.
+		// A null publisher or flow is an empty one.
 		Object returned = invocation.proceed();
 		if (returned == null) {
 			return Flux.empty();
@@ -84,9 +79,8 @@ final class ReactiveLockedCall {
 	}
 
 	/**
-	 * Return Spring's adapter between a Kotlin {@code Flow} and a {@code Publisher},
-	 * which it registers where {@code kotlinx-coroutines-reactor} is present, as the
-	 * startup check made sure.
+	 * Return Spring's {@code Flow} adapter, registered where
+	 * {@code kotlinx-coroutines-reactor} is present, as the startup check made sure.
 	 */
 	private static ReactiveAdapter flowAdapter(Class<?> flowType) {
 		ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance().getAdapter(flowType);

@@ -48,10 +48,7 @@ final class ReturnedWork {
 
 	private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
 
-	/**
-	 * What Spring probes before it calls a suspend function through AOP as a
-	 * {@code Mono}, and before it adapts a {@code Flow} to a {@code Publisher}.
-	 */
+	/** What Spring probes before it bridges a suspend function or a {@code Flow}. */
 	private static final String COROUTINES_REACTOR = "kotlinx.coroutines.reactor.MonoKt";
 
 	private static final boolean coroutinesReactorPresent = ClassUtils.isPresent(COROUTINES_REACTOR,
@@ -64,18 +61,13 @@ final class ReturnedWork {
 	}
 
 	/**
-	 * Validate that the work of a method is done when it returns. The lock ends with the
-	 * transaction or the call, while a {@code CompletionStage}, a {@code Future}, a
-	 * reactive {@code Publisher} or a Kotlin suspend function may run its work after
-	 * that, unguarded. Behind {@link Async @Async}, a method returning a {@code Future}
-	 * is fine: the lock's advice runs on the executor's thread inside {@code @Async}'s,
-	 * around the whole work (see {@link AdvisoryLockBeanPostProcessor}). A method
-	 * returning a Reactor {@code Mono} or {@code Flux} is fine where the reactive path is
-	 * available: its lock is taken at subscription, in the subscriber's reactive
-	 * transaction, before the method's publisher is subscribed. So is a Kotlin suspend
-	 * function or a function returning a {@code Flow}, where
-	 * {@code kotlinx-coroutines-reactor} is present too.
-	 * @param method the annotated method
+	 * Validate that the work of a method is done when it returns: the lock ends with the
+	 * transaction or the call, while a {@code CompletionStage}, {@code Future},
+	 * {@code Publisher} or suspend function may run its work later, unguarded. Allowed: a
+	 * {@code Future} behind {@link Async @Async}, whose lock is taken on the executor's
+	 * thread (see {@link AdvisoryLockBeanPostProcessor}), and, where the reactive path is
+	 * available, a {@code Mono}, {@code Flux}, suspend function or {@code Flow}, whose
+	 * lock is taken at subscription.
 	 * @param targetClass the target class, or {@code null} if unknown
 	 * @param reactive whether the reactive path is available
 	 * @throws IllegalStateException if its work may outlive the call
@@ -106,8 +98,7 @@ final class ReturnedWork {
 		else {
 			return;
 		}
-		// Spring's @Async runs methods that return a Future, and nothing else that
-		// returns a value.
+		// Of the methods that return a value, @Async runs only those returning a Future.
 		throw AdvisoryLockAttributeValidator.invalid(method, work
 				+ " may still run after the method has returned, and the lock ends with the "
 				+ "transaction or the call, before that work runs, so it would guard nothing: return the value itself"
@@ -138,11 +129,8 @@ final class ReturnedWork {
 
 	/**
 	 * Return what a method whose lock is taken at subscription returns to the lock's
-	 * advice: a {@code Mono} or a {@code Flux}, as declared; for a Kotlin suspend
-	 * function, the {@code Mono} Spring's AOP calls it as (a {@code Flux} when it returns
-	 * a {@code Flow}); for a function returning a {@code Flow}, that {@code Flow}. By
-	 * name, so that neither Reactor nor Kotlin need be present.
-	 * @param method the method
+	 * advice (see {@link ReactiveReturn}). By name, so that neither Reactor nor Kotlin
+	 * need be present.
 	 * @return what it returns, or {@code null} if its lock cannot be taken at
 	 * subscription
 	 */
@@ -194,7 +182,6 @@ final class ReturnedWork {
 	 * outlives the call: its declared type neither refuses it at startup nor rules it out
 	 * ({@code Object}, {@code Serializable}, an interface or a class that a
 	 * {@code CompletableFuture} or a {@code Publisher} could extend).
-	 * @param method the annotated method
 	 * @return whether to check what it returns
 	 */
 	static boolean checksReturnedWork(Method method) {
@@ -204,9 +191,8 @@ final class ReturnedWork {
 	}
 
 	/**
-	 * Return whether a value of a type may run its work after the method that returned it
-	 * has returned: a {@code Future}, a {@code CompletionStage} or a reactive
-	 * {@code Publisher}.
+	 * Return whether a value of a type may run its work after the call: a {@code Future},
+	 * a {@code CompletionStage} or a reactive {@code Publisher}.
 	 * @param type the type of a value
 	 * @return whether it may
 	 */
@@ -224,10 +210,7 @@ final class ReturnedWork {
 				|| (targetClass != null && AnnotatedElementUtils.hasAnnotation(targetClass, Async.class));
 	}
 
-	/**
-	 * Return whether a type is, or extends, the named one: by name, so that the library
-	 * need not be present.
-	 */
+	/** By name, so that the named library need not be present. */
 	private static boolean isOrExtends(@Nullable Class<?> type, String name) {
 		if (type == null) {
 			return false;
@@ -244,9 +227,8 @@ final class ReturnedWork {
 	}
 
 	/**
-	 * Return whether a method is a Kotlin suspend function, which Kotlin compiles to a
-	 * method that takes a {@code Continuation} last; by name, so that the Kotlin standard
-	 * library need not be present.
+	 * Return whether a method is a Kotlin suspend function: its last parameter is a
+	 * {@code Continuation}, checked by name so Kotlin need not be present.
 	 */
 	static boolean isSuspendFunction(Method method) {
 		Class<?>[] parameterTypes = method.getParameterTypes();
@@ -254,26 +236,16 @@ final class ReturnedWork {
 				&& parameterTypes[parameterTypes.length - 1].getName().equals(KOTLIN_CONTINUATION);
 	}
 
-	/**
-	 * What the lock's advice returns for a method whose lock is taken at subscription.
-	 */
+	/** What the lock's advice returns for a method locked at subscription. */
 	enum ReactiveReturn {
 
-		/**
-		 * A {@code Mono}: declared, or what Spring's AOP calls a suspend function as.
-		 */
+		/** A {@code Mono}: declared, or what Spring's AOP calls a suspend function as. */
 		MONO,
 
-		/**
-		 * A {@code Flux}: declared, or what Spring's AOP calls a suspend function
-		 * returning a {@code Flow} as.
-		 */
+		/** A {@code Flux}: declared, or a suspend function returning a {@code Flow}. */
 		FLUX,
 
-		/**
-		 * A Kotlin {@code Flow}, adapted to a {@code Publisher} and back by Spring's
-		 * {@code ReactiveAdapterRegistry}.
-		 */
+		/** A Kotlin {@code Flow}, adapted by Spring's {@code ReactiveAdapterRegistry}. */
 		FLOW
 
 	}

@@ -16,10 +16,8 @@
 
 /**
  * The interception behind {@link io.github.advisorylock.AdvisoryLocked @AdvisoryLocked}:
- * the annotation source and its validator, the key expressions, the support class, the
- * interceptor, and the pointcut and post processor that apply it. Internal: the
- * auto-configuration registers the post processor, and applications use the annotation;
- * not API, and may change in any release.
+ * the annotation's parsing and validation, the key expressions, the interceptor and the
+ * post processor that applies it. Internal: not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.interceptor;

@@ -37,36 +37,24 @@ import org.springframework.util.Assert;
  * instrumentation gives metrics and, where a tracer is configured, spans.
  *
  * <p>
- * Two observations, with low-cardinality tags only (the key value is never a tag):
+ * Two observations, with low-cardinality tags only (docs/observability.md lists their
+ * values):
  * <ul>
- * <li>{@value #ACQUIRE}: each acquisition, from the start of its statement to its
- * outcome, tagged {@code namespace}, {@code scope} ({@code transaction},
- * {@code invocation}), {@code mode} ({@code exclusive}, {@code shared}), {@code permits}
- * (a concurrency limit's number of permits, {@code 1} for a plain lock),
- * {@code wait.mode} ({@code block}, {@code try}, {@code skip}), {@code fenced}
- * ({@code true} for a fenced write, which takes the fence locks of keys an enclosing
- * invocation-scoped call holds, else {@code false}) and {@code outcome}
- * ({@code acquired}, {@code busy}, {@code skipped}, {@code timeout}, {@code error}, or
- * {@code lost} for a fenced write that found the enclosing lock lost). With a meter
- * registry it is a timer, so {@code advisory_lock_acquire_seconds_count{outcome="busy"}}
- * counts the calls turned away. A limit's acquisition that took a permit has the
- * high-cardinality key value {@code permit}, its index from 0, which spans show and
- * metrics leave out.</li>
- * <li>{@value #HELD}: how long a lock was held, from its acquisition to the end of its
- * transaction (transaction scope) or of its call (invocation scope), tagged
+ * <li>{@value #ACQUIRE}: each acquisition, from its statement to its outcome, tagged
+ * {@code namespace}, {@code scope}, {@code mode}, {@code permits} ({@code 1} for a plain
+ * lock), {@code wait.mode}, {@code fenced} and {@code outcome} ({@code acquired},
+ * {@code busy}, {@code skipped}, {@code timeout}, {@code error}, or {@code lost} for a
+ * fenced write whose enclosing lock is lost). The permit a limit's call took is the
+ * high-cardinality {@code permit}, which spans show and metrics leave out.</li>
+ * <li>{@value #HELD}: from acquisition to the end of the transaction or call, tagged
  * {@code namespace}, {@code scope}, {@code mode}, {@code permits} and {@code outcome}:
- * {@code committed}, {@code rolled_back} or {@code unknown} for a transaction, or
- * {@code rolled_back_to_savepoint} when a rollback to a savepoint made before the lock
- * ({@code Propagation.NESTED}) released it while the transaction went on;
- * {@code released}, or {@code lost} when a failed heartbeat (or the rollback at the
- * call's end) showed the lock gone while its work ran, for an invocation;
- * {@code released} for a reactive transaction, whose commit or rollback a listener is not
- * told. Its long-task timer ({@code advisory.lock.held.active}) counts the calls holding
- * locks right now, and its max is the oldest of them: one per call, whatever its number
- * of keys, and a nested call that acquires a key counts again.</li>
+ * {@code committed}, {@code rolled_back}, {@code unknown} or
+ * {@code rolled_back_to_savepoint} for a transaction; {@code released} or {@code lost}
+ * for an invocation; {@code released} for a reactive transaction, as a listener is not
+ * told whether it committed. Its long-task timer counts the calls holding locks, one per
+ * call.</li>
  * </ul>
- * A namespace is a tag, so it must be a fixed word chosen in code
- * ({@code setup_request}), never built from data.
+ * A namespace is a tag, so it must be a fixed word chosen in code, never built from data.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -79,9 +67,6 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 	/** The name of the observation of the time a lock is held. */
 	public static final String HELD = "advisory.lock.held";
 
-	/**
-	 * The outcome of a held lock that a rollback to a savepoint made before it released.
-	 */
 	private static final String ROLLED_BACK_TO_SAVEPOINT = "rolled_back_to_savepoint";
 
 	private final ObservationRegistry registry;
@@ -134,8 +119,8 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 			@Override
 			public void finished(Outcome outcome, @Nullable Throwable error) {
 				acquire.lowCardinalityKeyValue("outcome", tag(outcome));
-				// Busy, skipped and timeout are outcomes the caller expects, told by the
-				// tag; only an error is one.
+				// Busy, skipped and timeout are expected outcomes, told by the tag; only
+				// ERROR fails the observation.
 				if (outcome == Outcome.ERROR && error != null) {
 					acquire.error(error);
 				}
@@ -144,8 +129,7 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 					return;
 				}
 				if (scope == LockScope.INVOCATION || !TransactionSynchronizationManager.isSynchronizationActive()) {
-					// Invocation scope, or a reactive transaction: its end is told by
-					// released().
+					// Invocation scope, or a reactive transaction: released() ends it.
 					this.held = startHeld(namespace, scopeTag, modeTag, permitsTag);
 				}
 				else if (TransactionSynchronizationManager.isSynchronizationActive()) {
@@ -208,9 +192,8 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 	}
 
 	/**
-	 * The observation of a transaction-scoped lock held, ended with its transaction, or
-	 * earlier when a rollback to a savepoint made before it released it (as the library's
-	 * record of the transaction's locks tells the acquisition).
+	 * The held observation of a transaction-scoped lock, ended with its transaction, or
+	 * earlier by a rollback to a savepoint made before it.
 	 */
 	private static final class HeldInTransaction implements TransactionSynchronization {
 

@@ -47,29 +47,17 @@ import org.springframework.util.Assert;
 /**
  * Reads every advisory lock of the current database from {@code pg_locks}, held and
  * awaited, with what its session is doing from {@code pg_stat_activity}: the data behind
- * the {@code advisorylocks} Actuator endpoint.
+ * the {@code advisorylocks} Actuator endpoint. It covers every advisory lock, not only
+ * this library's.
  *
  * <p>
- * It covers every advisory lock, not only this library's: session-level ones and the
- * two-int form too.
- *
- * <p>
- * An operator needs this read most when locks pile up, which is when the application's
- * pool is exhausted. Made {@linkplain #forDataSource for a Hikari pool}, it therefore
- * reads on a short-lived physical connection outside the pool, from
- * {@link DirectConnections}, which bounds connecting, the query and how many such
- * connections are open at once: one read at a time, each waiting for its turn at most the
- * timeout, and never the connection kept for the diagnosis of busy locks; a read that
- * finds none free in time fails with a {@link TransientDataAccessResourceException}. For
- * any other data source there is no such connection, and each read borrows one from the
- * pool (and may wait as long as the pool makes it).
- *
- * <p>
- * An {@link AbstractRoutingDataSource} has no one database: made
- * {@linkplain #forDataSource for one}, each read reads every target the router has
- * resolved, one after another, each as above, and never asks the router for a connection
- * (which would depend on the reading thread's lookup key). A target that cannot be read
- * is answered with the reason, beside the others.
+ * Made {@linkplain #forDataSource for a Hikari pool}, it reads on
+ * {@link DirectConnections} outside the pool, since an operator needs it most when the
+ * pool is exhausted; a read that finds none free in time fails with a
+ * {@link TransientDataAccessResourceException}. Other data sources lend a pooled
+ * connection. For an {@link AbstractRoutingDataSource} it reads every resolved target in
+ * turn, never the router (whose answer depends on the reading thread's lookup key), and
+ * answers a target that cannot be read with the reason, beside the others.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -79,10 +67,7 @@ public class AdvisoryLockInspector {
 	/** Most locks one read returns; a larger lock table is cut, and says so. */
 	public static final int MAX_LOCKS = 1000;
 
-	/**
-	 * The name under which a routing data source's default target is shown, when it is
-	 * none of its targets.
-	 */
+	/** Names a routing data source's default target when it is none of its targets. */
 	public static final String DEFAULT_TARGET = "(default)";
 
 	private static final String TASK = "Read advisory locks from pg_locks";
@@ -93,10 +78,7 @@ public class AdvisoryLockInspector {
 
 	private final @Nullable DirectConnections directConnections;
 
-	/**
-	 * The registry to read each target of a routing data source with, or {@code null} for
-	 * one database.
-	 */
+	/** The registry of a routing data source's targets; {@code null} otherwise. */
 	private final @Nullable DirectConnectionsRegistry registry;
 
 	private final boolean includeQuery;
@@ -104,8 +86,7 @@ public class AdvisoryLockInspector {
 	private final SQLExceptionTranslator exceptionTranslator = new SQLErrorCodeSQLExceptionTranslator("PostgreSQL");
 
 	/**
-	 * Create an inspector that reads on connections of the given data source, without a
-	 * bound of its own.
+	 * Create an inspector that reads on connections of the given data source.
 	 * @param dataSource where to read from (one connection per read)
 	 * @param includeQuery whether to read each session's query text, which may hold
 	 * personal data
@@ -119,8 +100,7 @@ public class AdvisoryLockInspector {
 	}
 
 	/**
-	 * Create an inspector that reads on direct connections, outside the application's
-	 * pool.
+	 * Create an inspector that reads on direct connections, outside the pool.
 	 * @param directConnections where to read from, with their bounds
 	 * @param includeQuery whether to read each session's query text, which may hold
 	 * personal data
@@ -144,11 +124,9 @@ public class AdvisoryLockInspector {
 	/**
 	 * Create an inspector for one of the application's {@link DataSource}s: on its direct
 	 * connections from the registry (shared with the diagnosis, so one bound serves both)
-	 * when it is a Hikari pool configured with a JDBC URL, otherwise on connections
-	 * borrowed from the data source itself. For an {@link AbstractRoutingDataSource},
-	 * which has no one database, each read reads every target it has resolved by then,
-	 * each as this method would, and answers them {@linkplain Snapshot#targets() by
-	 * lookup key}.
+	 * where it has them, otherwise on its own connections. For an
+	 * {@link AbstractRoutingDataSource}, each read reads every target resolved by then
+	 * and answers them {@linkplain Snapshot#targets() by lookup key}.
 	 * @param dataSource the data source
 	 * @param directConnections the registry of direct connections
 	 * @param includeQuery whether to read each session's query text, which may hold
@@ -267,12 +245,11 @@ public class AdvisoryLockInspector {
 	 *
 	 * @param locks the locks, grouped by key, holders before waiters; {@code null} for a
 	 * routing data source
-	 * @param truncated whether there were more than {@link #MAX_LOCKS}, and the rest is
-	 * left out (for a routing data source: of some target)
+	 * @param truncated whether more than {@link #MAX_LOCKS} were left out (of any target)
 	 * @param targets for a routing data source, the locks of each target by lookup key
 	 * (the default target, when it is none of them, by {@link #DEFAULT_TARGET});
 	 * otherwise {@code null}
-	 * @param error for a target of a routing data source that could not be read, why (its
+	 * @param error why a routing data source's target could not be read (its
 	 * {@code locks} are then {@code null}); otherwise {@code null}
 	 */
 	public record Snapshot(@Nullable List<LockActivity> locks, boolean truncated,

@@ -40,43 +40,32 @@ import org.springframework.util.Assert;
 
 /**
  * Short-lived physical connections to the server of the application's Hikari pool,
- * outside the pool: for the reads of {@code pg_locks} that must answer when the pool is
- * exhausted, which is often when locks pile up (the diagnosis of a timeout, the
+ * outside the pool, for the reads of {@code pg_locks} that must answer when the pool is
+ * exhausted, as it often is when locks pile up (a timeout's diagnosis, the
  * {@code advisorylocks} endpoint).
  *
  * <p>
- * This class owns both bounds of those reads, so that they hold wherever it is used:
- * <ul>
- * <li>at most {@link #MAX_CONCURRENT} connections at once, shared by every user of one
- * instance; one more for a diagnosis is refused at once rather than queued, so a storm of
- * timeouts cannot open a storm of connections;</li>
- * <li>at most {@link #MAX_INSPECTIONS} of them for the endpoint's reads
- * ({@link #inspect}), which queue for their turn for at most the timeout: however often
- * the endpoint is polled, a diagnosis always finds a connection that no read of the
- * endpoint holds;</li>
- * <li>the {@linkplain #getTimeout() timeout}, which bounds connecting, logging in, every
- * read on the socket and, through {@link #queryTimeoutSeconds()}, each query.</li>
- * </ul>
- * pgjdbc lets a parameter in the URL win over the same property passed beside it, so the
- * bounds and the application name are removed from the pool's URL before they are set as
- * properties: a pool URL with {@code socketTimeout=0} cannot make a direct read
- * unbounded.
+ * It owns the bounds of those reads: at most {@link #MAX_CONCURRENT} connections at once,
+ * a diagnosis beyond them refused rather than queued, so a storm of timeouts cannot open
+ * a storm of connections; at most {@link #MAX_INSPECTIONS} of them for the endpoint's
+ * reads, which wait their turn up to the timeout, so polling never starves a diagnosis;
+ * and the {@linkplain #getTimeout() timeout} on connecting, every socket read and each
+ * query (docs/decisions.md, "Several DataSources").
+ *
+ * <p>
+ * pgjdbc lets a URL parameter win over the same property, so the bounds and the
+ * application name are removed from the pool's URL before they are set: a pool URL with
+ * {@code socketTimeout=0} cannot make a direct read unbounded.
  *
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public final class DirectConnections {
 
-	/**
-	 * Most direct connections open at once; a diagnosis beyond them is refused rather
-	 * than queued.
-	 */
+	/** Most direct connections open at once. */
 	public static final int MAX_CONCURRENT = 2;
 
-	/**
-	 * Most of them open at once for the endpoint's reads, so that the rest stays with the
-	 * diagnosis.
-	 */
+	/** Most of them the endpoint's reads may hold, leaving the rest to the diagnosis. */
 	public static final int MAX_INSPECTIONS = 1;
 
 	/** The shortest timeout: JDBC bounds a query in whole seconds. */
@@ -89,36 +78,23 @@ public final class DirectConnections {
 	private static final Set<String> OVERRIDDEN = Set.of("connectTimeout", "loginTimeout", "socketTimeout",
 			"ApplicationName");
 
-	/**
-	 * The most wrappers followed, so that a wrapper that (wrongly) wraps itself cannot
-	 * loop.
-	 */
+	/** Bounds the unwrapping, against a wrapper that wraps itself. */
 	private static final int MAX_LAYERS = 16;
 
-	/** Opens a connection with the given {@code application_name}. */
 	private final Connector connector;
 
 	private final Duration timeout;
 
 	private final Semaphore permits = new Semaphore(MAX_CONCURRENT);
 
-	/**
-	 * Taken before one of {@link #permits} by the endpoint's reads; fair, so that they
-	 * are served in turn.
-	 */
+	/** Taken first by the endpoint's reads; fair, so that they take turns. */
 	private final Semaphore inspections = new Semaphore(MAX_INSPECTIONS, true);
 
-	/**
-	 * Create direct connections from any source, for tests: the application name is not
-	 * set.
-	 */
+	/** For tests: any source, and the application name is not set. */
 	DirectConnections(DataSource source, Duration timeout) {
 		this((applicationName) -> source.getConnection(), timeout);
 	}
 
-	/**
-	 * Create direct connections opened by the given connector.
-	 */
 	DirectConnections(Connector connector, Duration timeout) {
 		checkTimeout(timeout, "Direct connection timeout");
 		this.connector = connector;
@@ -131,8 +107,7 @@ public final class DirectConnections {
 	 * @param timeout the bound on connecting, on each read and on each query (see
 	 * {@link #checkTimeout})
 	 * @return the connections, or {@code null} when the data source is not a Hikari pool
-	 * with a JDBC URL, or is an {@link AbstractRoutingDataSource} (which has no one
-	 * server: pass one of its targets)
+	 * with a JDBC URL, or routes ({@link AbstractRoutingDataSource}: pass a target)
 	 */
 	public static @Nullable DirectConnections of(DataSource dataSource, Duration timeout) {
 		checkTimeout(timeout, "Direct connection timeout");
@@ -144,12 +119,9 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Return the routing data source a data source is or wraps, through Spring's proxies
-	 * ({@code TransactionAwareDataSourceProxy}, {@code LazyConnectionDataSourceProxy},
-	 * any {@code DelegatingDataSource}): such a data source has no one server, and asking
-	 * it, or a wrapper of it, for a connection or a pool answers for the target of the
-	 * current thread only.
-	 * @param dataSource the data source
+	 * Return the routing data source a data source is or wraps through Spring's proxies:
+	 * it has no one server, and asking it for a connection or a pool answers for the
+	 * current thread's target only.
 	 * @return the routing data source, or {@code null} when there is none
 	 */
 	static @Nullable AbstractRoutingDataSource router(DataSource dataSource) {
@@ -166,11 +138,8 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Return the Hikari pool a routing data source routes the current thread to: its
-	 * server is the one a lock taken through the router now was asked of.
-	 * @param router the routing data source
-	 * @return the pool, or {@code null} when the current target is not a Hikari pool, or
-	 * the router has none for the current lookup key
+	 * Return the Hikari pool a routing data source routes the current thread to, whose
+	 * server a lock taken through the router now was asked of; {@code null} if none.
 	 */
 	static @Nullable DataSource currentPool(AbstractRoutingDataSource router) {
 		try {
@@ -183,9 +152,8 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Check that a duration can bound direct reads: at least {@link #MIN_TIMEOUT}. The
-	 * one home of this rule, for the constructors here and for
-	 * {@code advisory-lock.diagnosis.timeout}.
+	 * Check that a duration can bound direct reads, here and for
+	 * {@code advisory-lock.diagnosis.timeout}: at least {@link #MIN_TIMEOUT}.
 	 * @param timeout the duration
 	 * @param setting what is being set, named in the message
 	 * @throws IllegalArgumentException if it is shorter
@@ -203,29 +171,18 @@ public final class DirectConnections {
 		return this.timeout;
 	}
 
-	/**
-	 * Return a duration as JDBC's query timeout: whole seconds, rounded up, at least 1.
-	 * @param duration the duration
-	 * @return the seconds
-	 */
+	/** A duration as JDBC's query timeout: whole seconds, rounded up, at least 1. */
 	static int seconds(Duration duration) {
 		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (duration.toMillis() + 999) / 1000));
 	}
 
-	/**
-	 * Return the {@linkplain #getTimeout() timeout} as JDBC's query timeout.
-	 * @return the seconds
-	 */
+	/** Return the {@linkplain #getTimeout() timeout} as JDBC's query timeout. */
 	int queryTimeoutSeconds() {
 		return seconds(this.timeout);
 	}
 
 	/**
-	 * Open a connection for a diagnosis, run one read on it and close it, never waiting
-	 * for a connection.
-	 * @param applicationName the {@code application_name} of the session, for an operator
-	 * @param read the read
-	 * @return what it returned
+	 * Run one read for a diagnosis on a connection of its own, never waiting for one.
 	 * @throws SQLTransientConnectionException if {@link #MAX_CONCURRENT} connections are
 	 * already open
 	 * @throws SQLException if connecting or the read fails
@@ -244,12 +201,8 @@ public final class DirectConnections {
 	}
 
 	/**
-	 * Open a connection for a read of the endpoint, run the read on it and close it: at
-	 * most {@link #MAX_INSPECTIONS} at once, each waiting for its turn at most the
-	 * {@linkplain #getTimeout() timeout}.
-	 * @param applicationName the {@code application_name} of the session, for an operator
-	 * @param read the read
-	 * @return what it returned
+	 * Run one read of the endpoint on a connection of its own, waiting for its turn at
+	 * most the {@linkplain #getTimeout() timeout}.
 	 * @throws SQLTransientConnectionException if no connection was free within the
 	 * timeout
 	 * @throws SQLException if connecting or the read fails
@@ -288,11 +241,7 @@ public final class DirectConnections {
 		}
 	}
 
-	/**
-	 * Remove the parameters this class sets from a JDBC URL's query string.
-	 * @param url the JDBC URL
-	 * @return the URL without them
-	 */
+	/** Remove the parameters this class sets from a JDBC URL's query string. */
 	static String withoutOverriddenParameters(String url) {
 		int query = url.indexOf('?');
 		if (query < 0) {
@@ -305,11 +254,7 @@ public final class DirectConnections {
 		return kept.isEmpty() ? url.substring(0, query) : url.substring(0, query + 1) + kept;
 	}
 
-	/**
-	 * A read on a direct connection.
-	 *
-	 * @param <T> what it returns
-	 */
+	/** A read on a direct connection. */
 	@FunctionalInterface
 	interface Read<T> {
 
@@ -317,9 +262,7 @@ public final class DirectConnections {
 
 	}
 
-	/**
-	 * Opens one physical connection.
-	 */
+	/** Opens one physical connection. */
 	@FunctionalInterface
 	interface Connector {
 
@@ -329,7 +272,7 @@ public final class DirectConnections {
 
 	/**
 	 * Return how to open a direct connection to the server of the Hikari pool a data
-	 * source is or wraps, with every read bounded by the timeout.
+	 * source is or wraps.
 	 */
 	private static @Nullable Connector connector(DataSource dataSource, Duration timeout) {
 		DataSource pool = HikariPools.applicationPool(dataSource);
@@ -341,12 +284,10 @@ public final class DirectConnections {
 		int seconds = seconds(timeout);
 		properties.setProperty("connectTimeout", Integer.toString(seconds));
 		properties.setProperty("loginTimeout", Integer.toString(seconds));
-		// A read that hangs (a dead server) is cut after the query timeout plus one
-		// second of grace.
+		// A hung read (a dead server) is cut one second after the query timeout.
 		properties.setProperty("socketTimeout", Integer.toString(seconds + 1));
 		String url = withoutOverriddenParameters(login.jdbcUrl());
-		// Named at connect time, per read, so that one source serves the diagnosis and
-		// the endpoint without a round trip to rename the session.
+		// Named per read at connect time: no round trip to rename the session.
 		return (applicationName) -> {
 			Properties named = new Properties();
 			named.putAll(properties);

@@ -30,10 +30,9 @@ import org.springframework.util.Assert;
 
 /**
  * The {@link DirectConnections} of each {@link DataSource} of an application, derived at
- * first use and kept: so that the reads of {@code pg_locks} about a lock go to the server
- * that lock was taken on, and the diagnosis of busy locks and the {@code advisorylocks}
- * endpoint share one bound per {@code DataSource}. Behind an
- * {@code AbstractRoutingDataSource}, each target is a {@code DataSource} of its own here.
+ * first use and kept, so that a read of {@code pg_locks} about a lock goes to that lock's
+ * server and the diagnosis and the endpoint share one bound per {@code DataSource} (each
+ * target of a routing one counting as its own).
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -42,16 +41,13 @@ public final class DirectConnectionsRegistry {
 
 	private final Duration timeout;
 
-	/**
-	 * Empty for a data source that has none, so that it is not derived again at each
-	 * read.
-	 */
+	/** Empty for a data source that has none, so that it is not derived at each read. */
 	private final Map<DataSource, Optional<DirectConnections>> byDataSource = new ConcurrentHashMap<>();
 
 	/**
 	 * Create a registry.
-	 * @param timeout the bound on connecting, on each read and on each query of every
-	 * direct connection ({@code advisory-lock.diagnosis.timeout}; see
+	 * @param timeout the bound on connecting, each read and each query
+	 * ({@code advisory-lock.diagnosis.timeout}, see
 	 * {@link DirectConnections#checkTimeout})
 	 */
 	public DirectConnectionsRegistry(Duration timeout) {
@@ -69,13 +65,11 @@ public final class DirectConnectionsRegistry {
 
 	/**
 	 * Return the direct connections of a data source, deriving them at the first call
-	 * (see {@link DirectConnections#of}). For an {@link AbstractRoutingDataSource},
-	 * return those of the target it routes the current thread to, each target having its
-	 * own.
+	 * (see {@link DirectConnections#of}); for an {@link AbstractRoutingDataSource}, those
+	 * of the current thread's target.
 	 * @param dataSource the data source
-	 * @return its direct connections, or {@code null} when it is not a Hikari pool with a
-	 * JDBC URL (for a routing data source: when the current target is none, or there is
-	 * no current target)
+	 * @return its direct connections, or {@code null} when it (or the current target) is
+	 * not a Hikari pool with a JDBC URL
 	 */
 	public @Nullable DirectConnections forDataSource(DataSource dataSource) {
 		Assert.notNull(dataSource, "DataSource must not be null");

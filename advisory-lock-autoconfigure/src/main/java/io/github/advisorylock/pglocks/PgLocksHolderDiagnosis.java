@@ -45,49 +45,27 @@ import org.springframework.util.ClassUtils;
  * {@link LockBusyException}, without ever making the caller wait for a connection.
  *
  * <p>
- * Where it asks depends on the state the failure left the caller's transaction in:
- * <ul>
- * <li>After a {@code TRY} found a lock held, the transaction is healthy, so the diagnosis
- * runs on the caller's own connection: one more round trip, and no other connection at
- * all. Should that query fail (it is bounded by the timeout), PostgreSQL aborts the
- * transaction, which the {@code LockBusyException} already asks the caller to roll
- * back.</li>
- * <li>After a {@code BLOCK} ran out of time (SQLSTATE {@code 55P03}), PostgreSQL has
- * aborted the transaction and its connection can run nothing until the rollback. The
- * diagnosis then opens a short-lived physical connection of its own, <em>outside</em> the
- * application's pool, from the {@link DirectConnections} of the caller's
- * {@code DataSource} (so on the server the lock was asked of, where the application has
- * several; for a routing {@code DataSource}, of the target it routes the caller to): a
- * pool that is exhausted (often the very reason locks time out) is never waited on.
- * Opening it costs a connection handshake on that error path only;
- * {@code DirectConnections} bounds how many are open at once and how long each step may
- * take, and a diagnosis it refuses is skipped rather than queued. Without direct
- * connections (a pool that is not Hikari, or Hikari configured without a JDBC URL),
- * timeouts are not diagnosed, and the message says so.</li>
- * </ul>
- * A savepoint before each acquisition would keep the transaction usable after a timeout,
- * but it would add a subtransaction to every acquisition on the success path; that is not
- * worth a better error message.
+ * After a {@code TRY} miss the transaction is healthy, so it asks on the caller's own
+ * connection; a failure of that query aborts the transaction, which the exception already
+ * asks the caller to roll back. After a {@code BLOCK} timeout PostgreSQL has aborted the
+ * transaction, so it asks on the {@link DirectConnections} of the caller's
+ * {@code DataSource}, outside a pool that is often why locks time out; without them,
+ * timeouts are not diagnosed. A savepoint per acquisition would keep the connection
+ * usable, but costs a subtransaction on every successful call.
  *
  * <p>
- * A diagnosis never hides the original error: if it fails, the exception still carries
- * the namespace, keys and timeout, its message says why the holders are missing, and the
- * failure is {@linkplain Throwable#getSuppressed() suppressed} in it. The sessions
- * reported are those holding a conflicting lock a moment after the failure; by then the
- * holder may have finished, in which case none is reported.
- *
- * <p>
- * After a timeout the caller's own locks are told apart by the backend pid pgjdbc learned
- * at connect time. Behind PgBouncer that pid is PgBouncer's, not the server's, so a call
- * of several keys may list the caller's own earlier keys among the holders; a call of one
- * key, and every {@code TRY}, is not affected.
+ * A failed diagnosis never hides the error: the message says why the holders are missing
+ * and the failure is {@linkplain Throwable#getSuppressed() suppressed} in it. Holders are
+ * read a moment after the failure, so one that has finished is not reported. The caller's
+ * own locks are told apart by pgjdbc's backend pid, which behind PgBouncer is
+ * PgBouncer's: a timed-out call of several keys may list its own earlier keys
+ * (docs/observability.md, "What each part does, and what it costs").
  *
  * @author advisory-lock authors
  * @since 0.1.0
  */
 public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 
-	/** Most holders reported; more would not make a message clearer. */
 	private static final String APPLICATION_NAME = "advisory-lock diagnosis";
 
 	private static final boolean PGJDBC_PRESENT = ClassUtils.isPresent("org.postgresql.PGConnection",
@@ -95,20 +73,12 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 
 	private final Duration timeout;
 
-	/**
-	 * The direct connections of the caller's {@code DataSource}, or {@code null} for
-	 * none.
-	 */
+	/** The direct connections of the caller's {@code DataSource}, or {@code null}. */
 	private final Function<DataSource, @Nullable DirectConnections> directConnections;
 
 	/**
-	 * Create a diagnosis that asks the same server after every timeout, whatever the
-	 * caller's {@code DataSource}: for tests of one server. Applications share one
-	 * {@link DirectConnectionsRegistry}, and with it one bound.
-	 * @param timeout the bound on a query on the caller's connection (see
-	 * {@link DirectConnections#checkTimeout})
-	 * @param directConnections where timeouts are diagnosed, or {@code null} to leave
-	 * them undiagnosed
+	 * For tests of one server: asks the same direct connections after every timeout
+	 * ({@code null} to leave timeouts undiagnosed).
 	 */
 	PgLocksHolderDiagnosis(Duration timeout, @Nullable DirectConnections directConnections) {
 		this(timeout, (dataSource) -> directConnections);
@@ -131,14 +101,7 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 		this.directConnections = directConnections;
 	}
 
-	/**
-	 * Create a diagnosis for one {@link DataSource}, diagnosing timeouts on
-	 * {@linkplain DirectConnections#of direct connections} of its own when it is a Hikari
-	 * pool with a JDBC URL: for tests.
-	 * @param dataSource the data source
-	 * @param timeout the bound on connecting and on each query
-	 * @return the diagnosis
-	 */
+	/** For tests: a diagnosis of one {@link DataSource}, with direct connections. */
 	static PgLocksHolderDiagnosis forDataSource(DataSource dataSource, Duration timeout) {
 		return new PgLocksHolderDiagnosis(timeout, DirectConnections.of(dataSource, timeout));
 	}
@@ -213,16 +176,12 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 		return Pgjdbc.backendPid(connection);
 	}
 
-	/**
-	 * Reads pgjdbc's local state; a separate class, so pgjdbc is loaded only when
-	 * present.
-	 */
+	/** A class of its own, so that pgjdbc is loaded only when present. */
 	private static final class Pgjdbc {
 
 		static @Nullable Integer backendPid(Connection connection) {
 			try {
-				// Local state of the driver: no round trip, so it works on an aborted
-				// transaction.
+				// Driver state, no round trip: works on an aborted transaction.
 				return connection.isWrapperFor(PGConnection.class)
 						? connection.unwrap(PGConnection.class).getBackendPID() : null;
 			}

@@ -40,18 +40,16 @@ import org.springframework.util.Assert;
 
 /**
  * Reads every advisory lock of the current database over R2DBC, held and awaited, with
- * what its session is doing: the data behind the {@code advisorylocks} endpoint in an
- * application without a JDBC {@code DataSource}. The same statement, and the same rows,
- * as {@link AdvisoryLockInspector} reads over JDBC.
+ * what its session is doing: the {@code advisorylocks} endpoint's data in an application
+ * without a JDBC {@code DataSource}, the same statement and rows as
+ * {@link AdvisoryLockInspector}'s.
  *
  * <p>
- * An operator needs this read most when locks pile up, which is when the application's
- * pool is exhausted. Each read therefore opens a connection of its own from the driver
- * under the application's pool, and closes it once read. Reads run one at a time: a read
- * asked for while another runs, or one that takes longer than its timeout (connecting
- * included), fails with a {@link TransientDataAccessResourceException} saying to try
- * again. Unlike the JDBC reader's, a read does not wait for its turn: waiting would hold
- * a subscriber for nothing that a retry does not give.
+ * Each read opens a connection of its own from the driver under the application's pool,
+ * which is often exhausted when locks pile up. Reads run one at a time: one asked for
+ * while another runs, or that outlives its timeout, fails with a
+ * {@link TransientDataAccessResourceException} rather than wait, since waiting would hold
+ * a subscriber for nothing a retry does not give.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -111,10 +109,7 @@ public class R2dbcAdvisoryLockInspector {
 		});
 	}
 
-	/**
-	 * Return the driver's connection factory under the application's pool, so that a read
-	 * never waits for a pooled connection.
-	 */
+	/** The driver under the pool, so that a read never waits for a pooled connection. */
 	private static ConnectionFactory driver(ConnectionFactory factory) {
 		Object each = factory;
 		while (each instanceof Wrapped<?> wrapped && wrapped.unwrap() instanceof ConnectionFactory inner) {
@@ -144,8 +139,8 @@ public class R2dbcAdvisoryLockInspector {
 			key = row.get("key", Long.class);
 		}
 		else {
-			// Two-int form: each int was stored in an (unsigned) oid, so narrowing gives
-			// back its sign.
+			// Two-int form: each int sits in an unsigned oid; narrowing restores the
+			// sign.
 			keyPair = List.of(narrowed(row.get("classid", Long.class)), narrowed(row.get("objid", Long.class)));
 		}
 		Integer pid = row.get("pid", Integer.class);

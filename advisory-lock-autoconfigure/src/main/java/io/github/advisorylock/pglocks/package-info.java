@@ -17,15 +17,13 @@
 /**
  * Reading {@code pg_locks}: who holds the advisory locks, for the message of a busy lock
  * ({@link io.github.advisorylock.pglocks.PgLocksHolderDiagnosis}) and for the
- * {@code advisorylocks} endpoint
- * ({@link io.github.advisorylock.pglocks.AdvisoryLockInspector}), on connections outside
- * the application's pool ({@link io.github.advisorylock.pglocks.DirectConnections}, those
- * of each {@code DataSource} in a
- * {@link io.github.advisorylock.pglocks.DirectConnectionsRegistry}); in an application on
- * R2DBC alone, the endpoint's reads over R2DBC
- * ({@link io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector}). Depends on the
- * root package and the statements' text in {@code core}. Internal: the auto-configuration
- * wires these; not API, and may change in any release.
+ * {@code advisorylocks} endpoint, over JDBC
+ * ({@link io.github.advisorylock.pglocks.AdvisoryLockInspector}) or R2DBC
+ * ({@link io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector}), on connections
+ * outside the application's pool
+ * ({@link io.github.advisorylock.pglocks.DirectConnections}). Depends on the root
+ * package, {@code core.sql} and {@code hikari}. Internal: not API, and may change in any
+ * release.
  */
 @NullMarked
 package io.github.advisorylock.pglocks;

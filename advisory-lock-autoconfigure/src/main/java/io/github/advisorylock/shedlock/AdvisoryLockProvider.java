@@ -50,22 +50,15 @@ import org.springframework.util.Assert;
  * skipped, as ShedLock's other providers do.
  *
  * <p>
- * Each held lock is a session of its own ({@link AdvisoryLockOperations#acquire}), kept
- * alive by its heartbeat: PostgreSQL releases it when the holder's process dies or stops
- * answering for three heartbeats, whatever {@code lockAtMostFor} says. Within that,
- * ShedLock's times hold as it defines them: the lock is released at {@code lockAtMostFor}
- * even while the job runs, and an unlock before {@code lockAtLeastFor} keeps the lock, on
- * its connection, until that time has passed. Both are enforced by this process, so a
- * holder that dies releases at once (a lock at least for does not outlive it), and one
- * that is frozen keeps the lock until the dead-man switch ends its session.
- *
- * <p>
- * A name this provider holds or is taking returns empty without asking the database, so
- * that threads of one process racing for a lock take one connection, not one each; one it
- * is releasing waits for the release to end, so that a lock the database has let go is
- * never refused here. Each held lock takes one of
- * {@code advisory-lock.invocation.max-connections}: a lock asked for beyond that bound
- * fails with the bound's error. {@link #close()} releases the locks still held.
+ * Each held lock is a session of its own ({@link AdvisoryLockOperations#acquire}), one of
+ * {@code advisory-lock.invocation.max-connections}, which PostgreSQL releases when the
+ * holder dies or stops answering for three heartbeats, whatever {@code lockAtMostFor}
+ * says. Within that, {@code lockAtMostFor} (even while the job runs) and
+ * {@code lockAtLeastFor} (after an early unlock) hold as ShedLock defines them, kept by
+ * this process: a holder that dies releases at once, and a frozen one keeps the lock
+ * until the dead-man switch. A name this provider holds or is taking returns empty
+ * without asking the database, so that threads racing for it take one connection, not one
+ * each. {@link #close()} releases the locks still held (docs/migrating.md, "ShedLock").
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -81,14 +74,10 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 
 	private final String namespace;
 
-	/**
-	 * The names held or being taken by this provider, each until its lock is released.
-	 */
+	/** The names held or being taken, each until its lock is released. */
 	private final Map<String, Claim> claims = new ConcurrentHashMap<>();
 
-	/**
-	 * Releases the locks at lockAtMostFor, and at lockAtLeastFor after an early unlock.
-	 */
+	/** Releases locks at lockAtMostFor, and at lockAtLeastFor after an early unlock. */
 	private final ScheduledThreadPoolExecutor scheduler;
 
 	private volatile boolean closed;
@@ -168,8 +157,7 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 
 	/**
 	 * A name held by this provider: its lock, and the task that releases it on time.
-	 * Synchronized, so that a release ends before another caller goes on: a lock reported
-	 * released is free in the database.
+	 * Synchronized, so that a lock reported released is free in the database.
 	 */
 	private final class Claim {
 
@@ -201,9 +189,7 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 			releaseAt(lockAtMostUntil, true);
 		}
 
-		/**
-		 * Unlock: at once, or at lockAtLeastUntil if it is still to come.
-		 */
+		/** Unlock now, or at lockAtLeastUntil if it is still to come. */
 		synchronized void unlock(LockConfiguration configuration) {
 			Instant lockAtLeastUntil = configuration.getLockAtLeastUntil();
 			Instant until = lockAtLeastUntil.isBefore(this.lockAtMostUntil) ? lockAtLeastUntil : this.lockAtMostUntil;
@@ -258,19 +244,16 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 		}
 
 		/**
-		 * Wait until a release in progress has ended: the lock is then free in the
-		 * database as here. Without it, a lock asked for while the database had already
-		 * let the name go, and this claim was not yet removed, would be refused with
-		 * nothing holding it (a {@code @SchedulerLock} run skipped for no reason).
+		 * Wait until a release in progress has ended, so that a name the database has let
+		 * go is not refused while this claim is being removed (a run skipped for no
+		 * reason).
 		 * @return whether this claim is released, and the name free of it
 		 */
 		synchronized boolean awaitReleased() {
 			return this.released;
 		}
 
-		/**
-		 * Release the lock now, once, and free the name.
-		 */
+		/** Release the lock now, once, and free the name. */
 		synchronized void release() {
 			if (this.released) {
 				return;
@@ -293,10 +276,7 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 
 	}
 
-	/**
-	 * The lock ShedLock holds: one per configuration, a new one on each extension, all
-	 * over the name's one claim.
-	 */
+	/** The lock ShedLock holds: a new one per extension, all on the name's claim. */
 	private static final class AdvisoryShedLock extends AbstractSimpleLock {
 
 		private final Claim claim;
