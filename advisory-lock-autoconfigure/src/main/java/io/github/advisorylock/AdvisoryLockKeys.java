@@ -118,10 +118,11 @@ public final class AdvisoryLockKeys {
 	 * Derive the key of one permit of a {@link LockRequest#permits() limit} of {@code n}
 	 * permits, for a slot from 0 to {@code n - 1}. Slot 0 is the plain key itself (which
 	 * a custom {@link LockKeyStrategy} derives), so that a plain lock on the same
-	 * namespace and value takes one permit. Slot {@code i > 0} is the first 8 bytes,
-	 * big-endian and signed, of {@code SHA-256(0xFF || key || i)}, with {@code key} as 8
-	 * bytes and {@code i} as 4, both big-endian; {@link #SLOT_SQL_EXPRESSION} in SQL.
-	 * Why, and the other languages: docs/keys.md, "The permits of a limit".
+	 * namespace and value takes one permit, and a limit changed in a rolling deploy is
+	 * bounded by the larger one. Slot {@code i > 0} is the first 8 bytes, big-endian and
+	 * signed, of {@code SHA-256(0xFF || key || i)}, with {@code key} as 8 bytes and
+	 * {@code i} as 4, both big-endian; {@link #SLOT_SQL_EXPRESSION} in SQL. Why, and the
+	 * other languages: docs/keys.md, "The permits of a limit".
 	 * @param key the plain key, slot 0
 	 * @param slot the slot, at least 0
 	 * @return the slot's key

@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  * A wait runs inside PostgreSQL until the timeout: an interrupt does not end it sooner
  * (the JDBC driver's socket read ignores it) and stays set. Another failure during a wait
  * is the {@link org.springframework.dao.DataAccessException} Spring translates it to,
- * never a {@link LockBusyException}. Examples: docs/usage.md.
+ * never a {@link LockBusyException}: the lock is not known to be busy. Examples:
+ * docs/usage.md.
  *
  * @author advisory-lock authors
  * @since 0.1.0
@@ -95,7 +96,8 @@ public interface AdvisoryLockOperations {
 	 * found held means the callback does not run and nothing stays held. The callback's
 	 * exception reaches the caller unchanged, after invocation-scoped locks are released;
 	 * if those were lost before the call ended, it ends with a {@link LockLostException}
-	 * even when the callback caught the loss (suppressed in an exception of its own).
+	 * even when the callback caught the loss, and a callback's own exception carries it
+	 * suppressed.
 	 * @param request the namespace, keys, mode, wait mode, timeout and scope
 	 * @param callback the work
 	 * @param <T> the type of the result

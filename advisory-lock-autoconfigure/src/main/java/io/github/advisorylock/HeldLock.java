@@ -42,7 +42,8 @@ public interface HeldLock extends LockHandle, AutoCloseable {
 	 * leadership); {@link #checkHeld()} answers from the last heartbeat, for free. A
 	 * connection that does not answer within the timeout counts as lost, as a frozen
 	 * network would, and is closed at the release.
-	 * @param timeout the longest wait for the answer, positive; three heartbeats at most
+	 * @param timeout the longest wait for the answer, positive; the wait never exceeds
+	 * three heartbeats
 	 * @throws LockLostException if the locks were lost, or are found lost now
 	 * @throws IllegalStateException if they were released
 	 * @since 0.1.0

@@ -36,8 +36,9 @@ public interface LockHandle {
 	 * Return whether the locks were lost: an {@link LockScope#INVOCATION
 	 * invocation-scoped} lock whose connection failed a heartbeat, or whose last
 	 * confirmed heartbeat is more than three heartbeats old, when PostgreSQL may have
-	 * ended its session. A {@link LockScope#TRANSACTION transaction-scoped} lock is never
-	 * reported lost: it ends with its transaction, whose next statement fails.
+	 * ended its session, or whose transaction the server's {@code transaction_timeout}
+	 * ended. A {@link LockScope#TRANSACTION transaction-scoped} lock is never reported
+	 * lost: it ends with its transaction, whose next statement fails.
 	 * @return whether the locks were lost
 	 */
 	boolean isLost();

@@ -224,7 +224,8 @@ public record LockRequest(String namespace, List<? extends @Nullable Object> key
 	/**
 	 * Return a copy that waits at most the given timeout.
 	 * @param timeout the wait bound (see {@link #checkTimeout}), or {@code null} for the
-	 * default; only for {@link WaitMode#BLOCK}
+	 * default; only for {@link WaitMode#BLOCK}: clear it before a wait mode that never
+	 * waits, as each copy is checked
 	 * @return the new request
 	 */
 	public LockRequest withTimeout(@Nullable Duration timeout) {

@@ -79,7 +79,8 @@ import org.springframework.core.env.Environment;
 		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
 		// Spring Boot 4 orders R2dbcTransactionManagerAutoConfiguration only before
 		// TransactionAutoConfiguration: ordering this one after the latter alone would
-		// pull it ahead of its ConnectionFactory, ignoring @Transactional without JDBC.
+		// pull it ahead of the ConnectionFactory it needs, and an application without
+		// JDBC would ignore @Transactional: so R2DBC's own comes first.
 		"org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration" })
 @Conditional(OnLockPrerequisitesCondition.class)
 @EnableConfigurationProperties(AdvisoryLockProperties.class)

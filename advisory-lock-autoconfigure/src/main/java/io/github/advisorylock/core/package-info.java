@@ -21,7 +21,8 @@
  * listeners}, failure messages); statement text in {@code core.sql}; held locks and
  * sessions in {@code core.session}; a transaction's records in {@code core.transaction};
  * plans in {@code core.plan}. It names no JDBC or R2DBC type; only {@code Reactive*}
- * classes name Reactor. Internal: not API, and may change in any release.
+ * classes name Reactor, so that an application without it never loads it. Internal: not
+ * API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.core;

@@ -122,6 +122,8 @@ public final class HikariPools {
 			config.setRegisterMbeans(false);
 			// A lock held for minutes is the point, not a leak.
 			config.setLeakDetectionThreshold(0);
+			// Connecting fails at first use, not at startup: the pool is needed only
+			// then.
 			config.setInitializationFailTimeout(-1);
 			return new HikariDataSource(config);
 		}

@@ -222,8 +222,9 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * Set the source of the connections that hold invocation-scoped locks on the default
 	 * {@link DataSource}. It must not be the pool the work uses, since each lock holds a
 	 * connection for the whole call. Defaults to a pool derived from the Hikari pool the
-	 * {@code DataSource} is or routes to at the call; other {@code DataSource}s always
-	 * use a derived pool.
+	 * {@code DataSource} is or routes to at the call (where there is none,
+	 * invocation-scoped calls fail, saying so); other {@code DataSource}s always use a
+	 * derived pool.
 	 * @param invocationDataSource the source, or {@code null} to derive one
 	 * @throws IllegalStateException if a source is given and there is no default
 	 * {@code DataSource}
@@ -270,9 +271,11 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * Close the template as the application shuts down: no lock is taken any more, a wait
 	 * in progress is cancelled on the server, and each fails with a
-	 * {@link org.springframework.dao.CannotAcquireLockException}. The heartbeats stop,
-	 * the invocation-scoped locks' connections close, and the locks still held are
-	 * reported lost. Spring Boot calls it after the web server's graceful shutdown.
+	 * {@link org.springframework.dao.CannotAcquireLockException} that is not a
+	 * {@link io.github.advisorylock.LockBusyException} (nobody else need hold the lock).
+	 * The heartbeats stop, the invocation-scoped locks' connections close, and the locks
+	 * still held are reported lost. Spring Boot calls it after the web server's graceful
+	 * shutdown.
 	 * @throws Exception if closing a derived pool fails (the others are still closed)
 	 */
 	@Override

@@ -245,7 +245,8 @@ public class AdvisoryLockInspector {
 	 *
 	 * @param locks the locks, grouped by key, holders before waiters; {@code null} for a
 	 * routing data source
-	 * @param truncated whether more than {@link #MAX_LOCKS} were left out (of any target)
+	 * @param truncated whether more than {@link #MAX_LOCKS} were found and the rest left
+	 * out (of any target)
 	 * @param targets for a routing data source, the locks of each target by lookup key
 	 * (the default target, when it is none of them, by {@link #DEFAULT_TARGET});
 	 * otherwise {@code null}

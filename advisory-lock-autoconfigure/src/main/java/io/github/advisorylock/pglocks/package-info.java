@@ -18,12 +18,11 @@
  * Reading {@code pg_locks}: who holds the advisory locks, for the message of a busy lock
  * ({@link io.github.advisorylock.pglocks.PgLocksHolderDiagnosis}) and for the
  * {@code advisorylocks} endpoint, over JDBC
- * ({@link io.github.advisorylock.pglocks.AdvisoryLockInspector}) or R2DBC
- * ({@link io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector}), on connections
- * outside the application's pool
- * ({@link io.github.advisorylock.pglocks.DirectConnections}). Depends on the root
- * package, {@code core.sql} and {@code hikari}. Internal: not API, and may change in any
- * release.
+ * ({@link io.github.advisorylock.pglocks.AdvisoryLockInspector}, on
+ * {@link io.github.advisorylock.pglocks.DirectConnections} outside the application's
+ * pool) or R2DBC ({@link io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector}, on
+ * connections of the driver's own). Depends on the root package, {@code core.sql} and
+ * {@code hikari}. Internal: not API, and may change in any release.
  */
 @NullMarked
 package io.github.advisorylock.pglocks;

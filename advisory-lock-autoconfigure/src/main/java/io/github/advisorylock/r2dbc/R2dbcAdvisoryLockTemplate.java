@@ -180,8 +180,10 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * Close the template, as the application shuts down: no lock is taken any more, a
 	 * wait in progress is cancelled on the server, and a lock granted meanwhile does not
 	 * subscribe its work; each signals a
-	 * {@link org.springframework.dao.CannotAcquireLockException}. Spring Boot calls it
-	 * after the web server's graceful shutdown, before the connection pools close.
+	 * {@link org.springframework.dao.CannotAcquireLockException} that is not a
+	 * {@link io.github.advisorylock.LockBusyException}: nobody else need hold the lock.
+	 * Spring Boot calls it after the web server's graceful shutdown, before the
+	 * connection pools close.
 	 */
 	@Override
 	public void close() {

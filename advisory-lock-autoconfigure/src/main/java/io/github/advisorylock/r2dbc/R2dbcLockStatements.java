@@ -37,9 +37,12 @@ import reactor.core.publisher.Mono;
 
 /**
  * The waits of both scopes over R2DBC, and the binding of every lock statement's keys, as
- * {@code JdbcLockStatements} has them; the text is {@link LockSql}'s. Every
- * {@link Result} is read to its end, even when its rows are of no interest: one left
- * unread would keep the connection busy for the next statement.
+ * {@code JdbcLockStatements} has them; the text is {@link LockSql}'s. A statement with
+ * parameters runs parse, bind, execute and sync in one round trip, its portal closed at
+ * the end, so no snapshot outlives a wait: no keep-alive follows one, unlike
+ * {@code JdbcLockSessions.granted}. Every {@link Result} is read to its end, even when
+ * its rows are of no interest: one left unread would keep the connection busy for the
+ * next statement.
  *
  * @author advisory-lock authors
  */

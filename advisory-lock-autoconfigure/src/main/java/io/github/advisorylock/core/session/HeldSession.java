@@ -39,11 +39,11 @@ import org.jspecify.annotations.Nullable;
  * The driver-neutral half of a lock session: whether the locks of one invocation-scoped
  * call, held by the transaction of their own connection, are held, released or lost, and
  * why; each driver adds its heartbeat and release. They count as lost when a heartbeat
- * fails, once none has been confirmed for the dead-man interval (checked without a call
- * to the server; docs/decisions.md, "Invocation scope"), or once a
- * {@code transaction_timeout} known at acquisition runs out. A heartbeat's time is taken
- * before it is sent, so the check errs on the early side of the server's. A loss is
- * logged at ERROR under the driver's class.
+ * fails, once none has been confirmed for the dead-man interval (checked without a lock
+ * or a call to the server, so a heartbeat stuck on a dead link never blocks it;
+ * docs/decisions.md, "Invocation scope"), or once a {@code transaction_timeout} known at
+ * acquisition runs out. A heartbeat's time is taken before it is sent, so the check errs
+ * on the early side of the server's. A loss is logged at ERROR under the driver's class.
  *
  * @author advisory-lock authors
  */

@@ -31,8 +31,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * A try takes free keys in one round trip; only a {@code BLOCK} that finds one held sends
- * {@code WAIT} (docs/decisions.md, "Cost and round trips"). A try never waits, and finds
- * held a key another transaction awaits, so it does not jump the queue.
+ * {@code WAIT} (docs/decisions.md, "Cost and round trips"). A try never waits: a key
+ * another transaction awaits counts as held, so a try never jumps the queue.
  *
  * <p>
  * Each statement opens with a comment naming its namespace, never a key
@@ -74,8 +74,10 @@ public final class LockSql {
 	 * transaction (so no {@link #LOCKABLE} check). PostgreSQL times each lock wait on its
 	 * own, so {@code lock_timeout} is set to what is left before each key, then restored;
 	 * the old value is read in a {@code MATERIALIZED} CTE, as a subquery would be folded
-	 * in and read the new one. Running out fails with {@code 55P03} and aborts the
-	 * transaction, discarding the {@code lock_timeout} set. Parameters: the timeout in ms
+	 * in and read the new one. A {@code CASE} runs its branches in order, which puts each
+	 * key's {@code set_config} before its lock and the restore after the last, in one
+	 * {@code SELECT}. Running out fails with {@code 55P03} and aborts the transaction,
+	 * discarding the {@code lock_timeout} set. Parameters: the timeout in ms
 	 * ({@code bigint}), the keys ({@code bigint[]}).
 	 */
 	private static final String WAIT = """
