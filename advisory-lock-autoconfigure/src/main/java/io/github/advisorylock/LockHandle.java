@@ -51,6 +51,29 @@ public interface LockHandle {
 	void checkHeld();
 
 	/**
+	 * Return the fencing token of this hold: a number greater than the token of every
+	 * earlier holder of the same keys, for a system outside this database to refuse the
+	 * writes of a holder that lost its lock and does not know it yet (it keeps the
+	 * highest token it has seen, and refuses a lower one). The first call issues it in a
+	 * short transaction of its own on another connection, which checks that the lock is
+	 * still held and commits before the token is returned; later calls return the same
+	 * number. The order holds across instances, losses, PostgreSQL restarts, and a
+	 * failover to a synchronous standby; see docs/scheduled-work.md, "Fencing tokens",
+	 * for what breaks it and what a token costs.
+	 *
+	 * <p>
+	 * Only an {@link LockScope#INVOCATION invocation-scoped} lock has one. Holders at
+	 * once (SHARED, or the permits of a limit) get tokens in no particular order among
+	 * them.
+	 * @return the token, positive
+	 * @throws LockLostException if the lock was found lost, before or by the check
+	 * @throws IllegalStateException for a transaction-scoped lock, or a call that has
+	 * ended before the first ask
+	 * @since 0.1.0
+	 */
+	long fencingToken();
+
+	/**
 	 * Return a task that runs with these locks as the thread of the call that holds them
 	 * does, for the threads its work fans out to. While the task runs, its thread holds
 	 * them: {@link AdvisoryLockOperations#checkHeld()} checks them,

@@ -50,6 +50,11 @@ final class JdbcAcquiredSession implements HeldLock {
 	}
 
 	@Override
+	public long fencingToken() {
+		return this.session.fencingToken();
+	}
+
+	@Override
 	public void confirmHeld(Duration timeout) {
 		Assert.notNull(timeout, "Timeout must not be null");
 		Assert.isTrue(!timeout.isNegative() && !timeout.isZero(), () -> "Timeout must be positive, but was " + timeout);

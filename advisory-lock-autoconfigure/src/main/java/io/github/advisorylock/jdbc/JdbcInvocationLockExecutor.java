@@ -261,7 +261,7 @@ final class JdbcInvocationLockExecutor implements AutoCloseable {
 			throw this.sessions.busyException(connection, request, keyed.keys(), attempt,
 					(attempt.outcome() == Outcome.TIMEOUT) ? timeout : null);
 		}
-		return this.sessions.session(connection, request, keyed.keys(), route.target(), acquisition, sent, deadMan,
+		return this.sessions.session(connection, request, keyed.keys(), route, acquisition, sent, deadMan,
 				this.transactionTimeouts.read(request.namespace(), attempted.transactionTimeout()));
 	}
 

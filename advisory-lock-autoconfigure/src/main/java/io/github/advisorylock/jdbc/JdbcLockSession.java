@@ -26,6 +26,7 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.session.BlockingLockSession;
+import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
@@ -40,15 +41,19 @@ final class JdbcLockSession extends BlockingLockSession {
 
 	private final String heartbeatSql;
 
+	private final DataSource pool;
+
 	/**
 	 * Create the lock of a call, just acquired (see {@link BlockingLockSession}).
 	 * @param target what its locks are known by ({@link JdbcDataSourceUnwrapping#target})
+	 * @param pool where its connection came from, and a fencing token's comes from
 	 */
 	JdbcLockSession(String namespace, LockMode mode, LockKeys keys, DataSource target, Connection connection,
-			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
+			DataSource pool, Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
 			@Nullable Duration transactionTimeout) {
 		super(namespace, mode, keys, target, acquisition, acquiredNanos, deadMan, transactionTimeout);
 		this.connection = connection;
+		this.pool = pool;
 		this.heartbeatSql = heartbeatSql;
 	}
 
@@ -70,6 +75,17 @@ final class JdbcLockSession extends BlockingLockSession {
 	@Override
 	protected SessionMarker mark() throws SQLException {
 		return JdbcLockSessionStatements.mark(this.connection);
+	}
+
+	@Override
+	protected @Nullable Long issueToken(SessionMarker marker) {
+		try {
+			return JdbcLockSessionStatements.fencingToken(this.pool, namespace(), marker.marker(), deadMan());
+		}
+		catch (SQLException ex) {
+			throw JdbcExceptions.translate(JdbcExceptions.postgresTranslator(),
+					"Issue the fencing token of advisory lock " + description(), FenceSql.TOKEN, ex);
+		}
 	}
 
 	@Override

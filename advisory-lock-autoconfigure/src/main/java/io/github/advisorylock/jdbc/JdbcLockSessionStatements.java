@@ -21,8 +21,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+
+import javax.sql.DataSource;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.sql.FenceSql;
@@ -129,6 +132,43 @@ final class JdbcLockSessionStatements {
 			}
 		}
 		throw FenceSql.noFreeMarker();
+	}
+
+	/**
+	 * Issue a session's fencing token ({@link FenceSql#TOKEN}) on another connection of
+	 * the session's pool, committed before it is returned.
+	 * @param bound the bound on each answer, as on the session's own connection
+	 * @return the token, or {@code null} when the session's marker was found free
+	 */
+	static @Nullable Long fencingToken(DataSource pool, String namespace, int marker, Duration bound)
+			throws SQLException {
+		try (Connection connection = pool.getConnection()) {
+			int networkTimeout = connection.getNetworkTimeout();
+			connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, bound.toMillis()));
+			boolean autoCommit = connection.getAutoCommit();
+			try (PreparedStatement statement = connection
+				.prepareStatement(LockSql.JDBC.commented(namespace, FenceSql.TOKEN))) {
+				statement.setInt(1, marker);
+				Long token;
+				try (ResultSet row = statement.executeQuery()) {
+					row.next();
+					token = row.getObject("token", Long.class);
+				}
+				if (!autoCommit) {
+					connection.commit();
+				}
+				return token;
+			}
+			catch (SQLException ex) {
+				if (!autoCommit) {
+					connection.rollback();
+				}
+				throw ex;
+			}
+			finally {
+				connection.setNetworkTimeout(Runnable::run, networkTimeout);
+			}
+		}
 	}
 
 	/**

@@ -163,7 +163,8 @@ final class JdbcLockSessions implements AutoCloseable {
 					throw new IllegalStateException("Invocation-scoped advisory lock '" + namespace + "' was called "
 							+ "after its AdvisoryLockTemplate was closed (the application is shutting down)");
 				}
-				derived = HikariPools.derivedPool(applicationPool, "-advisory-lock", this.maxConnections);
+				// One connection beyond the sessions', for their fencing tokens.
+				derived = HikariPools.derivedPool(applicationPool, "-advisory-lock", this.maxConnections + 1);
 				this.derivedPools.put(applicationPool, derived);
 			}
 			return derived;
@@ -239,11 +240,11 @@ final class JdbcLockSessions implements AutoCloseable {
 		}, LockFailures.limitHint(request, null));
 	}
 
-	JdbcLockSession session(Connection connection, LockRequest request, LockKeys keys, DataSource target,
+	JdbcLockSession session(Connection connection, LockRequest request, LockKeys keys, SessionRoute route,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
-		return new JdbcLockSession(request.namespace(), request.mode(), keys, target, connection, acquisition,
-				JdbcLockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos, deadMan,
-				transactionTimeout);
+		return new JdbcLockSession(request.namespace(), request.mode(), keys, route.target(), connection, route.pool(),
+				acquisition, JdbcLockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()),
+				acquiredNanos, deadMan, transactionTimeout);
 	}
 
 	/** Roll a session's transaction back, telling whether its connection is usable. */

@@ -53,6 +53,11 @@ public abstract class BlockingLockSession extends HeldSession {
 
 	private volatile @Nullable ScheduledFuture<?> heartbeat;
 
+	/** One per hold, issued at the first ask. */
+	private volatile @Nullable Long fencingToken;
+
+	private final ReentrantLock tokenLock = new ReentrantLock();
+
 	/**
 	 * Create the session of a call, just acquired (see {@link HeldSession}).
 	 * @param mode the mode its keys are held in
@@ -82,6 +87,13 @@ public abstract class BlockingLockSession extends HeldSession {
 	protected abstract void rollback() throws Exception;
 
 	/**
+	 * Issue the session's fencing token ({@link FenceSql#TOKEN}) in a transaction of its
+	 * own, on a connection other than the session's, and commit it.
+	 * @return the token, or {@code null} when the check found the marker free
+	 */
+	protected abstract @Nullable Long issueToken(SessionMarker marker);
+
+	/**
 	 * Return the session's marker, which a fenced write probes, taken at the first ask; a
 	 * session that cannot take one is lost.
 	 * @throws LockLostException if the session was lost before it took one
@@ -107,6 +119,49 @@ public abstract class BlockingLockSession extends HeldSession {
 		finally {
 			this.connectionLock.unlock();
 		}
+	}
+
+	@Override
+	public long fencingToken() {
+		Long token = this.fencingToken;
+		if (token != null) {
+			return token;
+		}
+		this.tokenLock.lock();
+		try {
+			token = this.fencingToken;
+			if (token == null) {
+				token = issueFencingToken();
+				this.fencingToken = token;
+			}
+			return token;
+		}
+		finally {
+			this.tokenLock.unlock();
+		}
+	}
+
+	private long issueFencingToken() {
+		checkHeld();
+		if (isReleased()) {
+			throw endedBeforeToken();
+		}
+		Long token = issueToken(marker());
+		if (token == null) {
+			lost(new IllegalStateException("a fencing token's check found the lock's marker free: its session's "
+					+ "transaction, and the keys it held, ended"),
+					"a fencing token's check found that its session " + "no longer holds its keys");
+			checkHeld();
+			// Released meanwhile: the call ended, which is no loss.
+			throw endedBeforeToken();
+		}
+		return token;
+	}
+
+	private IllegalStateException endedBeforeToken() {
+		return new IllegalStateException("The call that held advisory lock " + description() + " (invocation scope) "
+				+ "has ended, and released it, before its fencing token was asked for: ask for it inside the locked "
+				+ "call, before the work that carries it");
 	}
 
 	/**

@@ -57,6 +57,14 @@ public final class HeldLocks {
 		}
 
 		@Override
+		public long fencingToken() {
+			throw new IllegalStateException("A transaction-scoped advisory lock has no fencing token: the only number "
+					+ "its transaction could give is its own xid, handed out before it commits, and an xid whose "
+					+ "transaction never commits can be assigned again after a crash. Take the lock with scope = "
+					+ "LockScope.INVOCATION (docs/scheduled-work.md, \"Fencing tokens\")");
+		}
+
+		@Override
 		public Runnable wrap(Runnable task) {
 			return task;
 		}
@@ -236,6 +244,16 @@ public final class HeldLocks {
 			@Override
 			public void checkHeld() {
 				enclosing.forEach(HeldSession::checkHeld);
+			}
+
+			@Override
+			public long fencingToken() {
+				if (enclosing.size() != 1) {
+					throw new IllegalStateException("This call took no advisory lock of its own: the "
+							+ enclosing.size() + " invocation-scoped calls enclosing it hold its keys, and each has "
+							+ "a fencing token of its own. Ask the handle of the call that took the keys");
+				}
+				return enclosing.get(0).fencingToken();
 			}
 
 			@Override

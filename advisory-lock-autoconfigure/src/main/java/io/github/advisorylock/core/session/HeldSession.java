@@ -133,6 +133,11 @@ public abstract class HeldSession implements LockHandle {
 						+ "transaction-scoped lock is a fenced write rather than a wait for that call";
 	}
 
+	/** Return the namespace of its keys. */
+	public String namespace() {
+		return this.namespace;
+	}
+
 	/** Return the mode its keys are held in. */
 	public LockMode mode() {
 		return this.mode;

@@ -174,6 +174,12 @@ public abstract class ReactiveLockSession extends HeldSession {
 	}
 
 	@Override
+	public long fencingToken() {
+		throw new IllegalStateException("Advisory lock " + description() + " is a reactive one: its fencing token "
+				+ "cannot be issued by the blocking LockHandle.fencingToken(), which would block a Reactor thread");
+	}
+
+	@Override
 	protected void stopHeartbeat() {
 		Disposable heartbeat = this.heartbeat;
 		if (heartbeat != null) {

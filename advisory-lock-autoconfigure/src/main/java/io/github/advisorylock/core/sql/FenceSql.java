@@ -59,6 +59,24 @@ public final class FenceSql {
 	public static final int MARK_ATTEMPTS = 8;
 
 	/**
+	 * Issues a session's fencing token in a transaction of its own, on a connection other
+	 * than the session's: the transaction's xid, 64 bits with its epoch, assigned before
+	 * the check that the session's marker is held, so that a successor, which can acquire
+	 * only once the marker is free, is assigned a greater one. {@code synchronous_commit}
+	 * is raised to {@code on} where it is lower, so that the commit, after which the
+	 * token is handed out, is flushed (and synchronously replicated): an xid is assigned
+	 * again only if its transaction's commit is lost. {@code NULL} when the marker is
+	 * free, the session gone. Its parameter is the marker's second {@code int4}.
+	 */
+	public static final String TOKEN = """
+			WITH issued AS MATERIALIZED (
+			  SELECT pg_current_xact_id()::text::bigint AS token,
+			         CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')
+			              THEN set_config('synchronous_commit', 'on', true) END AS synchronous_commit)
+			SELECT CASE WHEN pg_try_advisory_xact_lock_shared(%d, ?) THEN NULL ELSE issued.token END AS token
+			FROM issued""".formatted(MARKER_SPACE);
+
+	/**
 	 * Takes the keys' fences in array order, in a subquery that runs only for a row
 	 * {@link LockSql#LOCKABLE} lets through; bounds the transaction's idle time to the
 	 * dead-man switch, so that a holder paused here holds up the next no longer; names

@@ -68,6 +68,11 @@ final class EnclosingSessions {
 		protected void stopHeartbeat() {
 		}
 
+		@Override
+		public long fencingToken() {
+			throw new UnsupportedOperationException("A plan's test asks for no fencing token");
+		}
+
 		void release() {
 			if (releasing()) {
 				released();
