@@ -124,4 +124,16 @@ public interface ReactiveAdvisoryLockOperations {
 	 */
 	Mono<Void> checkHeld();
 
+	/**
+	 * Return the fencing token of the innermost invocation-scoped {@link #execute} call
+	 * enclosing the subscriber: {@link LockHandle#fencingToken()} without blocking, with
+	 * the same promises. Its first subscription issues it (a short transaction on a
+	 * connection of its own); later ones, in the same hold, signal the same number.
+	 * @return the token; signals {@link LockLostException} if the lock was found lost,
+	 * and {@link IllegalStateException} outside an invocation-scoped call or after it
+	 * ended
+	 * @since 0.1.0
+	 */
+	Mono<Long> fencingToken();
+
 }

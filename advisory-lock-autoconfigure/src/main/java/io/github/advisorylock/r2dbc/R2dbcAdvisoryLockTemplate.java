@@ -254,4 +254,9 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 		return ReactiveHeldLocks.checkHeld();
 	}
 
+	@Override
+	public Mono<Long> fencingToken() {
+		return ReactiveHeldLocks.fencingToken();
+	}
+
 }

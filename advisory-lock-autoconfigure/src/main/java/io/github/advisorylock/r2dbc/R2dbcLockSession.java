@@ -22,8 +22,10 @@ import io.github.advisorylock.LockAcquisitionListener.Acquisition;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.session.ReactiveLockSession;
+import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -39,15 +41,20 @@ final class R2dbcLockSession extends ReactiveLockSession {
 
 	private final String heartbeatSql;
 
+	private final ConnectionFactory driver;
+
 	/**
 	 * Create the lock of a call, just acquired (see {@link ReactiveLockSession}).
 	 * @param resource the application's connection factory, which a nested call finds it
 	 * by
+	 * @param driver the driver's factory under it, where a fencing token's connection
+	 * comes from
 	 */
-	R2dbcLockSession(String namespace, LockMode mode, LockKeys keys, Object resource, Connection connection,
-			Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
+	R2dbcLockSession(String namespace, LockMode mode, LockKeys keys, Object resource, ConnectionFactory driver,
+			Connection connection, Acquisition acquisition, String heartbeatSql, long acquiredNanos, Duration deadMan,
 			@Nullable Duration transactionTimeout) {
 		super(namespace, mode, keys, resource, acquisition, acquiredNanos, deadMan, transactionTimeout);
+		this.driver = driver;
 		this.connection = connection;
 		this.heartbeatSql = heartbeatSql;
 	}
@@ -64,6 +71,14 @@ final class R2dbcLockSession extends ReactiveLockSession {
 	@Override
 	protected Mono<Void> rollback() {
 		return R2dbcDriverConnections.offTheDelivery(R2dbcLockSessionStatements.rollback(this.connection));
+	}
+
+	@Override
+	protected Mono<Long> issueToken(SessionMarker marker) {
+		return R2dbcLockSessionStatements.fencingToken(this.driver, namespace(), marker.marker())
+			.timeout(deadMan())
+			.onErrorMap((ex) -> R2dbcExceptions.translate("Issue the fencing token of advisory lock " + description(),
+					FenceSql.TOKEN, ex));
 	}
 
 	@Override

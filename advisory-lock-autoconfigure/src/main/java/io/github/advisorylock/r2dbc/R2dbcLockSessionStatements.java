@@ -32,6 +32,7 @@ import io.github.advisorylock.core.sql.PermitSql;
 import io.github.advisorylock.core.sql.PermitSql.OpenedLimit;
 import io.github.advisorylock.core.sql.PermitSql.PermitTry;
 import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.Row;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -55,6 +56,8 @@ final class R2dbcLockSessionStatements {
 	private static final String TRANSACTION_TIMEOUT = "transaction_timeout";
 
 	private static final String MARK = LockSql.numbered(FenceSql.MARK);
+
+	private static final String TOKEN = LockSql.numbered(FenceSql.TOKEN);
 
 	private R2dbcLockSessionStatements() {
 	}
@@ -154,6 +157,23 @@ final class R2dbcLockSessionStatements {
 				.next()
 				.flatMap(Mono::justOrEmpty);
 		}).repeat(FenceSql.MARK_ATTEMPTS - 1).next().switchIfEmpty(Mono.error(FenceSql::noFreeMarker));
+	}
+
+	/**
+	 * Issue a session's fencing token ({@link FenceSql#TOKEN}) on a connection of its own
+	 * from the driver, committed before it is given, then closed off the delivering
+	 * thread.
+	 * @return the token; empty when the session's marker was found free
+	 */
+	static Mono<Long> fencingToken(ConnectionFactory driver, String namespace, int marker) {
+		String sql = LockSql.R2DBC.commented(namespace, TOKEN);
+		return Mono.usingWhen(Mono.<Connection>from(driver.create()), (connection) -> {
+			Mono<Void> commit = connection.isAutoCommit() ? Mono.empty() : Mono.from(connection.commitTransaction());
+			return Flux.from(connection.createStatement(sql).bind(0, marker).execute())
+				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get("token", Long.class))))
+				.collectList()
+				.flatMap((rows) -> commit.then(Mono.justOrEmpty(rows.isEmpty() ? null : rows.get(0).orElse(null))));
+		}, R2dbcDriverConnections::close);
 	}
 
 	/** Makes what a session's opening batch found. */

@@ -131,7 +131,8 @@ final class R2dbcLockSessions {
 
 	R2dbcLockSession session(ConnectionFactory factory, Connection connection, LockRequest request, LockKeys keys,
 			Acquisition acquisition, long acquiredNanos, Duration deadMan, @Nullable Duration transactionTimeout) {
-		return new R2dbcLockSession(request.namespace(), request.mode(), keys, factory, connection, acquisition,
+		return new R2dbcLockSession(request.namespace(), request.mode(), keys, factory, this.factories.driver(factory),
+				connection, acquisition,
 				R2dbcLockSessionStatements.keepAliveSql(request.namespace(), deadMan.toMillis()), acquiredNanos,
 				deadMan, transactionTimeout);
 	}

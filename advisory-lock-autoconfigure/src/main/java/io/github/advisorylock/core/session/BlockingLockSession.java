@@ -142,26 +142,12 @@ public abstract class BlockingLockSession extends HeldSession {
 	}
 
 	private long issueFencingToken() {
-		checkHeld();
-		if (isReleased()) {
-			throw endedBeforeToken();
-		}
+		checkTokenAllowed();
 		Long token = issueToken(marker());
 		if (token == null) {
-			lost(new IllegalStateException("a fencing token's check found the lock's marker free: its session's "
-					+ "transaction, and the keys it held, ended"),
-					"a fencing token's check found that its session " + "no longer holds its keys");
-			checkHeld();
-			// Released meanwhile: the call ended, which is no loss.
-			throw endedBeforeToken();
+			throw tokenRefused();
 		}
 		return token;
-	}
-
-	private IllegalStateException endedBeforeToken() {
-		return new IllegalStateException("The call that held advisory lock " + description() + " (invocation scope) "
-				+ "has ended, and released it, before its fencing token was asked for: ask for it inside the locked "
-				+ "call, before the work that carries it");
 	}
 
 	/**

@@ -287,6 +287,35 @@ public abstract class HeldSession implements LockHandle {
 		failure.addSuppressed(lostException());
 	}
 
+	/**
+	 * Refuse a fencing token to a hold found lost, or to a call that has ended.
+	 * @throws LockLostException if the locks were lost
+	 * @throws IllegalStateException if the call has ended
+	 */
+	protected void checkTokenAllowed() {
+		checkHeld();
+		if (isReleased()) {
+			throw endedBeforeToken();
+		}
+	}
+
+	/**
+	 * Record that a fencing token's check found the session's marker free, and return
+	 * what to throw: the loss, or the call's end where it released the locks meanwhile.
+	 */
+	protected RuntimeException tokenRefused() {
+		lost(new IllegalStateException("a fencing token's check found the lock's marker free: its session's "
+				+ "transaction, and the keys it held, ended"),
+				"a fencing token's check found that its session no " + "longer holds its keys");
+		return isLost() ? lostException() : endedBeforeToken();
+	}
+
+	private IllegalStateException endedBeforeToken() {
+		return new IllegalStateException("The call that held advisory lock " + description() + " (invocation scope) "
+				+ "has ended, and released it, before its fencing token was asked for: ask for it inside the locked "
+				+ "call, before the work that carries it");
+	}
+
 	private LockLostException lostException() {
 		Throwable loss = this.state.get().loss();
 		return new LockLostException(this.namespace, this.keys.values(),

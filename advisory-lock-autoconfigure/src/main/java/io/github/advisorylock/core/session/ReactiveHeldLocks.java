@@ -71,6 +71,22 @@ public final class ReactiveHeldLocks {
 	}
 
 	/**
+	 * Return the fencing token of the subscriber's innermost invocation-scoped call.
+	 * @return the token; an {@link IllegalStateException} when no call encloses it
+	 */
+	public static Mono<Long> fencingToken() {
+		return Mono.deferContextual((context) -> {
+			List<HeldSession> enclosing = enclosing(context);
+			if (enclosing.isEmpty()) {
+				return Mono.error(new IllegalStateException("fencingToken() found no invocation-scoped advisory lock "
+						+ "enclosing its subscriber: subscribe to it inside the publisher of an execute call with "
+						+ "scope = LockScope.INVOCATION (a transaction-scoped lock has no fencing token)"));
+			}
+			return ((ReactiveLockSession) enclosing.get(enclosing.size() - 1)).fencingTokenMono();
+		});
+	}
+
+	/**
 	 * Return whether an enclosing invocation-scoped call of the subscriber holds a key.
 	 * @param resource the connection factory it must be held on, or {@code null} for any
 	 * @return whether one does

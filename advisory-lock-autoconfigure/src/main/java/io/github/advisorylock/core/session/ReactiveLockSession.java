@@ -52,10 +52,20 @@ public abstract class ReactiveLockSession extends HeldSession {
 	 */
 	private static final Scheduler HEARTBEATS = heartbeats();
 
+	/**
+	 * How long an issued fencing token is kept: for the hold, which it never outlives.
+	 */
+	private static final Duration KEPT = Duration.ofMillis(Long.MAX_VALUE);
+
 	private volatile @Nullable Disposable heartbeat;
 
 	/** The marker, taken at the first fenced write and then the same for every one. */
 	private final AtomicReference<@Nullable Mono<SessionMarker>> marker = new AtomicReference<>();
+
+	/**
+	 * The fencing token, issued at the first ask and kept; a failed issue is not kept.
+	 */
+	private final AtomicReference<@Nullable Mono<Long>> fencingToken = new AtomicReference<>();
 
 	/**
 	 * Create the session of a call, just acquired (see {@link HeldSession}).
@@ -84,6 +94,13 @@ public abstract class ReactiveLockSession extends HeldSession {
 	protected abstract Mono<Void> rollback();
 
 	/**
+	 * Issue the session's fencing token ({@link FenceSql#TOKEN}) in a transaction of its
+	 * own, on a connection other than the session's, and commit it.
+	 * @return the token; empty when the check found the marker free
+	 */
+	protected abstract Mono<Long> issueToken(SessionMarker marker);
+
+	/**
 	 * Return the session's marker, which a fenced write probes, taken at the first ask; a
 	 * session that cannot take one is lost.
 	 * @return the marker; a {@link io.github.advisorylock.LockLostException} if the
@@ -107,6 +124,32 @@ public abstract class ReactiveLockSession extends HeldSession {
 			checkHeld();
 			return Mono.error(LockFailures.releasedBeforeFencedWrite(description()));
 		}));
+	}
+
+	/**
+	 * Return the session's fencing token, issued at the first ask, then the same for
+	 * every subscriber: {@link #fencingToken()} without blocking.
+	 * @return the token; a {@link io.github.advisorylock.LockLostException} if the lock
+	 * was found lost, an {@link IllegalStateException} if its call has ended
+	 */
+	public Mono<Long> fencingTokenMono() {
+		Mono<Long> token = this.fencingToken.get();
+		if (token == null) {
+			Mono<Long> issuing = Mono.defer(() -> {
+				checkTokenAllowed();
+				return marker().flatMap(this::issueToken).switchIfEmpty(Mono.error(this::tokenRefused));
+			}).cache((value) -> KEPT, (ex) -> Duration.ZERO, () -> Duration.ZERO);
+			Mono<Long> first = this.fencingToken.compareAndExchange(null, issuing);
+			token = (first != null) ? first : issuing;
+		}
+		return token;
+	}
+
+	@Override
+	public long fencingToken() {
+		throw new IllegalStateException("Advisory lock " + description() + " is a reactive one: ask "
+				+ "ReactiveAdvisoryLockOperations.fencingToken(), a Mono, inside the locked publisher, for its fencing "
+				+ "token; the blocking LockHandle.fencingToken() would block a Reactor thread");
 	}
 
 	/**
@@ -171,12 +214,6 @@ public abstract class ReactiveLockSession extends HeldSession {
 	@Override
 	public <T> Callable<T> wrap(Callable<T> task) {
 		return task;
-	}
-
-	@Override
-	public long fencingToken() {
-		throw new IllegalStateException("Advisory lock " + description() + " is a reactive one: its fencing token "
-				+ "cannot be issued by the blocking LockHandle.fencingToken(), which would block a Reactor thread");
 	}
 
 	@Override
