@@ -33,6 +33,7 @@ import java.util.stream.Stream;
 
 import io.github.advisorylock.autoconfigure.AdvisoryLockProperties;
 import io.github.advisorylock.integration.AdvisoryLockRegistry;
+import io.github.advisorylock.integration.FencedLock;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
 import io.github.advisorylock.shedlock.AdvisoryLockProvider;
@@ -57,7 +58,7 @@ class PublicApiTests {
 	 */
 	private static final List<Class<?>> OUTSIDE_THE_ROOT = List.of(AdvisoryLockProperties.class,
 			AdvisoryLockTemplate.class, R2dbcAdvisoryLockTemplate.class, AdvisoryLockProvider.class,
-			AdvisoryLockRegistry.class);
+			AdvisoryLockRegistry.class, FencedLock.class);
 
 	@Test
 	void thePublicSignaturesAreTheOnesOnRecord() throws Exception {

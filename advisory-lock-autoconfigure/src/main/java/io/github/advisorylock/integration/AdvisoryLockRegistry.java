@@ -123,12 +123,13 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 	 * it is {@linkplain #expireUnusedOlderThan expired} unused.
 	 * @param lockKey the key: a {@link CharSequence}, {@link java.util.UUID}, integral
 	 * number or enum
-	 * @return its lock
+	 * @return its lock, with the {@linkplain FencedLock#fencingToken() fencing token} of
+	 * its current hold
 	 * @throws io.github.advisorylock.InvalidLockKeyException if the key is of another
 	 * type
 	 */
 	@Override
-	public Lock obtain(Object lockKey) {
+	public FencedLock obtain(Object lockKey) {
 		Assert.notNull(lockKey, "Lock key must not be null");
 		String text = AdvisoryLockKeys.text(lockKey);
 		long now = System.currentTimeMillis();

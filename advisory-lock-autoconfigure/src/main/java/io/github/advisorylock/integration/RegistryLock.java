@@ -24,7 +24,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.advisorylock.AdvisoryLockKeys;
@@ -44,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @author advisory-lock authors
  */
-final class RegistryLock implements Lock {
+final class RegistryLock implements FencedLock {
 
 	private static final String COMPROMISED = "the integrity of data protected by this lock may have been "
 			+ "compromised";
@@ -66,8 +65,11 @@ final class RegistryLock implements Lock {
 
 	private final ReentrantLock local = new ReentrantLock();
 
-	/** The advisory lock while a thread owns this lock; guarded by {@link #local}. */
-	private @Nullable HeldLock held;
+	/**
+	 * The advisory lock while a thread owns this lock: written under {@link #local}, read
+	 * by any thread for its fencing token.
+	 */
+	private volatile @Nullable HeldLock held;
 
 	/** The unlocks each thread owes for holds a loss voided, until it locks afresh. */
 	private final Map<Thread, Integer> voided = new ConcurrentHashMap<>();
@@ -223,6 +225,16 @@ final class RegistryLock implements Lock {
 		finally {
 			this.local.unlock();
 		}
+	}
+
+	@Override
+	public long fencingToken() {
+		HeldLock held = this.held;
+		if (held == null) {
+			throw new IllegalStateException("Advisory lock " + this.printed + " is not held in this process: its "
+					+ "fencing token is a hold's, so lock it first");
+		}
+		return held.fencingToken();
 	}
 
 	/** Refused, as by Spring Integration's registries: no condition spans processes. */

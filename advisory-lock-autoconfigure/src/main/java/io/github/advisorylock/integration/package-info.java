@@ -18,7 +18,8 @@
  * A Spring Integration {@code LockRegistry} on invocation-scoped advisory locks
  * ({@link io.github.advisorylock.integration.AdvisoryLockRegistry}), for leader election
  * and message-handler locking without a lock table. Depends on the root package only. Its
- * API is that class.
+ * API is that class and {@link io.github.advisorylock.integration.FencedLock}, the lock
+ * it gives.
  */
 @NullMarked
 package io.github.advisorylock.integration;

@@ -19,8 +19,10 @@ package io.github.advisorylock.contract;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -36,6 +38,7 @@ import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockAcquisitionListener;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.integration.AdvisoryLockRegistry;
+import io.github.advisorylock.integration.FencedLock;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
@@ -50,6 +53,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.context.ApplicationEvent;
 import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.OnGrantedEvent;
@@ -58,6 +62,7 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -82,6 +87,9 @@ abstract class AbstractLockRegistryTests {
 	private final long advisoryKey = AdvisoryLockKeys.of(this.namespace, this.key);
 
 	private final PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
+
+	/** The fencing token each leader read when it was granted, by candidate id. */
+	private final Map<String, Long> epochs = new ConcurrentHashMap<>();
 
 	/** The lock sessions of the first instance found lost by its heartbeat. */
 	private final CountDownLatch firstLost = new CountDownLatch(1);
@@ -261,6 +269,32 @@ abstract class AbstractLockRegistryTests {
 		assertThat(first().obtain(uuid)).isSameAs(first().obtain(uuid.toString()));
 		assertThat(first().obtain(42L)).isSameAs(first().obtain("42"));
 		assertThatExceptionOfType(InvalidLockKeyException.class).isThrownBy(() -> first().obtain(1.5));
+	}
+
+	@Test
+	void eachHoldOfTheLockHasAFencingTokenGreaterThanTheEarlierHoldsOnEitherInstance() throws Exception {
+		FencedLock lock = first().obtain(this.key);
+		assertThatIllegalStateException().isThrownBy(lock::fencingToken).withMessageContaining("lock it first");
+		lock.lock();
+		long firstHold = lock.fencingToken();
+		// Any thread of the process reads the current hold's token.
+		assertThat(this.threads.submit(lock::fencingToken).get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo(firstHold);
+		lock.unlock();
+		long otherInstance = this.threads.submit(() -> {
+			FencedLock other = second().obtain(this.key);
+			other.lock();
+			try {
+				return other.fencingToken();
+			}
+			finally {
+				other.unlock();
+			}
+		}).get(HANG_SECONDS, TimeUnit.SECONDS);
+		lock.lock();
+		long thirdHold = lock.fencingToken();
+		lock.unlock();
+		assertThat(otherInstance).isGreaterThan(firstHold);
+		assertThat(thirdHold).isGreaterThan(otherInstance);
 	}
 
 	@Test
@@ -540,6 +574,9 @@ abstract class AbstractLockRegistryTests {
 			await().atMost(PgLocks.HANG_TIMEOUT)
 				.until(() -> leaderEvents.stream().anyMatch(OnRevokedEvent.class::isInstance));
 			assertThat(follower.getContext().isLeader()).isTrue();
+			// Each leader read its epoch when granted: the new one's is greater.
+			assertThat(this.epochs.get(firstLeads ? "second" : "first"))
+				.isGreaterThan(this.epochs.get(firstLeads ? "first" : "second"));
 			assertThat(granted()).hasSize(1);
 		}
 		finally {
@@ -552,7 +589,16 @@ abstract class AbstractLockRegistryTests {
 	private LockRegistryLeaderInitiator initiator(AdvisoryLockRegistry registry, String id,
 			Queue<ApplicationEvent> events) {
 		LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry,
-				new DefaultCandidate(id, this.key));
+				new DefaultCandidate(id, this.key) {
+
+					@Override
+					public void onGranted(Context context) {
+						super.onGranted(context);
+						AbstractLockRegistryTests.this.epochs.put(id,
+								registry.obtain(AbstractLockRegistryTests.this.key).fencingToken());
+					}
+
+				});
 		// Its re-entrant tryLock confirms within this time: long enough that a busy
 		// machine answers, so that a leader is revoked only when its session ended.
 		initiator.setHeartBeatMillis(1000);
