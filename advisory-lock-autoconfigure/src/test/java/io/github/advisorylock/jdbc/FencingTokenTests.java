@@ -187,6 +187,18 @@ class FencingTokenTests {
 	}
 
 	@Test
+	void tokensTransactionWritesWalSoThatPostgresqlFlushesItsCommitBeforeTheTokenIsGiven() {
+		JdbcTemplate jdbc = this.fixture.jdbc();
+		long written = this.transaction.execute((status) -> {
+			String before = jdbc.queryForObject("SELECT pg_current_wal_insert_lsn()::text", String.class);
+			jdbc.queryForObject(FenceSql.TOKEN, Long.class, 0);
+			return jdbc.queryForObject("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ?::pg_lsn)::bigint",
+					Long.class, before);
+		});
+		assertThat(written).isPositive();
+	}
+
+	@Test
 	void tokenStatementRaisesSynchronousCommitWhereTheConnectionTurnedItOff() {
 		JdbcTemplate jdbc = this.fixture.jdbc();
 		String synchronousCommit = this.transaction.execute((status) -> {

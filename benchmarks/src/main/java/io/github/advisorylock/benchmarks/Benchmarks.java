@@ -141,6 +141,19 @@ public final class Benchmarks {
 	}
 
 	/**
+	 * Run the fencing token's measure alone and print its table, writing nothing
+	 * ({@link FencingTokenBenchmark#main}).
+	 */
+	static void tokenOnly() throws Exception {
+		Settings settings = Settings.fromSystemProperties();
+		try (ConfigurableApplicationContext context = BenchmarkApplication.start(database(settings))) {
+			System.out.println(tokenTable(CostBenchmark.token(context.getBean(HandWrittenCalls.class),
+					settings.count(FENCED_BLOCKS), FENCED_PAIRS)));
+		}
+		System.exit(0);
+	}
+
+	/**
 	 * Run the library's share alone and print its table, writing nothing: for a change of
 	 * the lock's path, measured before and after ({@link ShareBenchmark#main}).
 	 */
@@ -200,6 +213,8 @@ public final class Benchmarks {
 					this.settings.count(SHARE_BLOCKS), SHARE_PAIRS);
 			PairedShare.Blocks fenced = CostBenchmark.fenced(handWritten, this.settings.count(FENCED_BLOCKS),
 					FENCED_PAIRS);
+			CostBenchmark.TokenCost token = CostBenchmark.token(handWritten, this.settings.count(FENCED_BLOCKS),
+					FENCED_PAIRS);
 			Map<String, double[]> perKeys = cost.perKeys();
 			Map<String, HandOffBenchmark.Percentiles> handOff = new HandOffBenchmark(this.settings, annotated,
 					handWritten, database.dataSource(), peers)
@@ -234,7 +249,7 @@ public final class Benchmarks {
 			String handOffSection = handOffSection(handOff, perCall);
 			String capacitySection = capacitySection(burstWaits, hot, distinct);
 			String scalingSection = scalingSection(scaling);
-			String invocationSection = invocationSection(perCall, takeover, fenced);
+			String invocationSection = invocationSection(perCall, takeover, fenced, token);
 			String networkSection = networkSection(perCall, network);
 			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(),
 					handOff.get(HandOffBenchmark.ANNOTATION));
@@ -507,7 +522,7 @@ public final class Benchmarks {
 	}
 
 	private String invocationSection(Map<String, double[]> perCall, Map<String, double[]> takeover,
-			PairedShare.Blocks fenced) {
+			PairedShare.Blocks fenced, CostBenchmark.TokenCost token) {
 		Table cost = new Table("uncontended, no work", "µs per call", "ratio to the invocation scope");
 		double[] invocation = perCall.get(CostBenchmark.INVOCATION);
 		for (String variant : List.of(CostBenchmark.INVOCATION, CostBenchmark.SHEDLOCK, CostBenchmark.REGISTRY)) {
@@ -532,7 +547,7 @@ public final class Benchmarks {
 				"A fenced write ÷ a plain transaction-scoped lock, inside a job: "
 						+ "**%s** (95%% CI), %s µs a transaction, in the same one round trip.",
 				fencedRatio.bracketed(3), Summary.of(fenced.microsAdded(), Summary.Spread.CI95).bracketed(1)));
-		return cost.markdown() + "\n" + next.markdown() + "\n" + fencedTable(fenced);
+		return cost.markdown() + "\n" + next.markdown() + "\n" + fencedTable(fenced) + "\n" + tokenTable(token);
 	}
 
 	/**
@@ -544,6 +559,22 @@ public final class Benchmarks {
 				"ratio to " + CostBenchmark.PLAIN + ", median [95% CI]", "µs added, median [95% CI]");
 		table.row(CostBenchmark.FENCED, Summary.of(fenced.ratios(), Summary.Spread.CI95).bracketed(3),
 				Summary.of(fenced.microsAdded(), Summary.Spread.CI95).bracketed(1));
+		return table.markdown();
+	}
+
+	/**
+	 * Tabulate what asking a fencing token adds to an invocation-scoped call, measured in
+	 * pairs, with 95% intervals over the blocks, and what the server spends per call.
+	 */
+	private static String tokenTable(CostBenchmark.TokenCost token) {
+		Table table = new Table("an invocation-scoped call, no work",
+				"ratio to the call without a token, median [95% CI]", "µs added, median [95% CI]", "xids per call",
+				"WAL bytes per call");
+		table.row(CostBenchmark.TOKEN, Summary.of(token.paired().ratios(), Summary.Spread.CI95).bracketed(3),
+				Summary.of(token.paired().microsAdded(), Summary.Spread.CI95).bracketed(1),
+				fmt("%.2f", token.xidsWithToken()), fmt("%.0f", token.walBytesWithToken()));
+		table.row(CostBenchmark.INVOCATION, "1", "0", fmt("%.2f", token.xidsWithout()),
+				fmt("%.0f", token.walBytesWithout()));
 		return table.markdown();
 	}
 

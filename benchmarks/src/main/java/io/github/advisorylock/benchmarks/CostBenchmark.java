@@ -60,6 +60,8 @@ final class CostBenchmark {
 
 	static final String PLAIN = "`AdvisoryLockOperations.lock` on a key the call does not hold";
 
+	static final String TOKEN = "invocation scope, asking `handle.fencingToken()`";
+
 	/** Keys per call of the keys sweep. */
 	static final int[] KEY_COUNTS = { 1, 2, 4, 8, 16, 32, 64 };
 
@@ -160,6 +162,35 @@ final class CostBenchmark {
 	}
 
 	/**
+	 * Measure what a fencing token costs: an invocation-scoped call that asks it against
+	 * one that does not, in pairs (see {@link PairedShare}), each on a random key; then
+	 * what the server spends per call, in transaction ids and WAL bytes, over a run of
+	 * each.
+	 * @param handWritten the calls to measure
+	 * @param blocks how many blocks
+	 * @param pairs pairs per block, and calls per run of the server's count
+	 * @return the token's cost
+	 */
+	static TokenCost token(HandWrittenCalls handWritten, int blocks, int pairs) throws Exception {
+		PairedShare.Blocks paired = PairedShare
+			.measure(() -> handWritten.invocation(random()),
+					Map.of(TOKEN, () -> handWritten.invocationWithToken(random())), blocks, pairs)
+			.get(TOKEN);
+		long[] before = handWritten.serverCounters();
+		for (int i = 0; i < pairs; i++) {
+			handWritten.invocationWithToken(random());
+		}
+		long[] withToken = handWritten.serverCounters();
+		for (int i = 0; i < pairs; i++) {
+			handWritten.invocation(random());
+		}
+		long[] without = handWritten.serverCounters();
+		return new TokenCost(paired, (double) (withToken[0] - before[0]) / pairs,
+				(double) (withToken[1] - before[1]) / pairs, (double) (without[0] - withToken[0]) / pairs,
+				(double) (without[1] - withToken[1]) / pairs);
+	}
+
+	/**
 	 * Run the fenced-write measure alone and print its table, writing nothing: for work
 	 * on it ({@code -Dbenchmarks.scale=0.2} for a quick look).
 	 * @param args none
@@ -203,6 +234,20 @@ final class CostBenchmark {
 		Long[] keys = randomList(size).toArray(Long[]::new);
 		Arrays.sort(keys);
 		return keys;
+	}
+
+	/**
+	 * What a fencing token costs.
+	 *
+	 * @param paired the calls that ask it against those that do not
+	 * @param xidsWithToken transaction ids the server assigned per call that asked it
+	 * @param walBytesWithToken WAL bytes the server wrote per call that asked it
+	 * @param xidsWithout transaction ids per call that did not
+	 * @param walBytesWithout WAL bytes per call that did not
+	 */
+	record TokenCost(PairedShare.Blocks paired, double xidsWithToken, double walBytesWithToken, double xidsWithout,
+			double walBytesWithout) {
+
 	}
 
 }

@@ -18,12 +18,14 @@ package io.github.advisorylock.benchmarks;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
+import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 
@@ -36,6 +38,9 @@ import org.springframework.transaction.annotation.Transactional;
  * {@link AdvisoryLockOperations}.
  */
 public class HandWrittenCalls {
+
+	private static final String SERVER_COUNTERS = "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint, "
+			+ "pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint";
 
 	private static final String LOCK = "SELECT pg_advisory_xact_lock(?)";
 
@@ -170,6 +175,38 @@ public class HandWrittenCalls {
 	public void invocation(long key) {
 		this.locks.execute(LockRequest.of(AnnotatedCalls.NAMESPACE, key).withScope(LockScope.INVOCATION),
 				(handle) -> null);
+	}
+
+	/**
+	 * Take and release an invocation-scoped lock on one key, asking its fencing token:
+	 * {@link #invocation(long)} for a job that writes outside the lock's database.
+	 * @param key the resource
+	 * @return the token
+	 */
+	public long invocationWithToken(long key) {
+		Long token = this.locks
+			.execute(LockRequest.of(AnnotatedCalls.NAMESPACE, key).withScope(LockScope.INVOCATION),
+					LockHandle::fencingToken)
+			.value();
+		return (token != null) ? token : 0;
+	}
+
+	/**
+	 * Read the server's next transaction id and its WAL position in bytes, neither of
+	 * which the read itself moves: what a fencing token costs the server, read before and
+	 * after.
+	 * @return the next xid and the WAL position
+	 */
+	public long[] serverCounters() {
+		try (Connection connection = this.dataSource.getConnection();
+				PreparedStatement statement = connection.prepareStatement(SERVER_COUNTERS);
+				ResultSet row = statement.executeQuery()) {
+			row.next();
+			return new long[] { row.getLong(1), row.getLong(2) };
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**

@@ -195,6 +195,13 @@ final class Report {
 						plain lock statement), in alternating pairs, as section 1's share is measured. The call's first
 						fenced write also asks its lock session who it is, once; the pairs come after it.
 
+						Then what a fencing token costs (docs/scheduled-work.md, "Fencing tokens"): an invocation-scoped
+						call that asks `handle.fencingToken()` against one that does not, in alternating pairs, each on a
+						random key. The token is one statement in a short transaction of its own on another pooled
+						connection, with the session's marker taken first on the lock's connection; its commit is
+						flushed. Then, over a run of each, what the server spends per call: transaction ids, and bytes of
+						WAL (the call without a token writes none).
+
 						%s
 						## 8. A network's round trip
 
