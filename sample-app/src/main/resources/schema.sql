@@ -76,13 +76,17 @@ CREATE INDEX IF NOT EXISTS job_runs_by_job_and_start ON job_runs (job, started_a
 
 -- The write-fenced-batches job (off unless sample.jobs.fenced-batches.enabled): one row per run, inserted by the run's
 -- first fenced transaction. Fenced transactions of one key run one at a time, so ids increase in the order the job's
--- lock passed from instance to instance. finished_at stays NULL for a run that did not finish.
+-- lock passed from instance to instance, and so do the runs' fencing tokens. finished_at stays NULL for a run that did
+-- not finish.
 CREATE TABLE IF NOT EXISTS fenced_runs (
     id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     instance    text        NOT NULL,
+    token       bigint,
     started_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
     finished_at timestamptz CHECK (finished_at >= started_at)
 );
+-- For a database made before runs had a token.
+ALTER TABLE fenced_runs ADD COLUMN IF NOT EXISTS token bigint;
 
 -- The rows of its batches, each batch written by one fenced transaction, each row naming its run and the instance that
 -- wrote it. xid is the writing transaction's id, whose commit the chaos run's checker orders batches by.

@@ -60,20 +60,21 @@ public final class FenceSql {
 
 	/**
 	 * Issues a session's fencing token in a transaction of its own, on a connection other
-	 * than the session's: the transaction's xid, 64 bits with its epoch, assigned before
-	 * the check that the session's marker is held, so that a successor, which can acquire
-	 * only once the marker is free, is assigned a greater one. The commit, after which
-	 * the token is handed out, must be flushed (and synchronously replicated), since an
-	 * xid is assigned again only if its transaction's commit is lost; PostgreSQL flushes
-	 * the commit of a transaction that wrote no WAL asynchronously, so the transaction
-	 * writes a transactional logical message, the lightest WAL record any role may write,
-	 * and raises {@code synchronous_commit} to {@code on} where it is lower. {@code NULL}
+	 * than the session's: the transaction's xid, 64 bits with its epoch
+	 * ({@code txid_current()}, which PostgreSQL 12 has too), assigned before the check
+	 * that the session's marker is held, so that a successor, which can acquire only once
+	 * the marker is free, is assigned a greater one. The commit, after which the token is
+	 * handed out, must be flushed (and synchronously replicated), since an xid is
+	 * assigned again only if its transaction's commit is lost; PostgreSQL flushes the
+	 * commit of a transaction that wrote no WAL asynchronously, so the transaction writes
+	 * a transactional logical message, the lightest WAL record any role may write, and
+	 * raises {@code synchronous_commit} to {@code on} where it is lower. {@code NULL}
 	 * when the marker is free, the session gone. Its parameter is the marker's second
 	 * {@code int4}.
 	 */
 	public static final String TOKEN = """
 			WITH issued AS MATERIALIZED (
-			  SELECT pg_current_xact_id()::text::bigint AS token,
+			  SELECT txid_current() AS token,
 			         pg_logical_emit_message(true, 'advisory-lock', 'fencing token') AS logged,
 			         CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')
 			              THEN set_config('synchronous_commit', 'on', true) END AS synchronous_commit)

@@ -27,6 +27,7 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -56,6 +57,13 @@ import org.springframework.util.StringUtils;
  * fenced transactions of one key run one at a time, so run ids increase in the order the
  * lock passed from instance to instance. Every row of a batch carries its run and the
  * instance that wrote it ({@code fenced_batch_rows}).
+ *
+ * <p>
+ * A run also writes each batch's record to an archive outside the lock's database, which
+ * no fence reaches ({@code sample.jobs.fenced-batches.archive-url}): it carries the run's
+ * fencing token, which the run records in {@code fenced_runs}, and the archive refuses it
+ * once it has accepted a higher one. A refusal rolls the batch back and ends the run: a
+ * newer holder runs the job.
  */
 @Component
 @ConditionalOnProperty(prefix = "sample.jobs.fenced-batches", name = "enabled", havingValue = "true")
@@ -78,6 +86,8 @@ public class FencedBatchJob {
 
 	private final String instance;
 
+	private final @Nullable FencedArchive archive;
+
 	FencedBatchJob(JdbcClient jdbc, AdvisoryLockOperations locks, TransactionTemplate transactions,
 			FencedBatchJobProperties properties, @Value("${sample.instance:}") String instance) {
 		this.jdbc = jdbc;
@@ -85,6 +95,8 @@ public class FencedBatchJob {
 		this.transactions = transactions;
 		this.properties = properties;
 		this.instance = StringUtils.hasText(instance) ? instance : ManagementFactory.getRuntimeMXBean().getName();
+		this.archive = StringUtils.hasText(properties.archiveUrl()) ? FencedArchive.connect(properties.archiveUrl())
+				: null;
 	}
 
 	/**
@@ -98,13 +110,20 @@ public class FencedBatchJob {
 			fixedDelayString = "${sample.jobs.fenced-batches.period:" + FencedBatchJobProperties.DEFAULT_PERIOD + "}")
 	@AdvisoryLocked(namespace = "job", key = "'" + JOB + "'", scope = LockScope.INVOCATION, waitMode = WaitMode.SKIP)
 	public void writeBatches() {
-		long run = fenced(() -> this.jdbc.sql("INSERT INTO fenced_runs (instance) VALUES (?) RETURNING id")
-			.param(this.instance)
+		long token = this.locks.currentHandle().fencingToken();
+		long run = fenced(() -> this.jdbc.sql("INSERT INTO fenced_runs (instance, token) VALUES (?, ?) RETURNING id")
+			.params(this.instance, token)
 			.query(Long.class)
 			.single());
 		for (int batch = 1; batch <= this.properties.batches(); batch++) {
 			int number = batch;
-			fenced(() -> writeBatch(run, number));
+			try {
+				fenced(() -> writeBatch(run, number, token));
+			}
+			catch (RefusedByArchive ex) {
+				logger.warn(ex.getMessage());
+				return;
+			}
 			// Committed now: the chaos run's checker reads this line.
 			logger.info("Committed fenced batch " + batch + " of run " + run + " on " + this.instance);
 			if (Thread.currentThread().isInterrupted()) {
@@ -117,13 +136,23 @@ public class FencedBatchJob {
 			.update());
 	}
 
-	private int writeBatch(long run, int batch) {
+	/**
+	 * Write a batch's rows, then its record to the archive with the run's token, last
+	 * before the commit: a refusal rolls the batch back, so that the database and the
+	 * archive agree on the batches written. A holder frozen or cut off after the insert
+	 * wakes here.
+	 */
+	private int writeBatch(long run, int batch, long token) {
 		int written = this.jdbc
 			.sql("INSERT INTO fenced_batch_rows (run, batch, item, instance) "
 					+ "SELECT ?, ?, item, ? FROM generate_series(1, ?) AS item")
 			.params(run, batch, this.instance, this.properties.batchSize())
 			.update();
 		pause(this.properties.pause());
+		if (this.archive != null && !this.archive.put(JOB, token, run, batch, this.instance)) {
+			throw new RefusedByArchive("The archive refused batch " + batch + " of run " + run + " (fencing token "
+					+ token + "): a newer holder of the job's lock has written there, so this run stops");
+		}
 		return written;
 	}
 
@@ -149,6 +178,15 @@ public class FencedBatchJob {
 			// The application is shutting down: commit this batch, then stop the run.
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/** A write the archive refused: a newer holder's token is there. */
+	private static final class RefusedByArchive extends RuntimeException {
+
+		RefusedByArchive(String message) {
+			super(message);
+		}
+
 	}
 
 }

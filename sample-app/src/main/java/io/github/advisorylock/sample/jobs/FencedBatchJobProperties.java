@@ -30,10 +30,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param batchSize how many rows one batch writes
  * @param pause how long each batch waits between its insert and its commit, to show a
  * write in flight (demos and tests); none by default
+ * @param archiveUrl the JDBC URL, credentials as its parameters, of a database outside
+ * the lock's that records each batch only with a fencing token no lower than it has
+ * accepted ({@link FencedArchive}); none by default
  */
 @ConfigurationProperties("sample.jobs.fenced-batches")
 public record FencedBatchJobProperties(@DefaultValue(FencedBatchJobProperties.DEFAULT_PERIOD) Duration period,
-		@DefaultValue("5") int batches, @DefaultValue("10") int batchSize, @DefaultValue("0s") Duration pause) {
+		@DefaultValue("5") int batches, @DefaultValue("10") int batchSize, @DefaultValue("0s") Duration pause,
+		@DefaultValue("") String archiveUrl) {
 
 	/** The default period, which the job's {@code @Scheduled} falls back to as well. */
 	public static final String DEFAULT_PERIOD = "10s";

@@ -35,6 +35,7 @@ import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.sample.jobs.FencedBatchJob;
 import io.github.advisorylock.sample.jobs.PartnerFeedSync;
@@ -93,6 +94,8 @@ final class ChaosChecker {
 
 	private final JdbcClient jdbc;
 
+	private final String archiveUrl;
+
 	private final List<Answer> answers;
 
 	private final List<FaultWindow> windows;
@@ -108,6 +111,7 @@ final class ChaosChecker {
 
 	ChaosChecker(ChaosCluster cluster, ClientLog log, List<FaultWindow> windows) {
 		this.replication = cluster.replication();
+		this.archiveUrl = cluster.archiveUrl();
 		this.findings.replication = this.replication;
 		this.observer = cluster.observer();
 		this.jdbc = JdbcClient.create(this.observer);
@@ -129,6 +133,7 @@ final class ChaosChecker {
 		checkJobRuns(instances, failovers);
 		checkLimitedRuns(instances);
 		checkFencedBatches(instances);
+		checkFencingTokens();
 		checkInstanceLogs(instances);
 		checkNoLockLeft();
 		return this.findings;
@@ -576,6 +581,54 @@ final class ChaosChecker {
 	}
 
 	/**
+	 * The fenced job's fencing tokens: in the order the lock passed (run ids), every
+	 * run's token is greater than the one before, across freezes, cuts, kills and
+	 * failovers; and the archive outside the lock's database, which refuses a token lower
+	 * than one it has accepted, accepted no write whose token is lower than one accepted
+	 * before it (in the order it accepted them). Under asynchronous replication a
+	 * failover may lose a token's commit, and the order with it: counted apart, as a lost
+	 * write is.
+	 */
+	private void checkFencingTokens() {
+		List<Long> tokens = this.jdbc.sql("SELECT token FROM fenced_runs WHERE token IS NOT NULL ORDER BY id")
+			.query(Long.class)
+			.list();
+		this.findings.fencedTokens = tokens.size();
+		for (int i = 1; i < tokens.size(); i++) {
+			if (tokens.get(i) <= tokens.get(i - 1)) {
+				String violation = "fenced run " + (i + 1) + " of " + tokens.size() + " got fencing token "
+						+ tokens.get(i) + ", not greater than its predecessor's " + tokens.get(i - 1);
+				if (this.replication == PostgresPair.Replication.ASYNC) {
+					this.findings.lostWithFailover.add(violation);
+				}
+				else {
+					this.findings.fencedTokenOrderViolations++;
+					this.findings.violations.add(violation);
+				}
+			}
+		}
+		try (HikariDataSource archiveDatabase = new HikariDataSource()) {
+			archiveDatabase.setJdbcUrl(this.archiveUrl);
+			archiveDatabase.setMaximumPoolSize(1);
+			JdbcClient archive = JdbcClient.create(archiveDatabase);
+			List<Long> accepted = archive.sql("SELECT token FROM archive_writes ORDER BY id").query(Long.class).list();
+			this.findings.archiveAccepted = accepted.size();
+			long highest = Long.MIN_VALUE;
+			for (long token : accepted) {
+				if (token < highest) {
+					this.findings.archiveLowerAccepted++;
+					this.findings.violations
+						.add("the archive accepted a write with fencing token " + token + " after one with " + highest);
+				}
+				highest = Math.max(highest, token);
+			}
+			this.findings.archiveRefused = archive.sql("SELECT count(*) FROM archive_refused")
+				.query(Integer.class)
+				.single();
+		}
+	}
+
+	/**
 	 * No instance met a deadlock or a broken constraint: a fault explains a lost
 	 * connection, never these. A 5xx the client got inside a fault's window could
 	 * otherwise hide one, since its body does not tell the cause.
@@ -738,6 +791,21 @@ final class ChaosChecker {
 
 		/** Batches of an older run committed after a newer run's first batch. */
 		int fencedOrderingViolations;
+
+		/** Runs of the fenced job that recorded a fencing token. */
+		int fencedTokens;
+
+		/** Runs whose token was not greater than the one of the run before. */
+		int fencedTokenOrderViolations;
+
+		/** Writes the archive outside the lock's database accepted. */
+		int archiveAccepted;
+
+		/** Writes it refused, their token lower than one it had accepted. */
+		int archiveRefused;
+
+		/** Writes it accepted with a token lower than one accepted before. */
+		int archiveLowerAccepted;
 
 		/**
 		 * Freezes of the fenced job's holder that caught it inside a fenced transaction.

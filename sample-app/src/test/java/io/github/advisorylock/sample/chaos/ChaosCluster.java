@@ -18,6 +18,9 @@ package io.github.advisorylock.sample.chaos;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -111,6 +114,11 @@ final class ChaosCluster implements AutoCloseable {
 	 */
 	static final Duration FENCED_PERIOD = Duration.ofMillis(500);
 
+	/**
+	 * The database of the fenced job's archive, beside the lock's on the same servers.
+	 */
+	static final String ARCHIVE_DATABASE = "chaos_archive";
+
 	/** How many batches a run of the fenced job writes. */
 	static final int FENCED_BATCHES = 4;
 
@@ -128,6 +136,9 @@ final class ChaosCluster implements AutoCloseable {
 	private final String url;
 
 	private final HikariDataSource observer;
+
+	/** The fenced job's archive, with the credentials. */
+	private final String archiveUrl;
 
 	/**
 	 * Connections to whichever server is the standby now, to check that no instance locks
@@ -173,6 +184,7 @@ final class ChaosCluster implements AutoCloseable {
 					+ "ChaosTests in a JVM of its own (-Dtest=ChaosTests or -Dgroups=chaos)");
 		}
 		this.observer = pool(this.url, 4, OBSERVER);
+		this.archiveUrl = createArchive();
 		this.standbyObserver = pool(servers.url("secondary"), 2, OBSERVER + "-standby");
 		this.bouncer = PgBouncer.get();
 	}
@@ -241,6 +253,31 @@ final class ChaosCluster implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Create the fenced job's archive: a database of its own on the servers, outside the
+	 * lock's database, where no fence reaches; return its URL, which follows the primary,
+	 * with the credentials.
+	 */
+	private String createArchive() {
+		try (Connection connection = this.observer.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.execute("CREATE DATABASE " + ARCHIVE_DATABASE);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not create the fenced job's archive", ex);
+		}
+		return this.url.replace("/postgres?", "/" + ARCHIVE_DATABASE + "?") + "&user=" + TestDatabase.get().username()
+				+ "&password=" + TestDatabase.get().password();
+	}
+
+	/**
+	 * Return the URL of the fenced job's archive, with the credentials.
+	 * @return the URL
+	 */
+	String archiveUrl() {
+		return this.archiveUrl;
+	}
+
 	private SampleInstance launch(int index) throws IOException {
 		String name = "instance-" + index;
 		Map<String, String> dataSource = new HashMap<>();
@@ -256,6 +293,7 @@ final class ChaosCluster implements AutoCloseable {
 			dataSource.put("spring.datasource.url", throughRelays(index, this.url));
 		}
 		dataSource.put("spring.datasource.hikari.data-source-properties.ApplicationName", "chaos-" + name);
+		dataSource.put("sample.jobs.fenced-batches.archive-url", this.archiveUrl);
 		SampleInstance instance = SampleInstance.start(name, this.logs.resolve(name + "-" + this.started.size()),
 				dataSource, this.arguments.toArray(String[]::new));
 		this.started.add(instance);

@@ -174,6 +174,12 @@ final class ReliabilityReport {
 				+ " freezes of the holder |");
 		line("| ordering violations (a batch of an older run committed after a newer run's first batch, by commit "
 				+ "timestamp) | **" + findings.fencedOrderingViolations + "** |");
+		line("| runs with a fencing token; tokens not greater than the run's before, in the order the lock passed | "
+				+ findings.fencedTokens + "; **" + findings.fencedTokenOrderViolations + "** |");
+		line("| writes to the archive outside the lock's database: accepted; refused (a stale holder's token) | "
+				+ findings.archiveAccepted + "; " + findings.archiveRefused + " |");
+		line("| writes the archive accepted with a token lower than one it had accepted | **"
+				+ findings.archiveLowerAccepted + "** |");
 		line("");
 		failures(answers);
 		faultLog(windows, answers);
@@ -201,6 +207,9 @@ final class ReliabilityReport {
 		line("- The fenced job's batches are ordered by their transactions' commit timestamps "
 				+ "(`track_commit_timestamp`), which do not rely on the fence they check. A line `Committed fenced batch "
 				+ "b of run r` in an instance's log must have its rows in the database.");
+		line("- Each run of the fenced job asks its hold's fencing token and records it with the run; after each "
+				+ "batch it writes the batch's record, with the token, to an archive in a database outside the chaos "
+				+ "servers, which refuses a token lower than one it has accepted. A refusal ends the run.");
 		line("- The rules (every user within the plan, money conserved, no negative balance, every daily limit) "
 				+ "are checked every 200 ms during the run, each in one statement, and once more at the end.");
 		line("- PostgreSQL is restarted with `pg_ctl stop -m " + ChaosCluster.STOP_MODE + "`: open transactions "

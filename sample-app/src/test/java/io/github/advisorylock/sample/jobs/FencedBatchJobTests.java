@@ -38,6 +38,9 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +58,21 @@ class FencedBatchJobTests extends SampleDatabaseTests {
 
 	private static final long JOB_KEY = AdvisoryLockKeys.of("job", FencedBatchJob.JOB);
 
+	/** The archive outside the lock's database: another database on the test server. */
+	private static final String ARCHIVE_URL = withCredentials(TestDatabase.get().createDatabase("fenced_archive"));
+
+	private final JdbcClient archive = JdbcClient.create(new DriverManagerDataSource(ARCHIVE_URL));
+
+	@DynamicPropertySource
+	static void archive(DynamicPropertyRegistry registry) {
+		registry.add("sample.jobs.fenced-batches.archive-url", () -> ARCHIVE_URL);
+	}
+
+	private static String withCredentials(String url) {
+		return url + (url.contains("?") ? "&" : "?") + "user=" + TestDatabase.get().username() + "&password="
+				+ TestDatabase.get().password();
+	}
+
 	@Autowired
 	private FencedBatchJob job;
 
@@ -67,6 +85,25 @@ class FencedBatchJobTests extends SampleDatabaseTests {
 	void noRunsYet() {
 		this.jdbc.sql("DELETE FROM fenced_batch_rows").update();
 		this.jdbc.sql("DELETE FROM fenced_runs").update();
+		this.archive.sql("TRUNCATE archive_highest, archive_writes, archive_refused").update();
+	}
+
+	@Test
+	void eachRunCarriesAGreaterFencingTokenToTheArchiveWhichRefusesALowerOne() {
+		this.job.writeBatches();
+		this.job.writeBatches();
+		List<Long> tokens = this.jdbc.sql("SELECT token FROM fenced_runs ORDER BY id").query(Long.class).list();
+		assertThat(tokens).hasSize(2);
+		assertThat(tokens.get(1)).isGreaterThan(tokens.get(0));
+		assertThat(this.archive.sql("SELECT token FROM archive_writes ORDER BY id").query(Long.class).list())
+			.containsExactly(tokens.get(0), tokens.get(0), tokens.get(0), tokens.get(1), tokens.get(1), tokens.get(1));
+		// The first run's holder, had it lost its lock and woken after the second run
+		// wrote, would be refused.
+		FencedArchive archive = FencedArchive.connect(ARCHIVE_URL);
+		assertThat(archive.put(FencedBatchJob.JOB, tokens.get(0), 1, 4, "stale")).isFalse();
+		assertThat(this.archive.sql("SELECT token, highest FROM archive_refused").query().listOfRows()).singleElement()
+			.satisfies((refused) -> assertThat(refused).containsEntry("token", tokens.get(0))
+				.containsEntry("highest", tokens.get(1)));
 	}
 
 	@Test
