@@ -52,19 +52,13 @@ public interface LockHandle {
 
 	/**
 	 * Return the fencing token of this hold: a number greater than the token of every
-	 * earlier holder of the same keys, for a system outside this database to refuse the
-	 * writes of a holder that lost its lock and does not know it yet (it keeps the
-	 * highest token it has seen, and refuses a lower one). The first call issues it in a
-	 * short transaction of its own on another connection, which checks that the lock is
-	 * still held and commits before the token is returned; later calls return the same
-	 * number. The order holds across instances, losses, PostgreSQL restarts, and a
-	 * failover to a synchronous standby; see docs/scheduled-work.md, "Fencing tokens",
-	 * for what breaks it and what a token costs.
-	 *
-	 * <p>
-	 * Only an {@link LockScope#INVOCATION invocation-scoped} lock has one. Holders at
-	 * once (SHARED, or the permits of a limit) get tokens in no particular order among
-	 * them.
+	 * earlier holder of the same keys, across instances, losses, restarts and a failover
+	 * to a synchronous standby, for a store outside this database to refuse a stale
+	 * holder's writes. The first call issues it in a short transaction of its own that
+	 * checks the hold; later calls return the same number. Only an
+	 * {@link LockScope#INVOCATION invocation-scoped} lock has one; holders at once
+	 * (SHARED, or a limit's permits) get them in no particular order. What breaks the
+	 * order and what it costs: docs/scheduled-work.md, "Fencing tokens".
 	 * @return the token, positive
 	 * @throws LockLostException if the lock was found lost, before or by the check
 	 * @throws IllegalStateException for a transaction-scoped lock, or a call that has

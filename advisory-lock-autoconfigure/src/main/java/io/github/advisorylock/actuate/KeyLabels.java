@@ -121,10 +121,7 @@ public class KeyLabels implements LockAcquisitionListener {
 		}
 	}
 
-	/**
-	 * Return how many keys are remembered.
-	 * @return the number of labels
-	 */
+	/** Return how many keys are remembered. */
 	public int size() {
 		synchronized (this.labels) {
 			return this.labels.size();

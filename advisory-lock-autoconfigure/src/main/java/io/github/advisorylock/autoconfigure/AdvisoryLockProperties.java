@@ -76,82 +76,52 @@ public class AdvisoryLockProperties {
 		this.annotation.setEnabled(enabled);
 	}
 
-	/**
-	 * Return the settings of the {@code @AdvisoryLocked} annotation.
-	 * @return the annotation settings
-	 */
+	/** Return the settings of the {@code @AdvisoryLocked} annotation. */
 	public Annotation getAnnotation() {
 		return this.annotation;
 	}
 
-	/**
-	 * Return how long a BLOCK acquisition waits when no timeout is given.
-	 * @return the default timeout
-	 */
+	/** Return how long a BLOCK acquisition waits when no timeout is given. */
 	public Duration getDefaultTimeout() {
 		return this.defaultTimeout;
 	}
 
-	/**
-	 * Set how long a BLOCK acquisition waits when no timeout is given.
-	 * @param defaultTimeout the timeout
-	 */
+	/** Set how long a BLOCK acquisition waits when no timeout is given. */
 	public void setDefaultTimeout(Duration defaultTimeout) {
 		this.defaultTimeout = defaultTimeout;
 	}
 
-	/**
-	 * Return the most distinct keys one call may lock.
-	 * @return the limit
-	 */
+	/** Return the most distinct keys one call may lock. */
 	public int getMaxKeys() {
 		return this.maxKeys;
 	}
 
-	/**
-	 * Set the most distinct keys one call may lock.
-	 * @param maxKeys the limit
-	 */
+	/** Set the most distinct keys one call may lock. */
 	public void setMaxKeys(int maxKeys) {
 		this.maxKeys = maxKeys;
 	}
 
-	/**
-	 * Return the settings of invocation-scoped locks.
-	 * @return the invocation settings
-	 */
+	/** Return the settings of invocation-scoped locks. */
 	public Invocation getInvocation() {
 		return this.invocation;
 	}
 
-	/**
-	 * Return the settings of the diagnosis of busy locks.
-	 * @return the diagnosis settings
-	 */
+	/** Return the settings of the diagnosis of busy locks. */
 	public Diagnosis getDiagnosis() {
 		return this.diagnosis;
 	}
 
-	/**
-	 * Return the settings of the {@code advisorylocks} Actuator endpoint.
-	 * @return the endpoint settings
-	 */
+	/** Return the settings of the {@code advisorylocks} Actuator endpoint. */
 	public Endpoint getEndpoint() {
 		return this.endpoint;
 	}
 
-	/**
-	 * Return the settings of the ShedLock {@code LockProvider}.
-	 * @return the ShedLock settings
-	 */
+	/** Return the settings of the ShedLock {@code LockProvider}. */
 	public Shedlock getShedlock() {
 		return this.shedlock;
 	}
 
-	/**
-	 * Return the settings of the Spring Integration {@code LockRegistry}.
-	 * @return the Spring Integration settings
-	 */
+	/** Return the settings of the Spring Integration {@code LockRegistry}. */
 	public Integration getIntegration() {
 		return this.integration;
 	}
@@ -167,18 +137,12 @@ public class AdvisoryLockProperties {
 		 */
 		private boolean enabled = true;
 
-		/**
-		 * Return whether {@code @AdvisoryLocked} methods take their locks.
-		 * @return whether the annotation is active
-		 */
+		/** Return whether {@code @AdvisoryLocked} methods take their locks. */
 		public boolean isEnabled() {
 			return this.enabled;
 		}
 
-		/**
-		 * Set whether {@code @AdvisoryLocked} methods take their locks.
-		 * @param enabled whether the annotation is active
-		 */
+		/** Set whether {@code @AdvisoryLocked} methods take their locks. */
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
 		}
@@ -204,18 +168,12 @@ public class AdvisoryLockProperties {
 		 */
 		private int maxConnections = 4;
 
-		/**
-		 * Return how often an invocation-scoped lock's connection is checked.
-		 * @return the heartbeat interval
-		 */
+		/** Return how often an invocation-scoped lock's connection is checked. */
 		public Duration getHeartbeat() {
 			return this.heartbeat;
 		}
 
-		/**
-		 * Set how often an invocation-scoped lock's connection is checked.
-		 * @param heartbeat the interval
-		 */
+		/** Set how often an invocation-scoped lock's connection is checked. */
 		public void setHeartbeat(Duration heartbeat) {
 			this.heartbeat = heartbeat;
 		}
@@ -223,7 +181,6 @@ public class AdvisoryLockProperties {
 		/**
 		 * Return the most invocation-scoped locks held at once on each
 		 * {@code DataSource}.
-		 * @return the bound
 		 */
 		public int getMaxConnections() {
 			return this.maxConnections;
@@ -231,7 +188,6 @@ public class AdvisoryLockProperties {
 
 		/**
 		 * Set the most invocation-scoped locks held at once on each {@code DataSource}.
-		 * @param maxConnections the bound
 		 */
 		public void setMaxConnections(int maxConnections) {
 			this.maxConnections = maxConnections;
@@ -257,33 +213,23 @@ public class AdvisoryLockProperties {
 		 */
 		private Duration timeout = Duration.ofSeconds(1);
 
-		/**
-		 * Return whether busy locks are diagnosed.
-		 * @return whether the diagnosis is on
-		 */
+		/** Return whether busy locks are diagnosed. */
 		public boolean isEnabled() {
 			return this.enabled;
 		}
 
-		/**
-		 * Set whether busy locks are diagnosed.
-		 * @param enabled whether the diagnosis is on
-		 */
+		/** Set whether busy locks are diagnosed. */
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
 		}
 
-		/**
-		 * Return the bound on connecting and on the query of one diagnosis.
-		 * @return the timeout
-		 */
+		/** Return the bound on connecting and on the query of one diagnosis. */
 		public Duration getTimeout() {
 			return this.timeout;
 		}
 
 		/**
 		 * Set the bound on connecting and on the query of one diagnosis.
-		 * @param timeout the timeout
 		 */
 		public void setTimeout(Duration timeout) {
 			this.timeout = timeout;
@@ -308,33 +254,23 @@ public class AdvisoryLockProperties {
 		 */
 		private int keyLabels = 1024;
 
-		/**
-		 * Return whether the endpoint shows query text.
-		 * @return whether query text is included
-		 */
+		/** Return whether the endpoint shows query text. */
 		public boolean isIncludeQuery() {
 			return this.includeQuery;
 		}
 
-		/**
-		 * Set whether the endpoint shows query text.
-		 * @param includeQuery whether query text is included
-		 */
+		/** Set whether the endpoint shows query text. */
 		public void setIncludeQuery(boolean includeQuery) {
 			this.includeQuery = includeQuery;
 		}
 
-		/**
-		 * Return how many recently derived keys the endpoint can label.
-		 * @return the number of keys remembered
-		 */
+		/** Return how many recently derived keys the endpoint can label. */
 		public int getKeyLabels() {
 			return this.keyLabels;
 		}
 
 		/**
 		 * Set how many recently derived keys the endpoint can label; 0 turns labels off.
-		 * @param keyLabels the number of keys remembered
 		 */
 		public void setKeyLabels(int keyLabels) {
 			this.keyLabels = keyLabels;
@@ -353,17 +289,13 @@ public class AdvisoryLockProperties {
 		 */
 		private String namespace = "shedlock";
 
-		/**
-		 * Return the namespace of the locks.
-		 * @return the namespace
-		 */
+		/** Return the namespace of the locks. */
 		public String getNamespace() {
 			return this.namespace;
 		}
 
 		/**
 		 * Set the namespace of the locks.
-		 * @param namespace the namespace
 		 */
 		public void setNamespace(String namespace) {
 			this.namespace = namespace;
@@ -382,17 +314,13 @@ public class AdvisoryLockProperties {
 		 */
 		private String namespace = "spring-integration";
 
-		/**
-		 * Return the namespace of the locks.
-		 * @return the namespace
-		 */
+		/** Return the namespace of the locks. */
 		public String getNamespace() {
 			return this.namespace;
 		}
 
 		/**
 		 * Set the namespace of the locks.
-		 * @param namespace the namespace
 		 */
 		public void setNamespace(String namespace) {
 			this.namespace = namespace;

@@ -132,10 +132,7 @@ enum LockPrerequisite {
 		return missing.stream().anyMatch(LockPrerequisite::backsOff);
 	}
 
-	/**
-	 * Return whether the auto-configuration backs off without this prerequisite.
-	 * @return whether it is one of the auto-configuration's conditions
-	 */
+	/** Return whether the auto-configuration backs off without this prerequisite. */
 	boolean backsOff() {
 		return this.backsOff;
 	}
@@ -143,7 +140,6 @@ enum LockPrerequisite {
 	/**
 	 * Return what is missing, for the conditions report.
 	 * @param missing the missing prerequisites, not empty
-	 * @return the text
 	 */
 	static String describeMissing(Set<LockPrerequisite> missing) {
 		return missing.stream().map((each) -> each.missing).collect(Collectors.joining("; "));

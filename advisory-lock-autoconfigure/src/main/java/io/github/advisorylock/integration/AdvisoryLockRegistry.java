@@ -110,10 +110,7 @@ public class AdvisoryLockRegistry implements ExpirableLockRegistry {
 		this.namespace = namespace;
 	}
 
-	/**
-	 * Return the namespace of the locks.
-	 * @return the namespace
-	 */
+	/** Return the namespace of the locks. */
 	public String getNamespace() {
 		return this.namespace;
 	}

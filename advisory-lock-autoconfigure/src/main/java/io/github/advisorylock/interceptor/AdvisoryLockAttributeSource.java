@@ -62,10 +62,7 @@ class AdvisoryLockAttributeSource {
 		this.validator = validator;
 	}
 
-	/**
-	 * Return the validator of the annotations this source parses.
-	 * @return the validator
-	 */
+	/** Return the validator of the annotations this source parses. */
 	AdvisoryLockAttributeValidator getValidator() {
 		return this.validator;
 	}

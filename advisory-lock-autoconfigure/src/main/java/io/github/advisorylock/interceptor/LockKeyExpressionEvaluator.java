@@ -63,7 +63,6 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	/**
 	 * Parse an expression and check that every variable it names is a parameter of the
 	 * method, so a typo fails at startup instead of giving a null key at the first call.
-	 * @param expression the expression
 	 * @param method the method, as declared on the target class
 	 * @param targetClass the target class
 	 * @throws RuntimeException if the expression cannot be parsed or names an unknown
@@ -103,7 +102,6 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 	 * Return the index of the parameter an expression only names ({@code #userId},
 	 * {@code #p0}, {@code #a0}), so that a call reads it without evaluating SpEL
 	 * (docs/decisions.md, "Cost and round trips").
-	 * @param expression the expression
 	 * @param method the method, as declared on the target class
 	 * @return the index, or {@code -1} when the expression is anything else
 	 */
@@ -128,7 +126,6 @@ class LockKeyExpressionEvaluator extends CachedExpressionEvaluator {
 
 	/**
 	 * Evaluate a key expression for one call.
-	 * @param expression the expression
 	 * @param method the method, as declared on the target class
 	 * @param targetClass the target class
 	 * @param context the context of the call, from {@link #createContext}

@@ -151,10 +151,7 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 		this.invocationLocks = new JdbcInvocationLockExecutor(this.support, this.lifecycle, this.lockSessions);
 	}
 
-	/**
-	 * Set the key derivation. Defaults to {@link LockKeyStrategy#standard()}.
-	 * @param keyStrategy the key derivation
-	 */
+	/** Set the key derivation. Defaults to {@link LockKeyStrategy#standard()}. */
 	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
 		this.settings = this.settings.withKeyStrategy(keyStrategy);
 	}
@@ -181,7 +178,6 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * Set the translator for SQL errors other than a lock timeout. Defaults to a
 	 * {@link SQLErrorCodeSQLExceptionTranslator} for PostgreSQL.
-	 * @param exceptionTranslator the translator
 	 */
 	public void setExceptionTranslator(SQLExceptionTranslator exceptionTranslator) {
 		Assert.notNull(exceptionTranslator, "SQLExceptionTranslator must not be null");
@@ -211,7 +207,6 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	/**
 	 * Set the listeners told about each acquisition, in order. Defaults to none. One that
 	 * throws is logged at WARN; the others are still told, and the call goes on.
-	 * @param listeners the listeners
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");

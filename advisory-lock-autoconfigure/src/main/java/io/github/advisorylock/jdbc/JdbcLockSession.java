@@ -27,6 +27,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.session.BlockingLockSession;
 import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.IssuedToken;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
@@ -78,7 +79,7 @@ final class JdbcLockSession extends BlockingLockSession {
 	}
 
 	@Override
-	protected @Nullable Long issueToken(SessionMarker marker) {
+	protected IssuedToken issueToken(SessionMarker marker) {
 		try {
 			return JdbcLockSessionStatements.fencingToken(this.pool, namespace(), marker.marker(), deadMan());
 		}

@@ -29,6 +29,7 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.IssuedToken;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.Opened;
@@ -136,38 +137,41 @@ final class JdbcLockSessionStatements {
 
 	/**
 	 * Issue a session's fencing token ({@link FenceSql#TOKEN}) on another connection of
-	 * the session's pool, committed before it is returned.
+	 * the session's pool, committed before it is returned: by the statement's own end in
+	 * auto-commit mode, else by an explicit commit.
 	 * @param bound the bound on each answer, as on the session's own connection
-	 * @return the token, or {@code null} when the session's marker was found free
+	 * @return what the statement found
 	 */
-	static @Nullable Long fencingToken(DataSource pool, String namespace, int marker, Duration bound)
-			throws SQLException {
+	static IssuedToken fencingToken(DataSource pool, String namespace, int marker, Duration bound) throws SQLException {
 		try (Connection connection = pool.getConnection()) {
 			int networkTimeout = connection.getNetworkTimeout();
 			connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, bound.toMillis()));
 			boolean autoCommit = connection.getAutoCommit();
+			IssuedToken issued;
 			try (PreparedStatement statement = connection
 				.prepareStatement(LockSql.JDBC.commented(namespace, FenceSql.TOKEN))) {
 				statement.setInt(1, marker);
-				Long token;
 				try (ResultSet row = statement.executeQuery()) {
 					row.next();
-					token = row.getObject("token", Long.class);
+					issued = new IssuedToken(row.getObject("token", Long.class), row.getString("database"));
 				}
 				if (!autoCommit) {
 					connection.commit();
 				}
-				return token;
 			}
 			catch (SQLException ex) {
 				if (!autoCommit) {
-					connection.rollback();
+					try {
+						connection.rollback();
+					}
+					catch (SQLException rollbackFailure) {
+						ex.addSuppressed(rollbackFailure);
+					}
 				}
 				throw ex;
 			}
-			finally {
-				connection.setNetworkTimeout(Runnable::run, networkTimeout);
-			}
+			connection.setNetworkTimeout(Runnable::run, networkTimeout);
+			return issued;
 		}
 	}
 

@@ -71,10 +71,7 @@ public class ObservingLockAcquisitionListener implements LockAcquisitionListener
 
 	private final ObservationRegistry registry;
 
-	/**
-	 * Create a listener that reports to the given registry.
-	 * @param registry the observation registry
-	 */
+	/** Create a listener that reports to the given registry. */
 	public ObservingLockAcquisitionListener(ObservationRegistry registry) {
 		Assert.notNull(registry, "ObservationRegistry must not be null");
 		this.registry = registry;

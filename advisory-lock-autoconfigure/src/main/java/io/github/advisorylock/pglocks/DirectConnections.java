@@ -163,10 +163,7 @@ public final class DirectConnections {
 				+ MIN_TIMEOUT.toSeconds() + "s (JDBC bounds a query in whole seconds), was " + timeout);
 	}
 
-	/**
-	 * Return the bound on connecting, on each read and on each query.
-	 * @return the timeout
-	 */
+	/** Return the bound on connecting, on each read and on each query. */
 	public Duration getTimeout() {
 		return this.timeout;
 	}

@@ -55,10 +55,7 @@ public final class DirectConnectionsRegistry {
 		this.timeout = timeout;
 	}
 
-	/**
-	 * Return the bound on connecting, on each read and on each query.
-	 * @return the timeout
-	 */
+	/** Return the bound on connecting, on each read and on each query. */
 	public Duration getTimeout() {
 		return this.timeout;
 	}

@@ -106,10 +106,7 @@ public class PgLocksHolderDiagnosis implements LockHolderDiagnosis {
 		return new PgLocksHolderDiagnosis(timeout, DirectConnections.of(dataSource, timeout));
 	}
 
-	/**
-	 * Return the bound on a query on the caller's connection.
-	 * @return the timeout
-	 */
+	/** Return the bound on a query on the caller's connection. */
 	public Duration getTimeout() {
 		return this.timeout;
 	}

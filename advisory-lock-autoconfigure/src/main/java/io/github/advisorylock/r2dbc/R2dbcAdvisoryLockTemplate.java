@@ -106,10 +106,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 				new R2dbcLockSessions(factories, this.support));
 	}
 
-	/**
-	 * Set how key values become keys; {@link LockKeyStrategy#standard()} by default.
-	 * @param keyStrategy the strategy
-	 */
+	/** Set how key values become keys; {@link LockKeyStrategy#standard()} by default. */
 	public void setKeyStrategy(LockKeyStrategy keyStrategy) {
 		this.settings = this.settings.withKeyStrategy(keyStrategy);
 	}
@@ -143,7 +140,6 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	/**
 	 * Set the listeners told of each acquisition.
-	 * @param listeners the listeners
 	 */
 	public void setListeners(List<LockAcquisitionListener> listeners) {
 		Assert.noNullElements(listeners, "Listeners must not be null");

@@ -23,6 +23,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.session.ReactiveLockSession;
 import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.IssuedToken;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
@@ -74,7 +75,7 @@ final class R2dbcLockSession extends ReactiveLockSession {
 	}
 
 	@Override
-	protected Mono<Long> issueToken(SessionMarker marker) {
+	protected Mono<IssuedToken> issueToken(SessionMarker marker) {
 		return R2dbcLockSessionStatements.fencingToken(this.driver, namespace(), marker.marker())
 			.timeout(deadMan())
 			.onErrorMap((ex) -> R2dbcExceptions.translate("Issue the fencing token of advisory lock " + description(),

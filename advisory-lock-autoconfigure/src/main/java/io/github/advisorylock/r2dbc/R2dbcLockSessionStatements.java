@@ -24,6 +24,7 @@ import java.util.function.Function;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.IssuedToken;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.Opened;
@@ -162,17 +163,19 @@ final class R2dbcLockSessionStatements {
 	/**
 	 * Issue a session's fencing token ({@link FenceSql#TOKEN}) on a connection of its own
 	 * from the driver, committed before it is given, then closed off the delivering
-	 * thread.
-	 * @return the token; empty when the session's marker was found free
+	 * thread. The rows are collected to the statement's end: in auto-commit mode the
+	 * commit follows the row, so the first row alone would come before it.
+	 * @return what the statement found
 	 */
-	static Mono<Long> fencingToken(ConnectionFactory driver, String namespace, int marker) {
+	static Mono<IssuedToken> fencingToken(ConnectionFactory driver, String namespace, int marker) {
 		String sql = LockSql.R2DBC.commented(namespace, TOKEN);
 		return Mono.usingWhen(Mono.<Connection>from(driver.create()), (connection) -> {
 			Mono<Void> commit = connection.isAutoCommit() ? Mono.empty() : Mono.from(connection.commitTransaction());
 			return Flux.from(connection.createStatement(sql).bind(0, marker).execute())
-				.concatMap((result) -> result.map((row, metadata) -> Optional.ofNullable(row.get("token", Long.class))))
+				.concatMap((result) -> result.map((row, metadata) -> new IssuedToken(row.get("token", Long.class),
+						String.valueOf(row.get("database", String.class)))))
 				.collectList()
-				.flatMap((rows) -> commit.then(Mono.justOrEmpty(rows.isEmpty() ? null : rows.get(0).orElse(null))));
+				.flatMap((rows) -> commit.then(Mono.justOrEmpty(rows.isEmpty() ? null : rows.get(0))));
 		}, R2dbcDriverConnections::close);
 	}
 

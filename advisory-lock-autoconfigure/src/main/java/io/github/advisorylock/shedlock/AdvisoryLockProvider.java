@@ -108,10 +108,7 @@ public class AdvisoryLockProvider implements ExtensibleLockProvider, AutoCloseab
 		this.scheduler.setRemoveOnCancelPolicy(true);
 	}
 
-	/**
-	 * Return the namespace of the locks.
-	 * @return the namespace
-	 */
+	/** Return the namespace of the locks. */
 	public String getNamespace() {
 		return this.namespace;
 	}

@@ -99,6 +99,9 @@ class FencingTokenTests {
 		}).value();
 		assertThat(tokens[0]).isPositive();
 		assertThat(tokens).containsOnly(tokens[0]);
+		// Handed out after its transaction committed.
+		assertThat(this.fixture.jdbc().queryForObject("SELECT txid_status(?)", String.class, tokens[0]))
+			.isEqualTo("committed");
 	}
 
 	@Test
@@ -191,7 +194,7 @@ class FencingTokenTests {
 		JdbcTemplate jdbc = this.fixture.jdbc();
 		long written = this.transaction.execute((status) -> {
 			String before = jdbc.queryForObject("SELECT pg_current_wal_insert_lsn()::text", String.class);
-			jdbc.queryForObject(FenceSql.TOKEN, Long.class, 0);
+			jdbc.queryForMap(FenceSql.TOKEN, 0);
 			return jdbc.queryForObject("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ?::pg_lsn)::bigint",
 					Long.class, before);
 		});
@@ -204,8 +207,7 @@ class FencingTokenTests {
 		String synchronousCommit = this.transaction.execute((status) -> {
 			jdbc.execute("SET LOCAL synchronous_commit = off");
 			// A marker nobody holds: the check finds it free, and no token is given.
-			Long token = jdbc.queryForObject(FenceSql.TOKEN, Long.class, 0);
-			assertThat(token).isNull();
+			assertThat(jdbc.queryForMap(FenceSql.TOKEN, 0)).containsEntry("token", null);
 			return jdbc.queryForObject("SHOW synchronous_commit", String.class);
 		});
 		assertThat(synchronousCommit).isEqualTo("on");

@@ -29,6 +29,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.IssuedToken;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 
@@ -89,9 +90,9 @@ public abstract class BlockingLockSession extends HeldSession {
 	/**
 	 * Issue the session's fencing token ({@link FenceSql#TOKEN}) in a transaction of its
 	 * own, on a connection other than the session's, and commit it.
-	 * @return the token, or {@code null} when the check found the marker free
+	 * @return what the statement found
 	 */
-	protected abstract @Nullable Long issueToken(SessionMarker marker);
+	protected abstract IssuedToken issueToken(SessionMarker marker);
 
 	/**
 	 * Return the session's marker, which a fenced write probes, taken at the first ask; a
@@ -125,6 +126,8 @@ public abstract class BlockingLockSession extends HeldSession {
 	public long fencingToken() {
 		Long token = this.fencingToken;
 		if (token != null) {
+			// No call: a loss already known still fails it.
+			checkHeld();
 			return token;
 		}
 		this.tokenLock.lock();
@@ -143,11 +146,8 @@ public abstract class BlockingLockSession extends HeldSession {
 
 	private long issueFencingToken() {
 		checkTokenAllowed();
-		Long token = issueToken(marker());
-		if (token == null) {
-			throw tokenRefused();
-		}
-		return token;
+		SessionMarker marker = marker();
+		return checkIssued(issueToken(marker), marker);
 	}
 
 	/**

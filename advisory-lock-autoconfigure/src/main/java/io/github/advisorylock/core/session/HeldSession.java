@@ -31,6 +31,8 @@ import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockLostException;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockKeys;
+import io.github.advisorylock.core.sql.FenceSql.IssuedToken;
+import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -77,6 +79,12 @@ public abstract class HeldSession implements LockHandle {
 
 	/** Leaves HELD once: whoever moves it tells the listeners. */
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+
+	/**
+	 * Set before the final rollback frees the marker: a fencing token's check that finds
+	 * it free then meets the call's end, not a loss.
+	 */
+	private volatile boolean releasing;
 
 	/**
 	 * Create the session of a call, just acquired.
@@ -183,6 +191,7 @@ public abstract class HeldSession implements LockHandle {
 	 * {@link #released()} or {@link #lostAtRelease}
 	 */
 	protected boolean releasing() {
+		this.releasing = true;
 		held.remove(this);
 		return !isLost() && isHeld();
 	}
@@ -294,20 +303,40 @@ public abstract class HeldSession implements LockHandle {
 	 */
 	protected void checkTokenAllowed() {
 		checkHeld();
-		if (isReleased()) {
+		if (this.releasing) {
 			throw endedBeforeToken();
 		}
 	}
 
 	/**
-	 * Record that a fencing token's check found the session's marker free, and return
-	 * what to throw: the loss, or the call's end where it released the locks meanwhile.
+	 * Return the token a fencing token's statement issued, after checking what it found:
+	 * its connection in the session's database, where the marker is, and the marker held.
+	 * A marker found free is a loss, unless the call's release freed it meanwhile.
+	 * @param issued what the statement found
+	 * @param marker the session's marker
+	 * @return the token
+	 * @throws LockLostException if the marker was free
+	 * @throws IllegalStateException if the call ended meanwhile, or the statement ran in
+	 * another database
 	 */
-	protected RuntimeException tokenRefused() {
+	protected long checkIssued(IssuedToken issued, SessionMarker marker) {
+		if (!issued.database().equals(marker.database())) {
+			throw new IllegalStateException("The fencing token of advisory lock " + description() + " was asked "
+					+ "in database '" + issued.database() + "', and the lock's session is in '" + marker.database()
+					+ "', where its marker is: the connections of invocation-scoped locks must reach one server "
+					+ "and database (no load-balanced hosts)");
+		}
+		Long token = issued.token();
+		if (token != null) {
+			return token;
+		}
+		if (this.releasing) {
+			throw endedBeforeToken();
+		}
 		lost(new IllegalStateException("a fencing token's check found the lock's marker free: its session's "
 				+ "transaction, and the keys it held, ended"),
-				"a fencing token's check found that its session no " + "longer holds its keys");
-		return isLost() ? lostException() : endedBeforeToken();
+				"a fencing token's check found that its session no longer holds its keys");
+		throw isLost() ? lostException() : endedBeforeToken();
 	}
 
 	private IllegalStateException endedBeforeToken() {

@@ -27,6 +27,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.sql.FenceSql;
+import io.github.advisorylock.core.sql.FenceSql.IssuedToken;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
@@ -96,9 +97,9 @@ public abstract class ReactiveLockSession extends HeldSession {
 	/**
 	 * Issue the session's fencing token ({@link FenceSql#TOKEN}) in a transaction of its
 	 * own, on a connection other than the session's, and commit it.
-	 * @return the token; empty when the check found the marker free
+	 * @return what the statement found
 	 */
-	protected abstract Mono<Long> issueToken(SessionMarker marker);
+	protected abstract Mono<IssuedToken> issueToken(SessionMarker marker);
 
 	/**
 	 * Return the session's marker, which a fenced write probes, taken at the first ask; a
@@ -137,12 +138,13 @@ public abstract class ReactiveLockSession extends HeldSession {
 		if (token == null) {
 			Mono<Long> issuing = Mono.defer(() -> {
 				checkTokenAllowed();
-				return marker().flatMap(this::issueToken).switchIfEmpty(Mono.error(this::tokenRefused));
+				return marker().flatMap((marker) -> issueToken(marker).map((issued) -> checkIssued(issued, marker)));
 			}).cache((value) -> KEPT, (ex) -> Duration.ZERO, () -> Duration.ZERO);
 			Mono<Long> first = this.fencingToken.compareAndExchange(null, issuing);
 			token = (first != null) ? first : issuing;
 		}
-		return token;
+		// No call once issued: a loss already known still fails it.
+		return Mono.fromRunnable(this::checkHeld).then(token);
 	}
 
 	@Override

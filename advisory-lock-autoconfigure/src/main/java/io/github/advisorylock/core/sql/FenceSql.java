@@ -69,8 +69,8 @@ public final class FenceSql {
 	 * commit of a transaction that wrote no WAL asynchronously, so the transaction writes
 	 * a transactional logical message, the lightest WAL record any role may write, and
 	 * raises {@code synchronous_commit} to {@code on} where it is lower. {@code NULL}
-	 * when the marker is free, the session gone. Its parameter is the marker's second
-	 * {@code int4}.
+	 * when the marker is free, the session gone; the database names where it ran, which
+	 * must be the marker's. Its parameter is the marker's second {@code int4}.
 	 */
 	public static final String TOKEN = """
 			WITH issued AS MATERIALIZED (
@@ -78,7 +78,8 @@ public final class FenceSql {
 			         pg_logical_emit_message(true, 'advisory-lock', 'fencing token') AS logged,
 			         CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')
 			              THEN set_config('synchronous_commit', 'on', true) END AS synchronous_commit)
-			SELECT CASE WHEN pg_try_advisory_xact_lock_shared(%d, ?) THEN NULL ELSE issued.token END AS token
+			SELECT CASE WHEN pg_try_advisory_xact_lock_shared(%d, ?) THEN NULL ELSE issued.token END AS token,
+			       current_database() AS database
 			FROM issued""".formatted(MARKER_SPACE);
 
 	/**
@@ -155,6 +156,16 @@ public final class FenceSql {
 	 * @param database the database the session, its keys and its marker are in
 	 */
 	public record SessionMarker(int marker, String database) {
+
+	}
+
+	/**
+	 * What a fencing token's statement found.
+	 *
+	 * @param token the token, or {@code null} when the session's marker was free
+	 * @param database the database the statement ran in
+	 */
+	public record IssuedToken(@Nullable Long token, String database) {
 
 	}
 
