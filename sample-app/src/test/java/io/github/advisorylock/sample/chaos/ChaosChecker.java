@@ -133,7 +133,7 @@ final class ChaosChecker {
 		checkJobRuns(instances, failovers);
 		checkLimitedRuns(instances);
 		checkFencedBatches(instances);
-		checkFencingTokens();
+		checkFencingTokens(failovers);
 		checkInstanceLogs(instances);
 		checkNoLockLeft();
 		return this.findings;
@@ -586,19 +586,27 @@ final class ChaosChecker {
 	 * failovers; and the archive outside the lock's database, which refuses a token lower
 	 * than one it has accepted, accepted no write whose token is lower than one accepted
 	 * before it (in the order it accepted them). Under asynchronous replication a
-	 * failover may lose a token's commit, and the order with it: counted apart, as a lost
-	 * write is.
+	 * failover may lose a token's commit, and the order with it: a step back with a
+	 * failover between the two runs' starts is counted apart, as a lost write is.
 	 */
-	private void checkFencingTokens() {
-		List<Long> tokens = this.jdbc.sql("SELECT token FROM fenced_runs WHERE token IS NOT NULL ORDER BY id")
-			.query(Long.class)
+	private void checkFencingTokens(List<OffsetDateTime> failovers) {
+		List<TokenRun> runs = this.jdbc
+			.sql("SELECT token, started_at FROM fenced_runs WHERE token IS NOT NULL ORDER BY id")
+			.query(TokenRun.class)
 			.list();
-		this.findings.fencedTokens = tokens.size();
-		for (int i = 1; i < tokens.size(); i++) {
-			if (tokens.get(i) <= tokens.get(i - 1)) {
-				String violation = "fenced run " + (i + 1) + " of " + tokens.size() + " got fencing token "
-						+ tokens.get(i) + ", not greater than its predecessor's " + tokens.get(i - 1);
-				if (this.replication == PostgresPair.Replication.ASYNC) {
+		this.findings.fencedTokens = runs.size();
+		for (int i = 1; i < runs.size(); i++) {
+			TokenRun previous = runs.get(i - 1);
+			TokenRun run = runs.get(i);
+			if (run.token() <= previous.token()) {
+				String violation = "fenced run " + (i + 1) + " of " + runs.size() + " got fencing token " + run.token()
+						+ ", not greater than its predecessor's " + previous.token();
+				// Only a failover between the two runs can lose the earlier token's
+				// commit.
+				boolean failoverBetween = failovers.stream()
+					.anyMatch((failover) -> !failover.isBefore(previous.startedAt())
+							&& !failover.isAfter(run.startedAt()));
+				if (this.replication == PostgresPair.Replication.ASYNC && failoverBetween) {
 					this.findings.lostWithFailover.add(violation);
 				}
 				else {
@@ -688,6 +696,13 @@ final class ChaosChecker {
 	 */
 	private record LimitedRow(long id, String instance, OffsetDateTime startedAt, @Nullable OffsetDateTime finishedAt,
 			@Nullable OffsetDateTime lostAt) {
+	}
+
+	/**
+	 * A run of the fenced job with its fencing token.
+	 */
+	private record TokenRun(long token, OffsetDateTime startedAt) {
+
 	}
 
 	/**
