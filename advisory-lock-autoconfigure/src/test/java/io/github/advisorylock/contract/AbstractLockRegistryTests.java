@@ -567,6 +567,9 @@ abstract class AbstractLockRegistryTests {
 			this.pgLocks.awaitWaiters(this.advisoryKey, 1);
 			assertThat(follower.getContext().isLeader()).isFalse();
 			assertThat(granted()).hasSize(1);
+			// Published once the candidate's onGranted, which reads its epoch, has
+			// returned.
+			await().atMost(PgLocks.HANG_TIMEOUT).until(() -> !leaderEvents.isEmpty());
 			assertThat(leaderEvents).hasExactlyElementsOfTypes(OnGrantedEvent.class);
 			this.pgLocks.terminateHolderOf(this.advisoryKey);
 			await().atMost(PgLocks.HANG_TIMEOUT)
