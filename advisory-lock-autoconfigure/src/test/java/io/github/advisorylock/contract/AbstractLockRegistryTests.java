@@ -458,7 +458,10 @@ abstract class AbstractLockRegistryTests {
 					"only", events);
 			try {
 				initiator.start();
-				await().atMost(PgLocks.HANG_TIMEOUT).until(() -> initiator.getContext().isLeader());
+				// Granted, and its candidate's onGranted, which reads its epoch, has
+				// returned.
+				await().atMost(PgLocks.HANG_TIMEOUT)
+					.until(() -> events.stream().anyMatch(OnGrantedEvent.class::isInstance));
 				this.pgLocks.terminateHolderOf(this.advisoryKey);
 				await().atMost(PgLocks.HANG_TIMEOUT)
 					.until(() -> events.stream().anyMatch(OnRevokedEvent.class::isInstance));
