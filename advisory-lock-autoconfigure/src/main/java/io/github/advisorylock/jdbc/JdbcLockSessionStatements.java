@@ -54,8 +54,8 @@ final class JdbcLockSessionStatements {
 	 * until it ends; and reads {@code transaction_timeout}, which would end the lock.
 	 */
 	private static final String BEGIN_INVOCATION = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY; "
-			+ "SELECT set_config('application_name', ?, true), "
-			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
+			+ "SELECT pg_catalog.set_config('application_name', ?, true), "
+			+ "pg_catalog.current_setting('transaction_timeout', true) AS transaction_timeout; ";
 
 	private JdbcLockSessionStatements() {
 	}

@@ -51,8 +51,8 @@ final class R2dbcLockSessionStatements {
 
 	/** As JDBC's opening, with {@code BEGIN}: nothing else begins the transaction. */
 	private static final String BEGIN_INVOCATION = "BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY; "
-			+ "SELECT set_config('application_name', '%s', true), "
-			+ "current_setting('transaction_timeout', true) AS transaction_timeout; ";
+			+ "SELECT pg_catalog.set_config('application_name', '%s', true), "
+			+ "pg_catalog.current_setting('transaction_timeout', true) AS transaction_timeout; ";
 
 	private static final String TRANSACTION_TIMEOUT = "transaction_timeout";
 

@@ -19,6 +19,7 @@ package io.github.advisorylock.test;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.pool.ConnectionPoolConfiguration;
@@ -91,6 +92,20 @@ public final class R2dbcConnectionFactories {
 	 * @return the pool
 	 */
 	public static ConnectionPool pool(String jdbcUrl, int maxSize) {
+		return pool(jdbcUrl, maxSize, (configuration) -> {
+		});
+	}
+
+	/**
+	 * Create a pool as {@link #pool(String, int)} does, with the driver's configuration
+	 * changed by the caller.
+	 * @param jdbcUrl a {@code jdbc:postgresql://host:port/database} URL
+	 * @param maxSize the most connections
+	 * @param customizer what the caller changes in the driver's configuration
+	 * @return the pool
+	 */
+	public static ConnectionPool pool(String jdbcUrl, int maxSize,
+			Consumer<PostgresqlConnectionConfiguration.Builder> customizer) {
 		TestDatabase database = TestDatabase.get();
 		Target target = Target.of(jdbcUrl);
 		PostgresqlConnectionConfiguration.Builder configuration = PostgresqlConnectionConfiguration.builder()
@@ -103,6 +118,7 @@ public final class R2dbcConnectionFactories {
 		if (jdbcUrl.contains("prepareThreshold=0")) {
 			configuration.preparedStatementCacheQueries(0);
 		}
+		customizer.accept(configuration);
 		return new ConnectionPool(
 				ConnectionPoolConfiguration.builder(new PostgresqlConnectionFactory(configuration.build()))
 					.initialSize(0)

@@ -52,8 +52,8 @@ public final class FenceSql {
 	 * first fenced write, as most sessions never fence; {@code false} when another
 	 * session holds it. Its parameter is the marker's second {@code int4}.
 	 */
-	public static final String MARK = "SELECT pg_try_advisory_xact_lock(" + MARKER_SPACE
-			+ ", ?) AS marked, current_database() AS database";
+	public static final String MARK = "SELECT pg_catalog.pg_try_advisory_xact_lock(" + MARKER_SPACE
+			+ ", ?) AS marked, pg_catalog.current_database() AS database";
 
 	/** Tries before a marker is given up: each fails only where another holds it. */
 	public static final int MARK_ATTEMPTS = 8;
@@ -74,13 +74,15 @@ public final class FenceSql {
 	 */
 	public static final String TOKEN = """
 			WITH issued AS MATERIALIZED (
-			  SELECT txid_current() AS token,
-			         pg_logical_emit_message(true, 'advisory-lock', 'fencing token') AS logged,
-			         CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')
-			              THEN set_config('synchronous_commit', 'on', true) END AS synchronous_commit)
-			SELECT CASE WHEN pg_try_advisory_xact_lock_shared(%d, ?) THEN NULL ELSE issued.token END AS token,
-			       current_database() AS database
-			FROM issued""".formatted(MARKER_SPACE);
+			  SELECT pg_catalog.txid_current() AS token,
+			         pg_catalog.pg_logical_emit_message(true, 'advisory-lock', 'fencing token') AS logged,
+			         CASE WHEN pg_catalog.current_setting('synchronous_commit')
+			                   OPERATOR(pg_catalog.=) ANY (ARRAY['off', 'local'])
+			              THEN pg_catalog.set_config('synchronous_commit', 'on', true) END AS synchronous_commit)
+			SELECT CASE WHEN pg_catalog.pg_try_advisory_xact_lock_shared(%d, ?) THEN NULL ELSE issued.token END AS token,
+			       pg_catalog.current_database() AS database
+			FROM issued"""
+		.formatted(MARKER_SPACE);
 
 	/**
 	 * Takes the keys' fences in array order, in a subquery that runs only for a row
@@ -90,10 +92,11 @@ public final class FenceSql {
 	 * ({@code text}).
 	 */
 	private static final String FENCE = """
-			SELECT (SELECT count(*) FROM unnest(?::bigint[]) AS k
-			        CROSS JOIN LATERAL pg_advisory_xact_lock((k >> 32)::int4, ((k << 32) >> 32)::int4)) AS fenced,
-			       set_config('idle_in_transaction_session_timeout', ?, true) AS idle_timeout,
-			       current_database() AS database
+			SELECT (SELECT pg_catalog.count(*) FROM pg_catalog.unnest(?::bigint[]) AS k
+			        CROSS JOIN LATERAL pg_catalog.pg_advisory_xact_lock((k OPERATOR(pg_catalog.>>) 32)::integer,
+			          ((k OPERATOR(pg_catalog.<<) 32) OPERATOR(pg_catalog.>>) 32)::integer)) AS fenced,
+			       pg_catalog.set_config('idle_in_transaction_session_timeout', ?, true) AS idle_timeout,
+			       pg_catalog.current_database() AS database
 			WHERE %s""".formatted(LockSql.LOCKABLE);
 
 	/**
@@ -103,8 +106,8 @@ public final class FenceSql {
 	 */
 	private static final String CHECK = """
 			SELECT f.k AS lost_key
-			FROM unnest(?::bigint[], ?::int4[]) AS f(k, marker)
-			WHERE pg_try_advisory_xact_lock_shared(%d, f.marker)
+			FROM ROWS FROM (pg_catalog.unnest(?::bigint[]), pg_catalog.unnest(?::integer[])) AS f(k, marker)
+			WHERE pg_catalog.pg_try_advisory_xact_lock_shared(%d, f.marker)
 			LIMIT 1""".formatted(MARKER_SPACE);
 
 	/**

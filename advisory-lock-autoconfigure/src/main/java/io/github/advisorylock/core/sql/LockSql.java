@@ -49,15 +49,17 @@ public final class LockSql {
 	 * try's {@code WHERE} it refuses before any lock: the select list runs only for a row
 	 * it lets through.
 	 */
-	public static final String LOCKABLE = "current_setting('transaction_isolation') IN ('read committed', "
-			+ "'read uncommitted') AND NOT pg_is_in_recovery()";
+	public static final String LOCKABLE = "pg_catalog.current_setting('transaction_isolation') "
+			+ "OPERATOR(pg_catalog.=) ANY (ARRAY['read committed', 'read uncommitted']) "
+			+ "AND NOT pg_catalog.pg_is_in_recovery()";
 
 	/** What is left until the deadline; at least 1ms, as 0 means no timeout. */
-	private static final String REMAINING = "greatest(1, ceil(extract(epoch FROM previous.deadline - "
-			+ "clock_timestamp()) * 1000))::bigint || 'ms'";
+	private static final String REMAINING = "greatest(1, pg_catalog.ceil(extract(epoch FROM previous.deadline "
+			+ "OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000))::bigint "
+			+ "OPERATOR(pg_catalog.||) 'ms'";
 
 	/** One key ({@code bigint}): whether it was acquired. */
-	private static final String TRY_ONE = "SELECT %2$s(?) AS acquired WHERE %1$s";
+	private static final String TRY_ONE = "SELECT pg_catalog.%2$s(?) AS acquired WHERE %1$s";
 
 	/**
 	 * Several keys ({@code bigint[]}, sorted by the caller), in array order: the first
@@ -66,7 +68,7 @@ public final class LockSql {
 	 * try every key: keep it out.
 	 */
 	private static final String TRY_MANY = """
-			SELECT (SELECT k FROM unnest(?::bigint[]) AS k WHERE NOT %2$s(k) LIMIT 1) AS busy_key
+			SELECT (SELECT k FROM pg_catalog.unnest(?::bigint[]) AS k WHERE NOT pg_catalog.%2$s(k) LIMIT 1) AS busy_key
 			WHERE %1$s""";
 
 	/**
@@ -82,13 +84,15 @@ public final class LockSql {
 	 */
 	private static final String WAIT = """
 			WITH previous AS MATERIALIZED (
-			  SELECT current_setting('lock_timeout') AS lock_timeout,
-			         clock_timestamp() + ? * interval '1 millisecond' AS deadline)
+			  SELECT pg_catalog.current_setting('lock_timeout') AS lock_timeout,
+			         pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+)
+			           (? OPERATOR(pg_catalog.*) interval '1 millisecond') AS deadline)
 			SELECT CASE
-			         WHEN (SELECT count(*) FROM unnest(?::bigint[]) AS k
-			               CROSS JOIN LATERAL %1$s(CASE WHEN set_config('lock_timeout', %2$s, true) IS NOT NULL THEN k END)
+			         WHEN (SELECT pg_catalog.count(*) FROM pg_catalog.unnest(?::bigint[]) AS k
+			               CROSS JOIN LATERAL pg_catalog.%1$s(
+			                 CASE WHEN pg_catalog.set_config('lock_timeout', %2$s, true) IS NOT NULL THEN k END)
 			              ) IS NULL THEN NULL
-			         ELSE set_config('lock_timeout', previous.lock_timeout, true)
+			         ELSE pg_catalog.set_config('lock_timeout', previous.lock_timeout, true)
 			       END AS lock_timeout
 			FROM previous""";
 
@@ -113,7 +117,8 @@ public final class LockSql {
 	public static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
 	/** The isolation level and recovery state, read only to explain a refusal. */
-	public static final String REFUSAL = "SELECT current_setting('transaction_isolation'), pg_is_in_recovery()";
+	public static final String REFUSAL = "SELECT pg_catalog.current_setting('transaction_isolation'), "
+			+ "pg_catalog.pg_is_in_recovery()";
 
 	/**
 	 * The statements with JDBC's {@code ?} parameters; declared after their texts, as

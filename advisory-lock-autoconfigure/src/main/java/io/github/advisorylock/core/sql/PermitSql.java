@@ -36,16 +36,17 @@ public final class PermitSql {
 	/** A slice of a wait: {@code %s} is the tries' chain, ended by the waiting branch. */
 	private static final String SLICE = """
 			WITH previous AS MATERIALIZED (
-			  SELECT current_setting('lock_timeout') AS lock_timeout, ?::bigint AS slice, ?::integer AS chosen,
+			  SELECT pg_catalog.current_setting('lock_timeout') AS lock_timeout, ?::bigint AS slice, ?::integer AS chosen,
 			         ?::bigint[] AS s)
 			SELECT %s AS permit
 			FROM previous""";
 
 	/** The waiting branch of {@code SLICE}, and the chain's {@code END}. */
 	private static final String SLICE_WAIT_BRANCH = """
-			 WHEN (SELECT count(*) FROM pg_advisory_xact_lock(CASE WHEN set_config('lock_timeout', \
-			previous.slice || 'ms', true) IS NOT NULL THEN previous.s[previous.chosen] END)) IS NOT NULL
-			              AND set_config('lock_timeout', previous.lock_timeout, true) IS NOT NULL
+			 WHEN (SELECT pg_catalog.count(*) FROM pg_catalog.pg_advisory_xact_lock(CASE WHEN \
+			pg_catalog.set_config('lock_timeout', previous.slice OPERATOR(pg_catalog.||) 'ms', true) IS NOT NULL \
+			THEN previous.s[previous.chosen] END)) IS NOT NULL
+			              AND pg_catalog.set_config('lock_timeout', previous.lock_timeout, true) IS NOT NULL
 			              THEN previous.s[previous.chosen] END""";
 
 	/** Around each slice, so that one that runs out aborts only itself. */
@@ -92,7 +93,7 @@ public final class PermitSql {
 		return this.lockSql.commented(namespace, this.tries.computeIfAbsent(permits, (count) -> {
 			StringBuilder sql = new StringBuilder("SELECT CASE");
 			for (int slot = 0; slot < count; slot++) {
-				sql.append(" WHEN pg_try_advisory_xact_lock(?::bigint) THEN ").append(slot);
+				sql.append(" WHEN pg_catalog.pg_try_advisory_xact_lock(?::bigint) THEN ").append(slot);
 			}
 			return LockSql.placeholders(sql.append(" END AS permit WHERE ").append(LockSql.LOCKABLE).toString(),
 					this.numbered);
@@ -148,7 +149,7 @@ public final class PermitSql {
 	private static String permitChain(int permits, String slots) {
 		StringBuilder chain = new StringBuilder("CASE");
 		for (int slot = 1; slot <= permits; slot++) {
-			chain.append(" WHEN pg_try_advisory_xact_lock(")
+			chain.append(" WHEN pg_catalog.pg_try_advisory_xact_lock(")
 				.append(slots)
 				.append('[')
 				.append(slot)

@@ -26,15 +26,24 @@ package io.github.advisorylock.core.sql;
 public final class PgLocksSql {
 
 	/** The advisory locks of the current database, for which {@code database} is set. */
-	public static final String ADVISORY_IN_THIS_DATABASE = "l.locktype = 'advisory' "
-			+ "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+	public static final String ADVISORY_IN_THIS_DATABASE = "l.locktype OPERATOR(pg_catalog.=) 'advisory' "
+			+ "AND l.database OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database "
+			+ "WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database())";
 
 	/** A bigint key from {@code classid} (high half) and {@code objid}, objsubid 1. */
-	public static final String KEY = "((l.classid::bigint << 32) | l.objid::bigint)";
+	public static final String KEY = "((l.classid::bigint OPERATOR(pg_catalog.<<) 32) "
+			+ "OPERATOR(pg_catalog.|) l.objid::bigint)";
 
 	/** How long the session's transaction has been open, in milliseconds. */
-	public static final String TRANSACTION_AGE_MILLIS = "(extract(epoch FROM clock_timestamp() - a.xact_start) "
-			+ "* 1000)::bigint";
+	public static final String TRANSACTION_AGE_MILLIS = "(extract(epoch FROM pg_catalog.clock_timestamp() "
+			+ "OPERATOR(pg_catalog.-) a.xact_start) OPERATOR(pg_catalog.*) 1000)::bigint";
+
+	/**
+	 * The advisory locks of this database and their sessions, up to its {@code WHERE}.
+	 */
+	private static final String FROM_LOCKS_AND_SESSIONS = "FROM pg_catalog.pg_locks AS l "
+			+ "LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid OPERATOR(pg_catalog.=) l.pid WHERE "
+			+ ADVISORY_IN_THIS_DATABASE;
 
 	/** The most holders a busy error names. */
 	public static final int MAX_HOLDERS = 5;
@@ -50,9 +59,10 @@ public final class PgLocksSql {
 	 */
 	public static final String HOLDERS = "SELECT l.pid, " + KEY + " AS key, l.mode, a.application_name, a.state, "
 			+ TRANSACTION_AGE_MILLIS + " AS transaction_age_ms, a.wait_event_type, a.wait_event "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid WHERE " + ADVISORY_IN_THIS_DATABASE
-			+ " AND l.objsubid = 1 AND l.granted AND " + KEY + " = ANY (?::bigint[]) "
-			+ "AND l.pid <> coalesce(?::int, pg_backend_pid()) AND (NOT ?::boolean OR l.mode = 'ExclusiveLock') "
+			+ FROM_LOCKS_AND_SESSIONS + " AND l.objsubid OPERATOR(pg_catalog.=) 1 AND l.granted AND " + KEY
+			+ " OPERATOR(pg_catalog.=) ANY (?::bigint[]) "
+			+ "AND l.pid OPERATOR(pg_catalog.<>) coalesce(?::integer, pg_catalog.pg_backend_pid()) "
+			+ "AND (NOT ?::boolean OR l.mode OPERATOR(pg_catalog.=) 'ExclusiveLock') "
 			+ "ORDER BY a.xact_start NULLS LAST, l.pid LIMIT ?";
 
 	/**
@@ -66,11 +76,12 @@ public final class PgLocksSql {
 	 * {@code wait_event_type}, {@code wait_event}, {@code query}.
 	 */
 	public static final String ALL_LOCKS = "SELECT l.pid, l.objsubid, l.classid::bigint AS classid, "
-			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid = 1 THEN " + KEY + " END AS key, l.mode, "
-			+ "l.granted, (to_jsonb(l) ->> 'waitstart')::timestamptz AS waitstart, " + TRANSACTION_AGE_MILLIS
+			+ "l.objid::bigint AS objid, CASE WHEN l.objsubid OPERATOR(pg_catalog.=) 1 THEN " + KEY
+			+ " END AS key, l.mode, l.granted, "
+			+ "(pg_catalog.to_jsonb(l) OPERATOR(pg_catalog.->>) 'waitstart')::timestamp with time zone AS waitstart, "
+			+ TRANSACTION_AGE_MILLIS
 			+ " AS transaction_age_ms, a.state, a.application_name, a.wait_event_type, a.wait_event, "
-			+ "CASE WHEN ?::boolean THEN a.query END AS query "
-			+ "FROM pg_locks AS l LEFT JOIN pg_stat_activity AS a ON a.pid = l.pid WHERE " + ADVISORY_IN_THIS_DATABASE
+			+ "CASE WHEN ?::boolean THEN a.query END AS query " + FROM_LOCKS_AND_SESSIONS
 			+ " ORDER BY l.objsubid, l.classid, l.objid, l.granted DESC, waitstart NULLS FIRST, l.pid LIMIT ?";
 
 	private PgLocksSql() {

@@ -21,6 +21,16 @@
  * ({@link io.github.advisorylock.core.sql.FenceSql}) and reads of {@code pg_locks}
  * ({@link io.github.advisorylock.core.sql.PgLocksSql}). It depends on the root package
  * only: what a result means for a call is decided in {@code core}. Internal: not API.
+ *
+ * <p>
+ * Every function, operator, type and relation a statement names is found in
+ * {@code pg_catalog} whatever the {@code search_path}: functions and relations are
+ * qualified ({@code pg_catalog.pg_try_advisory_xact_lock}), operators written
+ * {@code OPERATOR(pg_catalog.=)}, casts to SQL's own type names ({@code bigint},
+ * {@code integer}), which the grammar resolves in {@code pg_catalog}, as it does
+ * {@code CASE}, {@code COALESCE}, {@code GREATEST} and {@code extract}. An
+ * {@code OPERATOR()} has one precedence, whatever the operator: group with parentheses
+ * (docs/decisions.md, "Schema-qualified statements").
  */
 @NullMarked
 package io.github.advisorylock.core.sql;
