@@ -119,6 +119,14 @@ public final class AdvisoryLockAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnProperty(prefix = "advisory-lock.startup-check", name = "enabled", havingValue = "true",
+			matchIfMissing = true)
+	StartupExclusionCheck advisoryLockStartupCheck(ObjectProvider<AdvisoryLockTemplate> templates,
+			AdvisoryLockProperties properties) {
+		return StartupExclusionCheck.jdbc(templates, properties.getStartupCheck().getTimeout());
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(LockHolderDiagnosis.class)
 	@ConditionalOnProperty(prefix = "advisory-lock.diagnosis", name = "enabled", havingValue = "true",
 			matchIfMissing = true)

@@ -48,6 +48,8 @@ public class AdvisoryLockProperties {
 
 	private final Diagnosis diagnosis = new Diagnosis();
 
+	private final StartupCheck startupCheck = new StartupCheck();
+
 	private final Endpoint endpoint = new Endpoint();
 
 	private final Shedlock shedlock = new Shedlock();
@@ -109,6 +111,11 @@ public class AdvisoryLockProperties {
 	/** Return the settings of the diagnosis of busy locks. */
 	public Diagnosis getDiagnosis() {
 		return this.diagnosis;
+	}
+
+	/** Return the settings of the check, at startup, that the locks exclude. */
+	public StartupCheck getStartupCheck() {
+		return this.startupCheck;
 	}
 
 	/** Return the settings of the {@code advisorylocks} Actuator endpoint. */
@@ -191,6 +198,47 @@ public class AdvisoryLockProperties {
 		 */
 		public void setMaxConnections(int maxConnections) {
 			this.maxConnections = maxConnections;
+		}
+
+	}
+
+	/**
+	 * Settings of the check, at startup, that a second session of each DataSource and
+	 * ConnectionFactory is refused a key a first one holds (docs/poolers.md).
+	 */
+	public static class StartupCheck {
+
+		/**
+		 * Whether the startup fails where advisory locks exclude nobody (a proxy that
+		 * sends sessions to different servers, a server whose lock functions lock
+		 * nothing). Off, such locks protect nothing, silently.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Bound on the check of one DataSource or ConnectionFactory; one not made within
+		 * it (the database down, a pool of one) logs a warning, and the startup goes on.
+		 */
+		private Duration timeout = Duration.ofSeconds(3);
+
+		/** Return whether the check runs. */
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		/** Set whether the check runs. */
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		/** Return the bound on the check of one source. */
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		/** Set the bound on the check of one source. */
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 	}

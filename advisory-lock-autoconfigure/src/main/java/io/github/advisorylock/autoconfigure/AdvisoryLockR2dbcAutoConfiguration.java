@@ -33,6 +33,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -86,6 +87,14 @@ public final class AdvisoryLockR2dbcAutoConfiguration {
 	@Bean
 	AdvisoryLockShutdown reactiveAdvisoryLockShutdown(ObjectProvider<R2dbcAdvisoryLockTemplate> templates) {
 		return new AdvisoryLockShutdown(templates);
+	}
+
+	@Bean
+	@ConditionalOnProperty(prefix = "advisory-lock.startup-check", name = "enabled", havingValue = "true",
+			matchIfMissing = true)
+	StartupExclusionCheck reactiveAdvisoryLockStartupCheck(ObjectProvider<R2dbcAdvisoryLockTemplate> templates,
+			AdvisoryLockProperties properties) {
+		return StartupExclusionCheck.r2dbc(templates, properties.getStartupCheck().getTimeout());
 	}
 
 	/**

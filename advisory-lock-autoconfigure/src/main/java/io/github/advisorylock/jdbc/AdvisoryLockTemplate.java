@@ -37,6 +37,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.ExclusionProof;
 import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
@@ -250,6 +251,26 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
 		this.lockSessions.setMaxConnections(LockSettings.checkMaxConnections(maxInvocationConnections));
+	}
+
+	/**
+	 * Prove, as the auto-configuration does at startup, that the locks of each of this
+	 * template's data sources exclude: a session of it is refused a random key that
+	 * another session of it holds, and a session of the
+	 * {@linkplain #setInvocationDataSource invocation-scoped source}, where one is set, a
+	 * key that a session of the default data source holds. Each check is bounded by the
+	 * timeout; one that cannot be made within it (the database down, a pool of one) is
+	 * logged at {@code WARN}, and passes (docs/poolers.md, "The startup check").
+	 * @param timeout the bound of each check, positive
+	 * @throws IllegalStateException if the locks of a data source exclude nobody, or its
+	 * server refuses the advisory lock functions; the message names it, what was seen and
+	 * the known causes
+	 * @since 0.1.0
+	 */
+	public void checkExclusion(Duration timeout) {
+		Assert.isTrue(timeout.compareTo(Duration.ZERO) > 0, "Timeout of the exclusion check must be positive");
+		ExclusionProof
+			.report(JdbcExclusionProof.check(this.dataSources, this.lockSessions.invocationDataSource(), timeout));
 	}
 
 	/**

@@ -90,6 +90,10 @@ final class JdbcLockSessions implements AutoCloseable {
 		this.fixedRoutes.clear();
 	}
 
+	@Nullable DataSource invocationDataSource() {
+		return this.invocationDataSource;
+	}
+
 	void setMaxConnections(int maxConnections) {
 		this.maxConnections = maxConnections;
 		this.fixedRoutes.clear();

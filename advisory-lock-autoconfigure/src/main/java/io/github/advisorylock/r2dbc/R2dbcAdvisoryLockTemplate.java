@@ -28,6 +28,7 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.ReactiveLockCallback;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.ExclusionProof;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.LockLifecycle;
 import io.github.advisorylock.core.LockSettings;
@@ -74,6 +75,8 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 
 	private final R2dbcAcquisitionSupport support = new R2dbcAcquisitionSupport(this.lifecycle);
 
+	private final R2dbcConnectionFactories connectionFactories;
+
 	private final R2dbcTransactionLockExecutor transactionLocks;
 
 	private final R2dbcInvocationLockExecutor invocationLocks;
@@ -101,6 +104,7 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 		Assert.notNull(connectionFactories, "ConnectionFactories must not be null");
 		R2dbcConnectionFactories factories = new R2dbcConnectionFactories(connectionFactories,
 				defaultConnectionFactory);
+		this.connectionFactories = factories;
 		this.transactionLocks = new R2dbcTransactionLockExecutor(factories, this.support, this.lifecycle);
 		this.invocationLocks = new R2dbcInvocationLockExecutor(this.support, this.lifecycle,
 				new R2dbcLockSessions(factories, this.support));
@@ -161,6 +165,24 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 */
 	public void setMaxInvocationConnections(int maxInvocationConnections) {
 		this.invocationLocks.setMaxConnections(maxInvocationConnections);
+	}
+
+	/**
+	 * Prove, as the auto-configuration does at startup, that the locks of each of this
+	 * template's connection factories exclude: a connection of it is refused a random key
+	 * that another connection of it holds. Each check is bounded by the timeout; one that
+	 * cannot be made within it (the database down, a pool of one) is logged at
+	 * {@code WARN}, and passes (docs/poolers.md, "The startup check").
+	 * @param timeout the bound of each check, positive
+	 * @return a {@code Mono} that completes once every check passed, or signals an
+	 * {@link IllegalStateException} if the locks of a factory exclude nobody, or its
+	 * server refuses the advisory lock functions, naming it, what was seen and the known
+	 * causes
+	 * @since 0.1.0
+	 */
+	public Mono<Void> checkExclusion(Duration timeout) {
+		Assert.isTrue(timeout.compareTo(Duration.ZERO) > 0, "Timeout of the exclusion check must be positive");
+		return R2dbcExclusionProof.check(this.connectionFactories, timeout).doOnNext(ExclusionProof::report).then();
 	}
 
 	/**

@@ -116,6 +116,14 @@ public final class LockSql {
 	 */
 	public static final String KEEP_ALIVE = "SET LOCAL idle_in_transaction_session_timeout = '%dms'";
 
+	/**
+	 * The startup check's try of a random key ({@code core.ExclusionProof}): the try the
+	 * locks use, after a leading comment as theirs is, so that a pooler that routes by it
+	 * routes this one as it routes them. Parameter: the key ({@code bigint}).
+	 */
+	public static final String EXCLUSION_CHECK = "/* advisory-lock startup check */ "
+			+ "SELECT pg_catalog.pg_try_advisory_xact_lock(?)";
+
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	public static final String REFUSAL = "SELECT pg_catalog.current_setting('transaction_isolation'), "
 			+ "pg_catalog.pg_is_in_recovery()";

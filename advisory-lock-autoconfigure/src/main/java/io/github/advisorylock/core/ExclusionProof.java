@@ -1,0 +1,168 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the startup check of one source of connections found: whether a second session is
+ * refused a key that a first one holds. A server or a middlebox can accept every advisory
+ * lock call and exclude nobody (a stub that answers yes, a proxy that sends each session
+ * to another server); only this behaviour shows it, not a version string. Each stack runs
+ * the two sessions; what they saw, and what it means for startup, is decided and worded
+ * here (docs/poolers.md, "The startup check").
+ *
+ * @param outcome what the check found
+ * @param source the source, as a message names it: {@code DataSource 'dataSource'}
+ * @param detail what was seen, for the message
+ * @param elapsed how long the check took
+ * @author advisory-lock authors
+ */
+public record ExclusionProof(Outcome outcome, String source, String detail, Duration elapsed) {
+
+	/**
+	 * SQLSTATEs of a server that refuses the functions themselves: not supported
+	 * ({@code 0A000}, Aurora DSQL), unknown ({@code 42883}), not allowed ({@code 42501},
+	 * {@code EXECUTE} revoked).
+	 */
+	private static final Set<String> REFUSING_STATES = Set.of("0A000", "42883", "42501");
+
+	private static final Log logger = LogFactory.getLog(ExclusionProof.class);
+
+	/** The property that switches the check off. */
+	private static final String SWITCH = "advisory-lock.startup-check.enabled";
+
+	/** What the check found. */
+	public enum Outcome {
+
+		/** The second session was refused the key: locks exclude. */
+		PROVEN,
+
+		/**
+		 * The second session was granted the key the first held: locks exclude nobody.
+		 */
+		NOT_EXCLUDED,
+
+		/** The server refused the advisory lock functions themselves. */
+		REFUSED,
+
+		/** No answer in time, or no connection: nothing is known. */
+		UNPROVEN,
+
+		/** The source is not PostgreSQL: left alone. */
+		NOT_POSTGRESQL
+
+	}
+
+	/** Return the proof that the second session was refused the key. */
+	public static ExclusionProof proven(String source, Duration elapsed) {
+		return new ExclusionProof(Outcome.PROVEN, source, "", elapsed);
+	}
+
+	/**
+	 * Return what the second session's try of the key the first one holds means.
+	 * @param granted whether the second session was granted the key
+	 */
+	public static ExclusionProof secondTry(String source, long key, boolean granted, Duration elapsed) {
+		return granted
+				? new ExclusionProof(Outcome.NOT_EXCLUDED, source,
+						"a second session was granted key " + key + " while a first session held it", elapsed)
+				: proven(source, elapsed);
+	}
+
+	/**
+	 * Return what a failed statement of the check means: a server that refuses the
+	 * functions, or nothing known.
+	 * @param sqlState the failure's SQLSTATE, or {@code null}
+	 * @param message the failure's message
+	 */
+	public static ExclusionProof failed(String source, @Nullable String sqlState, @Nullable String message,
+			Duration elapsed) {
+		String detail = "SQLSTATE " + sqlState + ": " + message;
+		return (sqlState != null && REFUSING_STATES.contains(sqlState))
+				? new ExclusionProof(Outcome.REFUSED, source, detail, elapsed)
+				: unproven(source, "it failed (" + detail + ")", elapsed);
+	}
+
+	/** Return a check that could not be made, and why. */
+	public static ExclusionProof unproven(String source, String reason, Duration elapsed) {
+		return new ExclusionProof(Outcome.UNPROVEN, source, reason, elapsed);
+	}
+
+	/** Return a check left alone, as the source is not PostgreSQL. */
+	public static ExclusionProof notPostgresql(String source, String product) {
+		return new ExclusionProof(Outcome.NOT_POSTGRESQL, source, product, Duration.ZERO);
+	}
+
+	/**
+	 * Log what the checks found, each at its level (a proof at {@code INFO}, a check not
+	 * made at {@code WARN}), and refuse the start if one of them found locks that exclude
+	 * nobody or a server that refuses them.
+	 * @param proofs the checks of a template's sources
+	 * @throws IllegalStateException naming every source that fails the start
+	 */
+	public static void report(List<ExclusionProof> proofs) {
+		List<String> failures = new ArrayList<>();
+		for (ExclusionProof proof : proofs) {
+			switch (proof.outcome()) {
+				case PROVEN -> logger.info(proof.message());
+				case UNPROVEN -> logger.warn(proof.message());
+				case NOT_POSTGRESQL -> logger.debug(proof.message());
+				default -> failures.add(proof.message());
+			}
+		}
+		if (!failures.isEmpty()) {
+			throw new IllegalStateException(String.join("; and: ", failures));
+		}
+	}
+
+	/** Return whether the application must not start on what the check found. */
+	public boolean failsStartup() {
+		return this.outcome == Outcome.NOT_EXCLUDED || this.outcome == Outcome.REFUSED;
+	}
+
+	/** Return the message of what the check found, for an exception or a log line. */
+	public String message() {
+		return switch (this.outcome) {
+			case PROVEN -> "Advisory locks on " + this.source + " exclude: a second session was refused a key a first "
+					+ "one held (startup check, " + this.elapsed.toMillis() + "ms)";
+			case NOT_EXCLUDED -> "Advisory locks on " + this.source + " exclude nobody: " + this.detail
+					+ ", so a lock taken there would protect nothing. Known causes: a load balancer or proxy that "
+					+ "sends sessions to different servers (pgpool-II balancing to a standby, see docs/poolers.md); "
+					+ "a PostgreSQL-compatible server whose advisory lock functions answer without locking "
+					+ "(CockroachDB before its transaction-level locks, YugabyteDB with "
+					+ "yb_silence_advisory_locks_not_supported_error on; see docs/compatibility.md). Connect to the "
+					+ "PostgreSQL primary directly or through a pooler that keeps a transaction on one server. To "
+					+ "start anyway, at the cost of every lock: " + SWITCH + "=false";
+			case REFUSED -> "The server behind " + this.source + " refuses the advisory lock functions (" + this.detail
+					+ "): a server without them (Aurora DSQL) cannot serve advisory locks, and a role "
+					+ "needs EXECUTE on pg_try_advisory_xact_lock and its kin (docs/compatibility.md)";
+			case UNPROVEN -> "Could not prove at startup that advisory locks on " + this.source + " exclude: "
+					+ this.detail + ". Locks are taken as usual; the check runs again at the next start "
+					+ "(docs/poolers.md, \"The startup check\")";
+			case NOT_POSTGRESQL -> this.source + " is " + this.detail + ", not PostgreSQL: no startup check";
+		};
+	}
+
+}
