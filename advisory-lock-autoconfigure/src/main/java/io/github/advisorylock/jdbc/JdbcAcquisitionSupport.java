@@ -76,12 +76,15 @@ final class JdbcAcquisitionSupport {
 	/**
 	 * Wait for the key a try found held and those after it, within the timeout.
 	 * @return {@code null} when they were taken, or the driver's report of a timeout
+	 * @throws LockTransactionException if the wait ran on a standby, which took nothing
 	 * @throws DataAccessException for any other failure
 	 */
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout) {
 		try {
-			JdbcLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
-					request.namespace(), this.lifecycle);
+			if (!JdbcLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
+					request.namespace(), this.lifecycle)) {
+				throw LockFailures.recoveryRefusal(request);
+			}
 			return null;
 		}
 		catch (SQLException ex) {

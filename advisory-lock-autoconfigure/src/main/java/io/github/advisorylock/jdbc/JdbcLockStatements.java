@@ -30,6 +30,7 @@ import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.core.sql.LockSql.RefusalReason;
 import io.github.advisorylock.core.sql.LockSql.TryResult;
 import io.github.advisorylock.core.sql.PermitSql;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The waits of both scopes over JDBC, and the binding and reading of every lock
@@ -46,10 +47,11 @@ final class JdbcLockStatements {
 	/**
 	 * Run the statement that waits for keys a try found held, within one timeout for all
 	 * of them; the template's close cancels it on the server.
+	 * @return whether it ran: not on a standby, where it took nothing
 	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait
 	 * ran out of time, {@code 57014} when it was cancelled
 	 */
-	static void waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace,
+	static boolean waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace,
 			LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitSql(mode, namespace))) {
 			statement.setLong(1, Math.max(1, timeout.toMillis()));
@@ -57,8 +59,8 @@ final class JdbcLockStatements {
 			// pgjdbc sends the cancel only while the statement runs, so a late one
 			// reaches no other statement of the connection.
 			Runnable ended = waits.whileWaiting(() -> cancel(statement));
-			try {
-				statement.executeQuery().close();
+			try (ResultSet result = statement.executeQuery()) {
+				return result.next();
 			}
 			finally {
 				ended.run();
@@ -71,11 +73,11 @@ final class JdbcLockStatements {
 	 * pgjdbc sends the three statements of one text together.
 	 * @param resumed whether the savepoint of a slice that ran out of time is set
 	 * @param waited the index of the slot to wait for, from 1
-	 * @return the slot taken
+	 * @return the slot taken, or {@code null} on a standby, where it took nothing
 	 * @throws SQLException as {@link #waitLock} does
 	 */
-	static long waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice, int waited,
-			String namespace, LockLifecycle waits) throws SQLException {
+	static @Nullable Long waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice,
+			int waited, String namespace, LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection
 			.prepareStatement(PermitSql.JDBC.sliceSql(slots.size(), resumed, namespace))) {
 			statement.setLong(1, Math.max(1, slice.toMillis()));
@@ -91,8 +93,7 @@ final class JdbcLockStatements {
 					rows = statement.getMoreResults();
 				}
 				try (ResultSet result = statement.getResultSet()) {
-					result.next();
-					return result.getLong(1);
+					return result.next() ? result.getLong(1) : null;
 				}
 			}
 			finally {

@@ -30,6 +30,7 @@ import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.core.LockAttempt;
+import io.github.advisorylock.core.LockFailures;
 import io.github.advisorylock.core.LockKeys;
 import io.github.advisorylock.core.PermitSlots;
 import io.github.advisorylock.core.plan.FencedKeys;
@@ -123,11 +124,14 @@ final class JdbcTransactionLockStatements {
 	 * Send one slice of a limit's wait on a connection in a transaction, a Spring one's
 	 * or a lock session's.
 	 * @return the slot taken, or {@code null} when the slice ran out of time
+	 * @throws io.github.advisorylock.LockTransactionException if the slice ran on a
+	 * standby, which took nothing
 	 */
 	static @Nullable Long waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots,
 			boolean resumed, Duration slice, int waited, JdbcAcquisitionSupport support) {
+		Long slot;
 		try {
-			return JdbcLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
+			slot = JdbcLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
 					request.namespace(), support.lifecycle());
 		}
 		catch (SQLException ex) {
@@ -136,6 +140,10 @@ final class JdbcTransactionLockStatements {
 			}
 			throw support.translateLockFailure(ex, request, slots.all());
 		}
+		if (slot == null) {
+			throw LockFailures.recoveryRefusal(request);
+		}
+		return slot;
 	}
 
 	/** End a limit's wait that ran out of time on a connection in a transaction. */

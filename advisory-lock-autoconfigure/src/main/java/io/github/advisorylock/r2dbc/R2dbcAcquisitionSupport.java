@@ -17,6 +17,7 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -116,16 +117,21 @@ final class R2dbcAcquisitionSupport {
 	Mono<LockAttempt> waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout,
 			boolean ofTransaction) {
 		return cancellable(connection, ofTransaction,
-				R2dbcLockStatements
-					.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout, request.namespace())
-					.thenReturn(LockAttempt.ACQUIRED))
-			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
-			.onErrorMap((ex) -> translateLockFailure(ex, request, keys));
+				R2dbcLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
+						request.namespace()))
+			.map((ran) -> ran ? Optional.of(LockAttempt.ACQUIRED) : Optional.<LockAttempt>empty())
+			.onErrorResume(R2dbcExceptions::isLockTimeout,
+					(ex) -> Mono.just(Optional.of(LockAttempt.afterWait(busyKey, ex))))
+			.onErrorMap((ex) -> translateLockFailure(ex, request, keys))
+			// Outside the translation: the refusal is the library's, not the driver's.
+			.flatMap((attempt) -> attempt.map(Mono::just)
+				.orElseGet(() -> Mono.error(LockFailures.recoveryRefusal(request))));
 	}
 
 	/**
 	 * Run one slice of a limit's wait, cancelled as {@link #waitFor} is.
-	 * @return the slot taken; empty when the slice ran out of time
+	 * @return the slot taken; empty when the slice ran out of time; a
+	 * {@code LockTransactionException} if it ran on a standby, which took nothing
 	 */
 	Mono<Long> waitPermitSlice(Connection connection, LockRequest request, PermitSlots slots, boolean resumed,
 			Duration slice, int waited, boolean ofTransaction) {
@@ -133,7 +139,8 @@ final class R2dbcAcquisitionSupport {
 				R2dbcLockStatements.waitPermitSlice(connection, slots.slots(), resumed, slice, waited,
 						request.namespace()))
 			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.empty())
-			.onErrorMap((ex) -> translateLockFailure(ex, request, slots.all()));
+			.onErrorMap((ex) -> translateLockFailure(ex, request, slots.all()))
+			.flatMap((slot) -> slot.map(Mono::just).orElseGet(() -> Mono.error(LockFailures.recoveryRefusal(request))));
 	}
 
 	/**

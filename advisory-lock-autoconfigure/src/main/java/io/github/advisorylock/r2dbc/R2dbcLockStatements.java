@@ -19,6 +19,7 @@ package io.github.advisorylock.r2dbc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
@@ -53,16 +54,16 @@ final class R2dbcLockStatements {
 
 	/**
 	 * Run the statement that waits for keys a try found held, within one timeout for all.
-	 * @return completes when every key was taken; an error with SQLSTATE {@code 55P03}
-	 * when the wait ran out of time
+	 * @return whether it ran, once every key was taken: not on a standby, where it took
+	 * nothing; an error with SQLSTATE {@code 55P03} when the wait ran out of time
 	 */
-	static Mono<Void> waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout,
+	static Mono<Boolean> waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout,
 			String namespace) {
 		return Mono.defer(() -> {
 			Statement statement = connection.createStatement(LockSql.R2DBC.waitSql(mode, namespace));
 			statement.bind(0, Math.max(1, timeout.toMillis()));
 			bindKeys(statement, 1, keys, true);
-			return drain(statement);
+			return Flux.from(statement.execute()).concatMap((result) -> result.map((row, metadata) -> 1)).hasElements();
 		});
 	}
 
@@ -70,17 +71,17 @@ final class R2dbcLockStatements {
 	 * Run one slice of a limit's wait ({@link PermitSql#sliceSql}) in one round trip, its
 	 * values written in: the driver sends several statements together only without
 	 * parameters.
-	 * @return the slot taken; an error with SQLSTATE {@code 55P03} when the slice ran out
-	 * of time
+	 * @return the slot taken, or empty on a standby, where it took nothing; an error with
+	 * SQLSTATE {@code 55P03} when the slice ran out of time
 	 */
-	static Mono<Long> waitPermitSlice(Connection connection, List<Long> slots, boolean resumed, Duration slice,
-			int waited, String namespace) {
+	static Mono<Optional<Long>> waitPermitSlice(Connection connection, List<Long> slots, boolean resumed,
+			Duration slice, int waited, String namespace) {
 		String sql = PermitSql.sliceWithValuesSql(slots, resumed, slice, waited, namespace);
 		// The slot's row comes between the savepoint's result and its release's.
 		return Mono.defer(() -> Flux.from(connection.createStatement(sql).execute())
 			.concatMap((result) -> result.map((row, metadata) -> row.get(0, Long.class)))
 			.collectList()
-			.map((rows) -> rows.get(0)));
+			.map((rows) -> rows.stream().findFirst()));
 	}
 
 	/** End a limit's wait whose last slice ran out of time. */

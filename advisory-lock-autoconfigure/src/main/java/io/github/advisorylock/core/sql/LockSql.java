@@ -44,14 +44,22 @@ import org.jspecify.annotations.Nullable;
 public final class LockSql {
 
 	/**
+	 * Not a standby: what a statement that follows a try in its transaction checks again
+	 * (the isolation cannot change there, the server can). A balancer that routes each
+	 * statement on its own (pgpool-II's {@code statement_level_load_balance}) may send
+	 * the wait to a standby after the try ran on the primary: there it takes nothing, and
+	 * answers no row (docs/poolers.md, "pgpool-II").
+	 */
+	public static final String NOT_IN_RECOVERY = "NOT pg_catalog.pg_is_in_recovery()";
+
+	/**
 	 * Whether a lock here protects anything: READ COMMITTED (PostgreSQL runs READ
 	 * UNCOMMITTED as it), not a standby, whose locks exclude nobody on the primary. In a
 	 * try's {@code WHERE} it refuses before any lock: the select list runs only for a row
 	 * it lets through.
 	 */
 	public static final String LOCKABLE = "pg_catalog.current_setting('transaction_isolation') "
-			+ "OPERATOR(pg_catalog.=) ANY (ARRAY['read committed', 'read uncommitted']) "
-			+ "AND NOT pg_catalog.pg_is_in_recovery()";
+			+ "OPERATOR(pg_catalog.=) ANY (ARRAY['read committed', 'read uncommitted']) AND " + NOT_IN_RECOVERY;
 
 	/** What is left until the deadline; at least 1ms, as 0 means no timeout. */
 	private static final String REMAINING = "greatest(1, pg_catalog.ceil(extract(epoch FROM previous.deadline "
@@ -73,11 +81,12 @@ public final class LockSql {
 
 	/**
 	 * Waits for the keys in array order within one deadline, after a try in the same
-	 * transaction (so no {@link #LOCKABLE} check). PostgreSQL times each lock wait on its
-	 * own, so {@code lock_timeout} is set to what is left before each key, then restored;
-	 * the old value is read in a {@code MATERIALIZED} CTE, as a subquery would be folded
-	 * in and read the new one. A {@code CASE} runs its branches in order, which puts each
-	 * key's {@code set_config} before its lock and the restore after the last, in one
+	 * transaction (so only {@link #NOT_IN_RECOVERY} is checked: no row, and nothing
+	 * taken, on a standby). PostgreSQL times each lock wait on its own, so
+	 * {@code lock_timeout} is set to what is left before each key, then restored; the old
+	 * value is read in a {@code MATERIALIZED} CTE, as a subquery would be folded in and
+	 * read the new one. A {@code CASE} runs its branches in order, which puts each key's
+	 * {@code set_config} before its lock and the restore after the last, in one
 	 * {@code SELECT}. Running out fails with {@code 55P03} and aborts the transaction,
 	 * discarding the {@code lock_timeout} set. Parameters: the timeout in ms
 	 * ({@code bigint}), the keys ({@code bigint[]}).
@@ -94,7 +103,8 @@ public final class LockSql {
 			              ) IS NULL THEN NULL
 			         ELSE pg_catalog.set_config('lock_timeout', previous.lock_timeout, true)
 			       END AS lock_timeout
-			FROM previous""";
+			FROM previous
+			WHERE %3$s""";
 
 	private static final String TRY_ONE_EXCLUSIVE = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
 
@@ -104,9 +114,10 @@ public final class LockSql {
 
 	private static final String TRY_MANY_SHARED = TRY_MANY.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
 
-	private static final String WAIT_EXCLUSIVE = WAIT.formatted("pg_advisory_xact_lock", REMAINING);
+	private static final String WAIT_EXCLUSIVE = WAIT.formatted("pg_advisory_xact_lock", REMAINING, NOT_IN_RECOVERY);
 
-	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING);
+	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING,
+			NOT_IN_RECOVERY);
 
 	/**
 	 * Sets an invocation-scoped lock session's dead-man switch, on its idle time; sent

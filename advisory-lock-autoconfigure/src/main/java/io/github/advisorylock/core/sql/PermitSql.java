@@ -39,7 +39,8 @@ public final class PermitSql {
 			  SELECT pg_catalog.current_setting('lock_timeout') AS lock_timeout, ?::bigint AS slice, ?::integer AS chosen,
 			         ?::bigint[] AS s)
 			SELECT %s AS permit
-			FROM previous""";
+			FROM previous
+			WHERE %s""";
 
 	/** The waiting branch of {@code SLICE}, and the chain's {@code END}. */
 	private static final String SLICE_WAIT_BRANCH = """
@@ -104,7 +105,8 @@ public final class PermitSql {
 	 * Return the statement of one slice of a wait, with its namespace comment: it tries
 	 * every slot as {@link #trySql} does, then waits for the chosen one with
 	 * {@code lock_timeout} set to the slice, restored once granted (read in a
-	 * {@code MATERIALIZED} CTE, as in {@link LockSql}'s wait). Its row is the slot taken.
+	 * {@code MATERIALIZED} CTE, as in {@link LockSql}'s wait). Its row is the slot taken;
+	 * none on a standby ({@link LockSql#NOT_IN_RECOVERY}), where it takes nothing.
 	 * Running out fails with {@code 55P03}, so it runs in a savepoint
 	 * ({@link #sliceSql}). Parameters: the slice in ms ({@code bigint}), the index of the
 	 * slot to wait for, from 1 ({@code integer}), the slots ({@code bigint[]}).
@@ -112,8 +114,10 @@ public final class PermitSql {
 	 * @param namespace the namespace, named in a leading comment
 	 */
 	public String waitSql(int permits, String namespace) {
-		return this.lockSql.commented(namespace, this.waits.computeIfAbsent(permits, (count) -> LockSql
-			.placeholders(SLICE.formatted(permitChain(count, "previous.s") + SLICE_WAIT_BRANCH), this.numbered)));
+		return this.lockSql.commented(namespace, this.waits.computeIfAbsent(permits,
+				(count) -> LockSql.placeholders(
+						SLICE.formatted(permitChain(count, "previous.s") + SLICE_WAIT_BRANCH, LockSql.NOT_IN_RECOVERY),
+						this.numbered)));
 	}
 
 	/**
