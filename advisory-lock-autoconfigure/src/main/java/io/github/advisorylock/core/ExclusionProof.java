@@ -48,6 +48,9 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 	 */
 	private static final Set<String> REFUSING_STATES = Set.of("0A000", "42883", "42501");
 
+	/** The SQLSTATE class of a connection that failed or was cut. */
+	private static final String CONNECTION_EXCEPTION = "08";
+
 	private static final Log logger = LogFactory.getLog(ExclusionProof.class);
 
 	/** The property that switches the check off. */
@@ -99,9 +102,11 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 	 */
 	public static ExclusionProof failed(String source, @Nullable String sqlState, @Nullable String message,
 			Duration elapsed) {
+		if (sqlState == null || sqlState.startsWith(CONNECTION_EXCEPTION)) {
+			return unproven(source, "no connection (" + message + "; is the database up?)", elapsed);
+		}
 		String detail = "SQLSTATE " + sqlState + ": " + message;
-		return (sqlState != null && REFUSING_STATES.contains(sqlState))
-				? new ExclusionProof(Outcome.REFUSED, source, detail, elapsed)
+		return REFUSING_STATES.contains(sqlState) ? new ExclusionProof(Outcome.REFUSED, source, detail, elapsed)
 				: unproven(source, "it failed (" + detail + ")", elapsed);
 	}
 
@@ -125,11 +130,17 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 	public static void report(List<ExclusionProof> proofs) {
 		List<String> failures = new ArrayList<>();
 		for (ExclusionProof proof : proofs) {
-			switch (proof.outcome()) {
-				case PROVEN -> logger.info(proof.message());
-				case UNPROVEN -> logger.warn(proof.message());
-				case NOT_POSTGRESQL -> logger.debug(proof.message());
-				default -> failures.add(proof.message());
+			if (proof.failsStartup()) {
+				failures.add(proof.message());
+			}
+			else if (proof.outcome() == Outcome.PROVEN) {
+				logger.info(proof.message());
+			}
+			else if (proof.outcome() == Outcome.UNPROVEN) {
+				logger.warn(proof.message());
+			}
+			else {
+				logger.debug(proof.message());
 			}
 		}
 		if (!failures.isEmpty()) {

@@ -45,8 +45,10 @@ import org.jspecify.annotations.Nullable;
  * {@link ExclusionProof}'s. Each connection and each statement is bounded by what is left
  * of the timeout: a connection that comes later is closed when it comes, and a statement
  * that does not answer is cut by the network timeout, so the check never holds a pool's
- * connection beyond it. Cost: two connections and four round trips (the tries, and their
- * rollbacks).
+ * connection beyond it. A connection still being made at the bound goes on in a daemon
+ * thread until the data source gives up (a Hikari pool: its {@code connectionTimeout}),
+ * and is closed if it comes. Cost: two connections and four round trips (the tries, and
+ * their rollbacks).
  *
  * @author advisory-lock authors
  */
@@ -114,8 +116,9 @@ final class JdbcExclusionProof {
 		}
 		catch (SQLException ex) {
 			if (System.nanoTime() - deadline >= 0) {
-				return ExclusionProof.unproven(source, "no answer within " + timeout.toMillis() + "ms (a pooler that "
-						+ "queues the second session behind the first, as PgBouncer with default_pool_size = 1 does?)",
+				return ExclusionProof.unproven(source,
+						"no answer within " + timeout.toMillis() + "ms (a pooler that "
+								+ "queues a session, as PgBouncer with default_pool_size = 1 queues the second?)",
 						elapsed(start));
 			}
 			return ExclusionProof.failed(source, ex.getSQLState(), ex.getMessage(), elapsed(start));
@@ -129,8 +132,11 @@ final class JdbcExclusionProof {
 		return Duration.ofNanos(System.nanoTime() - start);
 	}
 
+	/**
+	 * What is left of the timeout, rounded up: a bound that fires is past the deadline.
+	 */
 	private static long remainingMillis(long deadline) {
-		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime() + 999_999));
 	}
 
 	/** A connection of the check, in a transaction it rolls back when closed. */

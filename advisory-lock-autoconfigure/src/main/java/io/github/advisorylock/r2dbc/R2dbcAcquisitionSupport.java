@@ -17,7 +17,6 @@
 package io.github.advisorylock.r2dbc;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -119,13 +118,13 @@ final class R2dbcAcquisitionSupport {
 		return cancellable(connection, ofTransaction,
 				R2dbcLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
 						request.namespace()))
-			.map((ran) -> ran ? Optional.of(LockAttempt.ACQUIRED) : Optional.<LockAttempt>empty())
-			.onErrorResume(R2dbcExceptions::isLockTimeout,
-					(ex) -> Mono.just(Optional.of(LockAttempt.afterWait(busyKey, ex))))
+			.filter((ran) -> ran)
+			.map((ran) -> LockAttempt.ACQUIRED)
+			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(busyKey, ex)))
 			.onErrorMap((ex) -> translateLockFailure(ex, request, keys))
-			// Outside the translation: the refusal is the library's, not the driver's.
-			.flatMap((attempt) -> attempt.map(Mono::just)
-				.orElseGet(() -> Mono.error(LockFailures.recoveryRefusal(request))));
+			// Empty only where the wait ran on a standby; outside the translation, as the
+			// refusal is the library's, not the driver's.
+			.switchIfEmpty(Mono.error(() -> LockFailures.recoveryRefusal(request)));
 	}
 
 	/**

@@ -85,8 +85,8 @@ final class R2dbcExclusionProof {
 				awaited.set("no second connection within " + timeout.toMillis()
 						+ "ms while the first was held (a pool of one?)");
 				return inTransaction(factory, (second) -> {
-					awaited.set("no answer within " + timeout.toMillis() + "ms (a pooler that queues the second "
-							+ "session behind the first, as PgBouncer with default_pool_size = 1 does?)");
+					awaited.set("no answer within " + timeout.toMillis() + "ms (a pooler that queues a session, as "
+							+ "PgBouncer with default_pool_size = 1 queues the second?)");
 					return tryKey(second, key)
 						.map((granted) -> ExclusionProof.secondTry(source, key, granted, elapsed(start)));
 				});

@@ -17,13 +17,13 @@
 package io.github.advisorylock.autoconfigure;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.Properties;
 
 import javax.sql.DataSource;
@@ -31,11 +31,9 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.test.BootAutoConfigurations;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
+import io.github.advisorylock.test.ServerInRecovery;
 import io.github.advisorylock.test.SplittingProxy;
 import io.github.advisorylock.test.TestDatabase;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.Driver;
@@ -49,7 +47,7 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests of the startup check of a JDBC application from a user's view: a server that
+ * Tests of the startup check from a user's view, on JDBC and R2DBC: a server that
  * excludes starts, a proxy that sends each session to another server fails the startup
  * with the check's message, as does a server that refuses the functions; a check that
  * cannot be made (a pool of one, the database down) warns and lets the application start,
@@ -61,20 +59,13 @@ class StartupExclusionCheckTests {
 	/** The database where a role may not call the lock functions. */
 	private static final String REVOKED = "advisory_lock_revoked";
 
-	private static EmbeddedPostgres otherServer;
-
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.dataSourceTransactionManager(),
 				BootAutoConfigurations.transaction(), AdvisoryLockAutoConfiguration.class));
 
-	@BeforeAll
-	static void startAnotherServer() throws IOException {
-		otherServer = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(30)).start();
-	}
-
-	@AfterAll
-	static void stopTheOtherServer() throws IOException {
-		otherServer.close();
+	/** Another server: one in recovery, which grants advisory locks as any does. */
+	private static InetSocketAddress otherServer() throws IOException {
+		return new InetSocketAddress("127.0.0.1", ServerInRecovery.shared().port());
 	}
 
 	/** A data source whose every connection is new, through the given port. */
@@ -111,8 +102,7 @@ class StartupExclusionCheckTests {
 
 	@Test
 	void sessionsSentToDifferentServersFailTheStartup() throws IOException {
-		try (SplittingProxy proxy = new SplittingProxy(testServer(),
-				new InetSocketAddress("127.0.0.1", otherServer.getPort()))) {
+		try (SplittingProxy proxy = new SplittingProxy(testServer(), otherServer())) {
 			this.contextRunner.withBean(DataSource.class, () -> throughSplitting(proxy)).run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).isInstanceOf(IllegalStateException.class)
@@ -125,8 +115,7 @@ class StartupExclusionCheckTests {
 
 	@Test
 	void theCheckCanBeSwitchedOff() throws IOException {
-		try (SplittingProxy proxy = new SplittingProxy(testServer(),
-				new InetSocketAddress("127.0.0.1", otherServer.getPort()))) {
+		try (SplittingProxy proxy = new SplittingProxy(testServer(), otherServer())) {
 			this.contextRunner.withBean(DataSource.class, () -> throughSplitting(proxy))
 				.withPropertyValues("advisory-lock.startup-check.enabled=false")
 				.run((context) -> {
@@ -189,8 +178,7 @@ class StartupExclusionCheckTests {
 				assertThat(output).contains("Advisory locks on ConnectionFactory 'connectionFactory' exclude: a "
 						+ "second session was refused a key a first one held");
 			});
-		try (SplittingProxy proxy = new SplittingProxy(server,
-				new InetSocketAddress("127.0.0.1", otherServer.getPort()))) {
+		try (SplittingProxy proxy = new SplittingProxy(server, otherServer())) {
 			reactive.withPropertyValues("spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:" + proxy.port() + "/postgres")
 				.run((context) -> {
 					assertThat(context).hasFailed();
@@ -202,15 +190,12 @@ class StartupExclusionCheckTests {
 	}
 
 	@Test
-	void aDatabaseDownWarnsWithinTheBoundAndStarts(CapturedOutput output) throws IOException {
-		int closedPort;
-		try (ServerSocket socket = new ServerSocket(0)) {
-			closedPort = socket.getLocalPort();
-		}
-		// A pool waits 30 seconds for a connection by default: the check waits its own
-		// bound.
-		try (HikariDataSource pool = new HikariDataSource()) {
-			pool.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + closedPort + "/postgres");
+	void aDatabaseThatDoesNotAnswerWarnsWithinTheBoundAndStarts(CapturedOutput output) throws IOException {
+		// It accepts connections and never answers: connecting hangs, which a Hikari pool
+		// waits out for 30 seconds by default; the check waits its own bound.
+		try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+				HikariDataSource pool = new HikariDataSource()) {
+			pool.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + silent.getLocalPort() + "/postgres");
 			this.contextRunner.withBean(DataSource.class, () -> pool)
 				.withPropertyValues("advisory-lock.startup-check.timeout=1s")
 				.run((context) -> {
@@ -219,6 +204,24 @@ class StartupExclusionCheckTests {
 							+ "'dataSource' exclude: no connection within 1000ms (is the database up?)");
 				});
 		}
+	}
+
+	@Test
+	void aDatabaseDownWarnsAndStarts(CapturedOutput output) throws IOException {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			closedPort = socket.getLocalPort();
+		}
+		this.contextRunner
+			.withBean(DataSource.class,
+					() -> newConnectionEachTime("127.0.0.1", closedPort, "postgres", "postgres", "postgres"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output)
+					.contains("Could not prove at startup that advisory locks on DataSource 'dataSource' exclude: "
+							+ "no connection (")
+					.contains("; is the database up?)");
+			});
 	}
 
 }

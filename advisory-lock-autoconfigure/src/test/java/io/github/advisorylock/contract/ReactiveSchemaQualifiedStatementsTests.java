@@ -48,6 +48,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.reactive.TransactionalOperator;
@@ -62,7 +64,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * holds the key.
  */
 @Tag("reactive")
-@ExtendWith(NoAdvisoryLocksLeft.class)
+@ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class ReactiveSchemaQualifiedStatementsTests {
 
 	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
@@ -189,6 +191,13 @@ class ReactiveSchemaQualifiedStatementsTests {
 			});
 			Mono.when(lock(limit.withTimeout(HANG)), release).block(HANG);
 		}
+	}
+
+	@Test
+	void theStartupCheckProvesExclusionThere(CapturedOutput output) {
+		this.locks.checkExclusion(HANG).block(HANG);
+		assertThat(output)
+			.contains("Advisory locks on ConnectionFactory 'connectionFactory' exclude: a second session was refused");
 	}
 
 	@Test

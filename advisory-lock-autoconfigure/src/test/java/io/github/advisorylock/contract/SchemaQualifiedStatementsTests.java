@@ -47,6 +47,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -60,7 +62,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * runs on {@link ShadowedDatabase}, where an unqualified lock function locks nothing and
  * any other unqualified name fails, and still excludes a session that holds the key.
  */
-@ExtendWith(NoAdvisoryLocksLeft.class)
+@ExtendWith({ NoAdvisoryLocksLeft.class, OutputCaptureExtension.class })
 class SchemaQualifiedStatementsTests {
 
 	private static final long HANG_SECONDS = PgLocks.HANG_TIMEOUT.toSeconds();
@@ -199,6 +201,12 @@ class SchemaQualifiedStatementsTests {
 			holder.rollback();
 			waited.get(HANG_SECONDS, TimeUnit.SECONDS);
 		}
+	}
+
+	@Test
+	void theStartupCheckProvesExclusionThere(CapturedOutput output) {
+		locks().checkExclusion(PgLocks.HANG_TIMEOUT);
+		assertThat(output).contains("Advisory locks on DataSource 'dataSource' exclude: a second session was refused");
 	}
 
 	@Test

@@ -47,6 +47,7 @@ import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.NoAdvisoryLocksLeft;
 import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.test.ServerInRecovery;
 import io.github.advisorylock.test.TestDatabase;
 import io.github.advisorylock.test.TestThreads;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -281,35 +282,22 @@ class AdvisoryLockFaultTests {
 
 	@Test
 	void aLockAskedOfAServerInRecoveryIsRefusedNamingRecoveryInEveryScope() throws Exception {
-		Path data = Files.createTempDirectory("advisory-lock-standby");
-		EmbeddedPostgres server = startServer(data, 0);
-		try {
-			// The same data directory started as a standby: a server in recovery, as a
-			// read replica is.
-			stop(server, data);
-			Files.createFile(data.resolve("standby.signal"));
-			server = startServer(data, 0);
-			try (HikariDataSource pool = dedicatedPool(server.getJdbcUrl("postgres", "postgres"), 2);
-					AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
-				assertThat(new JdbcTemplate(pool).queryForObject("SELECT pg_is_in_recovery()", Boolean.class)).isTrue();
-				TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
-				for (WaitMode waitMode : WaitMode.values()) {
-					assertThatExceptionOfType(LockTransactionException.class)
-						.isThrownBy(() -> transaction.executeWithoutResult((status) -> locks
-							.execute(LockRequest.of(this.namespace, 1).withWaitMode(waitMode), (handle) -> "ran")))
-						.withMessageContaining("asked of a server in recovery")
-						.withMessageNotContaining("isolation READ COMMITTED");
-				}
+		try (HikariDataSource pool = dedicatedPool(ServerInRecovery.shared().jdbcUrl(), 2);
+				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool)) {
+			assertThat(new JdbcTemplate(pool).queryForObject("SELECT pg_is_in_recovery()", Boolean.class)).isTrue();
+			TransactionTemplate transaction = new TransactionTemplate(new JdbcTransactionManager(pool));
+			for (WaitMode waitMode : WaitMode.values()) {
 				assertThatExceptionOfType(LockTransactionException.class)
-					.isThrownBy(() -> locks.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION),
-							(handle) -> "ran"))
-					.withMessageContaining("asked of a server in recovery");
-				assertThat(new PgLocks(pool).all()).as("nothing taken on the standby").isEmpty();
+					.isThrownBy(() -> transaction.executeWithoutResult((status) -> locks
+						.execute(LockRequest.of(this.namespace, 1).withWaitMode(waitMode), (handle) -> "ran")))
+					.withMessageContaining("asked of a server in recovery")
+					.withMessageNotContaining("isolation READ COMMITTED");
 			}
-		}
-		finally {
-			server.close();
-			FileSystemUtils.deleteRecursively(data);
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> locks.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION),
+						(handle) -> "ran"))
+				.withMessageContaining("asked of a server in recovery");
+			assertThat(new PgLocks(pool).all()).as("nothing taken on the standby").isEmpty();
 		}
 	}
 

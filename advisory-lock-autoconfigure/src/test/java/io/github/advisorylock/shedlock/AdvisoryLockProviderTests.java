@@ -130,12 +130,13 @@ class AdvisoryLockProviderTests {
 
 	@Test
 	void frozenHolderKeepsTheLockPastAShorterLockAtMostForUntilTheDeadManSwitch() {
-		// A dead-man switch of three heartbeats, 9s, against a lockAtMostFor of 100ms:
-		// the
+		// A dead-man switch of three heartbeats, 9s, against a lockAtMostFor of 1s: the
 		// checks below run between the two, and a busy machine may stall a thread for
-		// seconds (the CI's busy run once took longer than a 3s switch).
+		// seconds (the CI's busy run once took longer than a 3s switch). The relay must
+		// freeze before lockAtMostFor, or the holder's release reaches the server: 1s
+		// leaves room for a stall there too.
 		this.holderTemplate.setHeartbeat(Duration.ofSeconds(3));
-		LockConfiguration configuration = config(Duration.ofMillis(100), Duration.ZERO);
+		LockConfiguration configuration = config(Duration.ofSeconds(1), Duration.ZERO);
 		this.holder.lock(configuration).orElseThrow();
 		this.relay.freeze();
 		// The holder's release at lockAtMostFor cannot reach the server.

@@ -33,6 +33,8 @@ import org.springframework.util.FileSystemUtils;
  */
 public final class ServerInRecovery implements AutoCloseable {
 
+	private static ServerInRecovery shared;
+
 	private final Path data;
 
 	private final EmbeddedPostgres server;
@@ -43,7 +45,30 @@ public final class ServerInRecovery implements AutoCloseable {
 	}
 
 	/**
-	 * Start one.
+	 * Return the JVM's shared one, started at the first call and stopped as the JVM
+	 * exits: tests that only read from it or lock on it share it, as a server start costs
+	 * seconds on a busy machine. Closing it is a mistake, refused.
+	 * @return the server, in recovery
+	 * @throws IOException if it cannot be started
+	 */
+	public static synchronized ServerInRecovery shared() throws IOException {
+		if (shared == null) {
+			ServerInRecovery started = start();
+			Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+				try {
+					started.stop();
+				}
+				catch (IOException ex) {
+					// The JVM is exiting: its temporary directory is left.
+				}
+			}, "server-in-recovery-shutdown"));
+			shared = started;
+		}
+		return shared;
+	}
+
+	/**
+	 * Start one of the caller's own, which the caller closes.
 	 * @return the server, in recovery
 	 * @throws IOException if it cannot be started
 	 */
@@ -98,6 +123,13 @@ public final class ServerInRecovery implements AutoCloseable {
 
 	@Override
 	public void close() throws IOException {
+		if (this == shared) {
+			throw new IllegalStateException("The shared server in recovery is stopped as the JVM exits");
+		}
+		stop();
+	}
+
+	private void stop() throws IOException {
 		this.server.close();
 		FileSystemUtils.deleteRecursively(this.data);
 	}
