@@ -115,6 +115,34 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 		return new ExclusionProof(Outcome.UNPROVEN, source, reason, elapsed);
 	}
 
+	/**
+	 * Return a check not made: the first session was refused the random key, which
+	 * another session holds.
+	 */
+	public static ExclusionProof firstRefused(String source, long key, Duration elapsed) {
+		return unproven(source, "the first session was refused key " + key + ", which another session holds", elapsed);
+	}
+
+	/** Return why a check was not made when no connection came within the bound. */
+	public static String noConnection(Duration timeout) {
+		return "no connection within " + timeout.toMillis() + "ms (is the database up?)";
+	}
+
+	/**
+	 * Return why a check was not made when no second connection came within the bound.
+	 */
+	public static String noSecondConnection(Duration timeout) {
+		return "no second connection within " + timeout.toMillis() + "ms while the first was held (a pool of one?)";
+	}
+
+	/**
+	 * Return why a check was not made when a statement did not answer within the bound.
+	 */
+	public static String noAnswer(Duration timeout) {
+		return "no answer within " + timeout.toMillis() + "ms (a pooler that queues a session, as PgBouncer with "
+				+ "default_pool_size = 1 queues the second?)";
+	}
+
 	/** Return a check left alone, as the source is not PostgreSQL. */
 	public static ExclusionProof notPostgresql(String source, String product) {
 		return new ExclusionProof(Outcome.NOT_POSTGRESQL, source, product, Duration.ZERO);

@@ -95,19 +95,17 @@ final class JdbcExclusionProof {
 			thread.setDaemon(true);
 			return thread;
 		});
-		try (Session firstSession = Session.open(first, deadline, connecting,
-				"no connection within " + timeout.toMillis() + "ms (is the database up?)")) {
+		try (Session firstSession = Session.open(first, deadline, connecting, ExclusionProof.noConnection(timeout))) {
 			String product = firstSession.connection.getMetaData().getDatabaseProductName();
 			if (!"PostgreSQL".equals(product)) {
 				return ExclusionProof.notPostgresql(source, product);
 			}
 			long key = ThreadLocalRandom.current().nextLong();
 			if (!firstSession.tryKey(key, deadline)) {
-				return ExclusionProof.unproven(source,
-						"the first session was refused key " + key + ", which another session holds", elapsed(start));
+				return ExclusionProof.firstRefused(source, key, elapsed(start));
 			}
-			try (Session secondSession = Session.open(second, deadline, connecting, "no second connection within "
-					+ timeout.toMillis() + "ms while the first was held (a pool of one?)")) {
+			try (Session secondSession = Session.open(second, deadline, connecting,
+					ExclusionProof.noSecondConnection(timeout))) {
 				return ExclusionProof.secondTry(source, key, secondSession.tryKey(key, deadline), elapsed(start));
 			}
 		}
@@ -116,10 +114,7 @@ final class JdbcExclusionProof {
 		}
 		catch (SQLException ex) {
 			if (System.nanoTime() - deadline >= 0) {
-				return ExclusionProof.unproven(source,
-						"no answer within " + timeout.toMillis() + "ms (a pooler that "
-								+ "queues a session, as PgBouncer with default_pool_size = 1 queues the second?)",
-						elapsed(start));
+				return ExclusionProof.unproven(source, ExclusionProof.noAnswer(timeout), elapsed(start));
 			}
 			return ExclusionProof.failed(source, ex.getSQLState(), ex.getMessage(), elapsed(start));
 		}

@@ -74,19 +74,14 @@ final class R2dbcExclusionProof {
 			long start = System.nanoTime();
 			long key = ThreadLocalRandom.current().nextLong();
 			// What the check waits for, for the message if the timeout cuts it.
-			AtomicReference<String> awaited = new AtomicReference<>(
-					"no connection within " + timeout.toMillis() + "ms (is the database up?)");
+			AtomicReference<String> awaited = new AtomicReference<>(ExclusionProof.noConnection(timeout));
 			Mono<ExclusionProof> proof = inTransaction(factory, (first) -> tryKey(first, key).flatMap((taken) -> {
 				if (!taken) {
-					return Mono.just(ExclusionProof.unproven(source,
-							"the first session was refused key " + key + ", which another session holds",
-							elapsed(start)));
+					return Mono.just(ExclusionProof.firstRefused(source, key, elapsed(start)));
 				}
-				awaited.set("no second connection within " + timeout.toMillis()
-						+ "ms while the first was held (a pool of one?)");
+				awaited.set(ExclusionProof.noSecondConnection(timeout));
 				return inTransaction(factory, (second) -> {
-					awaited.set("no answer within " + timeout.toMillis() + "ms (a pooler that queues a session, as "
-							+ "PgBouncer with default_pool_size = 1 queues the second?)");
+					awaited.set(ExclusionProof.noAnswer(timeout));
 					return tryKey(second, key)
 						.map((granted) -> ExclusionProof.secondTry(source, key, granted, elapsed(start)));
 				});
