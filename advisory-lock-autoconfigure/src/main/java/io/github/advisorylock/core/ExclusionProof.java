@@ -70,11 +70,27 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 		/** The server refused the advisory lock functions themselves. */
 		REFUSED,
 
+		/**
+		 * A session was given a standby, where every lock is refused: a URL or a balancer
+		 * that sends the lock statements there.
+		 */
+		ON_STANDBY,
+
 		/** No answer in time, or no connection: nothing is known. */
 		UNPROVEN,
 
 		/** The source is not PostgreSQL: left alone. */
 		NOT_POSTGRESQL
+
+	}
+
+	/**
+	 * What a session's try of the check's key answered.
+	 *
+	 * @param acquired whether the key was granted
+	 * @param inRecovery whether the server that answered is in recovery (a standby)
+	 */
+	public record Answer(boolean acquired, boolean inRecovery) {
 
 	}
 
@@ -84,14 +100,31 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 	}
 
 	/**
-	 * Return what the second session's try of the key the first one holds means.
-	 * @param granted whether the second session was granted the key
+	 * Return how the check ends on the first session's answer, or {@code null} when it
+	 * holds the key and a second session must try it.
 	 */
-	public static ExclusionProof secondTry(String source, long key, boolean granted, Duration elapsed) {
-		return granted
-				? new ExclusionProof(Outcome.NOT_EXCLUDED, source,
-						"a second session was granted key " + key + " while a first session held it", elapsed)
-				: proven(source, elapsed);
+	public static @Nullable ExclusionProof firstTry(String source, long key, Answer answer, Duration elapsed) {
+		if (answer.inRecovery()) {
+			return onStandby(source, "the first session", elapsed);
+		}
+		return answer.acquired() ? null : firstRefused(source, key, elapsed);
+	}
+
+	/**
+	 * Return what the second session's try of the key the first one holds means: granted,
+	 * locks exclude nobody, wherever it ran.
+	 */
+	public static ExclusionProof secondTry(String source, long key, Answer answer, Duration elapsed) {
+		if (answer.acquired()) {
+			return new ExclusionProof(Outcome.NOT_EXCLUDED, source,
+					"a second session was granted key " + key + " while a first session held it", elapsed);
+		}
+		return answer.inRecovery() ? onStandby(source, "a second session", elapsed) : proven(source, elapsed);
+	}
+
+	private static ExclusionProof onStandby(String source, String session, Duration elapsed) {
+		return new ExclusionProof(Outcome.ON_STANDBY, source, session + " was given a server in recovery (a standby)",
+				elapsed);
 	}
 
 	/**
@@ -115,11 +148,7 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 		return new ExclusionProof(Outcome.UNPROVEN, source, reason, elapsed);
 	}
 
-	/**
-	 * Return a check not made: the first session was refused the random key, which
-	 * another session holds.
-	 */
-	public static ExclusionProof firstRefused(String source, long key, Duration elapsed) {
+	private static ExclusionProof firstRefused(String source, long key, Duration elapsed) {
 		return unproven(source, "the first session was refused key " + key + ", which another session holds", elapsed);
 	}
 
@@ -178,7 +207,8 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 
 	/** Return whether the application must not start on what the check found. */
 	public boolean failsStartup() {
-		return this.outcome == Outcome.NOT_EXCLUDED || this.outcome == Outcome.REFUSED;
+		return this.outcome == Outcome.NOT_EXCLUDED || this.outcome == Outcome.REFUSED
+				|| this.outcome == Outcome.ON_STANDBY;
 	}
 
 	/** Return the message of what the check found, for an exception or a log line. */
@@ -188,7 +218,7 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 					+ "one held (startup check, " + this.elapsed.toMillis() + "ms)";
 			case NOT_EXCLUDED -> "Advisory locks on " + this.source + " exclude nobody: " + this.detail
 					+ ", so a lock taken there would protect nothing. Known causes: a load balancer or proxy that "
-					+ "sends sessions to different servers (pgpool-II balancing to a standby, see docs/poolers.md); "
+					+ "sends sessions to different servers (pgpool-II balancing to a standby, see docs/pgpool.md); "
 					+ "a PostgreSQL-compatible server whose advisory lock functions answer without locking "
 					+ "(CockroachDB before its transaction-level locks, YugabyteDB with "
 					+ "yb_silence_advisory_locks_not_supported_error on; see docs/compatibility.md). Connect to the "
@@ -197,6 +227,12 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 			case REFUSED -> "The server behind " + this.source + " refuses the advisory lock functions (" + this.detail
 					+ "): a server without them (Aurora DSQL) cannot serve advisory locks, and a role "
 					+ "needs EXECUTE on pg_try_advisory_xact_lock and its kin (docs/compatibility.md)";
+			case ON_STANDBY -> "Advisory locks on " + this.source + " would be refused: " + this.detail
+					+ ", where every lock is refused, as it would exclude nobody on the primary. Known causes: a URL "
+					+ "that names a standby; pgpool-II balancing the lock statements to a standby (allow_sql_comments "
+					+ "= on with a write_function_list that leaves out the advisory lock functions, see "
+					+ "docs/pgpool.md). Connect to the primary, or have the balancer send the lock statements there. "
+					+ "To start anyway: " + SWITCH + "=false";
 			case UNPROVEN -> "Could not prove at startup that advisory locks on " + this.source + " exclude: "
 					+ this.detail + ". Locks are taken as usual; the check runs again at the next start "
 					+ "(docs/poolers.md, \"The startup check\")";

@@ -139,7 +139,7 @@ public final class LockFailures {
 
 	/** Refuse a lock that the try's check refused, naming the condition that failed. */
 	public static LockTransactionException refusal(LockRequest request, LockSql.RefusalReason reason) {
-		return reason.inRecovery() ? recoveryRefusal(request) : isolationRefusal(request, reason.isolation());
+		return reason.onStandby() ? recoveryRefusal(request) : isolationRefusal(request, reason.isolation());
 	}
 
 	/**

@@ -101,8 +101,10 @@ final class JdbcExclusionProof {
 				return ExclusionProof.notPostgresql(source, product);
 			}
 			long key = ThreadLocalRandom.current().nextLong();
-			if (!firstSession.tryKey(key, deadline)) {
-				return ExclusionProof.firstRefused(source, key, elapsed(start));
+			ExclusionProof early = ExclusionProof.firstTry(source, key, firstSession.tryKey(key, deadline),
+					elapsed(start));
+			if (early != null) {
+				return early;
 			}
 			try (Session secondSession = Session.open(second, deadline, connecting,
 					ExclusionProof.noSecondConnection(timeout))) {
@@ -195,14 +197,15 @@ final class JdbcExclusionProof {
 			}
 		}
 
-		boolean tryKey(long key, long deadline) throws SQLException {
+		ExclusionProof.Answer tryKey(long key, long deadline) throws SQLException {
 			this.connection.setAutoCommit(false);
 			this.connection.setNetworkTimeout(this.executor,
 					(int) Math.min(Integer.MAX_VALUE, remainingMillis(deadline)));
 			try (PreparedStatement statement = this.connection.prepareStatement(LockSql.EXCLUSION_CHECK)) {
 				statement.setLong(1, key);
 				try (ResultSet result = statement.executeQuery()) {
-					return result.next() && result.getBoolean(1);
+					result.next();
+					return new ExclusionProof.Answer(result.getBoolean(1), result.getBoolean(2));
 				}
 			}
 		}

@@ -75,15 +75,16 @@ final class R2dbcExclusionProof {
 			long key = ThreadLocalRandom.current().nextLong();
 			// What the check waits for, for the message if the timeout cuts it.
 			AtomicReference<String> awaited = new AtomicReference<>(ExclusionProof.noConnection(timeout));
-			Mono<ExclusionProof> proof = inTransaction(factory, (first) -> tryKey(first, key).flatMap((taken) -> {
-				if (!taken) {
-					return Mono.just(ExclusionProof.firstRefused(source, key, elapsed(start)));
+			Mono<ExclusionProof> proof = inTransaction(factory, (first) -> tryKey(first, key).flatMap((firstAnswer) -> {
+				ExclusionProof early = ExclusionProof.firstTry(source, key, firstAnswer, elapsed(start));
+				if (early != null) {
+					return Mono.just(early);
 				}
 				awaited.set(ExclusionProof.noSecondConnection(timeout));
 				return inTransaction(factory, (second) -> {
 					awaited.set(ExclusionProof.noAnswer(timeout));
 					return tryKey(second, key)
-						.map((granted) -> ExclusionProof.secondTry(source, key, granted, elapsed(start)));
+						.map((answer) -> ExclusionProof.secondTry(source, key, answer, elapsed(start)));
 				});
 			}));
 			return proof
@@ -102,11 +103,12 @@ final class R2dbcExclusionProof {
 				R2dbcExclusionProof::end, (connection, error) -> end(connection), R2dbcExclusionProof::end);
 	}
 
-	private static Mono<Boolean> tryKey(Connection connection, long key) {
+	private static Mono<ExclusionProof.Answer> tryKey(Connection connection, long key) {
 		return Flux.from(connection.createStatement(EXCLUSION_CHECK).bind(0, key).execute())
-			.concatMap((result) -> result.map((row, metadata) -> Boolean.TRUE.equals(row.get(0, Boolean.class))))
-			.next()
-			.defaultIfEmpty(false);
+			.concatMap((result) -> result
+				.map((row, metadata) -> new ExclusionProof.Answer(Boolean.TRUE.equals(row.get(0, Boolean.class)),
+						Boolean.TRUE.equals(row.get(1, Boolean.class)))))
+			.single();
 	}
 
 	private static Mono<Void> end(Connection connection) {

@@ -114,6 +114,19 @@ class StartupExclusionCheckTests {
 	}
 
 	@Test
+	void aStandbyFailsTheStartup() throws IOException {
+		try (HikariDataSource standby = TestDatabase.get().newDataSource(ServerInRecovery.shared().jdbcUrl(), 2)) {
+			this.contextRunner.withBean(DataSource.class, () -> standby).run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).isInstanceOf(IllegalStateException.class)
+					.hasMessageStartingWith("Advisory locks on DataSource 'dataSource' would be refused: the first "
+							+ "session was given a server in recovery (a standby)")
+					.hasMessageContaining("docs/pgpool.md");
+			});
+		}
+	}
+
+	@Test
 	void theCheckCanBeSwitchedOff() throws IOException {
 		try (SplittingProxy proxy = new SplittingProxy(testServer(), otherServer())) {
 			this.contextRunner.withBean(DataSource.class, () -> throughSplitting(proxy))

@@ -18,6 +18,7 @@ package io.github.advisorylock.core.sql;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -48,7 +49,7 @@ public final class LockSql {
 	 * (the isolation cannot change there, the server can). A balancer that routes each
 	 * statement on its own (pgpool-II's {@code statement_level_load_balance}) may send
 	 * the wait to a standby after the try ran on the primary: there it takes nothing, and
-	 * answers no row (docs/poolers.md, "pgpool-II").
+	 * answers no row (docs/pgpool.md).
 	 */
 	public static final String NOT_IN_RECOVERY = "NOT pg_catalog.pg_is_in_recovery()";
 
@@ -130,10 +131,11 @@ public final class LockSql {
 	/**
 	 * The startup check's try of a random key ({@code core.ExclusionProof}): the try the
 	 * locks use, after a leading comment as theirs is, so that a pooler that routes by it
-	 * routes this one as it routes them. Parameter: the key ({@code bigint}).
+	 * routes this one as it routes them; and whether the server that answered is a
+	 * standby, where every lock is refused. Parameter: the key ({@code bigint}).
 	 */
 	public static final String EXCLUSION_CHECK = "/* advisory-lock startup check */ "
-			+ "SELECT pg_catalog.pg_try_advisory_xact_lock(?)";
+			+ "SELECT pg_catalog.pg_try_advisory_xact_lock(?) AS acquired, pg_catalog.pg_is_in_recovery() AS in_recovery";
 
 	/** The isolation level and recovery state, read only to explain a refusal. */
 	public static final String REFUSAL = "SELECT pg_catalog.current_setting('transaction_isolation'), "
@@ -348,6 +350,22 @@ public final class LockSql {
 	 * @param inRecovery whether the server is in recovery (a standby)
 	 */
 	public record RefusalReason(String isolation, boolean inRecovery) {
+
+		/** The isolation levels {@link #LOCKABLE} accepts, as PostgreSQL names them. */
+		private static final Set<String> LOCKABLE_ISOLATION = Set.of("read committed", "read uncommitted");
+
+		/**
+		 * Return whether the try was refused because its server is in recovery: this read
+		 * says so, or the isolation it read is one the check accepts. The isolation is
+		 * the transaction's wherever it runs; the recovery state is the server's, and a
+		 * balancer may have sent this read to another server than the try (pgpool-II
+		 * sends a {@code SET} to every server, and what follows it in the transaction to
+		 * the primary).
+		 * @return {@code true} if the server that ran the try is a standby
+		 */
+		public boolean onStandby() {
+			return this.inRecovery || LOCKABLE_ISOLATION.contains(this.isolation);
+		}
 
 	}
 

@@ -38,6 +38,7 @@ import io.github.advisorylock.sample.Http;
 import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.test.FreezableRelay;
 import io.github.advisorylock.test.PgBouncer;
+import io.github.advisorylock.test.PostgresPair;
 import io.github.advisorylock.test.TestDatabase;
 
 import org.springframework.core.io.ClassPathResource;

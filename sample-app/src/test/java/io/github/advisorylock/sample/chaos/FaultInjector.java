@@ -37,6 +37,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
 import io.github.advisorylock.test.LockHolder;
+import io.github.advisorylock.test.PostgresPair;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;

@@ -13,7 +13,8 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.github.advisorylock.sample.chaos;
+
+package io.github.advisorylock.test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,12 +36,11 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.FileSystemUtils;
 
@@ -57,15 +57,18 @@ import org.springframework.util.FileSystemUtils;
  * a physical replication slot that keeps the WAL from the backup's start until the
  * standby streams it.
  *
+ * <p>
+ * The chaos run fails it over; the tests through pgpool-II put pgpool in front of it.
+ *
  * @author advisory-lock authors
  */
-final class PostgresPair implements AutoCloseable {
+public final class PostgresPair implements AutoCloseable {
 
 	/**
 	 * The standby's {@code application_name}, which {@code synchronous_standby_names}
 	 * names.
 	 */
-	static final String STANDBY_NAME = "chaos_standby";
+	public static final String STANDBY_NAME = "chaos_standby";
 
 	/** The primary's replication slot for the standby. */
 	private static final String SLOT = "chaos_standby";
@@ -80,13 +83,14 @@ final class PostgresPair implements AutoCloseable {
 			"current_logfiles", "pg_internal.init");
 
 	/** The directory of the binaries every server runs, read from the first. */
-	private static volatile @Nullable Path binaries;
+	private static volatile Path binaries;
 
 	private final Replication replication;
 
 	private volatile Server primary;
 
-	private volatile @Nullable Server standby;
+	/** Null while a failover builds the next one. */
+	private volatile Server standby;
 
 	private PostgresPair(Replication replication, Server primary) {
 		this.replication = replication;
@@ -99,7 +103,7 @@ final class PostgresPair implements AutoCloseable {
 	 * @return the pair, both servers running
 	 * @throws IOException if a server cannot be started
 	 */
-	static PostgresPair start(Replication replication) throws IOException {
+	public static PostgresPair start(Replication replication) throws IOException {
 		Path data = Files.createTempDirectory("advisory-lock-chaos");
 		PostgresPair pair = new PostgresPair(replication, new Server(startServer(data, 0, replication), data));
 		try {
@@ -245,9 +249,13 @@ final class PostgresPair implements AutoCloseable {
 	private void awaitStreaming(Server primary) {
 		String state = (this.replication == Replication.SYNC) ? "sync" : "async";
 		Duration bound = Duration.ofSeconds(60);
-		if (Facts.await(bound, () -> Optional.of(state).filter((ignored) -> streaming(primary, state))).isEmpty()) {
-			throw new IllegalStateException("The standby did not stream (" + state + ") from the server on port "
-					+ primary.port() + " within " + bound);
+		long deadline = System.nanoTime() + bound.toNanos();
+		while (!streaming(primary, state)) {
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException("The standby did not stream (" + state + ") from the server on port "
+						+ primary.port() + " within " + bound);
+			}
+			LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
 		}
 	}
 
@@ -276,7 +284,7 @@ final class PostgresPair implements AutoCloseable {
 	 * @return what it took
 	 * @throws IOException if a server cannot be started
 	 */
-	Failover failover(Runnable between) throws IOException {
+	public Failover failover(Runnable between) throws IOException {
 		Server old = this.primary;
 		Server promoted = this.standby;
 		if (promoted == null) {
@@ -307,14 +315,14 @@ final class PostgresPair implements AutoCloseable {
 	 * promotion to the end of the old primary's stop
 	 * @param totalMillis how long the whole failover took, the new standby streaming
 	 */
-	record Failover(OffsetDateTime at, long promoteMillis, long twoPrimariesMillis, long totalMillis) {
+	public record Failover(OffsetDateTime at, long promoteMillis, long twoPrimariesMillis, long totalMillis) {
 	}
 
 	/**
 	 * Stop the primary ({@code pg_ctl stop -m fast}, zonky's close) and start it again on
 	 * the same data directory and port; the standby reconnects by itself.
 	 */
-	void restartPrimary() {
+	public void restartPrimary() {
 		Server server = this.primary;
 		try {
 			server.postgres().close();
@@ -329,8 +337,21 @@ final class PostgresPair implements AutoCloseable {
 	 * Return the port of the primary.
 	 * @return the port
 	 */
-	int primaryPort() {
+	public int primaryPort() {
 		return this.primary.port();
+	}
+
+	/**
+	 * Return the port of the standby.
+	 * @return the port
+	 * @throws IllegalStateException during a failover, which builds the next one
+	 */
+	public int standbyPort() {
+		Server standby = this.standby;
+		if (standby == null) {
+			throw new IllegalStateException("No standby: a failover is building the next one");
+		}
+		return standby.port();
 	}
 
 	/**
@@ -339,7 +360,7 @@ final class PostgresPair implements AutoCloseable {
 	 * @param targetServerType {@code primary} or {@code secondary}
 	 * @return the URL
 	 */
-	String url(String targetServerType) {
+	public String url(String targetServerType) {
 		Server standby = this.standby;
 		int other = (standby != null) ? standby.port() : this.primary.port();
 		return "jdbc:postgresql://localhost:" + this.primary.port() + ",localhost:" + other
@@ -350,7 +371,7 @@ final class PostgresPair implements AutoCloseable {
 	 * Return the replication between the two servers.
 	 * @return synchronous or asynchronous
 	 */
-	Replication replication() {
+	public Replication replication() {
 		return this.replication;
 	}
 
@@ -411,7 +432,12 @@ final class PostgresPair implements AutoCloseable {
 		}
 	}
 
-	static int freePort() throws IOException {
+	/**
+	 * Return a port free on the loopback address now.
+	 * @return the port
+	 * @throws IOException if no socket can be opened
+	 */
+	public static int freePort() throws IOException {
 		try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
 				java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
@@ -422,7 +448,7 @@ final class PostgresPair implements AutoCloseable {
 	 * How the primary's commits wait for the standby, chosen with
 	 * {@code -Dchaos.replication=sync|async} (default {@code sync}).
 	 */
-	enum Replication {
+	public enum Replication {
 
 		/**
 		 * {@code synchronous_standby_names} names the standby: a commit is acknowledged
@@ -443,7 +469,7 @@ final class PostgresPair implements AutoCloseable {
 		 * Return the setting of this run.
 		 * @return from {@code chaos.replication}
 		 */
-		static Replication fromSystemProperty() {
+		public static Replication fromSystemProperty() {
 			String value = System.getProperty("chaos.replication", "sync").trim().toUpperCase(Locale.ROOT);
 			try {
 				return valueOf(value);
@@ -458,7 +484,7 @@ final class PostgresPair implements AutoCloseable {
 		 * Return the word for the report.
 		 * @return {@code synchronous} or {@code asynchronous}
 		 */
-		String description() {
+		public String description() {
 			return this.description;
 		}
 
