@@ -112,14 +112,14 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 
 	/**
 	 * Return what the second session's try of the key the first one holds means: granted,
-	 * locks exclude nobody, wherever it ran.
+	 * locks exclude nobody, wherever it ran (a second session on a standby is granted a
+	 * key nobody holds there).
 	 */
 	public static ExclusionProof secondTry(String source, long key, Answer answer, Duration elapsed) {
-		if (answer.acquired()) {
-			return new ExclusionProof(Outcome.NOT_EXCLUDED, source,
-					"a second session was granted key " + key + " while a first session held it", elapsed);
-		}
-		return answer.inRecovery() ? onStandby(source, "a second session", elapsed) : proven(source, elapsed);
+		return answer.acquired()
+				? new ExclusionProof(Outcome.NOT_EXCLUDED, source,
+						"a second session was granted key " + key + " while a first session held it", elapsed)
+				: proven(source, elapsed);
 	}
 
 	private static ExclusionProof onStandby(String source, String session, Duration elapsed) {
@@ -180,7 +180,7 @@ public record ExclusionProof(Outcome outcome, String source, String detail, Dura
 	/**
 	 * Log what the checks found, each at its level (a proof at {@code INFO}, a check not
 	 * made at {@code WARN}), and refuse the start if one of them found locks that exclude
-	 * nobody or a server that refuses them.
+	 * nobody, a server that refuses them, or a session given a standby.
 	 * @param proofs the checks of a template's sources
 	 * @throws IllegalStateException naming every source that fails the start
 	 */

@@ -262,9 +262,10 @@ public class AdvisoryLockTemplate implements AdvisoryLockOperations, AutoCloseab
 	 * timeout; one that cannot be made within it (the database down, a pool of one) is
 	 * logged at {@code WARN}, and passes (docs/poolers.md, "The startup check").
 	 * @param timeout the bound of each check, positive
-	 * @throws IllegalStateException if the locks of a data source exclude nobody, or its
-	 * server refuses the advisory lock functions; the message names it, what was seen and
-	 * the known causes
+	 * @throws IllegalStateException if the locks of a data source exclude nobody, its
+	 * server refuses the advisory lock functions, or a session of it is given a standby,
+	 * where every lock is refused; the message names it, what was seen and the known
+	 * causes
 	 * @since 0.1.0
 	 */
 	public void checkExclusion(Duration timeout) {

@@ -175,9 +175,9 @@ public class R2dbcAdvisoryLockTemplate implements ReactiveAdvisoryLockOperations
 	 * {@code WARN}, and passes (docs/poolers.md, "The startup check").
 	 * @param timeout the bound of each check, positive
 	 * @return a {@code Mono} that completes once every check passed, or signals an
-	 * {@link IllegalStateException} if the locks of a factory exclude nobody, or its
-	 * server refuses the advisory lock functions, naming it, what was seen and the known
-	 * causes
+	 * {@link IllegalStateException} if the locks of a factory exclude nobody, its server
+	 * refuses the advisory lock functions, or a connection of it is given a standby,
+	 * where every lock is refused; naming it, what was seen and the known causes
 	 * @since 0.1.0
 	 */
 	public Mono<Void> checkExclusion(Duration timeout) {

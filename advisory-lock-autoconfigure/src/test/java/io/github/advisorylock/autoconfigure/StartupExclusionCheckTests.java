@@ -191,6 +191,15 @@ class StartupExclusionCheckTests {
 				assertThat(output).contains("Advisory locks on ConnectionFactory 'connectionFactory' exclude: a "
 						+ "second session was refused a key a first one held");
 			});
+		reactive
+			.withPropertyValues("spring.r2dbc.url=r2dbc:postgresql://" + otherServer().getHostString() + ":"
+					+ otherServer().getPort() + "/postgres")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).isInstanceOf(IllegalStateException.class)
+					.hasMessageStartingWith("Advisory locks on ConnectionFactory 'connectionFactory' would be "
+							+ "refused: the first session was given a server in recovery (a standby)");
+			});
 		try (SplittingProxy proxy = new SplittingProxy(server, otherServer())) {
 			reactive.withPropertyValues("spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:" + proxy.port() + "/postgres")
 				.run((context) -> {

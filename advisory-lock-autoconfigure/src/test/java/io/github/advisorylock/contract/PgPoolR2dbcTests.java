@@ -18,25 +18,21 @@ package io.github.advisorylock.contract;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.contract.PgPoolTests.Setup;
+import io.github.advisorylock.contract.PgPoolTopology.Setup;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgLocks.AdvisoryLock;
 import io.github.advisorylock.test.PgPool;
-import io.github.advisorylock.test.PostgresPair;
 import io.github.advisorylock.test.R2dbcConnectionFactories;
 import io.r2dbc.pool.ConnectionPool;
 import org.junit.jupiter.api.AfterAll;
@@ -57,35 +53,23 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests of the reactive locks through a real pgpool-II with load balancing on, as
- * {@link PgPoolTests} has them on JDBC: where the configuration keeps the library's
- * statements on the primary, the lock is taken there; where it balances them to the
- * standby, the lock is refused with the standby's message and nothing is taken there, or
- * taken on the primary.
+ * {@link PgPoolTests} has them on JDBC (where the reads after a lock, and the startup
+ * check, are checked too): where the configuration keeps the library's statements on the
+ * primary, the lock is taken there; where it balances them to the standby, the lock is
+ * refused with the standby's message and nothing is taken there, or taken on the primary.
  */
 @Tag("reactive")
 class PgPoolR2dbcTests {
 
 	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
 
-	private static final Map<Setup, PgPool> pgpools = new EnumMap<>(Setup.class);
-
-	private static PostgresPair servers;
-
-	private static HikariDataSource primary;
-
-	private static HikariDataSource standby;
+	private static PgPoolTopology topology;
 
 	private final String namespace = "reactive-pgpool-" + UUID.randomUUID();
 
 	@BeforeAll
-	static void startThePairAndItsObservers() throws IOException {
-		if (PgPool.binary().isEmpty()) {
-			// Each test is skipped, or failed where it is required, before it starts.
-			return;
-		}
-		servers = PostgresPair.start(PostgresPair.Replication.ASYNC);
-		primary = direct(servers.primaryPort());
-		standby = direct(servers.standbyPort());
+	static void startTheTopology() throws IOException {
+		topology = PgPoolTopology.startIfInstalled();
 	}
 
 	@BeforeEach
@@ -94,32 +78,14 @@ class PgPoolR2dbcTests {
 	}
 
 	@AfterAll
-	static void stopThem() {
-		pgpools.values().forEach(PgPool::close);
-		pgpools.clear();
-		for (HikariDataSource observer : new HikariDataSource[] { primary, standby }) {
-			if (observer != null) {
-				observer.close();
-			}
+	static void stopTheTopology() {
+		if (topology != null) {
+			topology.close();
 		}
-		if (servers != null) {
-			servers.close();
-		}
-	}
-
-	private static HikariDataSource direct(int port) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
-		config.setUsername("postgres");
-		config.setPassword("postgres");
-		config.setMaximumPoolSize(2);
-		config.setMinimumIdle(0);
-		config.setPoolName("reactive-pgpool-tests-observer-" + port);
-		return new HikariDataSource(config);
 	}
 
 	private static ConnectionPool through(Setup setup) {
-		PgPool pgpool = pgpools.computeIfAbsent(setup, (started) -> PgPool.start(servers, started.settings()));
+		PgPool pgpool = topology.pgpool(setup);
 		return R2dbcConnectionFactories.pool(pgpool.url(), 4,
 				(configuration) -> configuration.username(pgpool.user()).password(pgpool.user()));
 	}
@@ -141,7 +107,8 @@ class PgPoolR2dbcTests {
 		try {
 			TransactionalOperator transaction = TransactionalOperator.create(new R2dbcTransactionManager(pool));
 			List<List<AdvisoryLock>> seen = locks.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY))
-				.then(Mono.zip(locksOn(primary), locksOn(standby)).map((both) -> List.of(both.getT1(), both.getT2())))
+				.then(Mono.zip(locksOn(topology.primary()), locksOn(topology.standby()))
+					.map((both) -> List.of(both.getT1(), both.getT2())))
 				.as(transaction::transactional)
 				.block(HANG);
 			assertThat(seen).isNotNull();
@@ -149,7 +116,7 @@ class PgPoolR2dbcTests {
 			assertThat(seen.get(1)).as("locks on the standby").isEmpty();
 			List<AdvisoryLock> inInvocation = locks
 				.execute(LockRequest.of(this.namespace, 2).withScope(LockScope.INVOCATION),
-						(operations) -> locksOn(primary))
+						(operations) -> locksOn(topology.primary()))
 				.blockLast(HANG);
 			assertThat(inInvocation).as("locks on the primary in an invocation-scoped call")
 				.extracting(AdvisoryLock::key)
@@ -176,7 +143,7 @@ class PgPoolR2dbcTests {
 					// Read before the transaction ends, which would release what the
 					// standby granted.
 					.onErrorResume(LockTransactionException.class,
-							(ex) -> locksOn(standby).doOnNext(onTheStandby::set).then(Mono.error(ex)))
+							(ex) -> locksOn(topology.standby()).doOnNext(onTheStandby::set).then(Mono.error(ex)))
 					.as(transaction::transactional)
 					.block(HANG)).withMessageContaining("was asked of a server in recovery");
 				assertThat(onTheStandby.get()).as("locks on the standby").isEmpty();
@@ -185,7 +152,7 @@ class PgPoolR2dbcTests {
 			// query protocol, which pgpool-II sends to the primary: taken there.
 			List<List<AdvisoryLock>> inInvocation = locks
 				.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION),
-						(operations) -> Mono.zip(locksOn(primary), locksOn(standby))
+						(operations) -> Mono.zip(locksOn(topology.primary()), locksOn(topology.standby()))
 							.map((both) -> List.of(both.getT1(), both.getT2())))
 				.blockLast(HANG);
 			assertThat(inInvocation).isNotNull();

@@ -17,34 +17,34 @@
 package io.github.advisorylock.contract;
 
 import java.io.IOException;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.contract.PgPoolTopology.Setup;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import io.github.advisorylock.test.LockHolder;
 import io.github.advisorylock.test.PgLocks;
 import io.github.advisorylock.test.PgPool;
-import io.github.advisorylock.test.PostgresPair;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -63,61 +63,16 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * refused with the standby's message and nothing is taken on the standby: never a lock
  * silently taken where it excludes nobody.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class PgPoolTests {
 
-	private static final Map<Setup, PgPool> pgpools = new EnumMap<>(Setup.class);
-
-	private static PostgresPair servers;
-
-	private static HikariDataSource primary;
-
-	private static HikariDataSource standby;
+	private static PgPoolTopology topology;
 
 	private final String namespace = "pgpool-" + UUID.randomUUID();
 
-	/** The configurations tested, each with a pgpool-II of its own. */
-	enum Setup {
-
-		/** pgpool-II's defaults: empty function lists, comments respected. */
-		DEFAULTS(Map.of()),
-
-		/** The sequence functions listed as writing, as common configurations have it. */
-		SEQUENCES_LISTED(Map.of("write_function_list", "'nextval,setval'")),
-
-		/**
-		 * Comments ignored in the balancing, and the lock functions listed as writing,
-		 * qualified or not: docs/pgpool.md's advice where {@code allow_sql_comments} must
-		 * be on.
-		 */
-		COMMENTS_IGNORED_LOCKS_LISTED(Map.of("allow_sql_comments", "on", "write_function_list",
-				"'nextval,setval,(pg_catalog\\.)?pg_(try_)?advisory_.*'")),
-
-		/**
-		 * Comments ignored, the sequence functions listed only: the locks are balanced.
-		 */
-		COMMENTS_IGNORED(Map.of("allow_sql_comments", "on", "write_function_list", "'nextval,setval'"));
-
-		private final Map<String, String> settings;
-
-		Setup(Map<String, String> settings) {
-			this.settings = settings;
-		}
-
-		Map<String, String> settings() {
-			return this.settings;
-		}
-
-	}
-
 	@BeforeAll
-	static void startThePairAndItsObservers() throws IOException {
-		if (PgPool.binary().isEmpty()) {
-			// Each test is skipped, or failed where it is required, before it starts.
-			return;
-		}
-		servers = PostgresPair.start(PostgresPair.Replication.ASYNC);
-		primary = direct(servers.primaryPort());
-		standby = direct(servers.standbyPort());
+	static void startTheTopology() throws IOException {
+		topology = PgPoolTopology.startIfInstalled();
 	}
 
 	@BeforeEach
@@ -126,32 +81,14 @@ class PgPoolTests {
 	}
 
 	@AfterAll
-	static void stopThem() {
-		pgpools.values().forEach(PgPool::close);
-		pgpools.clear();
-		for (HikariDataSource observer : new HikariDataSource[] { primary, standby }) {
-			if (observer != null) {
-				observer.close();
-			}
+	static void stopTheTopology() {
+		if (topology != null) {
+			topology.close();
 		}
-		if (servers != null) {
-			servers.close();
-		}
-	}
-
-	private static HikariDataSource direct(int port) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
-		config.setUsername("postgres");
-		config.setPassword("postgres");
-		config.setMaximumPoolSize(4);
-		config.setMinimumIdle(0);
-		config.setPoolName("pgpool-tests-observer-" + port);
-		return new HikariDataSource(config);
 	}
 
 	private static PgPool pgpool(Setup setup) {
-		return pgpools.computeIfAbsent(setup, (started) -> PgPool.start(servers, started.settings()));
+		return topology.pgpool(setup);
 	}
 
 	private long key(Object value) {
@@ -171,11 +108,11 @@ class PgPoolTests {
 				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(through)) {
 			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(through));
 			JdbcTemplate jdbc = new JdbcTemplate(through);
-			assertThat(portOf(jdbc)).as("a read outside a lock, balanced").isEqualTo(servers.standbyPort());
+			assertThat(portOf(jdbc)).as("a read outside a lock, balanced").isEqualTo(topology.standbyPort());
 			int readAfterTheLock = transaction.execute((status) -> {
 				locks.lock(LockRequest.of(this.namespace, 1).withWaitMode(WaitMode.TRY));
-				assertThat(new PgLocks(primary).on(key(1))).as("the lock on the primary").hasSize(1);
-				assertThat(new PgLocks(standby).all()).as("locks on the standby").isEmpty();
+				assertThat(new PgLocks(topology.primary()).on(key(1))).as("the lock on the primary").hasSize(1);
+				assertThat(new PgLocks(topology.standby()).all()).as("locks on the standby").isEmpty();
 				assertThat(CompletableFuture
 					.supplyAsync(() -> transaction.execute((other) -> locks.tryLock(this.namespace, 1))))
 					.as("another session through pgpool-II granted the key")
@@ -185,7 +122,7 @@ class PgPoolTests {
 				return portOf(jdbc);
 			});
 			assertThat(readAfterTheLock).as("a read after the lock, in its transaction")
-				.isEqualTo(servers.primaryPort());
+				.isEqualTo(topology.primaryPort());
 		}
 	}
 
@@ -196,10 +133,10 @@ class PgPoolTests {
 				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(through)) {
 			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(through));
 			CompletableFuture<Void> waiter;
-			try (LockHolder holder = LockHolder.exclusive(primary, key(1))) {
+			try (LockHolder holder = LockHolder.exclusive(topology.primary(), key(1))) {
 				waiter = CompletableFuture.runAsync(() -> transaction.executeWithoutResult(
 						(status) -> locks.lock(LockRequest.of(this.namespace, 1).withTimeout(PgLocks.HANG_TIMEOUT))));
-				new PgLocks(primary).awaitWaiters(key(1), 1);
+				new PgLocks(topology.primary()).awaitWaiters(key(1), 1);
 			}
 			waiter.get(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 		}
@@ -211,8 +148,8 @@ class PgPoolTests {
 		try (HikariDataSource through = pgpool(setup).newDataSource(4);
 				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(through)) {
 			Long token = locks.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION), (handle) -> {
-				assertThat(new PgLocks(primary).on(key(1))).as("the lock on the primary").hasSize(1);
-				assertThat(new PgLocks(standby).all()).as("locks on the standby").isEmpty();
+				assertThat(new PgLocks(topology.primary()).on(key(1))).as("the lock on the primary").hasSize(1);
+				assertThat(new PgLocks(topology.standby()).all()).as("locks on the standby").isEmpty();
 				return handle.fencingToken();
 			}).value();
 			assertThat(token).isPositive();
@@ -223,7 +160,7 @@ class PgPoolTests {
 	@EnumSource(names = { "DEFAULTS", "SEQUENCES_LISTED", "COMMENTS_IGNORED_LOCKS_LISTED" })
 	void theInspectorReadsThePrimarysLocks(Setup setup) throws Exception {
 		try (HikariDataSource through = pgpool(setup).newDataSource(4);
-				LockHolder holder = LockHolder.exclusive(primary, key(1))) {
+				LockHolder holder = LockHolder.exclusive(topology.primary(), key(1))) {
 			List<LockActivity> locks = new AdvisoryLockInspector(through, false).locks().locks();
 			assertThat(locks).as("the locks the endpoint shows").extracting(LockActivity::key).contains(key(1));
 		}
@@ -240,7 +177,7 @@ class PgPoolTests {
 	void aLeadingCommentKeepsAStatementOnThePrimaryOnlyWhereCommentsAreRespected(Setup setup) throws Exception {
 		try (HikariDataSource through = pgpool(setup).newDataSource(1)) {
 			JdbcTemplate jdbc = new JdbcTemplate(through);
-			int expected = (setup == Setup.COMMENTS_IGNORED) ? servers.standbyPort() : servers.primaryPort();
+			int expected = (setup == Setup.COMMENTS_IGNORED) ? topology.standbyPort() : topology.primaryPort();
 			for (String comment : List.of("/* advisory-lock orders */", "/*NO LOAD BALANCE*/")) {
 				assertThat(jdbc.queryForObject(comment + " SELECT inet_server_port()", Integer.class)).as(comment)
 					.isEqualTo(expected);
@@ -250,11 +187,12 @@ class PgPoolTests {
 
 	@ParameterizedTest
 	@EnumSource(names = { "DEFAULTS", "SEQUENCES_LISTED", "COMMENTS_IGNORED_LOCKS_LISTED" })
-	void theStartupCheckProvesThatTheLocksExclude(Setup setup) throws Exception {
+	void theStartupCheckProvesThatTheLocksExclude(Setup setup, CapturedOutput output) throws Exception {
 		try (HikariDataSource through = pgpool(setup).newDataSource(4);
 				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(through)) {
 			locks.checkExclusion(PgLocks.HANG_TIMEOUT);
 		}
+		assertThat(output).contains("exclude: a second session was refused a key a first one held");
 	}
 
 	@Test
@@ -278,7 +216,7 @@ class PgPoolTests {
 							.withWaitMode(waitMode)
 							.withTimeout((waitMode == WaitMode.BLOCK) ? PgLocks.HANG_TIMEOUT : null)))
 						.withMessageContaining("was asked of a server in recovery");
-					assertThat(new PgLocks(standby).all()).as("locks on the standby").isEmpty();
+					assertThat(new PgLocks(topology.standby()).all()).as("locks on the standby").isEmpty();
 					status.setRollbackOnly();
 				});
 			}
@@ -286,7 +224,6 @@ class PgPoolTests {
 				.isThrownBy(() -> locks.execute(LockRequest.of(this.namespace, 1).withScope(LockScope.INVOCATION),
 						(handle) -> "ran"))
 				.withMessageContaining("was asked of a server in recovery");
-			assertThat(new PgLocks(standby).all()).as("locks on the standby").isEmpty();
 		}
 	}
 

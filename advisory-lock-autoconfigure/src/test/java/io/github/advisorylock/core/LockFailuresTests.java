@@ -28,6 +28,7 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.sql.LockSql.RefusalReason;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,6 +75,19 @@ class LockFailuresTests {
 		LockRequest named = LockRequest.of("n", 1).withCaller("nightly export", List.of());
 		assertThat(LockFailures.unexplainedRefusal(named, unread))
 			.hasMessageStartingWith("nightly export: Advisory " + "lock 'n' was refused");
+	}
+
+	@Test
+	void aRefusalAtAnAcceptedIsolationNamesTheStandbyWhereverTheReasonWasRead() {
+		LockRequest request = LockRequest.of("n", 1);
+		// Read on the primary after a balancer sent the try to a standby: not in
+		// recovery there, and the isolation accepted.
+		assertThat(LockFailures.refusal(request, new RefusalReason("read committed", false)))
+			.hasMessageContaining("was asked of a server in recovery");
+		assertThat(LockFailures.refusal(request, new RefusalReason("repeatable read", true)))
+			.hasMessageContaining("was asked of a server in recovery");
+		assertThat(LockFailures.refusal(request, new RefusalReason("repeatable read", false)))
+			.hasMessageContaining("needs isolation READ COMMITTED, but the transaction runs repeatable read");
 	}
 
 	@Test

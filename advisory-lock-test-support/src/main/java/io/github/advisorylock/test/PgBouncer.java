@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.test;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -35,12 +34,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,7 +100,7 @@ public final class PgBouncer {
 	 */
 	private static volatile RuntimeException startFailure;
 
-	private static boolean skipReported;
+	private static final AtomicBoolean skipReported = new AtomicBoolean();
 
 	/** Replaced by {@link #start()} after a {@link #stop()}. */
 	private volatile Process process;
@@ -139,19 +138,10 @@ public final class PgBouncer {
 				if (bouncer == null) {
 					Path binary = binary().orElse(null);
 					if (binary == null) {
-						String message = "PgBouncer is not installed here, so the tests through it do not run: "
-								+ INSTALL_HINT;
-						if (required()) {
-							throw new IllegalStateException(
-									message + " (ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER=true forbids skipping them)");
-						}
-						if (!skipReported) {
-							// Surefire prints the count of skipped tests but not why: say
-							// it once in the build log.
-							logger.warn("{}; skipping them", message);
-							skipReported = true;
-						}
-						Assumptions.abort(message);
+						InstalledBinary.skipOrFail(
+								"PgBouncer is not installed here, so the tests through it do not run: " + INSTALL_HINT,
+								"ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER", "advisory-lock.test.require-pgbouncer", logger,
+								skipReported);
 					}
 					if (startFailure != null) {
 						throw new IllegalStateException("PgBouncer did not start earlier in this run", startFailure);
@@ -177,28 +167,7 @@ public final class PgBouncer {
 	 * @return its path
 	 */
 	public static Optional<Path> binary() {
-		String configured = TestDatabase.setting("ADVISORY_LOCK_TEST_PGBOUNCER", "advisory-lock.test.pgbouncer");
-		if (configured != null) {
-			if (!Files.isExecutable(Path.of(configured))) {
-				throw new IllegalStateException("advisory-lock.test.pgbouncer (ADVISORY_LOCK_TEST_PGBOUNCER) names "
-						+ configured + ", which is not an executable file");
-			}
-			return Optional.of(Path.of(configured));
-		}
-		List<String> directories = new ArrayList<>(
-				List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
-		// Debian installs it in /usr/sbin, which is not on an unprivileged user's PATH.
-		directories.addAll(List.of("/usr/sbin", "/usr/local/sbin", "/usr/local/bin"));
-		return directories.stream()
-			.filter((directory) -> !directory.isBlank())
-			.map((directory) -> Path.of(directory, "pgbouncer"))
-			.filter(Files::isExecutable)
-			.findFirst();
-	}
-
-	private static boolean required() {
-		return Boolean.parseBoolean(
-				TestDatabase.setting("ADVISORY_LOCK_TEST_REQUIRE_PGBOUNCER", "advisory-lock.test.require-pgbouncer"));
+		return InstalledBinary.find("pgbouncer", "ADVISORY_LOCK_TEST_PGBOUNCER", "advisory-lock.test.pgbouncer");
 	}
 
 	private static PgBouncer start(Path binary, TestDatabase database) {

@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.test;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -33,12 +32,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +68,7 @@ import org.springframework.util.FileSystemUtils;
 public final class PgPool implements AutoCloseable {
 
 	/** What to install where the binary is missing. */
-	public static final String INSTALL_HINT = "install Debian's pgpool2 package (apt-get install pgpool2), or give "
+	private static final String INSTALL_HINT = "install Debian's pgpool2 package (apt-get install pgpool2), or give "
 			+ "the binary's path as -Dadvisory-lock.test.pgpool=…";
 
 	/** The user of the pair's servers, which trust it. */
@@ -79,7 +78,7 @@ public final class PgPool implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(PgPool.class);
 
-	private static boolean skipReported;
+	private static final AtomicBoolean skipReported = new AtomicBoolean();
 
 	private final Process process;
 
@@ -122,7 +121,16 @@ public final class PgPool implements AutoCloseable {
 				.redirectOutput(directory.resolve("pgpool.log").toFile())
 				.start();
 			PgPool pool = new PgPool(process, directory, port, version);
-			pool.awaitAnswering();
+			// Stopped as the JVM exits if the test does not close it; closing twice is
+			// safe.
+			Runtime.getRuntime().addShutdownHook(new Thread(pool::close, "pgpool-shutdown"));
+			try {
+				pool.awaitAnswering();
+			}
+			catch (IOException | RuntimeException ex) {
+				pool.close();
+				throw ex;
+			}
 			logger.info("pgpool-II {} on 127.0.0.1:{}, in front of the primary on port {} and the standby on {}, "
 					+ "with {}", version, port, servers.primaryPort(), servers.standbyPort(), settings);
 			return pool;
@@ -140,20 +148,9 @@ public final class PgPool implements AutoCloseable {
 	public static Path assumeInstalled() {
 		Path binary = binary().orElse(null);
 		if (binary == null) {
-			String message = "pgpool-II is not installed here, so the tests through it do not run: " + INSTALL_HINT;
-			if (required()) {
-				throw new IllegalStateException(
-						message + " (ADVISORY_LOCK_TEST_REQUIRE_PGPOOL=true forbids skipping them)");
-			}
-			synchronized (PgPool.class) {
-				if (!skipReported) {
-					// Surefire prints the count of skipped tests but not why: say it once
-					// in the build log.
-					logger.warn("{}; skipping them", message);
-					skipReported = true;
-				}
-			}
-			Assumptions.abort(message);
+			InstalledBinary.skipOrFail(
+					"pgpool-II is not installed here, so the tests through it do not run: " + INSTALL_HINT,
+					"ADVISORY_LOCK_TEST_REQUIRE_PGPOOL", "advisory-lock.test.require-pgpool", logger, skipReported);
 		}
 		return binary;
 	}
@@ -163,28 +160,7 @@ public final class PgPool implements AutoCloseable {
 	 * @return its path
 	 */
 	public static Optional<Path> binary() {
-		String configured = TestDatabase.setting("ADVISORY_LOCK_TEST_PGPOOL", "advisory-lock.test.pgpool");
-		if (configured != null) {
-			if (!Files.isExecutable(Path.of(configured))) {
-				throw new IllegalStateException("advisory-lock.test.pgpool (ADVISORY_LOCK_TEST_PGPOOL) names "
-						+ configured + ", which is not an executable file");
-			}
-			return Optional.of(Path.of(configured));
-		}
-		List<String> directories = new ArrayList<>(
-				List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
-		// Debian installs it in /usr/sbin, which is not on an unprivileged user's PATH.
-		directories.addAll(List.of("/usr/sbin", "/usr/local/sbin", "/usr/local/bin"));
-		return directories.stream()
-			.filter((directory) -> !directory.isBlank())
-			.map((directory) -> Path.of(directory, "pgpool"))
-			.filter(Files::isExecutable)
-			.findFirst();
-	}
-
-	private static boolean required() {
-		return Boolean.parseBoolean(
-				TestDatabase.setting("ADVISORY_LOCK_TEST_REQUIRE_PGPOOL", "advisory-lock.test.require-pgpool"));
+		return InstalledBinary.find("pgpool", "ADVISORY_LOCK_TEST_PGPOOL", "advisory-lock.test.pgpool");
 	}
 
 	private static String config(PostgresPair servers, int port, Path directory, Map<String, String> settings) {
@@ -279,7 +255,6 @@ public final class PgPool implements AutoCloseable {
 				throw new IllegalStateException("Interrupted while starting pgpool-II", ex);
 			}
 		}
-		close();
 		throw new IllegalStateException("pgpool-II on port " + this.port + " did not show a primary and a standby up "
 				+ "within " + PgLocks.HANG_TIMEOUT + " (" + last + ")");
 	}
@@ -325,21 +300,13 @@ public final class PgPool implements AutoCloseable {
 	}
 
 	/**
-	 * Open one client connection through pgpool-II, outside any pool; the caller closes
-	 * it.
-	 * @return the connection, in auto-commit mode
-	 * @throws SQLException if pgpool-II refuses it
-	 */
-	public Connection connect() throws SQLException {
-		return DriverManager.getConnection(url(), USER, USER);
-	}
-
-	/**
 	 * Stop pgpool-II (SIGTERM, its smart shutdown: after its clients have left; then by
 	 * force) and delete its directory.
 	 */
 	@Override
 	public void close() {
+		// Its children, read before it exits: once it is gone they are no longer its.
+		List<ProcessHandle> children = this.process.descendants().toList();
 		this.process.destroy();
 		try {
 			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
@@ -351,6 +318,8 @@ public final class PgPool implements AutoCloseable {
 			Thread.currentThread().interrupt();
 			this.process.destroyForcibly();
 		}
+		// A child left by a forced stop would keep its port and its server connections.
+		children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
 		FileSystemUtils.deleteRecursively(this.directory.toFile());
 	}
 

@@ -68,10 +68,10 @@ public final class PostgresPair implements AutoCloseable {
 	 * The standby's {@code application_name}, which {@code synchronous_standby_names}
 	 * names.
 	 */
-	public static final String STANDBY_NAME = "chaos_standby";
+	private static final String STANDBY_NAME = "pair_standby";
 
 	/** The primary's replication slot for the standby. */
-	private static final String SLOT = "chaos_standby";
+	private static final String SLOT = "pair_standby";
 
 	/** What pg_basebackup leaves out of a base backup: these directories' contents. */
 	private static final Set<String> EMPTIED = Set.of("pg_wal", "pg_replslot", "pg_dynshmem", "pg_notify", "pg_serial",
@@ -104,7 +104,7 @@ public final class PostgresPair implements AutoCloseable {
 	 * @throws IOException if a server cannot be started
 	 */
 	public static PostgresPair start(Replication replication) throws IOException {
-		Path data = Files.createTempDirectory("advisory-lock-chaos");
+		Path data = Files.createTempDirectory("advisory-lock-primary");
 		PostgresPair pair = new PostgresPair(replication, new Server(startServer(data, 0, replication), data));
 		try {
 			pair.primary.binaries();
@@ -152,7 +152,7 @@ public final class PostgresPair implements AutoCloseable {
 	 */
 	private Server buildStandby(int port) throws IOException {
 		Server from = this.primary;
-		Path data = Files.createTempDirectory("advisory-lock-chaos-standby");
+		Path data = Files.createTempDirectory("advisory-lock-standby");
 		try {
 			String label;
 			try (Connection connection = DriverManager.getConnection(from.url(), "postgres", "postgres");
@@ -162,7 +162,7 @@ public final class PostgresPair implements AutoCloseable {
 				statement.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
 						+ "WHERE slot_name = '" + SLOT + "' AND NOT active");
 				statement.execute("SELECT pg_create_physical_replication_slot('" + SLOT + "', true)");
-				statement.execute("SELECT pg_backup_start('chaos standby', true)");
+				statement.execute("SELECT pg_backup_start('pair standby', true)");
 				copyDataDirectory(from.data(), data);
 				try (ResultSet result = statement.executeQuery("SELECT labelfile FROM pg_backup_stop(false)")) {
 					result.next();
@@ -172,7 +172,7 @@ public final class PostgresPair implements AutoCloseable {
 			Files.writeString(data.resolve("backup_label"), label, StandardCharsets.UTF_8);
 			Files.writeString(data.resolve("standby.signal"), "");
 			Files.writeString(data.resolve("postgresql.auto.conf"),
-					"# Written by the chaos run: a standby of the server on port " + from.port() + "\n"
+					"# Written by PostgresPair: a standby of the server on port " + from.port() + "\n"
 							+ "primary_conninfo = 'host=localhost port=" + from.port() + " user=postgres "
 							+ "application_name=" + STANDBY_NAME + "'\n" + "primary_slot_name = '" + SLOT + "'\n",
 					StandardCharsets.UTF_8);

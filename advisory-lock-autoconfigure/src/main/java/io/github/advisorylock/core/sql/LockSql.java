@@ -18,7 +18,6 @@ package io.github.advisorylock.core.sql;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -45,6 +44,12 @@ import org.jspecify.annotations.Nullable;
 public final class LockSql {
 
 	/**
+	 * The isolation levels a lock protects anything in, as PostgreSQL names them: READ
+	 * COMMITTED, and READ UNCOMMITTED, which PostgreSQL runs as it.
+	 */
+	private static final List<String> LOCKABLE_ISOLATION = List.of("read committed", "read uncommitted");
+
+	/**
 	 * Not a standby: what a statement that follows a try in its transaction checks again
 	 * (the isolation cannot change there, the server can). A balancer that routes each
 	 * statement on its own (pgpool-II's {@code statement_level_load_balance}) may send
@@ -60,7 +65,9 @@ public final class LockSql {
 	 * it lets through.
 	 */
 	public static final String LOCKABLE = "pg_catalog.current_setting('transaction_isolation') "
-			+ "OPERATOR(pg_catalog.=) ANY (ARRAY['read committed', 'read uncommitted']) AND " + NOT_IN_RECOVERY;
+			+ "OPERATOR(pg_catalog.=) ANY (ARRAY["
+			+ LOCKABLE_ISOLATION.stream().map((isolation) -> "'" + isolation + "'").collect(Collectors.joining(", "))
+			+ "]) AND " + NOT_IN_RECOVERY;
 
 	/** What is left until the deadline; at least 1ms, as 0 means no timeout. */
 	private static final String REMAINING = "greatest(1, pg_catalog.ceil(extract(epoch FROM previous.deadline "
@@ -350,9 +357,6 @@ public final class LockSql {
 	 * @param inRecovery whether the server is in recovery (a standby)
 	 */
 	public record RefusalReason(String isolation, boolean inRecovery) {
-
-		/** The isolation levels {@link #LOCKABLE} accepts, as PostgreSQL names them. */
-		private static final Set<String> LOCKABLE_ISOLATION = Set.of("read committed", "read uncommitted");
 
 		/**
 		 * Return whether the try was refused because its server is in recovery: this read
