@@ -33,14 +33,14 @@ import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
 
-import io.github.advisorylock.test.Generated;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.Generated;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import static io.github.advisorylock.test.Generated.named;
+import static io.github.advisorylock.testsupport.Generated.named;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;

@@ -26,7 +26,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -28,8 +28,8 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.AfterTestExecutionCallback;

@@ -20,8 +20,8 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.opentest4j.TestAbortedException;

@@ -23,9 +23,9 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.PgLocks.AdvisoryLock;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.PgLocks.AdvisoryLock;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;

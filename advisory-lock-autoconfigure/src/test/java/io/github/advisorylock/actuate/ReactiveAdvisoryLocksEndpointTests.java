@@ -39,11 +39,11 @@ import io.github.advisorylock.autoconfigure.AdvisoryLockR2dbcEndpointAutoConfigu
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import io.github.advisorylock.pglocks.R2dbcAdvisoryLockInspector;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.R2dbcConnectionFactories;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
+import io.github.advisorylock.testsupport.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryMetadata;
 import org.junit.jupiter.api.Tag;

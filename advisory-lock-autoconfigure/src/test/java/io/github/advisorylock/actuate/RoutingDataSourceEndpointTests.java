@@ -30,10 +30,10 @@ import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLockDescript
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint.AdvisoryLocksDescriptor;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
 import io.github.advisorylock.autoconfigure.AdvisoryLockEndpointAutoConfiguration;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -43,12 +43,12 @@ import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.pglocks.DirectConnections;
 import io.github.advisorylock.pglocks.PgLocksHolderDiagnosis;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
-import io.github.advisorylock.test.UnconnectedDataSource;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
+import io.github.advisorylock.testsupport.UnconnectedDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -25,8 +25,8 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpoint;
 import io.github.advisorylock.actuate.AdvisoryLocksEndpointWebExtension;
 import io.github.advisorylock.actuate.KeyLabels;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.UnconnectedDataSource;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.UnconnectedDataSource;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

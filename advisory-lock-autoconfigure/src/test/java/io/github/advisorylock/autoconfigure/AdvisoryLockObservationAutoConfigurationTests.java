@@ -22,9 +22,9 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.observation.ObservingLockAcquisitionListener;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;

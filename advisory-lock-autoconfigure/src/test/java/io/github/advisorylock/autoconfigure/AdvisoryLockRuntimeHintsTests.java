@@ -25,8 +25,8 @@ import java.util.function.Predicate;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.UnconnectedDataSource;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.UnconnectedDataSource;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 

@@ -25,8 +25,8 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.UnconnectedDataSource;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.UnconnectedDataSource;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;

@@ -33,10 +33,10 @@ import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.TwoDatabases;
 import io.github.advisorylock.interceptor.AdvisoryLockBeanPostProcessor;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

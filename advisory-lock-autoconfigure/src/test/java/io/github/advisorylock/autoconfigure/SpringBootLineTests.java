@@ -22,8 +22,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.BootLine;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.BootLine;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootVersion;

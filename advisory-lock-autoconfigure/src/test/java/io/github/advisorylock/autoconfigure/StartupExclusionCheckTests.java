@@ -29,11 +29,11 @@ import java.util.Properties;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.ServerInRecovery;
-import io.github.advisorylock.test.SplittingProxy;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.ServerInRecovery;
+import io.github.advisorylock.testsupport.SplittingProxy;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.Driver;

@@ -18,7 +18,7 @@ package io.github.advisorylock.contract;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

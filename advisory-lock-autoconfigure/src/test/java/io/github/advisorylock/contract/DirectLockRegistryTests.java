@@ -18,7 +18,7 @@ package io.github.advisorylock.contract;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 /**
  * The Spring Integration lock registry's contract on direct connections to the test

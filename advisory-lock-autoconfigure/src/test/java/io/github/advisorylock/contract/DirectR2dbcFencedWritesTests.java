@@ -16,7 +16,7 @@
 
 package io.github.advisorylock.contract;
 
-import io.github.advisorylock.test.R2dbcConnectionFactories;
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.AfterAll;

@@ -16,8 +16,8 @@
 
 package io.github.advisorylock.contract;
 
-import io.github.advisorylock.test.R2dbcConnectionFactories;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
+import io.github.advisorylock.testsupport.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.AfterAll;

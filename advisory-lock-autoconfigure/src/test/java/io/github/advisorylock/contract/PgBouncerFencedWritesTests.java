@@ -18,7 +18,7 @@ package io.github.advisorylock.contract;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.JdbcLockFixture;
-import io.github.advisorylock.test.PgBouncer;
+import io.github.advisorylock.testsupport.PgBouncer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 

@@ -19,7 +19,7 @@ package io.github.advisorylock.contract;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.advisorylock.test.PgBouncer;
+import io.github.advisorylock.testsupport.PgBouncer;
 import org.junit.jupiter.api.AfterAll;
 
 /**

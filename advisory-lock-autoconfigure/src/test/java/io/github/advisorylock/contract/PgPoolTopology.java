@@ -22,8 +22,8 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.advisorylock.test.PgPool;
-import io.github.advisorylock.test.PostgresPair;
+import io.github.advisorylock.testsupport.PgPool;
+import io.github.advisorylock.testsupport.PostgresPair;
 
 /**
  * What the tests through pgpool-II run on: a primary and its streaming standby, an

@@ -24,7 +24,7 @@ import java.util.Properties;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.postgresql.Driver;
 
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;

@@ -28,14 +28,14 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.InvalidLockKeyException;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.LockMode;
-import io.github.advisorylock.test.Generated;
+import io.github.advisorylock.testsupport.Generated;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import static io.github.advisorylock.test.Generated.named;
+import static io.github.advisorylock.testsupport.Generated.named;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.params.provider.Arguments.arguments;

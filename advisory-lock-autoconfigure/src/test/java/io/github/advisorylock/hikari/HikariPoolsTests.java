@@ -24,8 +24,8 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.datasource.DriverManagerDataSource;

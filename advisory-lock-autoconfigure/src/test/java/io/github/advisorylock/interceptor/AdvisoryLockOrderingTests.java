@@ -23,9 +23,9 @@ import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -134,8 +134,8 @@ class AdvisoryLockOrderingTests {
 	static boolean lockedInsideTransaction(JdbcTemplate jdbc, String namespace, String value) {
 		long key = AdvisoryLockKeys.of(namespace, value);
 		Integer held = jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-				+ "AND pid = pg_backend_pid() AND " + io.github.advisorylock.test.PgLocks.KEY_EXPRESSION + " = ?",
-				Integer.class, key);
+				+ "AND pid = pg_backend_pid() AND " + io.github.advisorylock.testsupport.PgLocks.KEY_EXPRESSION
+				+ " = ?", Integer.class, key);
 		return TransactionSynchronizationManager.isActualTransactionActive() && held == 1;
 	}
 

@@ -20,8 +20,8 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

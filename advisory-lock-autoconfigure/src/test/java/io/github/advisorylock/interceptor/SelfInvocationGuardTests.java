@@ -19,9 +19,9 @@ package io.github.advisorylock.interceptor;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.autoconfigure.AdvisoryLockAutoConfiguration;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

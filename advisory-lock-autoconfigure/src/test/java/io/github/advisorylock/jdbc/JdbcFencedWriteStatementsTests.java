@@ -27,9 +27,9 @@ import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.core.sql.FenceSql;
 import io.github.advisorylock.core.sql.FenceSql.FenceResult;
 import io.github.advisorylock.core.sql.FenceSql.SessionMarker;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -29,10 +29,10 @@ import io.github.advisorylock.LockAcquisitionListener.Outcome;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.testsupport.PgLocks;
 
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.testsupport.PgLocks;
 
 /**
  * {@link DirectConnections} whose connects for the {@code advisorylocks} endpoint stall

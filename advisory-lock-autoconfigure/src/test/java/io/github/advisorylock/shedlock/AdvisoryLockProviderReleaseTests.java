@@ -32,10 +32,10 @@ import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
-import io.github.advisorylock.test.TestThreads;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
+import io.github.advisorylock.testsupport.TestThreads;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;

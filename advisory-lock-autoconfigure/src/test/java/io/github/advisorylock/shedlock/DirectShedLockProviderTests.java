@@ -18,7 +18,7 @@ package io.github.advisorylock.shedlock;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 /**
  * ShedLock's provider suite on direct connections to the test database.

@@ -21,11 +21,11 @@ import io.github.advisorylock.AdvisoryLocked
 import io.github.advisorylock.LockScope
 import io.github.advisorylock.ReactiveAdvisoryLockOperations
 import io.github.advisorylock.WaitMode
-import io.github.advisorylock.test.LockHolder
-import io.github.advisorylock.test.NoAdvisoryLocksLeft
-import io.github.advisorylock.test.PgLocks
-import io.github.advisorylock.test.R2dbcConnectionFactories
-import io.github.advisorylock.test.TestDatabase
+import io.github.advisorylock.testsupport.LockHolder
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft
+import io.github.advisorylock.testsupport.PgLocks
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories
+import io.github.advisorylock.testsupport.TestDatabase
 import io.r2dbc.spi.ConnectionFactory
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope

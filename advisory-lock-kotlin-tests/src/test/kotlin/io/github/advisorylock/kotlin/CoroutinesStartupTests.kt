@@ -18,9 +18,9 @@ package io.github.advisorylock.kotlin
 
 import io.github.advisorylock.AdvisoryLocked
 import io.github.advisorylock.WaitMode
-import io.github.advisorylock.test.NoAdvisoryLocksLeft
-import io.github.advisorylock.test.R2dbcConnectionFactories
-import io.github.advisorylock.test.TestDatabase
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories
+import io.github.advisorylock.testsupport.TestDatabase
 import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.ExtendWith

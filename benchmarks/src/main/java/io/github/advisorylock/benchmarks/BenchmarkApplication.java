@@ -23,8 +23,8 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockOperations;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;

@@ -29,7 +29,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;

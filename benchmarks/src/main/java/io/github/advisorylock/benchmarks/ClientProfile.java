@@ -28,7 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 import one.profiler.AsyncProfiler;
 import one.profiler.Counter;
 

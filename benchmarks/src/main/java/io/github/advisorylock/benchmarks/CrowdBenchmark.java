@@ -32,9 +32,9 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.context.ConfigurableApplicationContext;
 

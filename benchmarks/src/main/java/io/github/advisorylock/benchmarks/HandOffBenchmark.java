@@ -33,8 +33,8 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PgLocks;
 
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 

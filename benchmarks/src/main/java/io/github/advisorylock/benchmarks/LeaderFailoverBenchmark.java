@@ -25,8 +25,8 @@ import java.util.UUID;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 

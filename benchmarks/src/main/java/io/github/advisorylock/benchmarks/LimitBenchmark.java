@@ -44,7 +44,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;

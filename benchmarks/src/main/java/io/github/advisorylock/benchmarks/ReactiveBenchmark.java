@@ -30,8 +30,8 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PgLocks;
 import reactor.core.publisher.Mono;
 
 import org.springframework.context.ConfigurableApplicationContext;

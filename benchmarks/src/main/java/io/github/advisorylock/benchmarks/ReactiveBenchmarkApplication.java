@@ -22,8 +22,8 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.github.advisorylock.ReactiveAdvisoryLockOperations;
-import io.github.advisorylock.test.R2dbcConnectionFactories;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
+import io.github.advisorylock.testsupport.TestDatabase;
 import io.r2dbc.pool.ConnectionPool;
 import io.r2dbc.spi.ConnectionFactory;
 

@@ -36,8 +36,8 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 /**
  * Scenario 7, the next holder of an invocation-scoped lock: an instance waits

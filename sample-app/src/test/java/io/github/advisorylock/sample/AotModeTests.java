@@ -32,9 +32,9 @@ import io.github.advisorylock.sample.setup.SetupRequest;
 import io.github.advisorylock.sample.setup.SetupRequestService;
 import io.github.advisorylock.sample.setup.User;
 import io.github.advisorylock.sample.setup.UserService;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -26,7 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
-import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.testsupport.PgLocks;
 
 /**
  * Runs calls at the same moment from several threads, each on its own connection, and

@@ -30,8 +30,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 

@@ -20,9 +20,9 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

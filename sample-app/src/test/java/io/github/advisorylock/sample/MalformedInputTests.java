@@ -19,7 +19,7 @@ import java.net.http.HttpResponse;
 import java.util.UUID;
 import java.util.stream.Stream;
 
-import io.github.advisorylock.test.Generated;
+import io.github.advisorylock.testsupport.Generated;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;

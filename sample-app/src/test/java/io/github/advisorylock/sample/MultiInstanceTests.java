@@ -28,8 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import io.github.advisorylock.sample.Concurrently.Outcome;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -19,8 +19,8 @@ package io.github.advisorylock.sample;
 import java.lang.reflect.Method;
 import java.util.Map;
 
-import io.github.advisorylock.test.BootLine;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootLine;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

@@ -15,8 +15,8 @@
  */
 package io.github.advisorylock.sample;
 
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.test.context.DynamicPropertyRegistry;

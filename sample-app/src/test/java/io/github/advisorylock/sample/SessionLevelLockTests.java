@@ -22,8 +22,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

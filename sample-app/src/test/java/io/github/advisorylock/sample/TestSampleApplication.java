@@ -16,7 +16,7 @@
 
 package io.github.advisorylock.sample;
 
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.LoggingSystem;

@@ -21,11 +21,11 @@ import java.util.UUID;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.AdvisoryLocked;
-import io.github.advisorylock.test.BootAutoConfigurations;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.R2dbcConnectionFactories;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
+import io.github.advisorylock.testsupport.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -40,8 +40,8 @@ import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.sample.jobs.FencedBatchJob;
 import io.github.advisorylock.sample.jobs.PartnerFeedSync;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.PostgresPair;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.PostgresPair;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;

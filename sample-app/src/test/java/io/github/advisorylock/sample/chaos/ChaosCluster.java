@@ -36,10 +36,10 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.sample.Http;
 import io.github.advisorylock.sample.SampleInstance;
-import io.github.advisorylock.test.FreezableRelay;
-import io.github.advisorylock.test.PgBouncer;
-import io.github.advisorylock.test.PostgresPair;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.FreezableRelay;
+import io.github.advisorylock.testsupport.PgBouncer;
+import io.github.advisorylock.testsupport.PostgresPair;
+import io.github.advisorylock.testsupport.TestDatabase;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -36,8 +36,8 @@ import java.util.stream.IntStream;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.SampleInstance;
 import io.github.advisorylock.sample.jobs.StaleRequestExpiry;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PostgresPair;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PostgresPair;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.simple.JdbcClient;

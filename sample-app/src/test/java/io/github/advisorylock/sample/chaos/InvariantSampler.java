@@ -33,7 +33,7 @@ import java.util.stream.IntStream;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.setup.Plan;
-import io.github.advisorylock.test.PgLocks;
+import io.github.advisorylock.testsupport.PgLocks;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 

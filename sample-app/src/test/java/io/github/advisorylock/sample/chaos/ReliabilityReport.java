@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
 
 import io.github.advisorylock.sample.jobs.FencedBatchJob;
 import io.github.advisorylock.sample.jobs.PartnerFeedSync;
-import io.github.advisorylock.test.PostgresPair;
+import io.github.advisorylock.testsupport.PostgresPair;
 
 /**
  * Writes the report of a chaos run as Markdown: the command, seed and environment, the

@@ -24,11 +24,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.sample.SampleDatabaseTests;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.PgLocks.AdvisoryLock;
-import io.github.advisorylock.test.TestDatabase;
-import io.github.advisorylock.test.TestThreads;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.PgLocks.AdvisoryLock;
+import io.github.advisorylock.testsupport.TestDatabase;
+import io.github.advisorylock.testsupport.TestThreads;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -21,9 +21,9 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import io.github.advisorylock.sample.SampleDatabaseTests;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

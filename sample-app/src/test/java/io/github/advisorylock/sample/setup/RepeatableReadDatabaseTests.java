@@ -20,8 +20,8 @@ import java.util.List;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.sample.Concurrently;
 import io.github.advisorylock.sample.Concurrently.Outcome;
-import io.github.advisorylock.test.NoAdvisoryLocksLeft;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

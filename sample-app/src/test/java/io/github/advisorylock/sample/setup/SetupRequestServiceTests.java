@@ -27,9 +27,9 @@ import io.github.advisorylock.sample.Concurrently;
 import io.github.advisorylock.sample.Concurrently.Outcome;
 import io.github.advisorylock.sample.NotFoundException;
 import io.github.advisorylock.sample.SampleDatabaseTests;
-import io.github.advisorylock.test.LockHolder;
-import io.github.advisorylock.test.PgLocks;
-import io.github.advisorylock.test.TestDatabase;
+import io.github.advisorylock.testsupport.LockHolder;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

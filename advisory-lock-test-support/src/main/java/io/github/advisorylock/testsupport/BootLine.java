@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.test;
+package io.github.advisorylock.testsupport;
 
 /**
  * The versions that this build's Spring Boot line is meant to run on, as the parent pom

@@ -13,7 +13,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.github.advisorylock.test;
+package io.github.advisorylock.testsupport;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.advisorylock.test;
+package io.github.advisorylock.testsupport;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
