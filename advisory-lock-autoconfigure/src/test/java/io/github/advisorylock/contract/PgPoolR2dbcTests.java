@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.contract;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -35,11 +34,9 @@ import io.github.advisorylock.testsupport.PgLocks.AdvisoryLock;
 import io.github.advisorylock.testsupport.PgPool;
 import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
 import io.r2dbc.pool.ConnectionPool;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import reactor.core.publisher.Mono;
@@ -63,26 +60,10 @@ class PgPoolR2dbcTests {
 
 	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
 
-	private static PgPoolTopology topology;
+	@RegisterExtension
+	static final PgPoolTopology topology = new PgPoolTopology();
 
 	private final String namespace = "reactive-pgpool-" + UUID.randomUUID();
-
-	@BeforeAll
-	static void startTheTopology() throws IOException {
-		topology = PgPoolTopology.startIfInstalled();
-	}
-
-	@BeforeEach
-	void needsPgPool() {
-		PgPool.assumeInstalled();
-	}
-
-	@AfterAll
-	static void stopTheTopology() {
-		if (topology != null) {
-			topology.close();
-		}
-	}
 
 	private static ConnectionPool through(Setup setup) {
 		PgPool pgpool = topology.pgpool(setup);

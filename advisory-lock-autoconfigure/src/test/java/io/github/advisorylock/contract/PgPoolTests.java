@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.contract;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -35,11 +34,9 @@ import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
 import io.github.advisorylock.testsupport.LockHolder;
 import io.github.advisorylock.testsupport.PgLocks;
 import io.github.advisorylock.testsupport.PgPool;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -66,26 +63,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 @ExtendWith(OutputCaptureExtension.class)
 class PgPoolTests {
 
-	private static PgPoolTopology topology;
+	@RegisterExtension
+	static final PgPoolTopology topology = new PgPoolTopology();
 
 	private final String namespace = "pgpool-" + UUID.randomUUID();
-
-	@BeforeAll
-	static void startTheTopology() throws IOException {
-		topology = PgPoolTopology.startIfInstalled();
-	}
-
-	@BeforeEach
-	void needsPgPool() {
-		PgPool.assumeInstalled();
-	}
-
-	@AfterAll
-	static void stopTheTopology() {
-		if (topology != null) {
-			topology.close();
-		}
-	}
 
 	private static PgPool pgpool(Setup setup) {
 		return topology.pgpool(setup);

@@ -24,39 +24,44 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.testsupport.PgPool;
 import io.github.advisorylock.testsupport.PostgresPair;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * What the tests through pgpool-II run on: a primary and its streaming standby, an
- * observer pool straight to each, and one pgpool-II per {@link Setup}, started at its
- * first use. A test class starts one and closes it; the JDBC and R2DBC classes run in
- * JVMs of their own, so they cannot share it.
+ * What the tests through pgpool-II run on, as a JUnit extension a test class registers
+ * statically: a primary and its streaming standby, an observer pool straight to each, and
+ * one pgpool-II per {@link Setup}, started at its first use, all stopped after the class.
+ * Where pgpool-II is not installed nothing starts, and each test skips, or fails where
+ * pgpool-II is required ({@link PgPool#assumeInstalled()}): a class-level skip would be
+ * reported as no test at all. The JDBC and R2DBC classes run in JVMs of their own, so
+ * each starts its own.
  *
  * @author advisory-lock authors
  */
-final class PgPoolTopology implements AutoCloseable {
+final class PgPoolTopology implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback {
 
 	private final Map<Setup, PgPool> pgpools = new EnumMap<>(Setup.class);
 
-	private final PostgresPair servers;
+	private PostgresPair servers;
 
-	private final HikariDataSource primary;
+	private HikariDataSource primary;
 
-	private final HikariDataSource standby;
+	private HikariDataSource standby;
 
-	private PgPoolTopology(PostgresPair servers) {
-		this.servers = servers;
-		this.primary = direct(servers.primaryPort());
-		this.standby = direct(servers.standbyPort());
+	@Override
+	public void beforeAll(ExtensionContext context) throws IOException {
+		if (PgPool.binary().isPresent()) {
+			this.servers = PostgresPair.start(PostgresPair.Replication.ASYNC);
+			this.primary = direct(this.servers.primaryPort());
+			this.standby = direct(this.servers.standbyPort());
+		}
 	}
 
-	/**
-	 * Start the pair where pgpool-II is installed; elsewhere return {@code null}, and
-	 * each test skips, or fails where pgpool-II is required, through
-	 * {@link PgPool#assumeInstalled()}.
-	 */
-	static PgPoolTopology startIfInstalled() throws IOException {
-		return PgPool.binary().isPresent() ? new PgPoolTopology(PostgresPair.start(PostgresPair.Replication.ASYNC))
-				: null;
+	@Override
+	public void beforeEach(ExtensionContext context) {
+		PgPool.assumeInstalled();
 	}
 
 	private static HikariDataSource direct(int port) {
@@ -94,11 +99,14 @@ final class PgPoolTopology implements AutoCloseable {
 	}
 
 	@Override
-	public void close() {
-		this.pgpools.values().forEach(PgPool::close);
-		this.primary.close();
-		this.standby.close();
-		this.servers.close();
+	public void afterAll(ExtensionContext context) {
+		if (this.servers != null) {
+			this.pgpools.values().forEach(PgPool::close);
+			this.pgpools.clear();
+			this.primary.close();
+			this.standby.close();
+			this.servers.close();
+		}
 	}
 
 	/** The configurations tested, each with a pgpool-II of its own (docs/pgpool.md). */

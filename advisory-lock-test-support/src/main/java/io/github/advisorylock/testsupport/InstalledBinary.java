@@ -17,12 +17,18 @@
 package io.github.advisorylock.testsupport;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Assumptions;
 import org.slf4j.Logger;
@@ -37,6 +43,33 @@ import org.slf4j.Logger;
 final class InstalledBinary {
 
 	private InstalledBinary() {
+	}
+
+	/**
+	 * Return the program's version, as its {@code --version} prints it.
+	 * @param binary the program
+	 * @param version what its output says, the version as the first group
+	 * @param name the program's name, for the failure
+	 * @return the version, such as {@code 1.18.0}
+	 */
+	static String version(Path binary, Pattern version, String name) {
+		try {
+			Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			process.waitFor(10, TimeUnit.SECONDS);
+			Matcher matcher = version.matcher(output);
+			if (!matcher.find()) {
+				throw new IllegalStateException(binary + " --version printed no " + name + " version: " + output);
+			}
+			return matcher.group(1);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not run " + binary + " --version", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while asking " + name + " its version", ex);
+		}
 	}
 
 	/**

@@ -22,7 +22,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -88,7 +87,7 @@ public final class PgBouncer {
 
 	private static final Logger logger = LoggerFactory.getLogger(PgBouncer.class);
 
-	private static final Pattern VERSION = Pattern.compile("PgBouncer (\\d+)\\.(\\d+)(?:\\.(\\d+))?");
+	private static final Pattern VERSION = Pattern.compile("PgBouncer (\\d+\\.\\d+(?:\\.\\d+)?)");
 
 	private static final Pattern URL = Pattern.compile("jdbc:postgresql://([^:/?]+)(?::(\\d+))?/([^?]*)(?:\\?.*)?");
 
@@ -171,7 +170,7 @@ public final class PgBouncer {
 	}
 
 	private static PgBouncer start(Path binary, TestDatabase database) {
-		String version = version(binary);
+		String version = InstalledBinary.version(binary, VERSION, "PgBouncer");
 		boolean tracksPreparedStatements = atLeast(version, PREPARED_STATEMENTS_SUPPORTED);
 		Matcher url = URL.matcher(database.url());
 		if (!url.matches()) {
@@ -249,26 +248,6 @@ public final class PgBouncer {
 
 	private static String quoted(String value) {
 		return "\"" + value.replace("\"", "\"\"") + "\"";
-	}
-
-	private static String version(Path binary) {
-		try {
-			Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
-			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-			process.waitFor(10, TimeUnit.SECONDS);
-			Matcher matcher = VERSION.matcher(output);
-			if (!matcher.find()) {
-				throw new IllegalStateException(binary + " --version printed no PgBouncer version: " + output);
-			}
-			return matcher.group(0).substring("PgBouncer ".length());
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not run " + binary + " --version", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while asking PgBouncer its version", ex);
-		}
 	}
 
 	static boolean atLeast(String version, int[] minimum) {

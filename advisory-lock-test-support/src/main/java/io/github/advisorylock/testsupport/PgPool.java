@@ -18,7 +18,6 @@ package io.github.advisorylock.testsupport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -33,7 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -105,7 +103,7 @@ public final class PgPool implements AutoCloseable {
 	 */
 	public static PgPool start(PostgresPair servers, Map<String, String> settings) {
 		Path binary = assumeInstalled();
-		String version = version(binary);
+		String version = InstalledBinary.version(binary, VERSION, "pgpool-II");
 		int port;
 		Path directory;
 		try {
@@ -197,26 +195,6 @@ public final class PgPool implements AutoCloseable {
 		StringBuilder text = new StringBuilder("# Written by the advisory-lock tests\n");
 		config.forEach((name, value) -> text.append(name).append(" = ").append(value).append('\n'));
 		return text.toString();
-	}
-
-	private static String version(Path binary) {
-		try {
-			Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
-			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-			process.waitFor(10, TimeUnit.SECONDS);
-			Matcher matcher = VERSION.matcher(output);
-			if (!matcher.find()) {
-				throw new IllegalStateException(binary + " --version printed no pgpool-II version: " + output);
-			}
-			return matcher.group(1);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not run " + binary + " --version", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while asking pgpool-II its version", ex);
-		}
 	}
 
 	/**
