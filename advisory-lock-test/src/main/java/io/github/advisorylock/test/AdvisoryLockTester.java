@@ -1,0 +1,180 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.test.TestSessions.TestSession;
+
+/**
+ * What an application's tests use to prove that its code is locked and that it survives a
+ * lock it cannot get, against the application's own PostgreSQL. Inject it into a test
+ * class annotated
+ * {@link AutoConfigureAdvisoryLockTester @AutoConfigureAdvisoryLockTester}.
+ * <ul>
+ * <li>{@link #hold(String, Object)} holds a lock from outside the application, so that a
+ * test can drive the busy path of a call: a {@code TRY} refused, a {@code SKIP} skipped,
+ * a {@code BLOCK} waiting (seen with {@link OutsideLock#awaitWaiters(int)}).</li>
+ * <li>{@link #assertNoLockLeft()} fails when an advisory lock the application took
+ * outlived its transaction or call.</li>
+ * </ul>
+ * It works through the application's default {@code DataSource} (the only one, or the
+ * primary one), or without one its default R2DBC {@code ConnectionFactory}, on
+ * connections of its own, outside any transaction of the test. Keys are derived with the
+ * application's {@link LockKeyStrategy}, as its locks derive theirs. Its waits end after
+ * 30 seconds with an {@link AssertionError} that says what {@code pg_locks} showed: a
+ * bound that only turns a hang into a failure.
+ *
+ * @author advisory-lock authors
+ * @since 0.1.0
+ */
+public final class AdvisoryLockTester {
+
+	private static final String TRY_LOCK = "SELECT pg_catalog.pg_backend_pid() AS pid, "
+			+ "pg_catalog.pg_try_advisory_xact_lock(?) AS acquired";
+
+	private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+	private final TestSessions sessions;
+
+	private final LockKeyStrategy keyStrategy;
+
+	private final LockedKeys lockedKeys;
+
+	private final Set<OutsideLock> outsideLocks = ConcurrentHashMap.newKeySet();
+
+	AdvisoryLockTester(TestSessions sessions, LockKeyStrategy keyStrategy, LockedKeys lockedKeys) {
+		this.sessions = sessions;
+		this.keyStrategy = keyStrategy;
+		this.lockedKeys = lockedKeys;
+	}
+
+	/**
+	 * Return the key the application derives for a namespace and value.
+	 * @param namespace the namespace, as in {@code @AdvisoryLocked(namespace = …)}
+	 * @param value one key value, as the key expression gives it
+	 * @return the 64-bit key
+	 */
+	public long key(String namespace, Object value) {
+		return this.keyStrategy.key(namespace, value);
+	}
+
+	/**
+	 * Hold the exclusive lock of a namespace and value from outside the application, in a
+	 * transaction of a session of the tester's own, until the returned lock is released.
+	 * @param namespace the namespace, as in {@code @AdvisoryLocked(namespace = …)}
+	 * @param value one key value, as the key expression gives it
+	 * @return the lock, to release (try-with-resources)
+	 * @throws IllegalStateException if another session holds the lock already, naming it
+	 */
+	public OutsideLock hold(String namespace, Object value) {
+		long key = key(namespace, value);
+		TestSession session = this.sessions.open();
+		try {
+			session.beginTransaction();
+			Map<String, Object> row = session.query(TRY_LOCK, key).get(0);
+			int pid = ((Number) row.get("pid")).intValue();
+			if (!Boolean.TRUE.equals(row.get("acquired"))) {
+				List<PgLock> holders = PgLock.read(session)
+					.stream()
+					.filter((lock) -> lock.key() == key && !lock.fence() && lock.granted())
+					.toList();
+				throw new IllegalStateException("Could not hold the lock of namespace '" + namespace + "' and value '"
+						+ value + "' (key " + key + ") from outside: it is held already, " + holders
+						+ ". A call of the application is still running, or a lock of an earlier test was not released");
+			}
+			OutsideLock lock = new OutsideLock(this, session, namespace, value, key, pid);
+			this.outsideLocks.add(lock);
+			return lock;
+		}
+		catch (RuntimeException ex) {
+			session.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Assert that no advisory lock the application asked for since the last check (or
+	 * since the context started) is still held or awaited by any session of its database,
+	 * and that every {@link OutsideLock} of the tester was released. Only the keys the
+	 * application's lock operations were asked for are looked at, so that locks of other
+	 * processes on the same database (test classes running in parallel forks) do not
+	 * count, unless they lock the same keys. Locks held from outside that were not
+	 * released are released, so that the next test starts clean.
+	 * @throws AssertionError naming each lock left, and each session holding one
+	 */
+	public void assertNoLockLeft() {
+		List<OutsideLock> unreleased = List.copyOf(this.outsideLocks);
+		unreleased.forEach(OutsideLock::release);
+		Set<Long> keys = this.lockedKeys.drain();
+		List<PgLock> left = List.of();
+		if (!keys.isEmpty()) {
+			try (TestSession session = this.sessions.open()) {
+				left = PgLock.read(session).stream().filter((lock) -> keys.contains(lock.key())).toList();
+			}
+		}
+		if (!unreleased.isEmpty() || !left.isEmpty()) {
+			StringBuilder message = new StringBuilder("Advisory locks outlived the test.");
+			if (!left.isEmpty()) {
+				message.append(" Locks of the application: ")
+					.append(left)
+					.append(". A lock outlives its call when its transaction stays open: a test-managed transaction"
+							+ " (@Transactional on the test, or a test slice's), or a call still running.");
+			}
+			if (!unreleased.isEmpty()) {
+				message.append(" Held from outside and not released (now released): ")
+					.append(unreleased)
+					.append(". Hold them in a try-with-resources block.");
+			}
+			throw new AssertionError(message.toString());
+		}
+	}
+
+	void released(OutsideLock lock) {
+		this.outsideLocks.remove(lock);
+	}
+
+	/**
+	 * Poll the application database's advisory locks until a condition holds.
+	 * @param condition the condition on the locks
+	 * @param what what is awaited, for the failure's message
+	 * @throws AssertionError if it does not hold within the hang timeout
+	 */
+	void awaitLocks(Predicate<List<PgLock>> condition, Supplier<String> what) {
+		long deadline = System.nanoTime() + TestSessions.HANG_TIMEOUT.toNanos();
+		try (TestSession session = this.sessions.open()) {
+			List<PgLock> locks = PgLock.read(session);
+			while (!condition.test(locks)) {
+				if (System.nanoTime() > deadline) {
+					throw new AssertionError("Waited " + TestSessions.HANG_TIMEOUT.toSeconds() + " s for " + what.get()
+							+ "; pg_locks shows " + (locks.isEmpty() ? "no advisory lock" : locks));
+				}
+				LockSupport.parkNanos(POLL_NANOS);
+				locks = PgLock.read(session);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,152 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.test;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.annotation.Transactional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link AdvisoryLockTester} in an R2DBC application's test (no {@code DataSource}): the
+ * tester holds its locks through the application's {@code ConnectionFactory}, and derives
+ * keys with the application's own {@link LockKeyStrategy}.
+ */
+@SpringBootTest(classes = AdvisoryLockTesterR2dbcTests.Config.class)
+@AutoConfigureAdvisoryLockTester
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class AdvisoryLockTesterR2dbcTests {
+
+	private static final Duration HANG = PgLocks.HANG_TIMEOUT;
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		R2dbcConnectionFactories.springR2dbcProperties().forEach((name, value) -> registry.add(name, () -> value));
+		registry.add("advisory-lock.default-timeout", () -> "30s");
+	}
+
+	@Autowired
+	AdvisoryLockTester locks;
+
+	@Autowired
+	SetupRequests setupRequests;
+
+	private final String user = UUID.randomUUID().toString();
+
+	@Test
+	void keysComeFromTheApplicationsKeyStrategy(@Autowired ObjectProvider<DataSource> dataSource) {
+		assertThat(dataSource.getIfAvailable()).as("a DataSource in an R2DBC application's test").isNull();
+		assertThat(this.locks.key("setup_request", this.user)).isEqualTo(Config.keyOf(this.user));
+	}
+
+	@Test
+	void aLockHeldFromOutsideRefusesATry() {
+		try (OutsideLock held = this.locks.hold("setup_request", this.user)) {
+			StepVerifier.create(this.setupRequests.tryRequest(this.user))
+				.expectError(LockBusyException.class)
+				.verify(HANG);
+		}
+		StepVerifier.create(this.setupRequests.tryRequest(this.user)).expectNext("created").verifyComplete();
+		this.locks.assertNoLockLeft();
+	}
+
+	@Test
+	void aBlockingCallWaitsForTheLockHeldFromOutsideUntilItIsReleased() {
+		Mono<String> call;
+		try (OutsideLock held = this.locks.hold("setup_request", this.user)) {
+			call = this.setupRequests.request(this.user).subscribeOn(Schedulers.boundedElastic()).cache();
+			call.subscribe();
+			held.awaitWaiters(1);
+		}
+		assertThat(call.block(HANG)).isEqualTo("created");
+	}
+
+	@Test
+	void noLockLeftFailsForALockHeldFromOutsideAndNotReleased() {
+		this.locks.hold("setup_request", this.user);
+		assertThatExceptionOfType(AssertionError.class).isThrownBy(this.locks::assertNoLockLeft)
+			.withMessageContaining("Held from outside and not released");
+		StepVerifier.create(this.setupRequests.tryRequest(this.user)).expectNext("created").verifyComplete();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Config {
+
+		/**
+		 * An application's own key derivation, as one sharing locks with another system
+		 * might have: the tester must lock the key the application locks.
+		 */
+		static long keyOf(Object value) {
+			return value.toString().hashCode() * 31L;
+		}
+
+		@Bean
+		LockKeyStrategy lockKeyStrategy() {
+			return (namespace, value) -> keyOf(value);
+		}
+
+		@Bean
+		SetupRequests setupRequests() {
+			return new SetupRequests();
+		}
+
+	}
+
+	static class SetupRequests {
+
+		@Transactional
+		@AdvisoryLocked(namespace = "setup_request", key = "#user")
+		public Mono<String> request(String user) {
+			return Mono.just("created");
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "setup_request", key = "#user", waitMode = WaitMode.TRY)
+		public Mono<String> tryRequest(String user) {
+			return Mono.just("created");
+		}
+
+	}
+
+}
