@@ -152,6 +152,10 @@ public final class AdvisoryLockTester {
 		}
 	}
 
+	void forgetLockedKeys() {
+		this.lockedKeys.drain();
+	}
+
 	void released(OutsideLock lock) {
 		this.outsideLocks.remove(lock);
 	}

@@ -27,9 +27,11 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 
 /**
  * Annotation on a test class that adds an {@link AdvisoryLockTester} bean to the test's
- * application context, for injection into the test. It goes with {@code @SpringBootTest}
- * and the test slices that include the starter's locks ({@code @JdbcTest},
- * {@code @DataJdbcTest}, {@code @DataJpaTest}, {@code @DataR2dbcTest}):
+ * application context, for injection into the test. Each test method is then followed by
+ * the check that no advisory lock is left ({@link #checkNoLockLeft()}). It goes with
+ * {@code @SpringBootTest} and the test slices that include the starter's locks
+ * ({@code @JdbcTest}, {@code @DataJdbcTest}, {@code @DataJpaTest},
+ * {@code @DataR2dbcTest}):
  *
  * <pre class="code">
  * &#64;SpringBootTest
@@ -52,5 +54,16 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 @Inherited
 @ImportAutoConfiguration(AdvisoryLockTesterAutoConfiguration.class)
 public @interface AutoConfigureAdvisoryLockTester {
+
+	/**
+	 * Whether each test method of the class is followed by
+	 * {@link AdvisoryLockTester#assertNoLockLeft()}, after a test-managed transaction has
+	 * rolled back: the test fails if a lock the application asked for during it is still
+	 * held or awaited, or a lock held from outside was not released. Switch it off for
+	 * test methods that run in parallel in one JVM (JUnit's parallel execution), whose
+	 * locks would be seen by each other's checks.
+	 * @return whether to check after each test method
+	 */
+	boolean checkNoLockLeft() default true;
 
 }
