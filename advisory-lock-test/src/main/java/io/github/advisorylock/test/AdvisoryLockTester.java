@@ -19,6 +19,7 @@ package io.github.advisorylock.test;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -37,6 +38,9 @@ import io.github.advisorylock.test.TestSessions.TestSession;
  * <li>{@link #hold(String, Object)} holds a lock from outside the application, so that a
  * test can drive the busy path of a call: a {@code TRY} refused, a {@code SKIP} skipped,
  * a {@code BLOCK} waiting (seen with {@link OutsideLock#awaitWaiters(int)}).</li>
+ * <li>{@link #concurrentCalls(int, Callable)} runs calls of the application's code at
+ * once, for an assertion that its lock serializes them
+ * ({@link ConcurrentCallsAssert}).</li>
  * <li>{@link #assertNoLockLeft()} fails when an advisory lock the application took
  * outlived its transaction or call.</li>
  * </ul>
@@ -63,12 +67,15 @@ public final class AdvisoryLockTester {
 
 	private final LockedKeys lockedKeys;
 
+	private final LockedBodies bodies;
+
 	private final Set<OutsideLock> outsideLocks = ConcurrentHashMap.newKeySet();
 
-	AdvisoryLockTester(TestSessions sessions, LockKeyStrategy keyStrategy, LockedKeys lockedKeys) {
+	AdvisoryLockTester(TestSessions sessions, LockKeyStrategy keyStrategy, LockedKeys lockedKeys, LockedBodies bodies) {
 		this.sessions = sessions;
 		this.keyStrategy = keyStrategy;
 		this.lockedKeys = lockedKeys;
+		this.bodies = bodies;
 	}
 
 	/**
@@ -90,22 +97,41 @@ public final class AdvisoryLockTester {
 	 * @throws IllegalStateException if another session holds the lock already, naming it
 	 */
 	public OutsideLock hold(String namespace, Object value) {
-		long key = key(namespace, value);
+		return hold(namespace, value, List.of(key(namespace, value)));
+	}
+
+	/**
+	 * Return concurrent calls of the application's code, to assert that a lock serializes
+	 * them ({@code assertThat(calls).areSerializedBy(namespace, value)}): see
+	 * {@link ConcurrentCallsAssert}.
+	 * @param count how many calls to run at once, at least 2
+	 * @param call one call, such as {@code () -> service.request(userId)}
+	 * @return the calls, which run when an assertion runs them
+	 */
+	public ConcurrentCalls concurrentCalls(int count, Callable<?> call) {
+		return new ConcurrentCalls(this, count, call);
+	}
+
+	OutsideLock hold(String namespace, Object value, List<Long> keys) {
 		TestSession session = this.sessions.open();
 		try {
 			session.beginTransaction();
-			Map<String, Object> row = session.query(TRY_LOCK, key).get(0);
-			int pid = ((Number) row.get("pid")).intValue();
-			if (!Boolean.TRUE.equals(row.get("acquired"))) {
-				List<PgLock> holders = PgLock.read(session)
-					.stream()
-					.filter((lock) -> lock.key() == key && !lock.fence() && lock.granted())
-					.toList();
-				throw new IllegalStateException("Could not hold the lock of namespace '" + namespace + "' and value '"
-						+ value + "' (key " + key + ") from outside: it is held already, " + holders
-						+ ". A call of the application is still running, or a lock of an earlier test was not released");
+			int pid = 0;
+			for (long key : keys) {
+				Map<String, Object> row = session.query(TRY_LOCK, key).get(0);
+				pid = ((Number) row.get("pid")).intValue();
+				if (!Boolean.TRUE.equals(row.get("acquired"))) {
+					List<PgLock> holders = PgLock.read(session)
+						.stream()
+						.filter((lock) -> lock.key() == key && !lock.fence() && lock.granted())
+						.toList();
+					throw new IllegalStateException("Could not hold the lock of namespace '" + namespace
+							+ "' and value '" + value + "' (key " + key + ") from outside: it is held already, "
+							+ holders + ". A call of the application is still running, or a lock of an earlier test "
+							+ "was not released");
+				}
 			}
-			OutsideLock lock = new OutsideLock(this, session, namespace, value, key, pid);
+			OutsideLock lock = new OutsideLock(this, session, namespace, value, keys, pid);
 			this.outsideLocks.add(lock);
 			return lock;
 		}
@@ -150,6 +176,10 @@ public final class AdvisoryLockTester {
 			}
 			throw new AssertionError(message.toString());
 		}
+	}
+
+	LockedBodies bodies() {
+		return this.bodies;
 	}
 
 	void forgetLockedKeys() {

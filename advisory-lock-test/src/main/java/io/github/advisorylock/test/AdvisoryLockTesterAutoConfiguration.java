@@ -45,10 +45,21 @@ public final class AdvisoryLockTesterAutoConfiguration {
 	}
 
 	@Bean
-	AdvisoryLockTester advisoryLockTester(ListableBeanFactory beanFactory, LockedKeys lockedKeys) {
+	static LockedBodies advisoryLockTesterLockedBodies() {
+		return new LockedBodies();
+	}
+
+	@Bean
+	static LockedBodies.PostProcessor advisoryLockTesterLockedBodiesPostProcessor(LockedBodies lockedBodies) {
+		return new LockedBodies.PostProcessor(lockedBodies);
+	}
+
+	@Bean
+	AdvisoryLockTester advisoryLockTester(ListableBeanFactory beanFactory, LockedKeys lockedKeys,
+			LockedBodies lockedBodies) {
 		LockKeyStrategy keyStrategy = beanFactory.getBeanProvider(LockKeyStrategy.class)
 			.getIfAvailable(LockKeyStrategy::standard);
-		return new AdvisoryLockTester(TestSessions.of(beanFactory), keyStrategy, lockedKeys);
+		return new AdvisoryLockTester(TestSessions.of(beanFactory), keyStrategy, lockedKeys, lockedBodies);
 	}
 
 }

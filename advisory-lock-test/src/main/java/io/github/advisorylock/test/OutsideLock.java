@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.test;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -44,18 +45,19 @@ public final class OutsideLock implements AutoCloseable {
 
 	private final Object value;
 
-	private final long key;
+	private final List<Long> keys;
 
 	private final int pid;
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	OutsideLock(AdvisoryLockTester tester, TestSession session, String namespace, Object value, long key, int pid) {
+	OutsideLock(AdvisoryLockTester tester, TestSession session, String namespace, Object value, List<Long> keys,
+			int pid) {
 		this.tester = tester;
 		this.session = session;
 		this.namespace = namespace;
 		this.value = value;
-		this.key = key;
+		this.keys = keys;
 		this.pid = pid;
 	}
 
@@ -80,7 +82,7 @@ public final class OutsideLock implements AutoCloseable {
 	 * @return the key
 	 */
 	public long key() {
-		return this.key;
+		return this.keys.get(0);
 	}
 
 	/**
@@ -103,7 +105,8 @@ public final class OutsideLock implements AutoCloseable {
 	 */
 	public OutsideLock awaitWaiters(int count) {
 		this.tester.awaitLocks((locks) -> locks.stream()
-			.filter((lock) -> lock.key() == this.key && !lock.fence() && !lock.granted() && lock.pid() != this.pid)
+			.filter((lock) -> this.keys.contains(lock.key()) && !lock.fence() && !lock.granted()
+					&& lock.pid() != this.pid)
 			.count() >= count, () -> count + " session(s) waiting for " + this);
 		return this;
 	}
@@ -130,7 +133,8 @@ public final class OutsideLock implements AutoCloseable {
 	@Override
 	public String toString() {
 		return "the lock of namespace '" + this.namespace + "' and value '" + Objects.toString(this.value) + "' (key "
-				+ this.key + ") held from outside by session " + this.pid;
+				+ ((this.keys.size() == 1) ? this.keys.get(0) : "s " + this.keys) + ") held from outside by session "
+				+ this.pid;
 	}
 
 }

@@ -102,6 +102,22 @@ class AdvisoryLockTesterR2dbcTests {
 	}
 
 	@Test
+	void callsOfALockedReactiveMethodAreSerialized() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(3, () -> this.setupRequests.request(this.user));
+		assertThat(calls).areSerializedBy("setup_request", this.user);
+		assertThat(calls.results()).containsExactly("created", "created", "created");
+	}
+
+	@Test
+	void callsOfAReactiveMethodThatTriesTheLockDidNotWait() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(2, () -> this.setupRequests.tryRequest(this.user));
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
+			.withMessageContaining("The calls did not wait")
+			.withMessageContaining("threw " + LockBusyException.class.getName());
+	}
+
+	@Test
 	void noLockLeftFailsForALockHeldFromOutsideAndNotReleased() {
 		this.locks.hold("setup_request", this.user);
 		assertThatExceptionOfType(AssertionError.class).isThrownBy(this.locks::assertNoLockLeft)

@@ -1,0 +1,181 @@
+/*
+ * Copyright 2026 the advisory-lock authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.advisorylock.test;
+
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.github.advisorylock.AdvisoryLocked;
+import io.github.advisorylock.LockBusyException;
+import io.github.advisorylock.LockMode;
+import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.testsupport.BootAutoConfigurations;
+import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
+import io.github.advisorylock.testsupport.PgLocks;
+import io.github.advisorylock.testsupport.TestDatabase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.annotation.Transactional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * {@link ConcurrentCallsAssert} in a JDBC application's test, as a user writes it: it
+ * passes where the lock serializes the calls, and fails, saying what it saw, where they
+ * did not wait or ran at once.
+ */
+@SpringBootTest(classes = ConcurrentCallsAssertTests.Config.class)
+@AutoConfigureAdvisoryLockTester
+@ExtendWith(NoAdvisoryLocksLeft.class)
+class ConcurrentCallsAssertTests {
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
+		registry.add("spring.autoconfigure.exclude", BootAutoConfigurations::excludeR2dbc);
+		registry.add("advisory-lock.default-timeout", () -> "30s");
+	}
+
+	@Autowired
+	AdvisoryLockTester locks;
+
+	@Autowired
+	SetupRequests setupRequests;
+
+	private final String user = UUID.randomUUID().toString();
+
+	@Test
+	void callsOfALockedMethodAreSerialized() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(4, () -> this.setupRequests.request(this.user));
+		assertThat(calls).areSerializedBy("setup_request", this.user);
+		assertThat(calls.results()).containsExactly("created", "created", "created", "created");
+	}
+
+	@Test
+	void callsOfALimitedMethodRunAtMostPermitsAtATime() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(4, () -> this.setupRequests.export(this.user));
+		assertThat(calls).areLimitedBy("export", this.user, 2);
+	}
+
+	@Test
+	void callsOfAnUnlockedMethodDidNotWait() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(3, () -> this.setupRequests.requestUnlocked(this.user));
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
+			.withMessageContaining("The calls did not wait on the lock of namespace 'setup_request'")
+			.withMessageContaining(" ended (returned created)");
+	}
+
+	@Test
+	void callsThatTryTheLockDidNotWait() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(3, () -> this.setupRequests.tryRequest(this.user));
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
+			.withMessageContaining("threw " + LockBusyException.class.getName());
+	}
+
+	@Test
+	void callsLockingAnotherKeyDidNotWait() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(3, () -> this.setupRequests.request(this.user + "-other"));
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
+			.withMessageContaining("The calls did not wait on the lock of namespace 'setup_request'")
+			.withMessageContaining("entered " + SetupRequests.class.getName() + ".request");
+	}
+
+	@Test
+	void callsThatWaitButRunAtOnceOverlap() {
+		// A shared lock waits for the exclusive one held from outside, and then lets
+		// every
+		// caller in at once; each body waits for all of them, so that they surely
+		// overlap.
+		CountDownLatch allIn = new CountDownLatch(3);
+		ConcurrentCalls calls = this.locks.concurrentCalls(3, () -> this.setupRequests.read(this.user, allIn));
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
+			.withMessageContaining("The calls were not serialized by the lock of namespace 'setup_request'")
+			.withMessageContaining("at once, where 1 may be");
+	}
+
+	@Test
+	@Transactional
+	void aTestManagedTransactionIsRefusedSayingHowToSwitchItOff() {
+		ConcurrentCalls calls = this.locks.concurrentCalls(2, () -> this.setupRequests.request(this.user));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
+			.withMessageContaining("test-managed transaction")
+			.withMessageContaining("@Transactional(propagation = Propagation.NOT_SUPPORTED)");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Config {
+
+		@Bean
+		SetupRequests setupRequests() {
+			return new SetupRequests();
+		}
+
+	}
+
+	static class SetupRequests {
+
+		@Transactional
+		@AdvisoryLocked(namespace = "setup_request", key = "#user")
+		public String request(String user) {
+			return "created";
+		}
+
+		@Transactional
+		public String requestUnlocked(String user) {
+			return "created";
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "setup_request", key = "#user", waitMode = WaitMode.TRY)
+		public String tryRequest(String user) {
+			return "created";
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "setup_request", key = "#user", mode = LockMode.SHARED)
+		public String read(String user, CountDownLatch allIn) throws InterruptedException {
+			allIn.countDown();
+			allIn.await(PgLocks.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+			return "read";
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "export", key = "#user", permits = 2)
+		public String export(String user) {
+			return "exported";
+		}
+
+	}
+
+}
