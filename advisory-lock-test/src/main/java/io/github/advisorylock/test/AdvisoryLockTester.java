@@ -27,7 +27,10 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.core.session.HeldSession;
 import io.github.advisorylock.test.TestSessions.TestSession;
+
+import org.springframework.util.Assert;
 
 /**
  * What an application's tests use to prove that its code is locked and that it survives a
@@ -41,6 +44,9 @@ import io.github.advisorylock.test.TestSessions.TestSession;
  * <li>{@link #concurrentCalls(int, Callable)} runs calls of the application's code at
  * once, for an assertion that its lock serializes them
  * ({@link ConcurrentCallsAssert}).</li>
+ * <li>{@link #terminateHolder(String, Object)} ends the session of the application's call
+ * that holds a lock, as the server would, and makes the call see the loss at once, so
+ * that a test can drive a job's loss handling.</li>
  * <li>{@link #assertNoLockLeft()} fails when an advisory lock the application took
  * outlived its transaction or call.</li>
  * </ul>
@@ -58,6 +64,15 @@ public final class AdvisoryLockTester {
 
 	private static final String TRY_LOCK = "SELECT pg_catalog.pg_backend_pid() AS pid, "
 			+ "pg_catalog.pg_try_advisory_xact_lock(?) AS acquired";
+
+	private static final String TERMINATE = "SELECT pg_catalog.pg_terminate_backend(?) AS terminated";
+
+	/**
+	 * Whether a backend is still there: it leaves {@code pg_stat_activity} and
+	 * {@code pg_locks}, and so releases its locks, only once it has exited.
+	 */
+	private static final String PRESENT = "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity WHERE pid = ?) "
+			+ "OR EXISTS (SELECT 1 FROM pg_catalog.pg_locks WHERE pid = ?) AS present";
 
 	private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -138,6 +153,71 @@ public final class AdvisoryLockTester {
 		catch (RuntimeException ex) {
 			session.close();
 			throw ex;
+		}
+	}
+
+	/**
+	 * End the session that holds the lock of a namespace and value, as the server ends
+	 * one ({@code pg_terminate_backend}), wait until it has exited, and make the
+	 * application's call that held it see the loss at once rather than at its next
+	 * heartbeat: for an invocation-scoped lock, {@code LockHandle.isLost()} answers
+	 * {@code true}, {@code checkHeld()} throws {@code LockLostException}, and fenced
+	 * writes are refused. A transaction-scoped holder's next statement fails, as its
+	 * connection has gone. The database user of the application's {@code DataSource} or
+	 * {@code ConnectionFactory} must be the holder's role, a member of it, or of
+	 * {@code pg_signal_backend}.
+	 * @param namespace the namespace, as in {@code @AdvisoryLocked(namespace = …)}
+	 * @param value one key value, as the key expression gives it
+	 * @return the backend process id of the session terminated
+	 * @throws AssertionError if no session holds the lock
+	 * @throws IllegalStateException if the holder is a lock held from outside by this
+	 * tester (release it instead), or PostgreSQL refused to terminate it
+	 */
+	public int terminateHolder(String namespace, Object value) {
+		long key = key(namespace, value);
+		int pid;
+		try (TestSession session = this.sessions.open()) {
+			List<PgLock> locks = PgLock.read(session);
+			PgLock holder = locks.stream()
+				.filter((lock) -> lock.key() == key && !lock.fence() && lock.granted())
+				.findFirst()
+				.orElseThrow(() -> new AssertionError("No session holds the lock of namespace '" + namespace
+						+ "' and value '" + value + "' (key " + key + ") to terminate; pg_locks shows "
+						+ (locks.isEmpty() ? "no advisory lock" : locks)));
+			pid = holder.pid();
+			for (OutsideLock outside : this.outsideLocks) {
+				Assert.state(outside.pid() != pid, () -> "The holder of the lock of namespace '" + namespace
+						+ "' and value '" + value + "' is " + outside + ": release it instead");
+			}
+			terminate(session, pid);
+			awaitExit(session, pid);
+		}
+		HeldSession.heartbeatHolders(key);
+		return pid;
+	}
+
+	private static void terminate(TestSession session, int pid) {
+		Object terminated;
+		try {
+			terminated = session.query(TERMINATE, pid).get(0).get("terminated");
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("PostgreSQL refused to terminate session " + pid + ": the application's "
+					+ "database user must be the holder's role, a member of it, or of pg_signal_backend "
+					+ "(GRANT pg_signal_backend TO the user)", ex);
+		}
+		Assert.state(Boolean.TRUE.equals(terminated), () -> "PostgreSQL did not terminate session " + pid
+				+ ": it had exited, or is not a backend of this server");
+	}
+
+	private static void awaitExit(TestSession session, int pid) {
+		long deadline = System.nanoTime() + TestSessions.HANG_TIMEOUT.toNanos();
+		while (Boolean.TRUE.equals(session.query(PRESENT, pid, pid).get(0).get("present"))) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("Session " + pid + " was still there " + TestSessions.HANG_TIMEOUT.toSeconds()
+						+ " s after it was told to terminate");
+			}
+			LockSupport.parkNanos(POLL_NANOS);
 		}
 	}
 

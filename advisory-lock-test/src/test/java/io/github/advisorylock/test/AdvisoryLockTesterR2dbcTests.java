@@ -18,16 +18,24 @@ package io.github.advisorylock.test;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockKeyStrategy;
+import io.github.advisorylock.LockLostException;
+import io.github.advisorylock.LockScope;
+import io.github.advisorylock.ReactiveAdvisoryLockOperations;
 import io.github.advisorylock.WaitMode;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
 import io.github.advisorylock.testsupport.PgLocks;
 import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
+import io.github.advisorylock.testsupport.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
@@ -63,6 +71,8 @@ class AdvisoryLockTesterR2dbcTests {
 	static void database(DynamicPropertyRegistry registry) {
 		R2dbcConnectionFactories.springR2dbcProperties().forEach((name, value) -> registry.add(name, () -> value));
 		registry.add("advisory-lock.default-timeout", () -> "30s");
+		// Longer than a test can take: only the tester can make a loss seen.
+		registry.add("advisory-lock.invocation.heartbeat", () -> "10m");
 	}
 
 	@Autowired
@@ -70,6 +80,9 @@ class AdvisoryLockTesterR2dbcTests {
 
 	@Autowired
 	SetupRequests setupRequests;
+
+	@Autowired
+	ReportJob reportJob;
 
 	private final String user = UUID.randomUUID().toString();
 
@@ -118,6 +131,23 @@ class AdvisoryLockTesterR2dbcTests {
 	}
 
 	@Test
+	void aJobThatLosesItsLockSeesItAtItsNextSafePoint() {
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch resume = new CountDownLatch(1);
+		AtomicBoolean sawLoss = new AtomicBoolean();
+		CompletableFuture<String> run = this.reportJob.run(this.user, started, resume, sawLoss)
+			.subscribeOn(Schedulers.boundedElastic())
+			.toFuture();
+		TestThreads.await(started);
+		this.locks.terminateHolder("nightly_report", this.user);
+		resume.countDown();
+		assertThat(run).failsWithin(HANG)
+			.withThrowableOfType(ExecutionException.class)
+			.withCauseInstanceOf(LockLostException.class);
+		assertThat(sawLoss).isTrue();
+	}
+
+	@Test
 	void noLockLeftFailsForALockHeldFromOutsideAndNotReleased() {
 		this.locks.hold("setup_request", this.user);
 		assertThatExceptionOfType(AssertionError.class).isThrownBy(this.locks::assertNoLockLeft)
@@ -145,6 +175,33 @@ class AdvisoryLockTesterR2dbcTests {
 		@Bean
 		SetupRequests setupRequests() {
 			return new SetupRequests();
+		}
+
+		@Bean
+		ReportJob reportJob(ReactiveAdvisoryLockOperations operations) {
+			return new ReportJob(operations);
+		}
+
+	}
+
+	static class ReportJob {
+
+		private final ReactiveAdvisoryLockOperations operations;
+
+		ReportJob(ReactiveAdvisoryLockOperations operations) {
+			this.operations = operations;
+		}
+
+		@AdvisoryLocked(namespace = "nightly_report", key = "#day", scope = LockScope.INVOCATION)
+		public Mono<String> run(String day, CountDownLatch started, CountDownLatch resume, AtomicBoolean sawLoss) {
+			Mono<Boolean> lost = this.operations.checkHeld()
+				.thenReturn(false)
+				.onErrorResume(LockLostException.class, (ex) -> Mono.just(true));
+			return Mono.fromRunnable(started::countDown)
+				.then(Mono.fromRunnable(() -> TestThreads.await(resume)).subscribeOn(Schedulers.boundedElastic()))
+				.then(lost)
+				.doOnNext(sawLoss::set)
+				.thenReturn("written");
 		}
 
 	}

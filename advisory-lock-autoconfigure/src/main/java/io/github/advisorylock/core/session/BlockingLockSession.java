@@ -168,6 +168,11 @@ public abstract class BlockingLockSession extends HeldSession {
 				TimeUnit.MILLISECONDS);
 	}
 
+	@Override
+	protected void heartbeatNow() {
+		beat();
+	}
+
 	private void beat() {
 		this.connectionLock.lock();
 		try {

@@ -125,6 +125,27 @@ public abstract class HeldSession implements LockHandle {
 	}
 
 	/**
+	 * Send a heartbeat now, on the calling thread, on every session of this process that
+	 * holds a key, and wait for each answer: a session ended from outside is then found
+	 * lost at once, rather than at its next heartbeat. The test kit
+	 * ({@code advisory-lock-test}) calls it after it terminated a holder's session, so
+	 * that a test of a loss needs no wait; it blocks, so it is never called on a Reactor
+	 * thread.
+	 * @param key the key held
+	 * @return how many sessions were asked
+	 */
+	public static int heartbeatHolders(long key) {
+		int asked = 0;
+		for (HeldSession session : held) {
+			if (session.keys.keys().contains(key) && session.isHeld()) {
+				session.heartbeatNow();
+				asked++;
+			}
+		}
+		return asked;
+	}
+
+	/**
 	 * Return what a busy error adds when the key's holder is an invocation-scoped call of
 	 * this application that the caller runs outside (a task it started, unwrapped).
 	 * @param key the key found held
@@ -248,6 +269,12 @@ public abstract class HeldSession implements LockHandle {
 	 * Stop the heartbeat, if it runs.
 	 */
 	protected abstract void stopHeartbeat();
+
+	/**
+	 * Send a heartbeat now, on the calling thread, and wait for its answer or its
+	 * failure, which makes the session lost.
+	 */
+	protected abstract void heartbeatNow();
 
 	@Override
 	public boolean isLost() {

@@ -163,11 +163,29 @@ public abstract class ReactiveLockSession extends HeldSession {
 		this.heartbeat = Flux.interval(period, period, HEARTBEATS)
 			// Drop ticks while a heartbeat is out: queued, they would fire in a burst.
 			.onBackpressureDrop()
-			.concatMap((tick) -> {
-				long sent = System.nanoTime();
-				return keepAlive().timeout(deadMan()).doOnSuccess((done) -> confirmed(sent));
-			}, 0)
+			.concatMap((tick) -> heartbeat(), 0)
 			.subscribe(null, (ex) -> lost(ex, "its connection failed a heartbeat (" + ex + ")"));
+	}
+
+	/**
+	 * Send a heartbeat now and block the calling thread, never a Reactor one, until it is
+	 * answered or has failed, which makes the session lost.
+	 */
+	@Override
+	protected void heartbeatNow() {
+		heartbeat().onErrorResume((ex) -> {
+			lost(ex, "its connection failed a heartbeat (" + ex + ")");
+			return Mono.empty();
+		}).block();
+	}
+
+	/**
+	 * One heartbeat, timed from its assembly: not confirmed within the dead-man interval,
+	 * it fails.
+	 */
+	private Mono<?> heartbeat() {
+		long sent = System.nanoTime();
+		return keepAlive().timeout(deadMan()).doOnSuccess((done) -> confirmed(sent));
 	}
 
 	/**

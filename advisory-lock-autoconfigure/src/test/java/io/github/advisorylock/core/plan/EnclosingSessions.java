@@ -69,6 +69,10 @@ final class EnclosingSessions {
 		}
 
 		@Override
+		protected void heartbeatNow() {
+		}
+
+		@Override
 		public long fencingToken() {
 			throw new UnsupportedOperationException("A plan's test asks for no fencing token");
 		}
