@@ -3,7 +3,6 @@ package com.example.setup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -15,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockTransactionException;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -33,8 +31,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 class SetupRequestServiceTests {
 
     private static final Duration HANG = Duration.ofSeconds(60);
-
-    private static final EmbeddedPostgres postgres = start();
 
     /** A thread of its own for each call: the common pool may have a single thread, which the first call occupies. */
     private static final Executor CALLER = (call) -> new Thread(call, "setup-request-call").start();
@@ -56,9 +52,7 @@ class SetupRequestServiceTests {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
-        registry.add("spring.datasource.url", () -> postgres.getJdbcUrl("postgres", "postgres"));
-        registry.add("spring.datasource.username", () -> "postgres");
-        registry.add("spring.datasource.password", () -> "postgres");
+        EmbeddedDatabase.register(registry);
     }
 
     @Test
@@ -129,15 +123,6 @@ class SetupRequestServiceTests {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
-        }
-    }
-
-    private static EmbeddedPostgres start() {
-        try {
-            return EmbeddedPostgres.start();
-        }
-        catch (IOException ex) {
-            throw new IllegalStateException("Embedded PostgreSQL did not start (PostgreSQL refuses to run as root)", ex);
         }
     }
 }

@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.test;
 
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -90,16 +91,16 @@ class LockLossTests {
 	}
 
 	@Test
-	void aJobThatLosesItsLockSeesItAtItsNextSafePoint() {
+	void aJobThatLosesItsLockSeesItAtItsNextSafePoint() throws InterruptedException {
 		CountDownLatch started = new CountDownLatch(1);
 		CountDownLatch resume = new CountDownLatch(1);
 		AtomicBoolean sawLoss = new AtomicBoolean();
 		CompletableFuture<String> run = CompletableFuture
 			.supplyAsync(() -> this.job.run(this.day, started, resume, sawLoss), this.jobs);
-		TestThreads.await(started);
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
 		int pid = this.locks.terminateHolder("nightly_report", this.day);
 		resume.countDown();
-		assertThat(run).failsWithin(PgLocks.HANG_TIMEOUT)
+		assertThat(run).failsWithin(Duration.ofSeconds(30))
 			.withThrowableOfType(ExecutionException.class)
 			.withCauseInstanceOf(LockLostException.class);
 		assertThat(sawLoss).as("the job saw the loss of session %d at its safe point", pid).isTrue();
