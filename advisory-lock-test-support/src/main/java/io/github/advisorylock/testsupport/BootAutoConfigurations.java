@@ -139,6 +139,16 @@ public final class BootAutoConfigurations {
 	}
 
 	/**
+	 * Return the {@code @DataR2dbcTest} annotation.
+	 * @return the annotation of the Spring Boot line on the class path
+	 */
+	public static Class<? extends Annotation> dataR2dbcTest() {
+		return find("org.springframework.boot.data.r2dbc.test.autoconfigure.DataR2dbcTest",
+				"org.springframework.boot.test.autoconfigure.data.r2dbc.DataR2dbcTest")
+			.asSubclass(Annotation.class);
+	}
+
+	/**
 	 * Return the class of the given names that is on the class path. The Spring Boot 4
 	 * name is tried first, so that a Boot 4 line that also kept the old name still gets
 	 * its own class.

@@ -16,7 +16,6 @@
 
 package io.github.advisorylock.autoconfigure.slice;
 
-import java.lang.annotation.Annotation;
 import java.util.UUID;
 
 import io.github.advisorylock.AdvisoryLockKeys;
@@ -25,6 +24,7 @@ import io.github.advisorylock.testsupport.BootAutoConfigurations;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
 import io.github.advisorylock.testsupport.PgLocks;
 import io.github.advisorylock.testsupport.R2dbcConnectionFactories;
+import io.github.advisorylock.testsupport.SlicedTest;
 import io.github.advisorylock.testsupport.TestDatabase;
 import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.Tag;
@@ -54,16 +54,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class DataR2dbcTestSliceTests {
 
-	private static Class<? extends Annotation> dataR2dbcTest() {
-		return BootAutoConfigurations
-			.find("org.springframework.boot.data.r2dbc.test.autoconfigure.DataR2dbcTest",
-					"org.springframework.boot.test.autoconfigure.data.r2dbc.DataR2dbcTest")
-			.asSubclass(Annotation.class);
-	}
-
 	@Test
 	void lockedReactiveCallHoldsItsLockInItsOwnTransaction() throws Throwable {
-		TestSliceTests.runUserTest(ReactiveUserTest.class, dataR2dbcTest(), "lockedCallHoldsItsLockUntilItCommits");
+		SlicedTest.run(ReactiveUserTest.class, BootAutoConfigurations.dataR2dbcTest(),
+				"lockedCallHoldsItsLockUntilItCommits");
 	}
 
 	/**

@@ -17,8 +17,6 @@
 package io.github.advisorylock.autoconfigure.slice;
 
 import java.lang.annotation.Annotation;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -31,14 +29,8 @@ import io.github.advisorylock.testsupport.BootAutoConfigurations;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
 import io.github.advisorylock.testsupport.PgLocks;
 import io.github.advisorylock.testsupport.PgLocks.AdvisoryLock;
+import io.github.advisorylock.testsupport.SlicedTest;
 import io.github.advisorylock.testsupport.TestDatabase;
-import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.ClassFileVersion;
-import net.bytebuddy.description.annotation.AnnotationDescription;
-import net.bytebuddy.dynamic.loading.ClassLoadingStrategy;
-import net.bytebuddy.implementation.SuperMethodCall;
-import net.bytebuddy.implementation.attribute.MethodAttributeAppender;
-import net.bytebuddy.matcher.ElementMatchers;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -49,10 +41,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
-import org.springframework.test.annotation.DirtiesContext.HierarchyMode;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.context.TestContextManager;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
@@ -66,9 +56,8 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
  * Tests that a locked service imported into a {@code @JdbcTest}, {@code @DataJdbcTest} or
  * {@code @DataJpaTest} takes its lock, as the starter registers its auto-configuration
  * with these slices. Each runs {@link UserTest}, a test as an application would write it,
- * through Spring's {@link TestContextManager}, with the slice annotation of the Spring
- * Boot line on the class path added to a generated subclass: the annotations' packages
- * differ between the lines.
+ * through {@link SlicedTest}, with the slice annotation of the Spring Boot line on the
+ * class path: the annotations' packages differ between the lines.
  */
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class TestSliceTests {
@@ -92,79 +81,7 @@ class TestSliceTests {
 	}
 
 	private static void runUserTest(Class<? extends Annotation> slice, String methodName) throws Throwable {
-		runUserTest(UserTest.class, slice, methodName);
-	}
-
-	/**
-	 * Run one method of a user's test class annotated with a slice, as the
-	 * {@code SpringExtension} would: the test's transaction, if the slice has one, begins
-	 * before it and rolls back after it. Spring finds the generated class through the
-	 * thread's context class loader.
-	 * @param userTest the test class as an application writes it, but for the slice
-	 * annotation
-	 * @param slice the slice annotation
-	 * @param methodName the test method to run
-	 * @throws Throwable what the test method threw
-	 */
-	static void runUserTest(Class<?> userTest, Class<? extends Annotation> slice, String methodName) throws Throwable {
-		Class<?> testClass = userTestIn(userTest, slice);
-		Thread thread = Thread.currentThread();
-		ClassLoader classLoader = thread.getContextClassLoader();
-		thread.setContextClassLoader(testClass.getClassLoader());
-		try {
-			run(testClass, methodName);
-		}
-		finally {
-			thread.setContextClassLoader(classLoader);
-		}
-	}
-
-	private static void run(Class<?> testClass, String methodName) throws Throwable {
-		TestContextManager manager = new TestContextManager(testClass);
-		Object test = testClass.getDeclaredConstructor().newInstance();
-		Method method = testClass.getMethod(methodName);
-		Throwable failure = null;
-		manager.beforeTestClass();
-		try {
-			manager.prepareTestInstance(test);
-			manager.beforeTestMethod(test, method);
-			manager.beforeTestExecution(test, method);
-			try {
-				method.invoke(test);
-			}
-			catch (InvocationTargetException ex) {
-				failure = ex.getCause();
-			}
-			manager.afterTestExecution(test, method, failure);
-			manager.afterTestMethod(test, method, failure);
-		}
-		finally {
-			// Each generated class runs once: close its context, and its pool, now.
-			manager.getTestContext().markApplicationContextDirty(HierarchyMode.EXHAUSTIVE);
-			manager.afterTestClass();
-		}
-		if (failure != null) {
-			throw failure;
-		}
-	}
-
-	/**
-	 * Generate the subclass of a user's test class with the slice annotation, in a class
-	 * loader of its own that also serves its class file, which Spring's test context
-	 * reads as it would read a compiled test's.
-	 */
-	private static Class<?> userTestIn(Class<?> userTest, Class<? extends Annotation> slice) {
-		return new ByteBuddy(ClassFileVersion.JAVA_V17).subclass(userTest)
-			.name(userTest.getName() + "In" + slice.getSimpleName())
-			.annotateType(AnnotationDescription.Builder.ofType(slice).build())
-			// Declared again, with their annotations, as test methods are declared by the
-			// annotated class.
-			.method(ElementMatchers.isDeclaredBy(userTest).and(ElementMatchers.isPublic()))
-			.intercept(SuperMethodCall.INSTANCE)
-			.attribute(MethodAttributeAppender.ForInstrumentedMethod.INCLUDING_RECEIVER)
-			.make()
-			.load(TestSliceTests.class.getClassLoader(), ClassLoadingStrategy.Default.WRAPPER_PERSISTENT)
-			.getLoaded();
+		SlicedTest.run(UserTest.class, slice, methodName);
 	}
 
 	/**
