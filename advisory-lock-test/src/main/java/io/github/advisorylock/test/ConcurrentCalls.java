@@ -141,7 +141,11 @@ public final class ConcurrentCalls implements AssertProvider<ConcurrentCallsAsse
 			this.results = Collections.unmodifiableList(collect(calls));
 		}
 		finally {
-			threads.shutdownNow();
+			// A failed assertion leaves calls running, now behind a released lock: they
+			// end
+			// before the test does, so that none of their locks outlives it.
+			threads.shutdown();
+			awaitEnd(threads);
 			this.tester.bodies().stop(run);
 		}
 		List<String> overlaps = run.overlaps();
@@ -173,6 +177,18 @@ public final class ConcurrentCalls implements AssertProvider<ConcurrentCallsAsse
 		if (!early.isEmpty()) {
 			throw new AssertionError("The calls did not wait on " + held + ": " + String.join("; ", early)
 					+ ". A TRY or SKIP lock, a lock of another key, or none");
+		}
+	}
+
+	private static void awaitEnd(ExecutorService threads) {
+		try {
+			if (!threads.awaitTermination(TestSessions.HANG_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+				threads.shutdownNow();
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			threads.shutdownNow();
 		}
 	}
 
