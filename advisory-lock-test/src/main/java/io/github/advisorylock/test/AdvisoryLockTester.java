@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
+import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockKeyStrategy;
 import io.github.advisorylock.core.session.HeldSession;
 import io.github.advisorylock.test.TestSessions.TestSession;
@@ -116,6 +118,26 @@ public final class AdvisoryLockTester {
 	}
 
 	/**
+	 * Hold every permit of a concurrency limit ({@code @AdvisoryLocked(permits = …)}) of
+	 * a namespace and value from outside the application, in one transaction of a session
+	 * of the tester's own, until the returned lock is released: the limit's busy path,
+	 * where a call of the application waits, is refused or skipped.
+	 * @param namespace the namespace, as in {@code @AdvisoryLocked(namespace = …)}
+	 * @param value the key value, as the key expression gives it
+	 * @param permits the limit's permits
+	 * @return the lock, to release (try-with-resources)
+	 * @throws IllegalStateException if another session holds a permit already, naming it
+	 */
+	public OutsideLock holdPermits(String namespace, Object value, int permits) {
+		Assert.isTrue(permits >= 1, () -> "Permits are at least 1, not " + permits);
+		return hold(namespace, value, permitKeys(key(namespace, value), permits));
+	}
+
+	static List<Long> permitKeys(long key, int permits) {
+		return IntStream.range(0, permits).mapToObj((slot) -> AdvisoryLockKeys.permitSlot(key, slot)).toList();
+	}
+
+	/**
 	 * Return concurrent calls of the application's code, to assert that a lock serializes
 	 * them ({@code assertThat(calls).areSerializedBy(namespace, value)}): see
 	 * {@link ConcurrentCallsAssert}.
@@ -165,7 +187,9 @@ public final class AdvisoryLockTester {
 	 * writes are refused. A transaction-scoped holder's next statement fails, as its
 	 * connection has gone. The database user of the application's {@code DataSource} or
 	 * {@code ConnectionFactory} must be the holder's role, a member of it, or of
-	 * {@code pg_signal_backend}.
+	 * {@code pg_signal_backend}. Where several sessions hold the key (a {@code SHARED}
+	 * lock), the one with the lowest process id is terminated; a concurrency limit's
+	 * holder is found on its first permit only (the limit's own key).
 	 * @param namespace the namespace, as in {@code @AdvisoryLocked(namespace = …)}
 	 * @param value one key value, as the key expression gives it
 	 * @return the backend process id of the session terminated
@@ -277,18 +301,34 @@ public final class AdvisoryLockTester {
 	 * @throws AssertionError if it does not hold within the hang timeout
 	 */
 	void awaitLocks(Predicate<List<PgLock>> condition, Supplier<String> what) {
-		long deadline = System.nanoTime() + TestSessions.HANG_TIMEOUT.toNanos();
 		try (TestSession session = this.sessions.open()) {
-			List<PgLock> locks = PgLock.read(session);
-			while (!condition.test(locks)) {
-				if (System.nanoTime() > deadline) {
-					throw new AssertionError("Waited " + TestSessions.HANG_TIMEOUT.toSeconds() + " s for " + what.get()
-							+ "; pg_locks shows " + (locks.isEmpty() ? "no advisory lock" : locks));
-				}
-				LockSupport.parkNanos(POLL_NANOS);
-				locks = PgLock.read(session);
-			}
+			awaitLocks(session, condition, what);
 		}
+	}
+
+	/**
+	 * Poll the application database's advisory locks on a session of the kit's until a
+	 * condition holds.
+	 * @param session the session to poll on
+	 * @param condition the condition on the locks
+	 * @param what what is awaited, for the failure's message
+	 * @throws AssertionError if it does not hold within the hang timeout
+	 */
+	static void awaitLocks(TestSession session, Predicate<List<PgLock>> condition, Supplier<String> what) {
+		long deadline = System.nanoTime() + TestSessions.HANG_TIMEOUT.toNanos();
+		List<PgLock> locks = PgLock.read(session);
+		while (!condition.test(locks)) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("Waited " + TestSessions.HANG_TIMEOUT.toSeconds() + " s for " + what.get()
+						+ "; pg_locks shows " + (locks.isEmpty() ? "no advisory lock" : locks));
+			}
+			LockSupport.parkNanos(POLL_NANOS);
+			locks = PgLock.read(session);
+		}
+	}
+
+	TestSession openSession() {
+		return this.sessions.open();
 	}
 
 }

@@ -24,18 +24,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.IntStream;
 
-import io.github.advisorylock.AdvisoryLockKeys;
+import io.github.advisorylock.test.TestSessions.TestSession;
 import org.assertj.core.api.AssertProvider;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
-import org.springframework.util.ClassUtils;
 
 /**
  * A number of concurrent calls of the application's code, to assert with AssertJ that its
@@ -56,9 +55,6 @@ import org.springframework.util.ClassUtils;
  * @see AdvisoryLockTester#concurrentCalls(int, Callable)
  */
 public final class ConcurrentCalls implements AssertProvider<ConcurrentCallsAssert> {
-
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
-			ConcurrentCalls.class.getClassLoader());
 
 	private static final String TEST_TRANSACTION = "The test's thread is in a test-managed transaction "
 			+ "(@Transactional on the test, or @JdbcTest, @DataJpaTest or @DataJdbcTest, which make each test "
@@ -115,26 +111,28 @@ public final class ConcurrentCalls implements AssertProvider<ConcurrentCallsAsse
 		Assert.isTrue(permits >= 1, () -> "Permits are at least 1, not " + permits);
 		Assert.state(!TransactionSynchronizationManager.isActualTransactionActive(), TEST_TRANSACTION);
 		long key = this.tester.key(namespace, value);
-		List<Long> keys = IntStream.range(0, permits)
-			.mapToObj((slot) -> AdvisoryLockKeys.permitSlot(key, slot))
-			.toList();
+		List<Long> keys = AdvisoryLockTester.permitKeys(key, permits);
 		LockedBodies.Run run = this.tester.bodies().start(permits);
 		ExecutorService threads = Executors.newFixedThreadPool(this.count, new CallThreads());
 		try {
 			List<Future<@Nullable Object>> calls = new ArrayList<>();
-			try (OutsideLock held = this.tester.hold(namespace, value, keys)) {
+			// Both of the kit's sessions are open before the calls start, so that the
+			// calls
+			// cannot take the pool's last connections from under them.
+			try (OutsideLock held = this.tester.hold(namespace, value, keys);
+					TestSession observer = this.tester.openSession()) {
 				for (int call = 0; call < this.count; call++) {
 					int index = call;
 					calls.add(threads.submit(() -> LockedBodies.asCall(index, () -> invoke(index))));
 				}
-				this.tester.awaitLocks((locks) -> {
+				AdvisoryLockTester.awaitLocks(observer, (locks) -> {
 					failIfAnyEnded(calls, run, held);
-					return locks.stream()
+					List<PgLock> waiting = locks.stream()
 						.filter((lock) -> keys.contains(lock.key()) && !lock.fence() && !lock.granted()
 								&& lock.pid() != held.pid())
-						.map(PgLock::pid)
-						.distinct()
-						.count() >= this.count;
+						.toList();
+					failIfShared(waiting, held);
+					return waiting.stream().map(PgLock::pid).distinct().count() >= this.count;
 				}, () -> "all " + this.count + " calls to wait for " + held);
 				run.released();
 			}
@@ -154,14 +152,17 @@ public final class ConcurrentCalls implements AssertProvider<ConcurrentCallsAsse
 					+ "' and value '" + value + "': " + String.join("; ", overlaps));
 		}
 		if (run.bodiesEntered() == 0) {
-			throw new AssertionError("None of the " + this.count + " calls entered an @AdvisoryLocked method, whose "
-					+ "bodies the assertion watches: call the application's bean, not the object itself");
+			throw new AssertionError("None of the " + this.count + " calls was seen in the body of an @AdvisoryLocked "
+					+ "method, which the assertion watches on the call's own thread (or, for a Mono or Flux, in its "
+					+ "subscription): call the application's bean, not the object itself; a Kotlin suspend function, "
+					+ "a body on another thread (@Async) or a lock taken with AdvisoryLockOperations is not watched: "
+					+ "test those with hold and awaitWaiters");
 		}
 	}
 
 	private @Nullable Object invoke(int index) throws Exception {
 		Object result = this.call.call();
-		if (REACTOR_PRESENT && ReactiveCalls.isPublisher(result)) {
+		if (LockedBodies.REACTOR_PRESENT && ReactiveCalls.isPublisher(result)) {
 			return ReactiveCalls.block(index, result, TestSessions.HANG_TIMEOUT);
 		}
 		return result;
@@ -189,6 +190,19 @@ public final class ConcurrentCalls implements AssertProvider<ConcurrentCallsAsse
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			threads.shutdownNow();
+		}
+	}
+
+	/**
+	 * Fail when the calls wait for the key in shared mode: once it is free, every shared
+	 * holder runs at once, so the lock does not serialize them.
+	 */
+	private static void failIfShared(List<PgLock> waiting, OutsideLock held) {
+		List<PgLock> shared = waiting.stream().filter((lock) -> "ShareLock".equals(lock.mode())).toList();
+		if (!shared.isEmpty()) {
+			throw new AssertionError("The calls wait for " + held + " in shared mode (" + shared + "): once it is "
+					+ "released, they all hold it at once, so it does not serialize them. A lock with "
+					+ "mode = SHARED excludes only EXCLUSIVE holders");
 		}
 	}
 
@@ -231,7 +245,7 @@ public final class ConcurrentCalls implements AssertProvider<ConcurrentCallsAsse
 	 * Daemon threads named after the calls, so that a thread dump of a hung test says
 	 * whose they are.
 	 */
-	private static final class CallThreads implements java.util.concurrent.ThreadFactory {
+	private static final class CallThreads implements ThreadFactory {
 
 		private final AtomicInteger next = new AtomicInteger();
 

@@ -45,7 +45,20 @@ final class JdbcTestSessions implements TestSessions {
 	@Override
 	public TestSession open() {
 		try {
-			return new Session(this.dataSource.getConnection());
+			Connection connection = this.dataSource.getConnection();
+			try {
+				// A pool may hand out connections with auto-commit off: each statement of
+				// the
+				// kit's polls must see the server's present, not one transaction's
+				// snapshot
+				// of pg_stat_activity.
+				connection.setAutoCommit(true);
+			}
+			catch (SQLException ex) {
+				connection.close();
+				throw ex;
+			}
+			return new Session(connection);
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not open a connection of the application's DataSource", ex);

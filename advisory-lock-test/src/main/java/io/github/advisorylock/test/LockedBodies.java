@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.advisorylock.AdvisoryLocked;
@@ -28,6 +29,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
@@ -45,7 +47,10 @@ import org.springframework.util.ClassUtils;
  */
 final class LockedBodies implements MethodInterceptor {
 
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+	/**
+	 * Whether Reactor is on the class path, so that {@link ReactiveCalls} may be loaded.
+	 */
+	static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			LockedBodies.class.getClassLoader());
 
 	private static final ThreadLocal<Integer> CALL = new ThreadLocal<>();
@@ -100,7 +105,7 @@ final class LockedBodies implements MethodInterceptor {
 	 * @return what it returned
 	 * @throws Exception what it threw
 	 */
-	static <T> T asCall(int call, java.util.concurrent.Callable<T> work) throws Exception {
+	static <T> T asCall(int call, Callable<T> work) throws Exception {
 		CALL.set(call);
 		try {
 			return work.call();
@@ -186,6 +191,15 @@ final class LockedBodies implements MethodInterceptor {
 					bodies);
 			setBeforeExistingAdvisors(false);
 			setOrder(Ordered.LOWEST_PRECEDENCE);
+		}
+
+		/**
+		 * Only a bean already proxied, by the lock's post processor: one the locks leave
+		 * alone (the annotation switched off) is left as the application has it.
+		 */
+		@Override
+		protected boolean isEligible(Object bean, String beanName) {
+			return bean instanceof Advised && super.isEligible(bean, beanName);
 		}
 
 	}

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.advisorylock.core.sql.PgLocksSql;
 import io.github.advisorylock.test.TestSessions.TestSession;
 
 /**
@@ -37,14 +38,13 @@ record PgLock(int pid, long key, boolean fence, String mode, boolean granted) {
 
 	/**
 	 * The advisory locks of the session's database (other databases of the server are
-	 * left out): a bigint key {@code k} is stored as {@code classid = k >> 32} and
-	 * {@code objid = k & 0xffffffff} with {@code objsubid = 1}; a fence lock keeps the
-	 * same 64 bits with {@code objsubid = 2}.
+	 * left out), in the library's own terms: a bigint key is stored with
+	 * {@code objsubid = 1}, and a fence lock keeps the same 64 bits with
+	 * {@code objsubid = 2}.
 	 */
-	private static final String ADVISORY_LOCKS = "SELECT l.pid, ((l.classid::bigint << 32) | l.objid::bigint) AS key, "
-			+ "l.objsubid = 2 AS fence, l.mode, l.granted FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' "
-			+ "AND l.database = (SELECT d.oid FROM pg_catalog.pg_database d "
-			+ "WHERE d.datname = pg_catalog.current_database()) ORDER BY key, l.granted DESC, l.pid";
+	private static final String ADVISORY_LOCKS = "SELECT l.pid, " + PgLocksSql.KEY + " AS key, "
+			+ "l.objsubid OPERATOR(pg_catalog.=) 2 AS fence, l.mode, l.granted FROM pg_catalog.pg_locks l WHERE "
+			+ PgLocksSql.ADVISORY_IN_THIS_DATABASE + " ORDER BY key, l.granted DESC, l.pid";
 
 	static List<PgLock> read(TestSession session) {
 		List<PgLock> locks = new ArrayList<>();

@@ -16,10 +16,12 @@
 
 package io.github.advisorylock.test;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.advisorylock.core.sql.LockSql;
 import io.r2dbc.spi.ColumnMetadata;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
@@ -50,6 +52,11 @@ final class R2dbcTestSessions implements TestSessions {
 		return (connectionFactory != null) ? new R2dbcTestSessions(connectionFactory) : null;
 	}
 
+	static String beanNames(ListableBeanFactory beanFactory) {
+		return " and the ConnectionFactory beans "
+				+ Arrays.toString(beanFactory.getBeanNamesForType(ConnectionFactory.class));
+	}
+
 	@Override
 	public TestSession open() {
 		Connection connection = Mono.from(this.connectionFactory.create()).block(HANG_TIMEOUT);
@@ -77,7 +84,7 @@ final class R2dbcTestSessions implements TestSessions {
 
 		@Override
 		public List<Map<String, Object>> query(String sql, Object... parameters) {
-			Statement statement = this.connection.createStatement(numbered(sql));
+			Statement statement = this.connection.createStatement(LockSql.numbered(sql));
 			for (int i = 0; i < parameters.length; i++) {
 				statement.bind(i, parameters[i]);
 			}
@@ -92,24 +99,6 @@ final class R2dbcTestSessions implements TestSessions {
 				.collectList()
 				.block(HANG_TIMEOUT);
 			return (rows != null) ? rows : List.of();
-		}
-
-		/**
-		 * Turn the kit's {@code ?} parameters into PostgreSQL's {@code $1, $2, …}: the
-		 * kit's statements have no other question mark.
-		 */
-		private static String numbered(String sql) {
-			StringBuilder numbered = new StringBuilder(sql.length());
-			int parameter = 0;
-			for (char character : sql.toCharArray()) {
-				if (character == '?') {
-					numbered.append('$').append(++parameter);
-				}
-				else {
-					numbered.append(character);
-				}
-			}
-			return numbered.toString();
 		}
 
 		@Override

@@ -68,7 +68,8 @@ final class ReactiveCalls {
 
 	/**
 	 * Watch the body of a reactive method: from the subscription to its publisher to its
-	 * end, for the call in the subscriber's context.
+	 * end (its last signal, before the enclosing transaction commits and releases the
+	 * lock) or its cancellation, for the call in the subscriber's context.
 	 */
 	@SuppressWarnings("unchecked")
 	static @Nullable Object watch(@Nullable Object result, LockedBodies.Run run, Method method) {
@@ -76,14 +77,16 @@ final class ReactiveCalls {
 			Mono<Object> mono = (Mono<Object>) result;
 			return Mono.deferContextual((context) -> context.<Integer>getOrEmpty(CALL)
 				.map((call) -> mono.doOnSubscribe((subscription) -> run.enter(call, method))
-					.doFinally((signal) -> run.exit(call)))
+					.doOnTerminate(() -> run.exit(call))
+					.doOnCancel(() -> run.exit(call)))
 				.orElse(mono));
 		}
 		if (result instanceof Flux<?>) {
 			Flux<Object> flux = (Flux<Object>) result;
 			return Flux.deferContextual((context) -> context.<Integer>getOrEmpty(CALL)
 				.map((call) -> flux.doOnSubscribe((subscription) -> run.enter(call, method))
-					.doFinally((signal) -> run.exit(call)))
+					.doOnTerminate(() -> run.exit(call))
+					.doOnCancel(() -> run.exit(call)))
 				.orElse(flux));
 		}
 		return result;

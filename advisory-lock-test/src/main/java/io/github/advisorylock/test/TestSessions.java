@@ -35,6 +35,11 @@ import org.springframework.util.ClassUtils;
 interface TestSessions {
 
 	/**
+	 * Whether R2DBC is on the class path, so that the classes that use it may be loaded.
+	 */
+	boolean R2DBC_PRESENT = ClassUtils.isPresent("io.r2dbc.spi.ConnectionFactory", TestSessions.class.getClassLoader());
+
+	/**
 	 * How long the kit waits for a statement, or for a fact in {@code pg_locks}: long
 	 * enough for any real wait on a loaded machine; it only turns a hang into a failure.
 	 */
@@ -58,7 +63,7 @@ interface TestSessions {
 		if (dataSource != null) {
 			return new JdbcTestSessions(dataSource);
 		}
-		if (ClassUtils.isPresent("io.r2dbc.spi.ConnectionFactory", TestSessions.class.getClassLoader())) {
+		if (R2DBC_PRESENT) {
 			TestSessions r2dbc = R2dbcTestSessions.of(beanFactory);
 			if (r2dbc != null) {
 				return r2dbc;
@@ -67,6 +72,7 @@ interface TestSessions {
 		throw new IllegalStateException("AdvisoryLockTester needs the application's database: one DataSource bean, or "
 				+ "one R2DBC ConnectionFactory bean, or one of several marked @Primary. The context has the DataSource "
 				+ "beans " + Arrays.toString(beanFactory.getBeanNamesForType(DataSource.class))
+				+ (R2DBC_PRESENT ? R2dbcTestSessions.beanNames(beanFactory) : "")
 				+ "; mark the one the locks use @Primary");
 	}
 

@@ -121,6 +121,17 @@ class AdvisoryLockTesterTests {
 	}
 
 	@Test
+	void everyPermitOfALimitHeldFromOutsideRefusesATry() {
+		try (OutsideLock held = this.locks.holdPermits("export", this.user, 2)) {
+			assertThatExceptionOfType(LockBusyException.class)
+				.isThrownBy(() -> this.setupRequests.tryExport(this.user));
+		}
+		try (OutsideLock held = this.locks.holdPermits("export", this.user, 1)) {
+			assertThat(this.setupRequests.tryExport(this.user)).isEqualTo("exported");
+		}
+	}
+
+	@Test
 	void holdingALockHeldAlreadyFailsNamingTheHolder() {
 		try (OutsideLock held = this.locks.hold("setup_request", this.user)) {
 			assertThatIllegalStateException().isThrownBy(() -> this.locks.hold("setup_request", this.user))
@@ -184,6 +195,12 @@ class AdvisoryLockTesterTests {
 		@AdvisoryLocked(namespace = "setup_request", key = "#user", waitMode = WaitMode.TRY)
 		public String tryRequest(String user) {
 			return "created";
+		}
+
+		@Transactional
+		@AdvisoryLocked(namespace = "export", key = "#user", permits = 2, waitMode = WaitMode.TRY)
+		public String tryExport(String user) {
+			return "exported";
 		}
 
 		@AdvisoryLocked(namespace = "setup_request", key = "#user", scope = LockScope.INVOCATION,

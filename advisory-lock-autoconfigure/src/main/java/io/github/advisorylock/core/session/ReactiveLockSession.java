@@ -173,6 +173,9 @@ public abstract class ReactiveLockSession extends HeldSession {
 	 */
 	@Override
 	protected void heartbeatNow() {
+		if (!isHeld() || isLost()) {
+			return;
+		}
 		heartbeat().onErrorResume((ex) -> {
 			lost(ex, "its connection failed a heartbeat (" + ex + ")");
 			return Mono.empty();
