@@ -17,8 +17,9 @@
 /**
  * Spring Boot auto-configuration of advisory locks. Its API is
  * {@link io.github.advisorylock.autoconfigure.AdvisoryLockProperties}, the
- * {@code advisory-lock.*} properties; the auto-configuration classes are public for
- * Spring Boot to load them, not API.
+ * {@code advisory-lock.*} properties, and the qualifier
+ * {@link io.github.advisorylock.autoconfigure.InvocationLockDataSource}; the
+ * auto-configuration classes are public for Spring Boot to load them, not API.
  */
 @NullMarked
 package io.github.advisorylock.autoconfigure;
