@@ -17,8 +17,10 @@
 package io.github.advisorylock.contract;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -80,6 +82,9 @@ class CancelledWaitSoakTests {
 		Queue<String> failures = new ConcurrentLinkedQueue<>();
 		AtomicInteger statements = new AtomicInteger();
 		List<Integer> cancelAfterMillis = Generated.generate(ROUNDS, (generated) -> generated.between(0, 60)).toList();
+		Set<Long> keys = new HashSet<>(
+				List.of(plainKey, AdvisoryLockKeys.permitSlot(limitKey, 0), AdvisoryLockKeys.permitSlot(limitKey, 1)));
+		PgLocks pgLocks = new PgLocks(TestDatabase.get().dataSource());
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), plainKey,
 				AdvisoryLockKeys.permitSlot(limitKey, 0), AdvisoryLockKeys.permitSlot(limitKey, 1))) {
 			for (int round = 0; round < ROUNDS; round++) {
@@ -101,12 +106,23 @@ class CancelledWaitSoakTests {
 					plainWaiter.dispose();
 					limitWaiter.dispose();
 				})).block(HANG);
+				keys.add(AdvisoryLockKeys.of(this.namespace, "free-" + round));
 			}
+			// The last round's cancels may still be on their way: a wait the server still
+			// has when the holder lets
+			// go takes the lock, and holds it until its rollback. The holder lets go once
+			// no waiter is left.
+			pgLocks.await("the cancelled waits gone",
+					(held) -> held.stream().noneMatch((lock) -> !lock.granted() && keys.contains(lock.key())));
 		}
 		finally {
 			locks.close();
 			pool.dispose();
 		}
+		// The pool's connections end as it is disposed, each transaction with its locks,
+		// but not before it returns.
+		pgLocks.await("the soak's transactions ended",
+				(held) -> held.stream().noneMatch((lock) -> keys.contains(lock.key())));
 		System.out.printf("== cancelled-wait soak, %s: %d rounds, %d cancelled waiters, %d other statements and "
 				+ "lock calls, %d failed%n", topology, ROUNDS, 2 * ROUNDS, statements.get(), failures.size());
 		assertThat(failures).as("statements and lock calls nobody cancelled that failed").isEmpty();
