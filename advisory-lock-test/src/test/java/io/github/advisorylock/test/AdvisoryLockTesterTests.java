@@ -21,14 +21,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.advisorylock.AdvisoryLockKeys;
-import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockBusyException;
-import io.github.advisorylock.LockScope;
-import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.testsupport.BootAutoConfigurations;
 import io.github.advisorylock.testsupport.LockHolder;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
 import io.github.advisorylock.testsupport.PgLocks;
@@ -38,13 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,25 +47,21 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * held from outside drives the busy paths of the application's locked methods, and the
  * check that no lock is left fails where one is.
  */
-@SpringBootTest(classes = AdvisoryLockTesterTests.Config.class)
+@SpringBootTest(classes = JdbcApplication.class)
 @AutoConfigureAdvisoryLockTester
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class AdvisoryLockTesterTests {
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
-		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
-		// With R2DBC's driver on the class path too, Spring Boot would back off its
-		// DataSource.
-		registry.add("spring.autoconfigure.exclude", BootAutoConfigurations::excludeR2dbc);
-		registry.add("advisory-lock.default-timeout", () -> "30s");
+		JdbcApplication.database(registry);
 	}
 
 	@Autowired
 	AdvisoryLockTester locks;
 
 	@Autowired
-	SetupRequests setupRequests;
+	JdbcApplication.SetupRequests setupRequests;
 
 	@Autowired
 	TransactionTemplate transactions;
@@ -168,51 +155,6 @@ class AdvisoryLockTesterTests {
 				AdvisoryLockKeys.of("another_application", this.user))) {
 			this.locks.assertNoLockLeft();
 		}
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Config {
-
-		@Bean
-		SetupRequests setupRequests() {
-			return new SetupRequests();
-		}
-
-	}
-
-	static class SetupRequests {
-
-		private final AtomicInteger remindersSent = new AtomicInteger();
-
-		@Transactional
-		@AdvisoryLocked(namespace = "setup_request", key = "#user")
-		public String request(String user) {
-			return "created";
-		}
-
-		@Transactional
-		@AdvisoryLocked(namespace = "setup_request", key = "#user", waitMode = WaitMode.TRY)
-		public String tryRequest(String user) {
-			return "created";
-		}
-
-		@Transactional
-		@AdvisoryLocked(namespace = "export", key = "#user", permits = 2, waitMode = WaitMode.TRY)
-		public String tryExport(String user) {
-			return "exported";
-		}
-
-		@AdvisoryLocked(namespace = "setup_request", key = "#user", scope = LockScope.INVOCATION,
-				waitMode = WaitMode.SKIP)
-		public void sendReminder(String user) {
-			this.remindersSent.incrementAndGet();
-		}
-
-		public int remindersSent() {
-			return this.remindersSent.get();
-		}
-
 	}
 
 }

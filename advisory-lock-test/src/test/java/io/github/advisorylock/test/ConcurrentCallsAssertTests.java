@@ -18,21 +18,13 @@ package io.github.advisorylock.test;
 
 import java.util.UUID;
 
-import io.github.advisorylock.AdvisoryLocked;
 import io.github.advisorylock.LockBusyException;
-import io.github.advisorylock.LockMode;
-import io.github.advisorylock.WaitMode;
-import io.github.advisorylock.testsupport.BootAutoConfigurations;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
-import io.github.advisorylock.testsupport.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.annotation.Transactional;
@@ -46,23 +38,21 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * passes where the lock serializes the calls, and fails, saying what it saw, where they
  * did not wait or ran at once.
  */
-@SpringBootTest(classes = ConcurrentCallsAssertTests.Config.class)
+@SpringBootTest(classes = JdbcApplication.class)
 @AutoConfigureAdvisoryLockTester
 @ExtendWith(NoAdvisoryLocksLeft.class)
 class ConcurrentCallsAssertTests {
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
-		TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
-		registry.add("spring.autoconfigure.exclude", BootAutoConfigurations::excludeR2dbc);
-		registry.add("advisory-lock.default-timeout", () -> "30s");
+		JdbcApplication.database(registry);
 	}
 
 	@Autowired
 	AdvisoryLockTester locks;
 
 	@Autowired
-	SetupRequests setupRequests;
+	JdbcApplication.SetupRequests setupRequests;
 
 	private final String user = UUID.randomUUID().toString();
 
@@ -102,7 +92,7 @@ class ConcurrentCallsAssertTests {
 		assertThatExceptionOfType(AssertionError.class)
 			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
 			.withMessageContaining("The calls did not wait on the lock of namespace 'setup_request'")
-			.withMessageContaining("entered " + SetupRequests.class.getName() + ".request");
+			.withMessageContaining("entered " + JdbcApplication.SetupRequests.class.getName() + ".request");
 	}
 
 	@Test
@@ -122,50 +112,6 @@ class ConcurrentCallsAssertTests {
 			.isThrownBy(() -> assertThat(calls).areSerializedBy("setup_request", this.user))
 			.withMessageContaining("test-managed transaction")
 			.withMessageContaining("@Transactional(propagation = Propagation.NOT_SUPPORTED)");
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Config {
-
-		@Bean
-		SetupRequests setupRequests() {
-			return new SetupRequests();
-		}
-
-	}
-
-	static class SetupRequests {
-
-		@Transactional
-		@AdvisoryLocked(namespace = "setup_request", key = "#user")
-		public String request(String user) {
-			return "created";
-		}
-
-		@Transactional
-		public String requestUnlocked(String user) {
-			return "created";
-		}
-
-		@Transactional
-		@AdvisoryLocked(namespace = "setup_request", key = "#user", waitMode = WaitMode.TRY)
-		public String tryRequest(String user) {
-			return "created";
-		}
-
-		@Transactional
-		@AdvisoryLocked(namespace = "setup_request", key = "#user", mode = LockMode.SHARED)
-		public String read(String user) {
-			return "read";
-		}
-
-		@Transactional
-		@AdvisoryLocked(namespace = "export", key = "#user", permits = 2)
-		public String export(String user) {
-			return "exported";
-		}
-
 	}
 
 }

@@ -20,11 +20,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 
-import io.github.advisorylock.AdvisoryLocked;
-import io.github.advisorylock.testsupport.BootAutoConfigurations;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
 import io.github.advisorylock.testsupport.PgLocks;
-import io.github.advisorylock.testsupport.TestDatabase;
 import io.github.advisorylock.testsupport.TestThreads;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
@@ -34,10 +31,7 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.annotation.Transactional;
@@ -125,20 +119,19 @@ class NoLockLeftCheckTests {
 			.toList();
 	}
 
-	@SpringBootTest(classes = Config.class)
+	@SpringBootTest(classes = JdbcApplication.class)
 	abstract static class ApplicationTest {
 
 		@DynamicPropertySource
 		static void database(DynamicPropertyRegistry registry) {
-			TestDatabase.get().springDataSourceProperties().forEach((name, value) -> registry.add(name, () -> value));
-			registry.add("spring.autoconfigure.exclude", BootAutoConfigurations::excludeR2dbc);
+			JdbcApplication.database(registry);
 		}
 
 		@Autowired
 		AdvisoryLockTester locks;
 
 		@Autowired
-		SetupRequests setupRequests;
+		JdbcApplication.SetupRequests setupRequests;
 
 		final String user = UUID.randomUUID().toString();
 
@@ -201,27 +194,6 @@ class NoLockLeftCheckTests {
 		@Test
 		void holdsAndForgets() {
 			left = this.locks.hold("setup_request", this.user);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Config {
-
-		@Bean
-		SetupRequests setupRequests() {
-			return new SetupRequests();
-		}
-
-	}
-
-	static class SetupRequests {
-
-		@Transactional
-		@AdvisoryLocked(namespace = "setup_request", key = "#user")
-		public String request(String user) {
-			return "created";
 		}
 
 	}
