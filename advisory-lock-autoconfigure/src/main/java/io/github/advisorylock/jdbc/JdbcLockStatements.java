@@ -69,6 +69,28 @@ final class JdbcLockStatements {
 	}
 
 	/**
+	 * Run the statement that waits for one key without a try first, within the timeout;
+	 * the template's close cancels it on the server.
+	 * @return whether a lock was allowed: when not, nothing was set or taken
+	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait
+	 * ran out of time, {@code 57014} when it was cancelled
+	 */
+	static boolean waitOne(Connection connection, LockMode mode, long key, Duration timeout, String namespace,
+			LockLifecycle waits) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitOneSql(mode, namespace))) {
+			statement.setString(1, LockSql.waitOneTimeout(timeout));
+			statement.setLong(2, key);
+			Runnable ended = waits.whileWaiting(() -> cancel(statement));
+			try (ResultSet result = statement.executeQuery()) {
+				return result.next();
+			}
+			finally {
+				ended.run();
+			}
+		}
+	}
+
+	/**
 	 * Run one slice of a limit's wait ({@link PermitSql#sliceSql}) in one round trip:
 	 * pgjdbc sends the three statements of one text together.
 	 * @param resumed whether the savepoint of a slice that ran out of time is set

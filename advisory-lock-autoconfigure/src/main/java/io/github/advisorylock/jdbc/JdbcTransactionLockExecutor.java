@@ -32,6 +32,7 @@ import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.ContendedKeys;
 import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAcquisitionListeners;
 import io.github.advisorylock.core.LockAttempt;
@@ -71,6 +72,8 @@ final class JdbcTransactionLockExecutor {
 	private final LockLifecycle lifecycle;
 
 	private final JdbcTransactionLockStatements statements;
+
+	private final ContendedKeys contended = new ContendedKeys();
 
 	JdbcTransactionLockExecutor(JdbcDataSources dataSources, JdbcAcquisitionSupport support, LockLifecycle lifecycle) {
 		this.dataSources = dataSources;
@@ -177,12 +180,19 @@ final class JdbcTransactionLockExecutor {
 					|| TransactionLockSynchronization.holds(key, target));
 	}
 
-	/** Try the keys; when one is held, do what {@link LockAttempt#afterBusy} decides. */
+	/**
+	 * Try the keys; when one is held, do what {@link LockAttempt#afterBusy} decides. A
+	 * key found held recently is waited for at once ({@link ContendedKeys}).
+	 */
 	private LockAttempt attempt(BoundConnection bound, LockRequest request, LockKeys keys, LockSettings settings) {
+		if (this.contended.waitsFirst(request, keys)) {
+			return this.statements.waitOne(bound, request, keys, settings.timeout(request));
+		}
 		Long busyKey = this.statements.tryLock(bound, request, keys);
 		if (busyKey == null) {
 			return LockAttempt.ACQUIRED;
 		}
+		this.contended.foundHeld(busyKey);
 		return LockAttempt.afterBusy(request.waitMode(), busyKey,
 				() -> this.support.waitFor(bound.connection(), request, keys, busyKey, settings.timeout(request)));
 	}

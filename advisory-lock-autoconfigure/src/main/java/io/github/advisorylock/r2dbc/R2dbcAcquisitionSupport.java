@@ -128,6 +128,23 @@ final class R2dbcAcquisitionSupport {
 	}
 
 	/**
+	 * Wait for the one key of a request without a try first, within the timeout,
+	 * cancelled as {@link #waitFor} is.
+	 * @return the attempt: acquired, or timed out; a {@code LockTransactionException}
+	 * where a lock is not allowed, which took nothing
+	 */
+	Mono<LockAttempt> waitOne(Connection connection, LockRequest request, LockKeys keys, Duration timeout) {
+		long key = keys.keys().get(0);
+		return cancellable(connection, true,
+				R2dbcLockStatements.waitOne(connection, request.mode(), key, timeout, request.namespace()))
+			.filter((allowed) -> allowed)
+			.map((allowed) -> LockAttempt.ACQUIRED)
+			.onErrorResume(R2dbcExceptions::isLockTimeout, (ex) -> Mono.just(LockAttempt.afterWait(key, ex)))
+			.onErrorMap((ex) -> translateLockFailure(ex, request, keys))
+			.switchIfEmpty(Mono.defer(() -> explainRefusal(connection, request)));
+	}
+
+	/**
 	 * Run one slice of a limit's wait, cancelled as {@link #waitFor} is.
 	 * @return the slot taken; empty when the slice ran out of time; a
 	 * {@code LockTransactionException} if it ran on a standby, which took nothing

@@ -68,6 +68,20 @@ final class R2dbcLockStatements {
 	}
 
 	/**
+	 * Run the statement that waits for one key without a try first, within the timeout.
+	 * @return whether a lock was allowed, once taken: when not, nothing was set or taken;
+	 * an error with SQLSTATE {@code 55P03} when the wait ran out of time
+	 */
+	static Mono<Boolean> waitOne(Connection connection, LockMode mode, long key, Duration timeout, String namespace) {
+		return Mono.defer(() -> {
+			Statement statement = connection.createStatement(LockSql.R2DBC.waitOneSql(mode, namespace));
+			statement.bind(0, LockSql.waitOneTimeout(timeout));
+			statement.bind(1, key);
+			return Flux.from(statement.execute()).concatMap((result) -> result.map((row, metadata) -> 1)).hasElements();
+		});
+	}
+
+	/**
 	 * Run one slice of a limit's wait ({@link PermitSql#sliceSql}) in one round trip, its
 	 * values written in: the driver sends several statements together only without
 	 * parameters.

@@ -27,6 +27,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.ReactiveLockCallback;
+import io.github.advisorylock.core.ContendedKeys;
 import io.github.advisorylock.core.KeyedAttempt;
 import io.github.advisorylock.core.LockAttempt;
 import io.github.advisorylock.core.LockFailures;
@@ -69,6 +70,8 @@ final class R2dbcTransactionLockExecutor {
 	private final LockLifecycle lifecycle;
 
 	private final R2dbcTransactionLockStatements statements;
+
+	private final ContendedKeys contended = new ContendedKeys();
 
 	private final @Nullable ConnectionFactory defaultFactory;
 
@@ -205,14 +208,23 @@ final class R2dbcTransactionLockExecutor {
 			}));
 	}
 
-	/** Try the keys; when one is held, do what {@link LockAttempt#afterBusy} decides. */
+	/**
+	 * Try the keys; when one is held, do what {@link LockAttempt#afterBusy} decides. A
+	 * key found held recently is waited for at once ({@link ContendedKeys}).
+	 */
 	private Mono<LockAttempt> attempt(BoundConnection bound, LockRequest request, LockKeys keys,
 			LockSettings settings) {
-		return this.statements.tryLock(bound, request, keys)
-			.flatMap((busyKey) -> LockAttempt.afterBusy(request.waitMode(), busyKey,
-					() -> this.statements.waitLock(bound, request, keys, busyKey, settings.timeout(request)),
-					Mono::just))
-			.switchIfEmpty(Mono.just(LockAttempt.ACQUIRED));
+		return Mono.defer(() -> {
+			if (this.contended.waitsFirst(request, keys)) {
+				return this.statements.waitOne(bound, request, keys, settings.timeout(request));
+			}
+			return this.statements.tryLock(bound, request, keys).flatMap((busyKey) -> {
+				this.contended.foundHeld(busyKey);
+				return LockAttempt.afterBusy(request.waitMode(), busyKey,
+						() -> this.statements.waitLock(bound, request, keys, busyKey, settings.timeout(request)),
+						Mono::just);
+			}).switchIfEmpty(Mono.just(LockAttempt.ACQUIRED));
+		});
 	}
 
 	/**

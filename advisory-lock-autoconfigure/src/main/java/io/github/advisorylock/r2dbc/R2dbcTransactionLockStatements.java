@@ -100,6 +100,11 @@ final class R2dbcTransactionLockStatements {
 		return this.support.waitFor(bound.connection(), request, keys, busyKey, timeout, true);
 	}
 
+	/** Wait for the one key of a request at once, cancellable on the server. */
+	Mono<LockAttempt> waitOne(BoundConnection bound, LockRequest request, LockKeys keys, Duration timeout) {
+		return this.support.waitOne(bound.connection(), request, keys, timeout);
+	}
+
 	/**
 	 * Take one free permit of a limit, in one statement.
 	 * @return the slot taken; empty when every one is held

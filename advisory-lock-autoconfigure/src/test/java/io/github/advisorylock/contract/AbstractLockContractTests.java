@@ -37,7 +37,9 @@ import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockResult;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.testsupport.LockHolder;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
 import io.github.advisorylock.testsupport.PgLocks;
@@ -48,6 +50,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -150,6 +154,83 @@ abstract class AbstractLockContractTests {
 				return null;
 			}));
 		}
+	}
+
+	@Test
+	void aKeyFoundHeldIsWaitedForAtOnceNextTimeAndTheTransactionsLockTimeoutIsKept() throws Exception {
+		// A try finds the key held.
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), key(7))) {
+			boolean taken = stack().inTransaction((transaction) -> transaction.tryLock(this.namespace, 7));
+			assertThat(taken).isFalse();
+		}
+		// Without a lock_timeout of the transaction's own, then with one.
+		for (String lockTimeout : new String[] { "0", "7s" }) {
+			try (LockHolder holder = LockHolder.exclusive(stack().holders(), key(7))) {
+				Future<Integer> waiter = this.threads.submit(() -> stack().inTransaction((transaction) -> {
+					if (!lockTimeout.equals("0")) {
+						transaction.update("SET LOCAL lock_timeout = '" + lockTimeout + "'");
+					}
+					transaction.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
+					return transaction
+						.queryForInt("SELECT extract(epoch FROM current_setting('lock_timeout')::interval)::integer");
+				}));
+				this.pgLocks.awaitWaiters(key(7), 1);
+				// Waiting in the statement that waits without a try first.
+				assertThat(runningStatement(this.pgLocks.waiterPid(key(7)))).contains(LockSql.KEPT_LOCK_TIMEOUT);
+				holder.commit();
+				assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo(lockTimeout.equals("0") ? 0 : 7);
+			}
+		}
+		assertThat(this.pgLocks.on(key(7))).isEmpty();
+	}
+
+	@Test
+	void aKeyFoundHeldTimesOutAsAnyWaitDoes() {
+		LockRequest request = LockRequest.of(this.namespace, 7).withTimeout(Duration.ofMillis(200));
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), key(7))) {
+			// The first call tries, then waits; the second waits at once.
+			for (int call = 1; call <= 2; call++) {
+				assertThatExceptionOfType(LockBusyException.class)
+					.isThrownBy(() -> stack().inTransaction((transaction) -> {
+						transaction.lock(request);
+						return null;
+					}))
+					.satisfies((ex) -> {
+						assertThat(ex.getKeys()).containsExactly(key(7));
+						assertThat(stack().sqlState(ex.getCause())).isEqualTo("55P03");
+						assertThat(ex).hasMessageContaining("not acquired within 200ms");
+					});
+			}
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+			holder.rollback();
+			int held = stack().inTransaction((transaction) -> {
+				transaction.lock(request);
+				return this.pgLocks.on(key(7)).size();
+			});
+			assertThat(held).isOne();
+		}
+	}
+
+	@Test
+	void aKeyFoundHeldIsStillRefusedAboveReadCommitted() {
+		try (LockHolder holder = LockHolder.exclusive(stack().holders(), key(7))) {
+			boolean taken = stack().inTransaction((transaction) -> transaction.tryLock(this.namespace, 7));
+			assertThat(taken).isFalse();
+			assertThatExceptionOfType(LockTransactionException.class)
+				.isThrownBy(() -> stack().inTransaction((transaction) -> {
+					transaction.update("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+					transaction.lock(LockRequest.of(this.namespace, 7).withTimeout(PgLocks.HANG_TIMEOUT));
+					return null;
+				}))
+				.withMessageContaining("runs repeatable read");
+			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	/** The statement a backend runs, read on the server. */
+	private String runningStatement(int pid) {
+		return new JdbcTemplate(TestDatabase.get().dataSource())
+			.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?", String.class, pid);
 	}
 
 	@Test

@@ -99,6 +99,14 @@ class ReactiveStatementBalancerTests {
 	}
 
 	private void assertRefusedOnTheStandby(LockRequest request) {
+		assertRefusedOnTheStandby(request, false);
+	}
+
+	/**
+	 * @param triedFirst whether a try of the request's key finds it held before, so that
+	 * the request waits for it at once
+	 */
+	private void assertRefusedOnTheStandby(LockRequest request, boolean triedFirst) {
 		// The waits (a lock's, a limit's slice) go to the standby; the rest to the
 		// primary.
 		ConnectionFactory balanced = new StatementRouting(primaryPool, standbyPool,
@@ -107,6 +115,11 @@ class ReactiveStatementBalancerTests {
 		TransactionalOperator transaction = TransactionalOperator.create(new R2dbcTransactionManager(balanced));
 		AtomicReference<List<PgLocks.AdvisoryLock>> onTheStandby = new AtomicReference<>();
 		try {
+			if (triedFirst) {
+				assertThat(locks.tryLock(request.namespace(), request.keys().toArray())
+					.as(transaction::transactional)
+					.block(HANG)).isFalse();
+			}
 			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> locks.lock(request)
 				// Read before the transaction ends, which would release what the standby
 				// granted.
@@ -128,6 +141,13 @@ class ReactiveStatementBalancerTests {
 	void aWaitSentToAStandbyIsRefusedAndTakesNothing() {
 		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
 			assertRefusedOnTheStandby(LockRequest.of(this.namespace, 1).withTimeout(HANG));
+		}
+	}
+
+	@Test
+	void aWaitWithoutATryFirstSentToAStandbyIsRefusedAndTakesNothing() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(1))) {
+			assertRefusedOnTheStandby(LockRequest.of(this.namespace, 1).withTimeout(HANG), true);
 		}
 	}
 

@@ -34,6 +34,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.jdbc.AdvisoryLockTemplate;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector;
 import io.github.advisorylock.pglocks.AdvisoryLockInspector.LockActivity;
@@ -149,6 +150,35 @@ class SchemaQualifiedStatementsTests {
 				assertThat(waited.get(HANG_SECONDS, TimeUnit.SECONDS)).singleElement()
 					.satisfies((lock) -> assertThat(lock.mode())
 						.isEqualTo((mode == LockMode.SHARED) ? "ShareLock" : "ExclusiveLock"));
+			}
+		}
+	}
+
+	@Test
+	void aKeyFoundHeldIsWaitedForAtOnceInEitherModeKeepingTheLockTimeout() throws Exception {
+		JdbcTemplate clean = new JdbcTemplate(this.outside);
+		for (LockMode mode : LockMode.values()) {
+			// The usual 0 (none), and another value.
+			String lockTimeout = (mode == LockMode.SHARED) ? "0" : "7s";
+			try (LockHolder holder = LockHolder.exclusive(this.outside, key(1))) {
+				assertThat(inTransaction(() -> locks().tryLock(this.namespace, 1))).isFalse();
+				Future<List<Object>> waited = this.threads.submit(() -> inTransaction(() -> {
+					this.fixture.jdbc().execute("SET LOCAL lock_timeout = '" + lockTimeout + "'");
+					locks().lock(LockRequest.of(this.namespace, 1).withMode(mode).withTimeout(PgLocks.HANG_TIMEOUT));
+					return List.of(this.pgLocks.on(key(1)), this.fixture.jdbc()
+						.queryForObject("SELECT pg_catalog.current_setting('lock_timeout')", String.class));
+				}));
+				this.pgLocks.awaitWaiters(key(1), 1);
+				assertThat(clean.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?", String.class,
+						this.pgLocks.waiterPid(key(1))))
+					.contains(LockSql.KEPT_LOCK_TIMEOUT);
+				holder.rollback();
+				List<Object> seen = waited.get(HANG_SECONDS, TimeUnit.SECONDS);
+				assertThat(seen.get(0)).asList()
+					.singleElement()
+					.satisfies((lock) -> assertThat(((PgLocks.AdvisoryLock) lock).mode())
+						.isEqualTo((mode == LockMode.SHARED) ? "ShareLock" : "ExclusiveLock"));
+				assertThat(seen.get(1)).isEqualTo(lockTimeout);
 			}
 		}
 	}

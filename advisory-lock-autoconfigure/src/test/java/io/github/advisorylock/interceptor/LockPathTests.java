@@ -66,14 +66,14 @@ class LockPathTests {
 		.withUserConfiguration(Config.class);
 
 	@Test
-	void aTransactionScopedCallWithANameKeyAndAnExpressionKeyEntersAtMost33MethodsIn21ClassesAndNoPackageTwice() {
+	void aTransactionScopedCallWithANameKeyAndAnExpressionKeyEntersAtMost34MethodsIn22ClassesAndNoPackageTwice() {
 		this.contextRunner.run((context) -> {
 			Locked locked = context.getBean(Locked.class);
 			locked.inTransaction("a", 7);
 			LibraryPath.arm();
 			locked.inTransaction("a", 7);
 			LibraryPath.Path path = LibraryPath.path();
-			assertPath("transaction-scoped JDBC call", path, 33, 21);
+			assertPath("transaction-scoped JDBC call", path, 34, 22);
 			assertThat(path.bounces()).as("call stacks that enter a package again:%s", path.describe()).isEmpty();
 		});
 	}

@@ -70,14 +70,14 @@ class ReactiveLockPathTests {
 		.withUserConfiguration(Config.class);
 
 	@Test
-	void aMonoCallEntersAtMost38MethodsIn22ClassesAndNoPackageTwice() {
+	void aMonoCallEntersAtMost40MethodsIn23ClassesAndNoPackageTwice() {
 		this.contextRunner.run((context) -> {
 			Locked locked = context.getBean(Locked.class);
 			locked.inTransaction("a").block(HANG);
 			LibraryPath.arm();
 			locked.inTransaction("a").block(HANG);
 			LibraryPath.Path path = LibraryPath.path();
-			LockPathTests.assertPath("Mono call", path, 38, 22);
+			LockPathTests.assertPath("Mono call", path, 40, 23);
 			assertThat(path.bounces()).as("call stacks that enter a package again:%s", path.describe()).isEmpty();
 		});
 	}

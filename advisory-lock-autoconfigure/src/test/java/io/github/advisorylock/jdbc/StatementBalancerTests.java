@@ -111,6 +111,19 @@ class StatementBalancerTests {
 	}
 
 	@Test
+	void aWaitWithoutATryFirstSentToAStandbyIsRefusedAndTakesNothing() throws Exception {
+		try (LockHolder holder = LockHolder.exclusive(this.primary, key(1));
+				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.balanced)) {
+			// A try on the primary finds the key held: the next call waits for it at
+			// once.
+			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.balanced));
+			Boolean taken = transaction.execute((status) -> locks.tryLock(this.namespace, 1));
+			assertThat(taken).isFalse();
+			assertRefusedOnTheStandby(locks, LockRequest.of(this.namespace, 1).withTimeout(PgLocks.HANG_TIMEOUT));
+		}
+	}
+
+	@Test
 	void aLimitsSliceSentToAStandbyIsRefusedAndTakesNothing() throws Exception {
 		long key = key("tenant");
 		try (LockHolder holder = LockHolder.exclusive(this.primary, AdvisoryLockKeys.permitSlot(key, 0),

@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.core.sql;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>
  * A try takes free keys in one round trip; only a {@code BLOCK} that finds one held sends
- * {@code WAIT} (docs/decisions.md, "Cost and round trips"). A try never waits: a key
+ * {@code WAIT}, and a {@code BLOCK} of one key recently found held sends {@code WAIT_ONE}
+ * instead of both (docs/decisions.md, "Cost and round trips"). A try never waits: a key
  * another transaction awaits counts as held, so a try never jumps the queue.
  *
  * <p>
@@ -114,6 +116,33 @@ public final class LockSql {
 			FROM previous
 			WHERE %3$s""";
 
+	/**
+	 * The transaction-local setting in which {@link #WAIT_ONE} keeps the transaction's
+	 * {@code lock_timeout} while it waits with its own: a name of the library's, which
+	 * PostgreSQL creates on first use in a session, and whose value ends with the
+	 * transaction.
+	 */
+	public static final String KEPT_LOCK_TIMEOUT = "advisory_lock.lock_timeout";
+
+	/**
+	 * Waits for one key in one statement, without a try first: for a key recently found
+	 * held ({@code core.ContendedKeys}). The try's check, then, in a {@code CASE}, whose
+	 * conditions run in order, each false but the last: the transaction's
+	 * {@code lock_timeout} kept in {@link #KEPT_LOCK_TIMEOUT}, {@code lock_timeout} set
+	 * to the timeout, the lock, and the kept value set back. No row when the check
+	 * refused, and nothing set or taken; {@code true} once taken. Running out fails with
+	 * {@code 55P03} and aborts the transaction, discarding what it set. Parameters: the
+	 * timeout ({@code text}, such as {@code 3000ms}), the key ({@code bigint}).
+	 */
+	private static final String WAIT_ONE = """
+			SELECT CASE
+			         WHEN pg_catalog.set_config('%3$s', pg_catalog.current_setting('lock_timeout'), true) IS NULL THEN NULL
+			         WHEN pg_catalog.set_config('lock_timeout', ?, true) IS NULL THEN NULL
+			         WHEN pg_catalog.%2$s(?) IS NULL THEN NULL
+			         ELSE pg_catalog.set_config('lock_timeout', pg_catalog.current_setting('%3$s'), true) IS NOT NULL
+			       END AS acquired
+			WHERE %1$s""";
+
 	private static final String TRY_ONE_EXCLUSIVE = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock");
 
 	private static final String TRY_ONE_SHARED = TRY_ONE.formatted(LOCKABLE, "pg_try_advisory_xact_lock_shared");
@@ -126,6 +155,12 @@ public final class LockSql {
 
 	private static final String WAIT_SHARED = WAIT.formatted("pg_advisory_xact_lock_shared", REMAINING,
 			NOT_IN_RECOVERY);
+
+	private static final String WAIT_ONE_EXCLUSIVE = WAIT_ONE.formatted(LOCKABLE, "pg_advisory_xact_lock",
+			KEPT_LOCK_TIMEOUT);
+
+	private static final String WAIT_ONE_SHARED = WAIT_ONE.formatted(LOCKABLE, "pg_advisory_xact_lock_shared",
+			KEPT_LOCK_TIMEOUT);
 
 	/**
 	 * Sets an invocation-scoped lock session's dead-man switch, on its idle time; sent
@@ -174,6 +209,10 @@ public final class LockSql {
 
 	private final String waitShared;
 
+	private final String waitOneExclusive;
+
+	private final String waitOneShared;
+
 	private final boolean numbered;
 
 	private LockSql(boolean numbered) {
@@ -184,6 +223,8 @@ public final class LockSql {
 		this.tryManyShared = placeholders(TRY_MANY_SHARED, numbered);
 		this.waitExclusive = placeholders(WAIT_EXCLUSIVE, numbered);
 		this.waitShared = placeholders(WAIT_SHARED, numbered);
+		this.waitOneExclusive = placeholders(WAIT_ONE_EXCLUSIVE, numbered);
+		this.waitOneShared = placeholders(WAIT_ONE_SHARED, numbered);
 	}
 
 	/**
@@ -230,6 +271,22 @@ public final class LockSql {
 	/** Return the statement that waits for keys a try found held, with its comment. */
 	public String waitSql(LockMode mode, String namespace) {
 		return commented(namespace, (mode == LockMode.SHARED) ? this.waitShared : this.waitExclusive);
+	}
+
+	/**
+	 * Return the statement that waits for one key without a try first, with its comment.
+	 */
+	public String waitOneSql(LockMode mode, String namespace) {
+		return commented(namespace, (mode == LockMode.SHARED) ? this.waitOneShared : this.waitOneExclusive);
+	}
+
+	/**
+	 * Return {@link #WAIT_ONE}'s timeout parameter: at least 1ms, as 0 means no timeout.
+	 * @param timeout the timeout
+	 * @return the value, such as {@code 3000ms}
+	 */
+	public static String waitOneTimeout(Duration timeout) {
+		return Math.max(1, timeout.toMillis()) + "ms";
 	}
 
 	/**
