@@ -33,8 +33,10 @@ import io.github.advisorylock.WaitMode;
  * <p>
  * A lossy table shared by every thread of a template: a slot per key's hash, a key found
  * held replacing the one before it there, and a finding forgotten after {@link #MEMORY},
- * so that a key that cooled down goes back to its try. A race loses a finding at most,
- * which costs one try.
+ * so that a key that cooled down goes back to its try. A race costs one try, or one wait
+ * at once for a key that is free, which the wait takes as a try would. The mode is not
+ * remembered: a shared request for a key found held waits at once too, where a try might
+ * have found only shared holders. Only the transaction scope asks.
  *
  * @author advisory-lock authors
  */

@@ -20,6 +20,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.advisorylock.LockBusyException;
 import io.github.advisorylock.LockHolderDiagnosis;
@@ -80,10 +81,32 @@ final class JdbcAcquisitionSupport {
 	 * @throws DataAccessException for any other failure
 	 */
 	@Nullable SQLException waitFor(Connection connection, LockRequest request, LockKeys keys, long busyKey, Duration timeout) {
+		return bounded(
+				() -> JdbcLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
+						request.namespace(), this.lifecycle),
+				request, keys, () -> LockFailures.recoveryRefusal(request));
+	}
+
+	/**
+	 * Wait for the one key of a request without a try first, within the timeout.
+	 * @return {@code null} when it was taken, or the driver's report of a timeout
+	 * @throws LockTransactionException if a lock is not allowed here, which took nothing
+	 * @throws DataAccessException for any other failure
+	 */
+	@Nullable SQLException waitOne(Connection connection, LockRequest request, LockKeys keys, Duration timeout) {
+		return bounded(() -> JdbcLockStatements.waitOne(connection, request.mode(), keys.keys().get(0), timeout,
+				request.namespace(), this.lifecycle), request, keys, () -> explainRefusal(connection, request));
+	}
+
+	/**
+	 * Run a bounded wait: a timeout is an outcome, answered; no row is a refusal; any
+	 * other failure is translated.
+	 */
+	private @Nullable SQLException bounded(SqlWait wait, LockRequest request, LockKeys keys,
+			Supplier<LockTransactionException> refusal) {
 		try {
-			if (!JdbcLockStatements.waitLock(connection, request.mode(), keys.waitedFor(busyKey), timeout,
-					request.namespace(), this.lifecycle)) {
-				throw LockFailures.recoveryRefusal(request);
+			if (!wait.run()) {
+				throw refusal.get();
 			}
 			return null;
 		}
@@ -126,6 +149,20 @@ final class JdbcAcquisitionSupport {
 			@Nullable Throwable cause, Function<LockHolderDiagnosis, Diagnosis> diagnose, @Nullable String holderHint) {
 		return LockFailures.busyException(request.namespace(), keys, timeout, cause, this.holderDiagnosis, diagnose,
 				holderHint);
+	}
+
+	/**
+	 * A waiting statement, run on the driver.
+	 */
+	@FunctionalInterface
+	private interface SqlWait {
+
+		/**
+		 * Run it.
+		 * @return whether it answered its row
+		 */
+		boolean run() throws SQLException;
+
 	}
 
 	/** Translate any other failure of a JDBC call, naming its task. */

@@ -54,17 +54,9 @@ final class JdbcLockStatements {
 	static boolean waitLock(Connection connection, LockMode mode, List<Long> keys, Duration timeout, String namespace,
 			LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitSql(mode, namespace))) {
-			statement.setLong(1, Math.max(1, timeout.toMillis()));
+			statement.setLong(1, LockSql.timeoutMillis(timeout));
 			bindKeys(connection, statement, 2, keys, true);
-			// pgjdbc sends the cancel only while the statement runs, so a late one
-			// reaches no other statement of the connection.
-			Runnable ended = waits.whileWaiting(() -> cancel(statement));
-			try (ResultSet result = statement.executeQuery()) {
-				return result.next();
-			}
-			finally {
-				ended.run();
-			}
+			return runWait(statement, waits);
 		}
 	}
 
@@ -72,21 +64,30 @@ final class JdbcLockStatements {
 	 * Run the statement that waits for one key without a try first, within the timeout;
 	 * the template's close cancels it on the server.
 	 * @return whether a lock was allowed: when not, nothing was set or taken
-	 * @throws SQLException if the statement fails; SQLSTATE {@code 55P03} when the wait
-	 * ran out of time, {@code 57014} when it was cancelled
+	 * @throws SQLException as {@link #waitLock} does
 	 */
 	static boolean waitOne(Connection connection, LockMode mode, long key, Duration timeout, String namespace,
 			LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitOneSql(mode, namespace))) {
-			statement.setString(1, LockSql.waitOneTimeout(timeout));
+			statement.setString(1, LockSql.timeoutMillis(timeout) + "ms");
 			statement.setLong(2, key);
-			Runnable ended = waits.whileWaiting(() -> cancel(statement));
-			try (ResultSet result = statement.executeQuery()) {
-				return result.next();
-			}
-			finally {
-				ended.run();
-			}
+			return runWait(statement, waits);
+		}
+	}
+
+	/**
+	 * Run a waiting statement, cancellable by the template's close meanwhile.
+	 * @return whether it answered a row
+	 */
+	private static boolean runWait(PreparedStatement statement, LockLifecycle waits) throws SQLException {
+		// pgjdbc sends the cancel only while the statement runs, so a late one reaches no
+		// other statement of the connection.
+		Runnable ended = waits.whileWaiting(() -> cancel(statement));
+		try (ResultSet result = statement.executeQuery()) {
+			return result.next();
+		}
+		finally {
+			ended.run();
 		}
 	}
 

@@ -57,9 +57,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Runs a {@link LockScope#TRANSACTION transaction-scoped} lock request on JDBC, in the
  * thread's Spring transaction: it tries the keys {@link TransactionLockPlan} chose in one
  * statement on the connection joined through {@link DataSourceUtils}, and a
- * {@link WaitMode#BLOCK} that found one held waits in a second. The keys taken are
- * recorded in {@link TransactionLockSynchronization}, which follows the transaction
- * through suspension and savepoints until COMMIT or ROLLBACK releases them.
+ * {@link WaitMode#BLOCK} that found one held waits in a second; a {@code BLOCK} of one
+ * key found held lately waits at once, in one statement ({@link ContendedKeys}). The keys
+ * taken are recorded in {@link TransactionLockSynchronization}, which follows the
+ * transaction through suspension and savepoints until COMMIT or ROLLBACK releases them.
  *
  * @author advisory-lock authors
  */
@@ -186,7 +187,8 @@ final class JdbcTransactionLockExecutor {
 	 */
 	private LockAttempt attempt(BoundConnection bound, LockRequest request, LockKeys keys, LockSettings settings) {
 		if (this.contended.waitsFirst(request, keys)) {
-			return this.statements.waitOne(bound, request, keys, settings.timeout(request));
+			return LockAttempt.afterWait(keys.keys().get(0),
+					this.support.waitOne(bound.connection(), request, keys, settings.timeout(request)));
 		}
 		Long busyKey = this.statements.tryLock(bound, request, keys);
 		if (busyKey == null) {

@@ -93,28 +93,6 @@ final class JdbcTransactionLockStatements {
 	}
 
 	/**
-	 * Wait for the one key of a request at once, without a try first, within the timeout.
-	 * @return the attempt: acquired, or timed out
-	 */
-	LockAttempt waitOne(BoundConnection bound, LockRequest request, LockKeys keys, Duration timeout) {
-		Connection connection = bound.connection();
-		long key = keys.keys().get(0);
-		try {
-			if (!JdbcLockStatements.waitOne(connection, request.mode(), key, timeout, request.namespace(),
-					this.support.lifecycle())) {
-				throw JdbcAcquisitionSupport.explainRefusal(connection, request);
-			}
-			return LockAttempt.ACQUIRED;
-		}
-		catch (SQLException ex) {
-			if (JdbcAcquisitionSupport.LOCK_NOT_AVAILABLE.equals(ex.getSQLState())) {
-				return LockAttempt.afterWait(key, ex);
-			}
-			throw this.support.translateLockFailure(ex, request, keys);
-		}
-	}
-
-	/**
 	 * Take one free permit of a limit: try every slot, in order, in one statement that
 	 * takes one at most.
 	 * @return the slot taken, or {@code null} when every one is held

@@ -61,9 +61,9 @@ final class R2dbcLockStatements {
 			String namespace) {
 		return Mono.defer(() -> {
 			Statement statement = connection.createStatement(LockSql.R2DBC.waitSql(mode, namespace));
-			statement.bind(0, Math.max(1, timeout.toMillis()));
+			statement.bind(0, LockSql.timeoutMillis(timeout));
 			bindKeys(statement, 1, keys, true);
-			return Flux.from(statement.execute()).concatMap((result) -> result.map((row, metadata) -> 1)).hasElements();
+			return answersARow(statement);
 		});
 	}
 
@@ -75,10 +75,15 @@ final class R2dbcLockStatements {
 	static Mono<Boolean> waitOne(Connection connection, LockMode mode, long key, Duration timeout, String namespace) {
 		return Mono.defer(() -> {
 			Statement statement = connection.createStatement(LockSql.R2DBC.waitOneSql(mode, namespace));
-			statement.bind(0, LockSql.waitOneTimeout(timeout));
+			statement.bind(0, LockSql.timeoutMillis(timeout) + "ms");
 			statement.bind(1, key);
-			return Flux.from(statement.execute()).concatMap((result) -> result.map((row, metadata) -> 1)).hasElements();
+			return answersARow(statement);
 		});
+	}
+
+	/** Run a statement and tell whether it answered a row. */
+	private static Mono<Boolean> answersARow(Statement statement) {
+		return Flux.from(statement.execute()).concatMap((result) -> result.map((row, metadata) -> 1)).hasElements();
 	}
 
 	/**

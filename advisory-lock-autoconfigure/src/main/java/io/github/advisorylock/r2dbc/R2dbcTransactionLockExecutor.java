@@ -214,17 +214,16 @@ final class R2dbcTransactionLockExecutor {
 	 */
 	private Mono<LockAttempt> attempt(BoundConnection bound, LockRequest request, LockKeys keys,
 			LockSettings settings) {
-		return Mono.defer(() -> {
-			if (this.contended.waitsFirst(request, keys)) {
-				return this.statements.waitOne(bound, request, keys, settings.timeout(request));
-			}
-			return this.statements.tryLock(bound, request, keys).flatMap((busyKey) -> {
-				this.contended.foundHeld(busyKey);
-				return LockAttempt.afterBusy(request.waitMode(), busyKey,
-						() -> this.statements.waitLock(bound, request, keys, busyKey, settings.timeout(request)),
-						Mono::just);
-			}).switchIfEmpty(Mono.just(LockAttempt.ACQUIRED));
-		});
+		// Called at subscription (from take), so the decision is the subscriber's.
+		if (this.contended.waitsFirst(request, keys)) {
+			return this.statements.waitOne(bound, request, keys, settings.timeout(request));
+		}
+		return this.statements.tryLock(bound, request, keys).flatMap((busyKey) -> {
+			this.contended.foundHeld(busyKey);
+			return LockAttempt.afterBusy(request.waitMode(), busyKey,
+					() -> this.statements.waitLock(bound, request, keys, busyKey, settings.timeout(request)),
+					Mono::just);
+		}).switchIfEmpty(Mono.just(LockAttempt.ACQUIRED));
 	}
 
 	/**

@@ -31,6 +31,7 @@ import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
 import io.github.advisorylock.WaitMode;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
 import io.github.advisorylock.testsupport.FreezableRelay;
 import io.github.advisorylock.testsupport.LockHolder;
@@ -53,6 +54,7 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.TransactionDefinition;
@@ -316,6 +318,26 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 				.as(this.transaction::transactional)
 				.subscribe();
 			this.pgLocks.awaitWaiters(key(7), 1);
+			waiter.dispose();
+			this.pgLocks.await("the cancelled waiter gone from pg_locks",
+					(locks) -> locks.stream().noneMatch((lock) -> !lock.granted()));
+			assertThat(this.pgLocks.all()).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
+		}
+	}
+
+	@Test
+	void aCancelledWaitWithoutATryFirstStopsWaitingOnTheServerAtOnce() {
+		try (LockHolder holder = LockHolder.exclusive(TestDatabase.get().dataSource(), key(7))) {
+			// A try finds the key held: the next call waits for it at once.
+			Boolean taken = this.locks.tryLock(this.namespace, 7).as(this.transaction::transactional).block(HANG);
+			assertThat(taken).isFalse();
+			Disposable waiter = this.locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG.multipliedBy(4)))
+				.as(this.transaction::transactional)
+				.subscribe();
+			this.pgLocks.awaitWaiters(key(7), 1);
+			assertThat(new JdbcTemplate(TestDatabase.get().dataSource()).queryForObject(
+					"SELECT query FROM pg_stat_activity WHERE pid = ?", String.class, this.pgLocks.waiterPid(key(7))))
+				.contains(LockSql.KEPT_LOCK_TIMEOUT);
 			waiter.dispose();
 			this.pgLocks.await("the cancelled waiter gone from pg_locks",
 					(locks) -> locks.stream().noneMatch((lock) -> !lock.granted()));

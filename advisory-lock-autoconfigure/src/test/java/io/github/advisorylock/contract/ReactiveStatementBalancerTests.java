@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
@@ -31,6 +32,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.r2dbc.R2dbcAdvisoryLockTemplate;
 import io.github.advisorylock.testsupport.LockHolder;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
@@ -109,8 +111,14 @@ class ReactiveStatementBalancerTests {
 	private void assertRefusedOnTheStandby(LockRequest request, boolean triedFirst) {
 		// The waits (a lock's, a limit's slice) go to the standby; the rest to the
 		// primary.
-		ConnectionFactory balanced = new StatementRouting(primaryPool, standbyPool,
-				(sql) -> sql.contains("pg_catalog.current_setting('lock_timeout')"));
+		List<String> toTheStandby = new CopyOnWriteArrayList<>();
+		ConnectionFactory balanced = new StatementRouting(primaryPool, standbyPool, (sql) -> {
+			boolean wait = sql.contains("pg_catalog.current_setting('lock_timeout')");
+			if (wait) {
+				toTheStandby.add(sql);
+			}
+			return wait;
+		});
 		R2dbcAdvisoryLockTemplate locks = new R2dbcAdvisoryLockTemplate(balanced);
 		TransactionalOperator transaction = TransactionalOperator.create(new R2dbcTransactionManager(balanced));
 		AtomicReference<List<PgLocks.AdvisoryLock>> onTheStandby = new AtomicReference<>();
@@ -131,6 +139,10 @@ class ReactiveStatementBalancerTests {
 				.as(transaction::transactional)
 				.block(HANG)).withMessageContaining("was asked of a server in recovery");
 			assertThat(onTheStandby.get()).as("locks taken on the standby").isEmpty();
+			if (triedFirst) {
+				// Waited for at once, without a try.
+				assertThat(toTheStandby).singleElement().asString().contains(LockSql.KEPT_LOCK_TIMEOUT);
+			}
 		}
 		finally {
 			locks.close();

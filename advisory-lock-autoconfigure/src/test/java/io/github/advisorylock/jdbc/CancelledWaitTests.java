@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockRequest;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.testsupport.FreezableRelay;
 import io.github.advisorylock.testsupport.LockHolder;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
@@ -69,6 +70,19 @@ class CancelledWaitTests {
 
 	@Test
 	void aWaitTheTemplatesCloseCancelsEndsOnlyOnceItsCancelRequestWasAnswered() throws Exception {
+		cancelAWaitThenLendItsConnection(false);
+	}
+
+	@Test
+	void aWaitWithoutATryFirstThatTheTemplatesCloseCancelsEndsOnlyOnceItsCancelRequestWasAnswered() throws Exception {
+		cancelAWaitThenLendItsConnection(true);
+	}
+
+	/**
+	 * @param foundHeldFirst whether a try finds the key held first, so that the call
+	 * waits for it at once
+	 */
+	private void cancelAWaitThenLendItsConnection(boolean foundHeldFirst) throws Exception {
 		long key = AdvisoryLockKeys.of(this.namespace, 7);
 		long borrowersKey = AdvisoryLockKeys.of(this.namespace, "the next borrower");
 		try (FreezableRelay relay = new FreezableRelay(TestDatabase.get().url());
@@ -77,6 +91,10 @@ class CancelledWaitTests {
 				LockHolder borrowersHolder = LockHolder.exclusive(TestDatabase.get().dataSource(), borrowersKey)) {
 			AdvisoryLockTemplate locks = new AdvisoryLockTemplate(pool);
 			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(pool));
+			if (foundHeldFirst) {
+				Boolean taken = transaction.execute((status) -> locks.tryLock(this.namespace, 7));
+				assertThat(taken).isFalse();
+			}
 			relay.holdCancelRequests();
 			AtomicReference<Thread> waiterThread = new AtomicReference<>();
 			CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> {
@@ -85,6 +103,10 @@ class CancelledWaitTests {
 						(status) -> locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG.multipliedBy(4))));
 			}, this.threads);
 			this.pgLocks.awaitWaiters(key, 1);
+			assertThat(new JdbcTemplate(TestDatabase.get().dataSource()).queryForObject(
+					"SELECT query FROM pg_stat_activity WHERE pid = ?", String.class, this.pgLocks.waiterPid(key)))
+				.as("the waiting statement")
+				.matches((sql) -> sql.contains(LockSql.KEPT_LOCK_TIMEOUT) == foundHeldFirst);
 			// The close blocks until the cancel request it sends is answered.
 			this.threads.submit(() -> {
 				locks.close();

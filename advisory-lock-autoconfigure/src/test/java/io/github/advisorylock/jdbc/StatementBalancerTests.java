@@ -23,8 +23,10 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 
 import javax.sql.DataSource;
@@ -34,6 +36,7 @@ import io.github.advisorylock.AdvisoryLockKeys;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
 import io.github.advisorylock.LockTransactionException;
+import io.github.advisorylock.core.sql.LockSql;
 import io.github.advisorylock.testsupport.LockHolder;
 import io.github.advisorylock.testsupport.NoAdvisoryLocksLeft;
 import io.github.advisorylock.testsupport.PgLocks;
@@ -91,7 +94,11 @@ class StatementBalancerTests {
 	}
 
 	private void assertRefusedOnTheStandby(AdvisoryLockTemplate locks, LockRequest request) {
-		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.balanced));
+		assertRefusedOnTheStandby(locks, this.balanced, request);
+	}
+
+	private void assertRefusedOnTheStandby(AdvisoryLockTemplate locks, DataSource balanced, LockRequest request) {
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(balanced));
 		transaction.executeWithoutResult((status) -> {
 			assertThatExceptionOfType(LockTransactionException.class).isThrownBy(() -> locks.lock(request))
 				.withMessageContaining("was asked of a server in recovery");
@@ -112,15 +119,24 @@ class StatementBalancerTests {
 
 	@Test
 	void aWaitWithoutATryFirstSentToAStandbyIsRefusedAndTakesNothing() throws Exception {
+		List<String> toTheStandby = new CopyOnWriteArrayList<>();
+		DataSource balanced = new StatementRouting(this.primary, () -> standbyPool.getConnection(), (sql) -> {
+			boolean wait = sql.contains("pg_catalog.current_setting('lock_timeout')");
+			if (wait) {
+				toTheStandby.add(sql);
+			}
+			return wait;
+		});
 		try (LockHolder holder = LockHolder.exclusive(this.primary, key(1));
-				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(this.balanced)) {
-			// A try on the primary finds the key held: the next call waits for it at
-			// once.
-			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.balanced));
+				AdvisoryLockTemplate locks = new AdvisoryLockTemplate(balanced)) {
+			// A try on the primary finds the key held: the next call waits at once.
+			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(balanced));
 			Boolean taken = transaction.execute((status) -> locks.tryLock(this.namespace, 1));
 			assertThat(taken).isFalse();
-			assertRefusedOnTheStandby(locks, LockRequest.of(this.namespace, 1).withTimeout(PgLocks.HANG_TIMEOUT));
+			assertRefusedOnTheStandby(locks, balanced,
+					LockRequest.of(this.namespace, 1).withTimeout(PgLocks.HANG_TIMEOUT));
 		}
+		assertThat(toTheStandby).singleElement().asString().contains(LockSql.KEPT_LOCK_TIMEOUT);
 	}
 
 	@Test

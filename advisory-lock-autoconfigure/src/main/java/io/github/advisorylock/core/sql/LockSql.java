@@ -281,12 +281,13 @@ public final class LockSql {
 	}
 
 	/**
-	 * Return {@link #WAIT_ONE}'s timeout parameter: at least 1ms, as 0 means no timeout.
+	 * Return a wait's timeout in milliseconds, for its statement: at least 1, as 0 means
+	 * no timeout to PostgreSQL.
 	 * @param timeout the timeout
-	 * @return the value, such as {@code 3000ms}
+	 * @return the milliseconds
 	 */
-	public static String waitOneTimeout(Duration timeout) {
-		return Math.max(1, timeout.toMillis()) + "ms";
+	public static long timeoutMillis(Duration timeout) {
+		return Math.max(1, timeout.toMillis());
 	}
 
 	/**
