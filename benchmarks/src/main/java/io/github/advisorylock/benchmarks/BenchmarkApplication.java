@@ -16,12 +16,14 @@
 
 package io.github.advisorylock.benchmarks;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.testsupport.BootAutoConfigurations;
 import io.github.advisorylock.testsupport.TestDatabase;
@@ -97,7 +99,8 @@ class BenchmarkApplication {
 
 	/**
 	 * Size the application's pool, so that every caller of a scenario has a connection
-	 * and no more are open.
+	 * and no more are open, and wait until the pool has opened them all, so that no
+	 * measurement waits on a connection being opened.
 	 * @param context the application
 	 * @param size the most connections
 	 */
@@ -105,7 +108,22 @@ class BenchmarkApplication {
 		HikariDataSource pool = context.getBean(HikariDataSource.class);
 		pool.getHikariConfigMXBean().setMaximumPoolSize(size);
 		pool.getHikariConfigMXBean().setMinimumIdle(size);
-		pool.getHikariPoolMXBean().softEvictConnections();
+		HikariPoolMXBean state = pool.getHikariPoolMXBean();
+		state.softEvictConnections();
+		long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+		while (state.getTotalConnections() != size || state.getIdleConnections() != size) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("The pool has " + state.getTotalConnections() + " connections, "
+						+ state.getIdleConnections() + " idle, after two minutes; wanted " + size);
+			}
+			try {
+				Thread.sleep(10);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted", ex);
+			}
+		}
 	}
 
 }

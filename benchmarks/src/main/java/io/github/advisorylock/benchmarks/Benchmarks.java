@@ -230,7 +230,9 @@ public final class Benchmarks {
 			List<ClosedLoop.Window> distinct = capacity.continuous(false);
 			BenchmarkApplication.resizePool(context, BenchmarkApplication.MAX_POOL_SIZE);
 
-			Map<Integer, ScalingBenchmark.Point> scaling = new ScalingBenchmark(this.settings, context, annotated)
+			Pgbench pgbench = Pgbench.find(database);
+			Map<Integer, ScalingBenchmark.Point> scaling = new ScalingBenchmark(this.settings, context, annotated,
+					handWritten, pgbench)
 				.run();
 			Map<String, double[]> takeover = new TakeoverBenchmark(this.settings,
 					context.getBean(AdvisoryLockOperations.class), database)
@@ -248,7 +250,7 @@ public final class Benchmarks {
 			String keysSection = keysSection(perKeys);
 			String handOffSection = handOffSection(handOff, perCall);
 			String capacitySection = capacitySection(burstWaits, hot, distinct);
-			String scalingSection = scalingSection(scaling);
+			String scalingSection = scalingSection(scaling, pgbench);
 			String invocationSection = invocationSection(perCall, takeover, fenced, token);
 			String networkSection = networkSection(perCall, network);
 			String crowdSection = crowdSection(crowds, crowd.poolFillMillis(),
@@ -389,7 +391,7 @@ public final class Benchmarks {
 		double oneHandOff = Summary.of(one.p50(), Summary.Spread.RANGE).median();
 		double model = 1000 / oneHandOff;
 		Table table = new Table("callers on one key", "queued in, ms", "hand-off p50, ms", "hand-off p99, ms",
-				"calls/s", "model: 1000 / one waiter's hand-off", "measured / model");
+				"the JVM's GC in the pass, ms", "calls/s", "model: 1000 / one waiter's hand-off", "measured / model");
 		StringBuilder headline = new StringBuilder();
 		crowds.forEach((crowd, rounds) -> {
 			double[] queued = rounds.stream().mapToDouble(CrowdBenchmark.Round::queueMillis).toArray();
@@ -401,9 +403,11 @@ public final class Benchmarks {
 				.toArray();
 			Summary throughput = Summary.of(rounds.stream().mapToDouble(CrowdBenchmark.Round::throughput).toArray(),
 					Summary.Spread.RANGE);
+			double[] gc = rounds.stream().mapToDouble(CrowdBenchmark.Round::gcMillis).toArray();
 			table.row(crowd, Summary.of(queued, Summary.Spread.RANGE).format(0),
 					Summary.of(p50, Summary.Spread.RANGE).format(), Summary.of(p99, Summary.Spread.RANGE).format(),
-					throughput.format(0), fmt("%.0f/s", model), fmt("%.2f", throughput.median() / model));
+					Summary.of(gc, Summary.Spread.RANGE).format(0), throughput.format(0), fmt("%.0f/s", model),
+					fmt("%.2f", throughput.median() / model));
 			headline.append(headline.isEmpty() ? "" : "; ")
 				.append(fmt("%d callers: hand-off p50 %s ms, p99 %s ms, " + "%.0f calls/s (%.2f × the model)", crowd,
 						Summary.of(p50, Summary.Spread.RANGE).format(), Summary.of(p99, Summary.Spread.RANGE).format(),
@@ -611,15 +615,84 @@ public final class Benchmarks {
 		return Summary.of(values, Summary.Spread.RANGE).median();
 	}
 
-	private String scalingSection(Map<Integer, ScalingBenchmark.Point> scaling) {
-		Table table = new Table("callers (= pool size)", "distinct keys: calls/s", "distinct keys: p99 ms",
-				"one hot key: calls/s", "one hot key: p99 ms");
-		scaling.forEach((callers, point) -> table.row(callers,
-				Summary.of(point.distinctThroughput(), Summary.Spread.RANGE).format(0),
-				Summary.of(point.distinctP99(), Summary.Spread.RANGE).format(),
-				Summary.of(point.hotThroughput(), Summary.Spread.RANGE).format(0),
-				Summary.of(point.hotP99(), Summary.Spread.RANGE).format()));
-		return table.markdown();
+	/**
+	 * Run the scaling scenario alone and print its section, writing nothing
+	 * ({@link ScalingBenchmark#main}).
+	 */
+	static void scalingOnly() throws Exception {
+		Settings settings = Settings.fromSystemProperties();
+		TestDatabase database = database(settings);
+		try (ConfigurableApplicationContext context = BenchmarkApplication.start(database)) {
+			Benchmarks benchmarks = new Benchmarks(settings);
+			Pgbench pgbench = Pgbench.find(database);
+			String section = benchmarks.scalingSection(new ScalingBenchmark(settings, context,
+					context.getBean(AnnotatedCalls.class), context.getBean(HandWrittenCalls.class), pgbench)
+				.run(), pgbench);
+			benchmarks.headline.forEach((line) -> System.out.println("- " + line));
+			System.out.println();
+			System.out.println(section);
+		}
+		System.exit(0);
+	}
+
+	/**
+	 * Tabulate the scaling scenario: for a key per call and for one hot key, each way's
+	 * calls per second with the annotation's ratios to the hand-written lock and to
+	 * pgbench, taken within each round, then each way's p99.
+	 */
+	private String scalingSection(Map<Integer, ScalingBenchmark.Point> scaling, Pgbench pgbench) throws Exception {
+		StringBuilder section = new StringBuilder();
+		List<String> ways = new ArrayList<>(scaling.values().iterator().next().distinct().keySet());
+		double[] lowest = { Double.MAX_VALUE, Double.MAX_VALUE };
+		for (boolean hot : new boolean[] { false, true }) {
+			String keys = hot ? "one hot key" : "a random key per call";
+			List<String> throughputHeader = new ArrayList<>(List.of("callers (= pool size)"));
+			ways.forEach((way) -> throughputHeader.add(way + ", calls/s"));
+			throughputHeader.add("`@AdvisoryLocked` ÷ hand-written");
+			if (pgbench != null) {
+				throughputHeader.add("`@AdvisoryLocked` ÷ pgbench");
+			}
+			Table throughput = new Table(throughputHeader.toArray(String[]::new));
+			List<String> latencyHeader = new ArrayList<>(List.of("callers (= pool size)"));
+			ways.forEach((way) -> latencyHeader.add(way + ", p99 ms"));
+			Table latency = new Table(latencyHeader.toArray(String[]::new));
+			int mode = hot ? 1 : 0;
+			scaling.forEach((callers, point) -> {
+				Map<String, List<ClosedLoop.Window>> windows = hot ? point.hot() : point.distinct();
+				List<Object> row = new ArrayList<>(List.of(callers));
+				List<Object> p99Row = new ArrayList<>(List.of(callers));
+				for (String way : ways) {
+					row.add(Summary.of(ScalingBenchmark.Point.throughputs(windows.get(way)), Summary.Spread.RANGE)
+						.format(0));
+					p99Row
+						.add(Summary.of(ScalingBenchmark.Point.p99s(windows.get(way)), Summary.Spread.RANGE).format());
+				}
+				double[] annotation = ScalingBenchmark.Point.throughputs(windows.get(ScalingBenchmark.ANNOTATION));
+				Summary toHandWritten = Summary.of(
+						Rounds.ratios(annotation,
+								ScalingBenchmark.Point.throughputs(windows.get(ScalingBenchmark.HAND_WRITTEN))),
+						Summary.Spread.RANGE);
+				lowest[mode] = Math.min(lowest[mode], toHandWritten.median());
+				row.add(toHandWritten.format(2));
+				if (pgbench != null) {
+					row.add(Summary
+						.of(Rounds.ratios(annotation,
+								ScalingBenchmark.Point.throughputs(windows.get(ScalingBenchmark.PGBENCH))),
+								Summary.Spread.RANGE)
+						.format(2));
+				}
+				throughput.row(row.toArray());
+				latency.row(p99Row.toArray());
+			});
+			section.append("Calls per second, ").append(keys).append(":\n\n").append(throughput.markdown());
+			section.append("\np99 latency, ").append(keys).append(":\n\n").append(latency.markdown()).append("\n");
+		}
+		section.append((pgbench != null) ? "pgbench is " + pgbench.version() + ".\n"
+				: "pgbench is not installed here, so its columns are left out (Debian's `postgresql-client` has it).\n");
+		this.headline.add(
+				fmt("Scaling from 1 to 32 callers, `@AdvisoryLocked` ÷ the hand-written lock's calls/s, lowest median: "
+						+ "%.2f with a key per call, %.2f on one hot key.", lowest[0], lowest[1]));
+		return section.toString();
 	}
 
 	private static String chart(Map<Integer, ScalingBenchmark.Point> scaling, Map<String, double[]> perKeys) {
@@ -627,12 +700,22 @@ public final class Benchmarks {
 		List<Chart.Point> hotThroughput = new ArrayList<>();
 		List<Chart.Point> distinctP99 = new ArrayList<>();
 		List<Chart.Point> hotP99 = new ArrayList<>();
+		List<Chart.Point> pgbenchThroughput = new ArrayList<>();
 		scaling.forEach((callers, point) -> {
-			distinctThroughput
-				.add(Chart.Point.of(callers, Summary.of(point.distinctThroughput(), Summary.Spread.RANGE)));
-			hotThroughput.add(Chart.Point.of(callers, Summary.of(point.hotThroughput(), Summary.Spread.RANGE)));
-			distinctP99.add(Chart.Point.of(callers, Summary.of(point.distinctP99(), Summary.Spread.RANGE)));
-			hotP99.add(Chart.Point.of(callers, Summary.of(point.hotP99(), Summary.Spread.RANGE)));
+			List<ClosedLoop.Window> distinct = point.distinct().get(ScalingBenchmark.ANNOTATION);
+			List<ClosedLoop.Window> hot = point.hot().get(ScalingBenchmark.ANNOTATION);
+			distinctThroughput.add(Chart.Point.of(callers,
+					Summary.of(ScalingBenchmark.Point.throughputs(distinct), Summary.Spread.RANGE)));
+			hotThroughput.add(
+					Chart.Point.of(callers, Summary.of(ScalingBenchmark.Point.throughputs(hot), Summary.Spread.RANGE)));
+			distinctP99
+				.add(Chart.Point.of(callers, Summary.of(ScalingBenchmark.Point.p99s(distinct), Summary.Spread.RANGE)));
+			hotP99.add(Chart.Point.of(callers, Summary.of(ScalingBenchmark.Point.p99s(hot), Summary.Spread.RANGE)));
+			List<ClosedLoop.Window> pgbench = point.distinct().get(ScalingBenchmark.PGBENCH);
+			if (pgbench != null) {
+				pgbenchThroughput.add(Chart.Point.of(callers,
+						Summary.of(ScalingBenchmark.Point.throughputs(pgbench), Summary.Spread.RANGE)));
+			}
 		});
 		List<Chart.Point> statement = new ArrayList<>();
 		List<Chart.Point> annotation = new ArrayList<>();
@@ -648,10 +731,15 @@ public final class Benchmarks {
 		String blue = "#1f77b4";
 		String orange = "#d62728";
 		String grey = "#7f7f7f";
+		List<Chart.Series> throughputSeries = new ArrayList<>(
+				List.of(new Chart.Series("a random key per call", blue, distinctThroughput),
+						new Chart.Series("one hot key", orange, hotThroughput)));
+		if (!pgbenchThroughput.isEmpty()) {
+			throughputSeries.add(new Chart.Series("pgbench, a random key per call", grey, pgbenchThroughput));
+		}
 		return Chart.svg("@AdvisoryLocked on PostgreSQL: medians of rounds, with their spread", List.of(
 				new Chart.Panel("Throughput (bars: min–max)", "callers (pool = callers)", "transactions per second",
-						false, List.of(new Chart.Series("a random key per call", blue, distinctThroughput),
-								new Chart.Series("one hot key", orange, hotThroughput))),
+						false, throughputSeries),
 				new Chart.Panel("p99 latency (bars: min–max)", "callers (pool = callers)", "milliseconds (log)", true,
 						List.of(new Chart.Series("a random key per call", blue, distinctP99),
 								new Chart.Series("one hot key", orange, hotP99))),

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 
 import io.github.advisorylock.testsupport.TestDatabase;
 import one.profiler.AsyncProfiler;
@@ -66,14 +67,24 @@ public final class ClientProfile {
 		stages.put("AdvisoryLockAttributeSource.getAttribute", "annotation lookup (cached)");
 		stages.put("AdvisoryLockAspectSupport.keys", "key expression (SpEL)");
 		stages.put("LockKeys.resolve", "key derivation (SHA-256)");
-		stages.put("AdvisoryLockTemplate.acquire", "lock: the template's own work");
+		stages.put("AdvisoryLockTemplate.lock", "lock: the template's own work");
 		stages.put("TransactionLockSynchronization.record", "lock: record of what the transaction took");
 		stages.put("DataSourceUtils.getConnection", "lock: the transaction's connection");
-		stages.put("TransactionScopeFlow.transactionConnection", "lock: the transaction's connection");
+		stages.put("JdbcTransactionLockExecutor.bind", "lock: the transaction's connection");
 		stages.put("HandWrittenCalls.execute", "lock: the statement (JDBC)");
-		stages.put("TransactionScopeFlow.tryInTransaction", "lock: the statement (JDBC)");
+		stages.put("JdbcTransactionLockStatements.tryLock", "lock: the statement (JDBC)");
+		stages.put("JdbcTransactionLockStatements.waitOne", "lock: the statement (JDBC)");
+		stages.put("JdbcAcquisitionSupport.waitFor", "lock: the statement (JDBC)");
 		stages.put("AbstractPlatformTransactionManager.commit", "commit");
 		stages.put("AbstractPlatformTransactionManager.getTransaction", "begin");
+		// What a thread does when it is not running: innermost, so they win over the
+		// stage
+		// they wait in. A socket read waits for the server; a park, for a Java lock or
+		// the
+		// pool.
+		stages.put("NioSocketImpl.read", "socket read (the wait for the server)");
+		stages.put("LockSupport.park", "parked (a Java lock, the pool)");
+		stages.put("Object.wait", "parked (a Java lock, the pool)");
 		return stages;
 	}
 
@@ -129,11 +140,24 @@ public final class ClientProfile {
 	 * time, in microseconds; for allocations, bytes.
 	 */
 	static String report(String variant, boolean cpu, String collapsed, long calls, long cpuNanos) {
+		Map<String, Long> byStage = fold(collapsed, (stack) -> true);
+		long total = byStage.values().stream().mapToLong(Long::longValue).sum();
+		double perCall = cpu ? cpuNanos / 1e3 / calls : (double) total / calls;
+		return String.format(Locale.ROOT, "== %s, %s: %,d calls, %.2f %s a call%n", variant,
+				cpu ? "CPU" : "allocations", calls, perCall, cpu ? "µs of CPU" : "bytes") + stages(byStage, perCall);
+	}
+
+	/**
+	 * Fold a collapsed profile (one stack and its count a line) into the stages: a sample
+	 * counts for the innermost stage frame its stack has.
+	 * @param keep which stacks to count
+	 * @return each stage's samples
+	 */
+	static Map<String, Long> fold(String collapsed, Predicate<String> keep) {
 		Map<String, Long> byStage = new LinkedHashMap<>();
-		long total = 0;
 		for (String line : collapsed.split("\\n")) {
 			int space = line.lastIndexOf(' ');
-			if (space < 0) {
+			if (space < 0 || !keep.test(line)) {
 				continue;
 			}
 			long value = Long.parseLong(line.substring(space + 1).trim());
@@ -148,21 +172,27 @@ public final class ClientProfile {
 				}
 			}
 			byStage.merge(stage, value, Long::sum);
-			total += value;
 		}
-		double perCall = cpu ? cpuNanos / 1e3 / calls : (double) total / calls;
-		long all = total;
-		StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "== %s, %s: %,d calls, %.2f %s a call%n",
-				variant, cpu ? "CPU" : "allocations", calls, perCall, cpu ? "µs of CPU" : "bytes"));
+		return byStage;
+	}
+
+	/**
+	 * Print each stage's part of a total, largest first.
+	 * @param byStage each stage's samples
+	 * @param perCall the total a call, which the samples share out
+	 */
+	static String stages(Map<String, Long> byStage, double perCall) {
+		long all = byStage.values().stream().mapToLong(Long::longValue).sum();
+		StringBuilder text = new StringBuilder();
 		byStage.entrySet()
 			.stream()
 			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
 			.forEach((stage) -> text.append(
-					String.format(Locale.ROOT, "   %-40s %10.2f%n", stage.getKey(), perCall * stage.getValue() / all)));
+					String.format(Locale.ROOT, "   %-44s %10.2f%n", stage.getKey(), perCall * stage.getValue() / all)));
 		return text.toString();
 	}
 
-	private static Path library(Path directory) throws IOException {
+	static Path library(Path directory) throws IOException {
 		String platform = System.getProperty("os.arch").contains("aarch64") ? "linux-arm64" : "linux-x64";
 		Path library = directory.resolve("libasyncProfiler.so");
 		try (InputStream in = AsyncProfiler.class.getResourceAsStream("/" + platform + "/libasyncProfiler.so")) {

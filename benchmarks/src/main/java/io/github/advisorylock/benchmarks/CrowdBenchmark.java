@@ -15,6 +15,8 @@
  */
 package io.github.advisorylock.benchmarks;
 
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -150,13 +152,26 @@ final class CrowdBenchmark {
 			}
 			// A fact, not a sleep: every caller's row in pg_locks shows it waiting.
 			this.pgLocks.awaitWaiters(lockKey, crowd);
+			long gcBefore = gcMillis();
 			long released = System.nanoTime();
 			holder.commit();
 			for (Future<?> call : calls) {
 				call.get(LONG_ENOUGH.toSeconds(), TimeUnit.SECONDS);
 			}
-			return Round.of(submitted, released, starts, ends);
+			return Round.of(submitted, released, starts, ends, gcMillis() - gcBefore);
 		}
+	}
+
+	/**
+	 * Return how long this JVM's collectors have paused it, in all: the hand-offs of a
+	 * pass that a collection stopped are the longest.
+	 */
+	private static long gcMillis() {
+		return ManagementFactory.getGarbageCollectorMXBeans()
+			.stream()
+			.mapToLong(GarbageCollectorMXBean::getCollectionTime)
+			.filter((millis) -> millis > 0)
+			.sum();
 	}
 
 	/**
@@ -165,10 +180,11 @@ final class CrowdBenchmark {
 	 * @param queueMillis from the first call to every caller waiting in {@code pg_locks}
 	 * @param handOffsMillis each hand-off, from one body's end to the next body's start
 	 * @param throughput calls per second from the release to the last body's end
+	 * @param gcMillis how long the JVM's collectors ran during the pass
 	 */
-	record Round(double queueMillis, double[] handOffsMillis, double throughput) {
+	record Round(double queueMillis, double[] handOffsMillis, double throughput, long gcMillis) {
 
-		static Round of(long submitted, long released, long[] starts, long[] ends) {
+		static Round of(long submitted, long released, long[] starts, long[] ends, long gcMillis) {
 			Integer[] order = new Integer[starts.length];
 			Arrays.setAll(order, (i) -> i);
 			Arrays.sort(order, (a, b) -> Long.compare(starts[a], starts[b]));
@@ -177,7 +193,8 @@ final class CrowdBenchmark {
 				handOffs[i - 1] = (starts[order[i]] - ends[order[i - 1]]) / 1e6;
 			}
 			long last = Arrays.stream(ends).max().orElse(released);
-			return new Round((released - submitted) / 1e6, handOffs, starts.length / ((last - released) / 1e9));
+			return new Round((released - submitted) / 1e6, handOffs, starts.length / ((last - released) / 1e9),
+					gcMillis);
 		}
 
 	}

@@ -16,6 +16,7 @@
 
 package io.github.advisorylock.benchmarks;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -157,18 +158,28 @@ final class Report {
 
 						## 6. Scaling
 
-						`@AdvisoryLocked` transactions (lock, commit) from 1 to 32 closed-loop callers, with the pool sized to the
-						callers: a random key per call, or all on one hot key. Rounds are consecutive windows of each load,
-						after a warm-up.
+						A transaction that takes one lock and commits, from 1 to 32 closed-loop callers, the pool sized to the
+						callers: a random key per call, or all on one hot key. Four ways side by side: `@AdvisoryLocked`,
+						`AdvisoryLockOperations.lock`, the hand-written lock with the same isolation and recovery checks (as in
+						sections 1–3) on the same pool, and PostgreSQL's own client, pgbench, against the same server
+						(`--protocol=prepared`, each client running `BEGIN; SELECT pg_advisory_xact_lock(key); COMMIT;`: three
+						round trips where pgjdbc's are two, from a client that costs almost no CPU). Each round runs every
+						way for a warm-up and a window (%s and %s), in an order shuffled anew each round; a ratio is taken
+						within each round, and its median and min–max over the rounds given. The scenario alone, printed and
+						not written: `-Dbenchmarks.main=io.github.advisorylock.benchmarks.ScalingBenchmark`.
 
 						%s
 						![Throughput, p99 latency and cost per keys per call](%s)
 
 						Client and server share two cores here: with a key per call, throughput grows only until both cores
-						are busy, and further callers queue for the CPU, which is what their p99 shows. A hot key serializes
-						the transactions: only one holds the lock at a time, for its lock statement, its commit and the
-						hand-off to the next waiter, so throughput stays flat or drops as waiters add CPU work, and p99 grows
-						with the queue.
+						are busy, and further callers queue for the CPU, which is what their p99 shows. pgbench leaves more of
+						the two cores to the server, since its client costs almost nothing: past 4 callers that, not the lock,
+						is its lead over every JVM client, the hand-written one included. A hot key serializes the
+						transactions: only one holds the lock at a time, for its lock statement, its commit and the hand-off
+						to the next waiter, so throughput stays flat or drops as waiters add CPU work, and p99 grows with the
+						queue. There a call waits for a key found held at once, in one statement that also sets and restores
+						`lock_timeout`: the bounded wait is what the hand-written lock, which waits without a bound, does not
+						pay. Where the time goes at 32 callers, under async-profiler: `ScalingProfile` (docs/performance.md).
 
 						## 7. Invocation scope: what a scheduled job pays, and how soon the next instance runs
 
@@ -229,7 +240,12 @@ final class Report {
 						PostgreSQL keeps the waiters of a lock in a queue and, at each release, wakes the next one, whose
 						backend then takes the lock and answers its client; nothing polls. What grows with the crowd is the
 						work around each hand-off on two shared cores: more backends and more client threads competing for
-						the CPU while the one that holds the lock commits.
+						the CPU while the one that holds the lock commits. A pass of n callers has n − 1 hand-offs, so its
+						p99 is about its two longest (199 hand-offs for 200 callers): one stall of the machine decides it,
+						which is why it swings from run to run. The GC column says how long this JVM's collectors stopped it
+						during the pass; a collection that stops the thread about to start its body makes a hand-off that
+						long. The library's own work on a hand-off, from the grant to the body, is a few microseconds of CPU
+						(section 6's profile at 32 callers).
 
 						## 10. Where the library's share goes
 
@@ -340,6 +356,7 @@ final class Report {
 
 						%s"""
 					.formatted(environment, Benchmarks.SHARE_GOAL, cost, keys, samples(settings), handOff, capacity,
+							seconds(ScalingBenchmark.warmup(settings)), seconds(ScalingBenchmark.window(settings)),
 							scaling, Benchmarks.CHART, TakeoverBenchmark.HUNG_HEARTBEAT.toSeconds() + " s", invocation,
 							NetworkBenchmark.ONE_WAY_MICROS, settings.rounds(11), network,
 							CrowdBenchmark.MAX_CONNECTIONS, crowd, settings.rounds(11), ReactiveBenchmark.PAIRS,
@@ -356,6 +373,10 @@ final class Report {
 	private static String scale(Settings settings) {
 		return (settings.scale() == Math.rint(settings.scale())) ? String.valueOf((long) settings.scale())
 				: String.format(Locale.ROOT, "%.2f", settings.scale());
+	}
+
+	private static String seconds(Duration duration) {
+		return String.format(Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
 	}
 
 	private static String samples(Settings settings) {
