@@ -69,7 +69,7 @@ final class JdbcLockStatements {
 	static boolean waitOne(Connection connection, LockMode mode, long key, Duration timeout, String namespace,
 			LockLifecycle waits) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(LockSql.JDBC.waitOneSql(mode, namespace))) {
-			statement.setString(1, LockSql.timeoutMillis(timeout) + "ms");
+			statement.setString(1, LockSql.waitOneTimeout(timeout));
 			statement.setLong(2, key);
 			return runWait(statement, waits);
 		}

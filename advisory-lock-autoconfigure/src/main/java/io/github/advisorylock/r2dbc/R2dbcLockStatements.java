@@ -75,7 +75,7 @@ final class R2dbcLockStatements {
 	static Mono<Boolean> waitOne(Connection connection, LockMode mode, long key, Duration timeout, String namespace) {
 		return Mono.defer(() -> {
 			Statement statement = connection.createStatement(LockSql.R2DBC.waitOneSql(mode, namespace));
-			statement.bind(0, LockSql.timeoutMillis(timeout) + "ms");
+			statement.bind(0, LockSql.waitOneTimeout(timeout));
 			statement.bind(1, key);
 			return answersARow(statement);
 		});

@@ -662,22 +662,18 @@ public final class Benchmarks {
 				List<Object> row = new ArrayList<>(List.of(callers));
 				List<Object> p99Row = new ArrayList<>(List.of(callers));
 				for (String way : ways) {
-					row.add(Summary.of(ScalingBenchmark.Point.throughputs(windows.get(way)), Summary.Spread.RANGE)
-						.format(0));
-					p99Row
-						.add(Summary.of(ScalingBenchmark.Point.p99s(windows.get(way)), Summary.Spread.RANGE).format());
+					row.add(Summary.of(ClosedLoop.throughputs(windows.get(way)), Summary.Spread.RANGE).format(0));
+					p99Row.add(Summary.of(ClosedLoop.p99s(windows.get(way)), Summary.Spread.RANGE).format());
 				}
-				double[] annotation = ScalingBenchmark.Point.throughputs(windows.get(ScalingBenchmark.ANNOTATION));
+				double[] annotation = ClosedLoop.throughputs(windows.get(ScalingBenchmark.ANNOTATION));
 				Summary toHandWritten = Summary.of(
-						Rounds.ratios(annotation,
-								ScalingBenchmark.Point.throughputs(windows.get(ScalingBenchmark.HAND_WRITTEN))),
+						Rounds.ratios(annotation, ClosedLoop.throughputs(windows.get(ScalingBenchmark.HAND_WRITTEN))),
 						Summary.Spread.RANGE);
 				lowest[mode] = Math.min(lowest[mode], toHandWritten.median());
 				row.add(toHandWritten.format(2));
 				if (pgbench != null) {
 					row.add(Summary
-						.of(Rounds.ratios(annotation,
-								ScalingBenchmark.Point.throughputs(windows.get(ScalingBenchmark.PGBENCH))),
+						.of(Rounds.ratios(annotation, ClosedLoop.throughputs(windows.get(ScalingBenchmark.PGBENCH))),
 								Summary.Spread.RANGE)
 						.format(2));
 				}
@@ -704,17 +700,15 @@ public final class Benchmarks {
 		scaling.forEach((callers, point) -> {
 			List<ClosedLoop.Window> distinct = point.distinct().get(ScalingBenchmark.ANNOTATION);
 			List<ClosedLoop.Window> hot = point.hot().get(ScalingBenchmark.ANNOTATION);
-			distinctThroughput.add(Chart.Point.of(callers,
-					Summary.of(ScalingBenchmark.Point.throughputs(distinct), Summary.Spread.RANGE)));
-			hotThroughput.add(
-					Chart.Point.of(callers, Summary.of(ScalingBenchmark.Point.throughputs(hot), Summary.Spread.RANGE)));
-			distinctP99
-				.add(Chart.Point.of(callers, Summary.of(ScalingBenchmark.Point.p99s(distinct), Summary.Spread.RANGE)));
-			hotP99.add(Chart.Point.of(callers, Summary.of(ScalingBenchmark.Point.p99s(hot), Summary.Spread.RANGE)));
+			distinctThroughput
+				.add(Chart.Point.of(callers, Summary.of(ClosedLoop.throughputs(distinct), Summary.Spread.RANGE)));
+			hotThroughput.add(Chart.Point.of(callers, Summary.of(ClosedLoop.throughputs(hot), Summary.Spread.RANGE)));
+			distinctP99.add(Chart.Point.of(callers, Summary.of(ClosedLoop.p99s(distinct), Summary.Spread.RANGE)));
+			hotP99.add(Chart.Point.of(callers, Summary.of(ClosedLoop.p99s(hot), Summary.Spread.RANGE)));
 			List<ClosedLoop.Window> pgbench = point.distinct().get(ScalingBenchmark.PGBENCH);
 			if (pgbench != null) {
-				pgbenchThroughput.add(Chart.Point.of(callers,
-						Summary.of(ScalingBenchmark.Point.throughputs(pgbench), Summary.Spread.RANGE)));
+				pgbenchThroughput
+					.add(Chart.Point.of(callers, Summary.of(ClosedLoop.throughputs(pgbench), Summary.Spread.RANGE)));
 			}
 		});
 		List<Chart.Point> statement = new ArrayList<>();

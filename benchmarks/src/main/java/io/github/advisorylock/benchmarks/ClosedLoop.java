@@ -117,6 +117,15 @@ final class ClosedLoop {
 	}
 
 	/**
+	 * Return the p99 latency of each window.
+	 * @param windows the windows
+	 * @return their p99s, in milliseconds
+	 */
+	static double[] p99s(List<Window> windows) {
+		return windows.stream().mapToDouble((window) -> window.latencyPercentile(99)).toArray();
+	}
+
+	/**
 	 * Return the calls per second of each window.
 	 * @param windows the windows
 	 * @return their throughputs

@@ -178,14 +178,6 @@ final class ScalingBenchmark {
 	 */
 	record Point(Map<String, List<ClosedLoop.Window>> distinct, Map<String, List<ClosedLoop.Window>> hot) {
 
-		static double[] throughputs(List<ClosedLoop.Window> windows) {
-			return ClosedLoop.throughputs(windows);
-		}
-
-		static double[] p99s(List<ClosedLoop.Window> windows) {
-			return windows.stream().mapToDouble((window) -> window.latencyPercentile(99)).toArray();
-		}
-
 	}
 
 }

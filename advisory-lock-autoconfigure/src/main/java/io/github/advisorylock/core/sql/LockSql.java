@@ -291,6 +291,15 @@ public final class LockSql {
 	}
 
 	/**
+	 * Return {@link #WAIT_ONE}'s timeout parameter, a {@code lock_timeout} value.
+	 * @param timeout the timeout
+	 * @return the value, such as {@code 3000ms}
+	 */
+	public static String waitOneTimeout(Duration timeout) {
+		return timeoutMillis(timeout) + "ms";
+	}
+
+	/**
 	 * Write values for a commented statement's {@code ?} parameters, for a driver that
 	 * sends several statements together only without parameters. Only the {@code ?} after
 	 * the comment are parameters: a namespace may hold one.
