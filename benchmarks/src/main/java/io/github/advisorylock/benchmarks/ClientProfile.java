@@ -73,15 +73,13 @@ public final class ClientProfile {
 		stages.put("JdbcTransactionLockExecutor.bind", "lock: the transaction's connection");
 		stages.put("HandWrittenCalls.execute", "lock: the statement (JDBC)");
 		stages.put("JdbcTransactionLockStatements.tryLock", "lock: the statement (JDBC)");
-		stages.put("JdbcTransactionLockStatements.waitOne", "lock: the statement (JDBC)");
+		stages.put("JdbcAcquisitionSupport.waitOne", "lock: the statement (JDBC)");
 		stages.put("JdbcAcquisitionSupport.waitFor", "lock: the statement (JDBC)");
 		stages.put("AbstractPlatformTransactionManager.commit", "commit");
 		stages.put("AbstractPlatformTransactionManager.getTransaction", "begin");
 		// What a thread does when it is not running: innermost, so they win over the
-		// stage
-		// they wait in. A socket read waits for the server; a park, for a Java lock or
-		// the
-		// pool.
+		// stage they wait in. A socket read waits for the server; a park, for a Java
+		// lock or the pool.
 		stages.put("NioSocketImpl.read", "socket read (the wait for the server)");
 		stages.put("LockSupport.park", "parked (a Java lock, the pool)");
 		stages.put("Object.wait", "parked (a Java lock, the pool)");

@@ -20,14 +20,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import io.github.advisorylock.AdvisoryLockOperations;
 import io.github.advisorylock.LockHandle;
+import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.core.sql.LockSql;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.annotation.Transactional;
@@ -56,6 +59,23 @@ public class HandWrittenCalls {
 	 * not a standby.
 	 */
 	private static final String FULLY_CHECKED_LOCK = CHECKED_LOCK + " AND NOT pg_is_in_recovery()";
+
+	/**
+	 * The library's wait without a try first, as it sends it for the benchmarks' locks.
+	 */
+	private static final String WAIT_ONE = LockSql.JDBC.waitOneSql(LockMode.EXCLUSIVE, AnnotatedCalls.NAMESPACE);
+
+	/**
+	 * {@link #FULLY_CHECKED_LOCK} with {@code lock_timeout} set first, in a {@code CASE}
+	 * whose conditions run in order; left set until the transaction ends.
+	 */
+	private static final String BOUNDED_LOCK = "SELECT CASE WHEN set_config('lock_timeout', ?, true) IS NULL "
+			+ "THEN NULL ELSE pg_advisory_xact_lock(?) IS NULL END "
+			+ "WHERE current_setting('transaction_isolation') IN ('read committed', 'read uncommitted') "
+			+ "AND NOT pg_is_in_recovery()";
+
+	/** The library's default timeout, as these statements take it. */
+	private static final String DEFAULT_TIMEOUT = LockSql.waitOneTimeout(Duration.ofSeconds(2));
 
 	/** A hand-written single round trip for many keys; the caller sorts them. */
 	private static final String LOCK_ARRAY = "SELECT count(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS k";
@@ -91,6 +111,28 @@ public class HandWrittenCalls {
 	@Transactional
 	public void fullyCheckedFloor(long key) {
 		execute(FULLY_CHECKED_LOCK, key);
+	}
+
+	/**
+	 * The library's bounded wait without a try first, written by hand with the default
+	 * timeout, then commit: what {@code @AdvisoryLocked} sends for a key found held
+	 * lately, without the rest of the library.
+	 * @param key the 64-bit key
+	 */
+	@Transactional
+	public void libraryWaitOne(long key) {
+		execute(WAIT_ONE, DEFAULT_TIMEOUT, key);
+	}
+
+	/**
+	 * The floor with both checks, bounded by the default timeout set in the same
+	 * statement as the article's {@code SET LOCAL lock_timeout} sets it, then commit: the
+	 * cheapest bounded wait, whose bound stays for the rest of the transaction.
+	 * @param key the 64-bit key
+	 */
+	@Transactional
+	public void boundedFloor(long key) {
+		execute(BOUNDED_LOCK, DEFAULT_TIMEOUT, key);
 	}
 
 	/**
