@@ -20,7 +20,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -30,6 +29,7 @@ import io.github.advisorylock.LockHandle;
 import io.github.advisorylock.LockMode;
 import io.github.advisorylock.LockRequest;
 import io.github.advisorylock.LockScope;
+import io.github.advisorylock.autoconfigure.AdvisoryLockProperties;
 import io.github.advisorylock.core.sql.LockSql;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -75,7 +75,8 @@ public class HandWrittenCalls {
 			+ "AND NOT pg_is_in_recovery()";
 
 	/** The library's default timeout, as these statements take it. */
-	private static final String DEFAULT_TIMEOUT = LockSql.waitOneTimeout(Duration.ofSeconds(2));
+	private static final String DEFAULT_TIMEOUT = LockSql
+		.waitOneTimeout(new AdvisoryLockProperties().getDefaultTimeout());
 
 	/** A hand-written single round trip for many keys; the caller sorts them. */
 	private static final String LOCK_ARRAY = "SELECT count(pg_advisory_xact_lock(k)) FROM unnest(?::bigint[]) AS k";
