@@ -37,11 +37,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code SET LOCAL} leaves it); the plain lock, unbounded. Their ratios say what the
  * library's code costs (the annotation over its statement), what keeping the
  * transaction's {@code lock_timeout} costs (the library's statement over the cheapest
- * bounded wait), and what a bound costs at all (that over the plain lock). Many short
- * blocks, each running the four in a shuffled order, one right after another: a
- * disturbance of this shared machine that lasts longer than a block falls on all four
- * alike, so ratios within a block vary far less than throughputs do, and the interval
- * over blocks can tell a few percent apart. Prints two tables and writes nothing:
+ * bounded wait), and what a bound costs at all (that over the plain lock). The annotation
+ * waits at once only for a key found held lately: with one caller it sends its try, and
+ * from two on the wait, with a try once a second. Many short blocks, each running the
+ * four in a shuffled order, one right after another: a disturbance of this shared machine
+ * that lasts longer than a block falls on all four alike, so ratios within a block vary
+ * far less than throughputs do, and the interval over blocks can tell a few percent
+ * apart. Prints two tables and writes nothing:
  * {@code ./mvnw -pl benchmarks -am verify -DskipTests -Pbenchmarks -Dbenchmarks.main=io.github.advisorylock.benchmarks.HotKeyShare}.
  */
 public final class HotKeyShare {
@@ -79,7 +81,9 @@ public final class HotKeyShare {
 			HandWrittenCalls handWritten = context.getBean(HandWrittenCalls.class);
 			for (int callers : CALLERS) {
 				BenchmarkApplication.resizePool(context, callers);
-				// Each way on a hot key of its own: they never run at once.
+				// One hot key for all four, new at each number of callers: the ways never
+				// run
+				// at once.
 				long hot = ThreadLocalRandom.current().nextLong();
 				Map<String, ClosedLoop.Call> ways = new LinkedHashMap<>();
 				ways.put(ANNOTATION, (caller) -> {
@@ -124,8 +128,9 @@ public final class HotKeyShare {
 		Map<String, double[]> throughputs = new LinkedHashMap<>();
 		ways.keySet().forEach((way) -> throughputs.put(way, new double[blocks]));
 		List<String> order = new ArrayList<>(ways.keySet());
+		// Every way warm, at this number of callers, before the first block.
 		for (String way : order) {
-			ClosedLoop.run(callers, Duration.ofSeconds(1), 1, window, ways.get(way));
+			ClosedLoop.run(callers, warmup.multipliedBy(10), 1, window, ways.get(way));
 		}
 		for (int block = 0; block < blocks; block++) {
 			Collections.shuffle(order);
