@@ -51,8 +51,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.jdbc.core.JdbcTemplate;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -174,7 +172,7 @@ abstract class AbstractLockContractTests {
 				}));
 				this.pgLocks.awaitWaiters(key(7), 1);
 				// Waiting in the statement that waits without a try first.
-				assertThat(runningStatement(this.pgLocks.waiterPid(key(7)))).contains(LockSql.KEPT_LOCK_TIMEOUT);
+				assertThat(this.pgLocks.waiterStatement(key(7))).contains(LockSql.KEPT_LOCK_TIMEOUT);
 				holder.commit();
 				assertThat(waiter.get(HANG_SECONDS, TimeUnit.SECONDS)).isEqualTo(lockTimeout.equals("0") ? 0 : 7);
 			}
@@ -223,12 +221,6 @@ abstract class AbstractLockContractTests {
 				.withMessageContaining("runs repeatable read");
 			assertThat(this.pgLocks.on(key(7))).extracting(AdvisoryLock::pid).containsOnly(holder.pid());
 		}
-	}
-
-	/** The statement a backend runs, read on the server. */
-	private String runningStatement(int pid) {
-		return new JdbcTemplate(TestDatabase.get().dataSource())
-			.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?", String.class, pid);
 	}
 
 	@Test

@@ -54,7 +54,6 @@ import reactor.core.scheduler.Schedulers;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.TransactionDefinition;
@@ -335,9 +334,7 @@ abstract class AbstractReactiveLockContractTests extends AbstractLockContractTes
 				.as(this.transaction::transactional)
 				.subscribe();
 			this.pgLocks.awaitWaiters(key(7), 1);
-			assertThat(new JdbcTemplate(TestDatabase.get().dataSource()).queryForObject(
-					"SELECT query FROM pg_stat_activity WHERE pid = ?", String.class, this.pgLocks.waiterPid(key(7))))
-				.contains(LockSql.KEPT_LOCK_TIMEOUT);
+			assertThat(this.pgLocks.waiterStatement(key(7))).contains(LockSql.KEPT_LOCK_TIMEOUT);
 			waiter.dispose();
 			this.pgLocks.await("the cancelled waiter gone from pg_locks",
 					(locks) -> locks.stream().noneMatch((lock) -> !lock.granted()));

@@ -156,7 +156,6 @@ class SchemaQualifiedStatementsTests {
 
 	@Test
 	void aKeyFoundHeldIsWaitedForAtOnceInEitherModeKeepingTheLockTimeout() throws Exception {
-		JdbcTemplate clean = new JdbcTemplate(this.outside);
 		for (LockMode mode : LockMode.values()) {
 			// The usual 0 (none), and another value.
 			String lockTimeout = (mode == LockMode.SHARED) ? "0" : "7s";
@@ -169,9 +168,7 @@ class SchemaQualifiedStatementsTests {
 						.queryForObject("SELECT pg_catalog.current_setting('lock_timeout')", String.class));
 				}));
 				this.pgLocks.awaitWaiters(key(1), 1);
-				assertThat(clean.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?", String.class,
-						this.pgLocks.waiterPid(key(1))))
-					.contains(LockSql.KEPT_LOCK_TIMEOUT);
+				assertThat(this.pgLocks.waiterStatement(key(1))).contains(LockSql.KEPT_LOCK_TIMEOUT);
 				holder.rollback();
 				List<Object> seen = waited.get(HANG_SECONDS, TimeUnit.SECONDS);
 				assertThat(seen.get(0)).asList()

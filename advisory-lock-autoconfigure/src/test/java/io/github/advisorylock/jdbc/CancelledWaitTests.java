@@ -103,9 +103,7 @@ class CancelledWaitTests {
 						(status) -> locks.lock(LockRequest.of(this.namespace, 7).withTimeout(HANG.multipliedBy(4))));
 			}, this.threads);
 			this.pgLocks.awaitWaiters(key, 1);
-			assertThat(new JdbcTemplate(TestDatabase.get().dataSource()).queryForObject(
-					"SELECT query FROM pg_stat_activity WHERE pid = ?", String.class, this.pgLocks.waiterPid(key)))
-				.as("the waiting statement")
+			assertThat(this.pgLocks.waiterStatement(key)).as("the waiting statement")
 				.matches((sql) -> sql.contains(LockSql.KEPT_LOCK_TIMEOUT) == foundHeldFirst);
 			// The close blocks until the cancel request it sends is answered.
 			this.threads.submit(() -> {

@@ -37,7 +37,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,8 +57,6 @@ class NamespaceCommentTests {
 
 	private final PgLocks pgLocks = this.fixture.pgLocks();
 
-	private final JdbcTemplate observer = this.fixture.observer();
-
 	private final TransactionTemplate transaction = this.fixture.transaction();
 
 	private final AdvisoryLockTemplate locks = this.fixture.locks();
@@ -76,10 +73,7 @@ class NamespaceCommentTests {
 			Future<?> waiter = this.threads.submit(() -> this.transaction.executeWithoutResult(
 					(status) -> this.locks.lock(LockRequest.of(namespace, value).withTimeout(PgLocks.HANG_TIMEOUT))));
 			this.pgLocks.awaitWaiters(key, 1);
-			int waiterPid = this.pgLocks.waiterPid(key);
-			String query = this.observer.queryForObject("SELECT query FROM pg_stat_activity WHERE pid = ?",
-					String.class, waiterPid);
-			assertThat(query).startsWith("/* advisory-lock " + namespace + " */ ")
+			assertThat(this.pgLocks.waiterStatement(key)).startsWith("/* advisory-lock " + namespace + " */ ")
 				.doesNotContain(value)
 				.doesNotContain(Long.toString(key));
 			holder.commit();

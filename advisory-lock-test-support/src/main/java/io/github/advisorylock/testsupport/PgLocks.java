@@ -95,6 +95,9 @@ public final class PgLocks {
 			+ "WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND NOT l.granted AND "
 			+ "((l.classid::bigint << 32) | l.objid::bigint) = ? AND a.wait_event_type = 'Lock'";
 
+	/** The statement a backend runs, or ran last. */
+	private static final String RUNNING_STATEMENT = "SELECT query FROM pg_stat_activity WHERE pid = ?";
+
 	private final DataSource observer;
 
 	/**
@@ -257,6 +260,30 @@ public final class PgLocks {
 	 */
 	public int waiterPid(long key) {
 		return on(key).stream().filter((lock) -> !lock.granted()).findFirst().orElseThrow().pid();
+	}
+
+	/**
+	 * Return the statement the session that waits for a key runs, as
+	 * {@code pg_stat_activity} shows it.
+	 * @param key the 64-bit key
+	 * @return its text
+	 * @throws java.util.NoSuchElementException if no session waits for it
+	 */
+	public String waiterStatement(long key) {
+		int pid = waiterPid(key);
+		try (Connection connection = this.observer.getConnection();
+				PreparedStatement statement = connection.prepareStatement(RUNNING_STATEMENT)) {
+			statement.setInt(1, pid);
+			try (ResultSet result = statement.executeQuery()) {
+				if (!result.next()) {
+					throw new IllegalStateException("Session " + pid + " is gone from pg_stat_activity");
+				}
+				return result.getString(1);
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read pg_stat_activity", ex);
+		}
 	}
 
 	/**

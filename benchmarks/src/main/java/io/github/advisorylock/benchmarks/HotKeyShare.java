@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongConsumer;
 
 import io.github.advisorylock.testsupport.TestDatabase;
 
@@ -81,27 +82,14 @@ public final class HotKeyShare {
 			HandWrittenCalls handWritten = context.getBean(HandWrittenCalls.class);
 			for (int callers : CALLERS) {
 				BenchmarkApplication.resizePool(context, callers);
-				// One hot key for all four, new at each number of callers: the ways never
-				// run
-				// at once.
+				// One hot key for all four, new at each number of callers: the ways
+				// never run at once.
 				long hot = ThreadLocalRandom.current().nextLong();
 				Map<String, ClosedLoop.Call> ways = new LinkedHashMap<>();
-				ways.put(ANNOTATION, (caller) -> {
-					annotated.lockOne(hot);
-					return 0;
-				});
-				ways.put(STATEMENT, (caller) -> {
-					handWritten.libraryWaitOne(hot);
-					return 0;
-				});
-				ways.put(BOUNDED, (caller) -> {
-					handWritten.boundedFloor(hot);
-					return 0;
-				});
-				ways.put(PLAIN, (caller) -> {
-					handWritten.fullyCheckedFloor(hot);
-					return 0;
-				});
+				ways.put(ANNOTATION, on(annotated::lockOne, hot));
+				ways.put(STATEMENT, on(handWritten::libraryWaitOne, hot));
+				ways.put(BOUNDED, on(handWritten::boundedFloor, hot));
+				ways.put(PLAIN, on(handWritten::fullyCheckedFloor, hot));
 				Map<String, double[]> measured = measure(ways, callers, blocks, warmup, window);
 				double[] annotation = measured.get(ANNOTATION);
 				double[] statement = measured.get(STATEMENT);
@@ -141,6 +129,14 @@ public final class HotKeyShare {
 			}
 		}
 		return throughputs;
+	}
+
+	/** A caller that locks one key, and has no figure of its own. */
+	private static ClosedLoop.Call on(LongConsumer lock, long key) {
+		return (caller) -> {
+			lock.accept(key);
+			return 0;
+		};
 	}
 
 	private static String median(double[] throughputs) {
